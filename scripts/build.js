@@ -1,0 +1,27 @@
+// Compiles TypeScript, copies SQL migrations and writes the oclif manifest so start-up never scans commands/.
+import {spawnSync} from 'node:child_process';
+import {cpSync, existsSync, mkdirSync, readdirSync, writeFileSync} from 'node:fs';
+import {dirname, join} from 'node:path';
+import {fileURLToPath} from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+const result = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.json')], {stdio: 'inherit'});
+if (result.status !== 0) {
+  process.exitCode = result.status ?? 1;
+  console.error('build: TypeScript reported errors');
+}
+
+const migrations = join(root, 'emulator', 'db', 'migrations');
+if (existsSync(migrations)) {
+  const out = join(root, 'dist', 'emulator', 'db', 'migrations');
+  mkdirSync(out, {recursive: true});
+  for (const file of readdirSync(migrations)) cpSync(join(migrations, file), join(out, file));
+}
+const assets = join(root, 'emulator', 'web', 'assets');
+if (existsSync(assets)) cpSync(assets, join(root, 'dist', 'emulator', 'web', 'assets'), {recursive: true});
+
+const {Plugin} = await import('@oclif/core');
+const plugin = new Plugin({root, type: 'core', ignoreManifest: true, errorOnManifestCreate: true});
+await plugin.load();
+writeFileSync(join(root, 'oclif.manifest.json'), JSON.stringify(plugin.manifest, null, 2) + '\n');

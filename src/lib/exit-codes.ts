@@ -1,0 +1,10 @@
+// Exit codes are part of the CLI's contract: scripts branch on them.
+export const ExitCode = {
+  ok: 0,
+  error: 1,
+  usage: 2,
+  unauthorized: 4,
+  forbidden: 5,
+} as const;
+
+export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];

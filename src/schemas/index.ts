@@ -1,0 +1,101 @@
+// Wire records of the svc API, defined once: the emulator answers with them, the client parses with them.
+// Objects are loose so that fields the public spec does not name survive a round trip.
+import {z} from 'zod';
+
+export const EVENT_TYPES = ['sandbox.ready', 'sandbox.stopped', 'sandbox.error', 'sandbox.expired'] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+export const EventTypeSchema = z.enum(EVENT_TYPES);
+
+export const KEY_EXPIRY_CHOICES = ['30', '90', '365', 'never'] as const;
+export type KeyExpiryChoice = (typeof KEY_EXPIRY_CHOICES)[number];
+
+export const ERROR_CODES = [
+  'unauthorized',
+  'forbidden',
+  'not_found',
+  'invalid_request',
+  'rate_limited',
+  'vault_unavailable',
+  'method_not_allowed',
+  'conflict',
+  'internal',
+] as const;
+
+const timestamp = z.string();
+const nullableTimestamp = z.string().nullable();
+
+export const ErrorBodySchema = z.object({
+  error: z.looseObject({code: z.string(), message: z.string()}),
+});
+export type ErrorBody = z.infer<typeof ErrorBodySchema>;
+
+export const OrgSchema = z.looseObject({
+  id: z.string(),
+  name: z.string(),
+  created_at: timestamp,
+});
+export type Org = z.infer<typeof OrgSchema>;
+
+export const API_KEY_STATUSES = ['active', 'revoked', 'expired'] as const;
+export const ApiKeySchema = z.looseObject({
+  id: z.string(),
+  name: z.string(),
+  prefix: z.string(),
+  created_by: z.string().nullable(),
+  created_at: timestamp,
+  last_used_at: nullableTimestamp,
+  expires_at: nullableTimestamp,
+  status: z.enum(API_KEY_STATUSES),
+});
+export type ApiKey = z.infer<typeof ApiKeySchema>;
+
+export const WebhookEndpointSchema = z.looseObject({
+  id: z.string(),
+  url: z.string(),
+  events: z.array(z.string()),
+  description: z.string().nullable(),
+  created_at: timestamp,
+});
+export type WebhookEndpoint = z.infer<typeof WebhookEndpointSchema>;
+
+export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+export const DeliverySchema = z.looseObject({
+  id: z.string(),
+  event_id: z.string(),
+  event_type: z.string(),
+  status: z.enum(DELIVERY_STATUSES),
+  attempts: z.number().int().nonnegative(),
+  created_at: timestamp,
+  last_attempt_at: nullableTimestamp,
+  next_attempt_at: nullableTimestamp,
+  last_status_code: z.number().int().nullable(),
+});
+export type Delivery = z.infer<typeof DeliverySchema>;
+
+export const SandboxSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  status: z.string(),
+  desired_state: z.string(),
+  last_error: z.string().optional(),
+  expires_at: z.string().optional(),
+});
+export type SandboxSnapshot = z.infer<typeof SandboxSchema>;
+
+/** The event body of spec §2, exactly: `last_error` and `expires_at` only when present. */
+export const EventSchema = z.object({
+  id: z.string().regex(/^evt_[A-Za-z0-9]+$/),
+  type: EventTypeSchema,
+  created_at: z.string(),
+  org_id: z.string().regex(/^org_[A-Za-z0-9]+$/),
+  data: z.looseObject({sandbox: SandboxSchema}),
+});
+export type SvcEvent = z.infer<typeof EventSchema>;
+
+export function listOf<T extends z.ZodType>(item: T) {
+  return z.looseObject({data: z.array(item)});
+}
+export interface List<T> {
+  data: T[];
+}
