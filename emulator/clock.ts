@@ -1,0 +1,70 @@
+// The one source of time for every rule in the emulator (expiry, retries, retention, rate limits).
+// A manual clock moves only when told, so tests and scripts can walk a day of retries in milliseconds.
+
+export type ClockMode = 'real' | 'manual';
+
+export interface Clock {
+  readonly mode: ClockMode;
+  now(): Date;
+  nowMs(): number;
+  /** Called after a manual clock moves; returns an unsubscribe function. Never called for a real clock. */
+  onChange(listener: (now: Date) => void): () => void;
+}
+
+export interface ManualClock extends Clock {
+  advance(ms: number): Date;
+  set(to: Date): Date;
+}
+
+export function realClock(): Clock {
+  return {
+    mode: 'real',
+    now: () => new Date(),
+    nowMs: () => Date.now(),
+    onChange: () => () => undefined,
+  };
+}
+
+export function manualClock(start: Date = new Date()): ManualClock {
+  let current = start.getTime();
+  const listeners = new Set<(now: Date) => void>();
+  const notify = () => {
+    const now = new Date(current);
+    for (const listener of listeners) listener(now);
+    return now;
+  };
+  return {
+    mode: 'manual',
+    now: () => new Date(current),
+    nowMs: () => current,
+    onChange(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    advance(ms) {
+      if (!Number.isFinite(ms) || ms < 0)
+        throw new RangeError('the clock only moves forward by a finite duration');
+      current += ms;
+      return notify();
+    },
+    set(to) {
+      const ms = to.getTime();
+      if (!Number.isFinite(ms)) throw new RangeError('not a valid time');
+      current = ms;
+      return notify();
+    },
+  };
+}
+
+const UNITS: Record<string, number> = {ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000};
+
+/** Parses durations like `90s`, `10m`, `3h`, `31d`, `1h30m`. Returns milliseconds, or undefined when malformed. */
+export function parseDuration(text: string): number | undefined {
+  const trimmed = text.trim();
+  if (!/^(\d+(ms|s|m|h|d))+$/.test(trimmed)) return undefined;
+  let total = 0;
+  for (const [, amount, unit] of trimmed.matchAll(/(\d+)(ms|s|m|h|d)/g)) {
+    total += Number(amount) * (UNITS[unit as string] as number);
+  }
+  return Number.isSafeInteger(total) ? total : undefined;
+}

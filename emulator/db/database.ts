@@ -1,0 +1,114 @@
+// One database interface over embedded PGlite and a real PostgreSQL, so repositories are written once.
+import {readdir, readFile} from 'node:fs/promises';
+
+export interface QueryResult<T> {
+  rows: T[];
+  rowCount: number;
+}
+
+export interface Queryable {
+  query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<QueryResult<T>>;
+}
+
+export interface Database extends Queryable {
+  readonly kind: 'pglite' | 'postgres';
+  /** Runs fn in one transaction: committed when it resolves, rolled back when it throws. */
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+export interface PGliteLike {
+  query<T>(sql: string, params?: unknown[]): Promise<{rows: T[]; affectedRows?: number}>;
+  exec(sql: string): Promise<unknown>;
+  transaction<T>(fn: (tx: {query: PGliteLike['query']}) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+export function wrapPGlite(pg: PGliteLike): Database {
+  const wrap =
+    (q: PGliteLike['query']) =>
+    async <T>(sql: string, params?: unknown[]): Promise<QueryResult<T>> => {
+      const r = await q<T>(sql, params);
+      return {rows: r.rows, rowCount: r.affectedRows ?? r.rows.length};
+    };
+  return {
+    kind: 'pglite',
+    query: wrap(pg.query.bind(pg)),
+    transaction: (fn) => pg.transaction((tx) => fn({query: wrap(tx.query.bind(tx))})),
+    close: () => pg.close(),
+  };
+}
+
+interface PgPoolLike {
+  query(sql: string, params?: unknown[]): Promise<{rows: unknown[]; rowCount: number | null}>;
+  connect(): Promise<{
+    query(sql: string, params?: unknown[]): Promise<{rows: unknown[]; rowCount: number | null}>;
+    release(err?: Error | boolean): void;
+  }>;
+  end(): Promise<void>;
+}
+
+export function wrapPgPool(pool: PgPoolLike): Database {
+  return {
+    kind: 'postgres',
+    async query<T>(sql: string, params?: unknown[]) {
+      const r = await pool.query(sql, params);
+      return {rows: r.rows as T[], rowCount: r.rowCount ?? 0};
+    },
+    async transaction(fn) {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        const result = await fn({
+          async query<T>(sql: string, params?: unknown[]) {
+            const r = await client.query(sql, params);
+            return {rows: r.rows as T[], rowCount: r.rowCount ?? 0};
+          },
+        });
+        await client.query('COMMIT');
+        client.release();
+        return result;
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        client.release(true);
+        throw err;
+      }
+    },
+    close: () => pool.end(),
+  };
+}
+
+const MIGRATIONS_DIR = new URL('./migrations/', import.meta.url);
+
+export async function listMigrations(): Promise<{version: string; sql: string}[]> {
+  const files = (await readdir(MIGRATIONS_DIR)).filter((f) => /^\d+_.*\.sql$/.test(f)).sort();
+  return Promise.all(
+    files.map(async (f) => ({
+      version: f.replace(/\.sql$/, ''),
+      sql: await readFile(new URL(f, MIGRATIONS_DIR), 'utf8'),
+    })),
+  );
+}
+
+/** Applies the numbered migrations not yet applied, each in its own transaction. Returns what it applied. */
+export async function migrate(db: Database): Promise<string[]> {
+  await db.query(
+    'CREATE TABLE IF NOT EXISTS schema_migrations (version text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())',
+  );
+  const applied = new Set(
+    (await db.query<{version: string}>('SELECT version FROM schema_migrations')).rows.map((r) => r.version),
+  );
+  const done: string[] = [];
+  for (const m of await listMigrations()) {
+    if (applied.has(m.version)) continue;
+    await db.transaction(async (tx) => {
+      // Statements are separated by semicolons at line ends; migrations hold no functions with bodies.
+      for (const statement of m.sql.split(/;\s*$/m)) {
+        if (statement.replace(/--.*$/gm, '').trim()) await tx.query(statement);
+      }
+      await tx.query('INSERT INTO schema_migrations (version) VALUES ($1)', [m.version]);
+    });
+    done.push(m.version);
+  }
+  return done;
+}
