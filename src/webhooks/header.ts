@@ -1,0 +1,132 @@
+// Parses `Svc-Signature: t=<unix seconds>,v1=<hex>[,v1=<hex>…]` by hand: it runs on every delivery,
+// so no regexes, no split/trim copies, and each v1 is validated and decoded in the same pass.
+import {
+  invalidTimestampError,
+  malformedHeaderError,
+  missingHeaderError,
+  missingTimestampError,
+  noSignatureError,
+} from './errors.js';
+
+export interface ParsedSignatureHeader {
+  /** `t` as a number of Unix seconds. */
+  timestamp: number;
+  /** `t` exactly as written in the header: the signed message starts with these characters. */
+  timestampText: string;
+  /** Every well-formed `v1` (64 lowercase hex characters), decoded to 32 bytes, in header order. */
+  signatures: Uint8Array[];
+}
+
+/** What Node gives for `req.headers['svc-signature']`, plus null from `Headers.get()`. */
+export type SignatureHeaderInput = string | readonly string[] | null | undefined;
+
+const LOWER_T = 116;
+const LOWER_V = 118;
+const DIGIT_0 = 48;
+const DIGIT_1 = 49;
+const DIGIT_9 = 57;
+const LOWER_A = 97;
+const LOWER_F = 102;
+/** Above this many digits a timestamp is no longer an exact double, and no sender writes one. */
+const MAX_TIMESTAMP_DIGITS = 15;
+const SIGNATURE_HEX_LENGTH = 64;
+
+function isSpace(code: number): boolean {
+  return code === 32 || code === 9 || code === 10 || code === 13;
+}
+
+function hexValue(code: number): number {
+  if (code >= DIGIT_0 && code <= DIGIT_9) return code - DIGIT_0;
+  if (code >= LOWER_A && code <= LOWER_F) return code - LOWER_A + 10;
+  return -1;
+}
+
+/** Decodes 64 lowercase hex characters at `start`, or returns undefined when they are not exactly that. */
+function decodeSignature(header: string, start: number, end: number): Uint8Array | undefined {
+  if (end - start !== SIGNATURE_HEX_LENGTH) return undefined;
+  const out = new Uint8Array(SIGNATURE_HEX_LENGTH / 2);
+  for (let i = 0; i < out.length; i++) {
+    const hi = hexValue(header.charCodeAt(start + 2 * i));
+    const lo = hexValue(header.charCodeAt(start + 2 * i + 1));
+    if (hi < 0 || lo < 0) return undefined;
+    out[i] = (hi << 4) | lo;
+  }
+  return out;
+}
+
+function headerString(header: unknown): string {
+  if (typeof header === 'string') return header;
+  if (header === undefined || header === null) throw missingHeaderError();
+  if (Array.isArray(header)) {
+    if (header.length === 0) throw missingHeaderError();
+    if (header.length === 1 && typeof header[0] === 'string') return header[0];
+    throw malformedHeaderError(
+      `the request carried ${header.length} Svc-Signature headers; pass a single header value`,
+    );
+  }
+  throw malformedHeaderError(`expected a string, got ${typeof header}`);
+}
+
+/**
+ * Reads the header without judging the signature. Throws WebhookVerificationError with reason
+ * missing_header, malformed_header, missing_timestamp, invalid_timestamp or no_signature.
+ */
+export function parseSignatureHeader(input: SignatureHeaderInput): ParsedSignatureHeader {
+  const header = headerString(input);
+  const length = header.length;
+  let tStart = -1;
+  let tEnd = -1;
+  const signatures: Uint8Array[] = [];
+  let v1Count = 0;
+  let firstBadLength = -1;
+
+  let pos = 0;
+  while (pos < length && isSpace(header.charCodeAt(pos))) pos++;
+  if (pos === length) throw missingHeaderError();
+  pos = 0;
+  for (;;) {
+    let end = header.indexOf(',', pos);
+    if (end < 0) end = length;
+    let start = pos;
+    let stop = end;
+    while (start < stop && isSpace(header.charCodeAt(start))) start++;
+    while (stop > start && isSpace(header.charCodeAt(stop - 1))) stop--;
+    pos = end + 1;
+
+    if (start === stop) {
+      throw malformedHeaderError(
+        'it has an empty entry (two commas in a row, or a leading or trailing comma)',
+      );
+    }
+    const eq = header.indexOf('=', start);
+    if (eq < 0 || eq >= stop) throw malformedHeaderError('an entry has no "="');
+    if (eq === start) throw malformedHeaderError('an entry has nothing before its "="');
+
+    const keyLength = eq - start;
+    const first = header.charCodeAt(start);
+    if (keyLength === 1 && first === LOWER_T) {
+      if (tStart >= 0) throw malformedHeaderError('it has more than one "t=" entry');
+      tStart = eq + 1;
+      tEnd = stop;
+    } else if (keyLength === 2 && first === LOWER_V && header.charCodeAt(start + 1) === DIGIT_1) {
+      v1Count++;
+      const decoded = decodeSignature(header, eq + 1, stop);
+      if (decoded) signatures.push(decoded);
+      else if (firstBadLength < 0) firstBadLength = stop - eq - 1;
+    }
+    // Any other scheme (v0=, v2=, …) is ignored so senders can add schemes without breaking receivers.
+    if (end === length) break;
+  }
+
+  if (tStart < 0) throw missingTimestampError();
+  const digits = tEnd - tStart;
+  if (digits === 0 || digits > MAX_TIMESTAMP_DIGITS) throw invalidTimestampError();
+  let timestamp = 0;
+  for (let i = tStart; i < tEnd; i++) {
+    const code = header.charCodeAt(i);
+    if (code < DIGIT_0 || code > DIGIT_9) throw invalidTimestampError();
+    timestamp = timestamp * 10 + (code - DIGIT_0);
+  }
+  if (signatures.length === 0) throw noSignatureError(v1Count, firstBadLength);
+  return {timestamp, timestampText: header.slice(tStart, tEnd), signatures};
+}

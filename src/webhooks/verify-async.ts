@@ -1,0 +1,101 @@
+// The same signing and verification on WebCrypto, for runtimes without node:crypto (Cloudflare Workers,
+// Vercel Edge, Deno, browsers). It must not import node:* so that edge bundles stay clean.
+import {describeSecrets, mismatchError, payloadTypeError, toleranceError} from './errors.js';
+import {parseWebhookEvent, type WebhookEvent} from './event.js';
+import {parseSignatureHeader} from './header.js';
+import {
+  isPayload,
+  type SignPayloadOptions,
+  secretsOf,
+  signingSecretOf,
+  toleranceOf,
+  unixSeconds,
+  type VerifiedSignature,
+  type VerifySignatureOptions,
+} from './options.js';
+
+const encoder = new TextEncoder();
+const HEX = '0123456789abcdef';
+
+function subtleCrypto(): SubtleCrypto {
+  const subtle = globalThis.crypto?.subtle;
+  if (!subtle) {
+    throw new Error(
+      'WebCrypto (globalThis.crypto.subtle) is not available in this runtime; use verifySignature.',
+    );
+  }
+  return subtle;
+}
+
+function signedMessage(timestampText: string, payload: string | Uint8Array): Uint8Array {
+  if (typeof payload === 'string') return encoder.encode(timestampText + '.' + payload);
+  const prefix = encoder.encode(timestampText + '.');
+  const message = new Uint8Array(prefix.length + payload.length);
+  message.set(prefix, 0);
+  message.set(payload, prefix.length);
+  return message;
+}
+
+async function hmac(subtle: SubtleCrypto, secret: string, message: Uint8Array): Promise<Uint8Array> {
+  const key = await subtle.importKey('raw', encoder.encode(secret), {name: 'HMAC', hash: 'SHA-256'}, false, [
+    'sign',
+  ]);
+  return new Uint8Array(await subtle.sign('HMAC', key, message as Uint8Array<ArrayBuffer>));
+}
+
+/** Constant time for equal lengths: every byte is looked at whatever the earlier ones were. */
+function constantTimeEqual(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= a[i]! ^ b[i]!;
+  return diff === 0;
+}
+
+function toHex(bytes: Uint8Array): string {
+  let out = '';
+  for (let i = 0; i < bytes.length; i++) out += HEX[bytes[i]! >> 4]! + HEX[bytes[i]! & 15]!;
+  return out;
+}
+
+/** signPayload on WebCrypto. */
+export async function signPayloadAsync(options: SignPayloadOptions): Promise<string> {
+  const secret = signingSecretOf(options.secret);
+  if (!isPayload(options.payload)) throw payloadTypeError(options.payload);
+  const t = unixSeconds(options.timestamp, 'timestamp');
+  if (t < 0) throw new TypeError('`timestamp` must not be before 1970.');
+  const text = String(t);
+  const mac = await hmac(subtleCrypto(), secret, signedMessage(text, options.payload));
+  return `t=${text},v1=${toHex(mac)}`;
+}
+
+/** verifySignature on WebCrypto: same checks, same reasons, same messages. */
+export async function verifySignatureAsync(options: VerifySignatureOptions): Promise<VerifiedSignature> {
+  const payload = options.payload;
+  if (!isPayload(payload)) throw payloadTypeError(payload);
+  const secrets = secretsOf(options);
+  const tolerance = toleranceOf(options.toleranceSeconds);
+  const now = unixSeconds(options.now, 'now');
+  const parsed = parseSignatureHeader(options.header);
+  const subtle = subtleCrypto();
+  const message = signedMessage(parsed.timestampText, payload);
+
+  let secretIndex = -1;
+  for (let i = 0; i < secrets.length && secretIndex < 0; i++) {
+    const expected = await hmac(subtle, secrets[i]!, message);
+    for (const signature of parsed.signatures) {
+      if (constantTimeEqual(expected, signature)) {
+        secretIndex = i;
+        break;
+      }
+    }
+  }
+  if (secretIndex < 0) throw mismatchError(describeSecrets(secrets), parsed.timestamp);
+  if (Math.abs(now - parsed.timestamp) > tolerance) throw toleranceError(parsed.timestamp, now, tolerance);
+  return {timestamp: parsed.timestamp, secretIndex};
+}
+
+/** constructEvent on WebCrypto. */
+export async function constructEventAsync(options: VerifySignatureOptions): Promise<WebhookEvent> {
+  await verifySignatureAsync(options);
+  return parseWebhookEvent(options.payload);
+}
