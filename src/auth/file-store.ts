@@ -1,0 +1,148 @@
+// credentials.json in the config dir: owner-only (dir 0700, file 0600), replaced atomically, keyed by API URL.
+import {randomBytes} from 'node:crypto';
+import {chmod, mkdir, open, readFile, rename, rm, stat} from 'node:fs/promises';
+import {join} from 'node:path';
+import {UserError} from '../lib/errors.js';
+
+export type StoreKind = 'file' | 'keychain';
+
+/** One login. The secret is here only when `store` is 'file'; for 'keychain' this is a pointer. */
+export interface CredentialEntry {
+  store: StoreKind;
+  api_key?: string;
+  org_id?: string;
+  org_name?: string;
+  stored_at: string;
+}
+
+interface CredentialsFile {
+  version: 1;
+  credentials: Record<string, CredentialEntry>;
+}
+
+export interface FileStoreOptions {
+  dir: string;
+  /** Told when a permission problem was found and repaired. */
+  warn?: (message: string) => void;
+}
+
+const FILE_NAME = 'credentials.json';
+const isPosix = process.platform !== 'win32';
+
+export class FileCredentialStore {
+  readonly dir: string;
+  readonly path: string;
+  private readonly warn: (message: string) => void;
+
+  constructor(options: FileStoreOptions) {
+    this.dir = options.dir;
+    this.path = join(options.dir, FILE_NAME);
+    this.warn = options.warn ?? (() => {});
+  }
+
+  async get(apiUrl: string): Promise<CredentialEntry | undefined> {
+    const file = await this.read();
+    return Object.hasOwn(file.credentials, apiUrl) ? file.credentials[apiUrl] : undefined;
+  }
+
+  async list(): Promise<Record<string, CredentialEntry>> {
+    return (await this.read()).credentials;
+  }
+
+  async set(apiUrl: string, entry: CredentialEntry): Promise<void> {
+    const file = await this.read();
+    file.credentials[apiUrl] = entry;
+    await this.write(file);
+  }
+
+  /** Returns the entry that was removed, if any. */
+  async delete(apiUrl: string): Promise<CredentialEntry | undefined> {
+    const file = await this.read();
+    if (!Object.hasOwn(file.credentials, apiUrl)) return undefined;
+    const entry = file.credentials[apiUrl];
+    delete file.credentials[apiUrl];
+    await this.write(file);
+    return entry;
+  }
+
+  private async read(): Promise<CredentialsFile> {
+    let text: string;
+    try {
+      await this.checkFileMode();
+      text = await readFile(this.path, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return emptyFile();
+      throw err;
+    }
+    try {
+      const parsed = JSON.parse(text) as Partial<CredentialsFile>;
+      if (parsed.version !== 1 || typeof parsed.credentials !== 'object' || parsed.credentials === null)
+        throw new Error();
+      return {version: 1, credentials: Object.assign(Object.create(null), parsed.credentials)};
+    } catch {
+      // Never print the content: it holds keys.
+      throw new UserError(`the credentials file ${this.path} is damaged`, {
+        code: 'credentials_damaged',
+        suggestions: [`Remove it and run \`svc login\` again: rm ${this.path}`],
+      });
+    }
+  }
+
+  /** Anyone else able to read the keys is a problem worth saying out loud, then fixing. */
+  private async checkFileMode(): Promise<void> {
+    if (!isPosix) return;
+    const path = this.path;
+    const wanted = 0o600;
+    const info = await stat(path);
+    if (typeof process.getuid === 'function' && info.uid !== process.getuid()) {
+      throw new UserError(`${path} belongs to another user; svc will not read keys from it`, {
+        code: 'credentials_insecure',
+        suggestions: ['Point SVC_CONFIG_DIR at a directory of your own, or fix the owner'],
+      });
+    }
+    if ((info.mode & 0o777) !== wanted && (info.mode & 0o077) !== 0) {
+      await chmod(path, wanted);
+      this.warn(
+        `${path} was readable by other users (mode ${(info.mode & 0o777).toString(8)}); changed it to ${wanted.toString(8)}`,
+      );
+    }
+  }
+
+  private async write(file: CredentialsFile): Promise<void> {
+    await mkdir(this.dir, {recursive: true, mode: 0o700});
+    if (isPosix) {
+      const info = await stat(this.dir);
+      // A sticky directory (like /tmp) is shared on purpose: tighten only our own config dir.
+      if ((info.mode & 0o077) !== 0 && (info.mode & 0o1000) === 0) {
+        await chmod(this.dir, 0o700);
+        this.warn(
+          `${this.dir} was open to other users (mode ${(info.mode & 0o777).toString(8)}); changed it to 700`,
+        );
+      }
+    }
+    // Temp file + rename: a crash mid-write leaves the old file intact, never half a file.
+    const temp = join(this.dir, `.${FILE_NAME}.${randomBytes(6).toString('hex')}.tmp`);
+    const handle = await open(temp, 'wx', 0o600);
+    try {
+      await handle.writeFile(`${JSON.stringify(file, null, 2)}\n`, 'utf8');
+      await handle.sync();
+    } catch (err) {
+      await handle.close();
+      await rm(temp, {force: true});
+      throw err;
+    }
+    await handle.close();
+    try {
+      await rename(temp, this.path);
+    } catch (err) {
+      await rm(temp, {force: true});
+      throw err;
+    }
+    // The umask can only remove bits, but a pre-existing file kept by rename on some systems could differ.
+    if (isPosix) await chmod(this.path, 0o600);
+  }
+}
+
+function emptyFile(): CredentialsFile {
+  return {version: 1, credentials: Object.create(null)};
+}

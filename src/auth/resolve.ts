@@ -1,0 +1,92 @@
+// Which key and which address a command uses, and why: SVC_API_KEY over a stored key; --api-url or
+// SVC_API_URL over the default; a stored key only ever for the exact address it was stored for.
+import {UserError} from '../lib/errors.js';
+import {ExitCode} from '../lib/exit-codes.js';
+import {API_KEY_SECRET_PATTERN} from '../lib/ids.js';
+import {configDir} from '../lib/paths.js';
+import {DEFAULT_API_URL} from './constants.js';
+import {FileCredentialStore} from './file-store.js';
+import {KeychainStore} from './keychain-store.js';
+import {normalizeApiUrl} from './url-policy.js';
+
+export type CredentialSource = 'env' | 'keychain' | 'file';
+
+export interface ResolvedCredentials {
+  apiKey: string;
+  apiUrl: string;
+  source: CredentialSource;
+}
+
+export interface ResolveOptions {
+  env: NodeJS.ProcessEnv;
+  flags?: {apiUrl?: string | undefined};
+  fileStore?: FileCredentialStore;
+  keychain?: KeychainStore;
+}
+
+export class NotLoggedInError extends UserError {
+  constructor(apiUrl: string) {
+    const login = apiUrl === DEFAULT_API_URL ? 'svc login' : `svc login --api-url ${apiUrl}`;
+    super(`not logged in to ${apiUrl}; run ${login} or set SVC_API_KEY`, {
+      code: 'not_logged_in',
+      exitCode: ExitCode.unauthorized,
+      suggestions: [`Pipe a key into \`${login}\` (for example \`${login} < key.txt\`), or set SVC_API_KEY`],
+    });
+    this.name = 'NotLoggedInError';
+  }
+}
+
+export function apiKeyShapeOk(key: string): boolean {
+  return API_KEY_SECRET_PATTERN.test(key);
+}
+
+/** The address: --api-url, then SVC_API_URL, then the default; always through the URL policy. */
+export function resolveApiUrl(options: Pick<ResolveOptions, 'env' | 'flags'>): string {
+  const fromFlag = options.flags?.apiUrl;
+  const fromEnv = options.env.SVC_API_URL;
+  return normalizeApiUrl(fromFlag ?? (fromEnv !== undefined && fromEnv !== '' ? fromEnv : DEFAULT_API_URL));
+}
+
+export function defaultFileStore(
+  env: NodeJS.ProcessEnv,
+  warn?: (message: string) => void,
+): FileCredentialStore {
+  return new FileCredentialStore({dir: configDir(env), warn});
+}
+
+/** SVC_API_KEY when set and non-empty, trimmed; undefined otherwise. */
+export function envApiKey(env: NodeJS.ProcessEnv): string | undefined {
+  const value = env.SVC_API_KEY?.trim();
+  return value ? value : undefined;
+}
+
+export async function resolveCredentials(options: ResolveOptions): Promise<ResolvedCredentials> {
+  const apiUrl = resolveApiUrl(options);
+  const fromEnv = envApiKey(options.env);
+  if (fromEnv !== undefined) {
+    if (!apiKeyShapeOk(fromEnv)) {
+      throw new UserError(
+        'SVC_API_KEY does not look like an svc API key (svc_ followed by 40 letters and digits)',
+        {
+          code: 'invalid_api_key',
+          exitCode: ExitCode.unauthorized,
+          suggestions: [
+            'Copy the key again from the account page, or unset SVC_API_KEY to use the stored key',
+          ],
+        },
+      );
+    }
+    return {apiKey: fromEnv, apiUrl, source: 'env'};
+  }
+  const fileStore = options.fileStore ?? defaultFileStore(options.env);
+  const entry = await fileStore.get(apiUrl);
+  if (entry?.store === 'file' && typeof entry.api_key === 'string') {
+    return {apiKey: entry.api_key, apiUrl, source: 'file'};
+  }
+  if (entry?.store === 'keychain') {
+    const keychain = options.keychain ?? new KeychainStore();
+    const apiKey = await keychain.get(apiUrl);
+    if (apiKey) return {apiKey, apiUrl, source: 'keychain'};
+  }
+  throw new NotLoggedInError(apiUrl);
+}

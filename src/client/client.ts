@@ -1,0 +1,110 @@
+// The typed svc API client. Read-only by design: the API lets keys only read (spec §5).
+import {DEFAULT_ACCOUNT_URL, DEFAULT_API_URL} from '../auth/constants.js';
+import {normalizeApiUrl} from '../auth/url-policy.js';
+import type {ApiKey, Delivery, Org, WebhookEndpoint} from '../schemas/index.js';
+import {ApiError, InvalidRequestError} from './errors.js';
+import {type FetchLike, getJson, realSleep, type Sleep, type TransportOptions} from './transport.js';
+import {defaultUserAgent} from './user-agent.js';
+
+export interface ClientOptions {
+  /** Base address; checked against the URL policy (https, or http only to loopback). */
+  apiUrl?: string;
+  apiKey: string;
+  /** Where keys and endpoints are managed, for error messages; derived from apiUrl when absent. */
+  accountUrl?: string;
+  fetch?: FetchLike;
+  userAgent?: string;
+  /** Per attempt. */
+  timeoutMs?: number;
+  /** Extra attempts after the first, for 429/502/503/504 and network failures. */
+  retries?: number;
+  sleep?: Sleep;
+  random?: () => number;
+}
+
+export interface RequestOptions {
+  signal?: AbortSignal;
+}
+
+export interface SvcClient {
+  readonly apiUrl: string;
+  getOrg(options?: RequestOptions): Promise<Org>;
+  listApiKeys(options?: RequestOptions): Promise<ApiKey[]>;
+  listWebhooks(options?: RequestOptions): Promise<WebhookEndpoint[]>;
+  /** The 100 most recent deliveries to one endpoint, newest first. */
+  listDeliveries(webhookId: string, options?: RequestOptions): Promise<Delivery[]>;
+}
+
+export const WEBHOOK_ID_PATTERN = /^we_[0-9A-Za-z]{24}$/;
+
+export function isWebhookId(value: string): boolean {
+  return WEBHOOK_ID_PATTERN.test(value);
+}
+
+/** The account page that belongs to an API address: the hosted one, or the emulator's own. */
+export function accountUrlFor(apiUrl: string): string {
+  return apiUrl === DEFAULT_API_URL ? DEFAULT_ACCOUNT_URL : `${apiUrl}/account`;
+}
+
+export function createClient(options: ClientOptions): SvcClient {
+  const apiUrl = normalizeApiUrl(options.apiUrl ?? DEFAULT_API_URL);
+  // A key with a line break or space would be refused by fetch with the header value in the message.
+  if (!/^[\x21-\x7e]+$/.test(options.apiKey)) {
+    throw new InvalidRequestError(
+      'the API key is empty or contains characters that cannot be sent in a header',
+    );
+  }
+  const transport: TransportOptions = {
+    apiUrl,
+    apiKey: options.apiKey,
+    accountUrl: options.accountUrl ?? accountUrlFor(apiUrl),
+    userAgent: options.userAgent ?? defaultUserAgent(),
+    fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
+    timeoutMs: options.timeoutMs ?? 15_000,
+    retries: Math.max(0, options.retries ?? 2),
+    sleep: options.sleep ?? realSleep,
+    random: options.random ?? Math.random,
+  };
+
+  // zod is loaded on the first answer, not at import: `svc --help` and friends never pay for it.
+  const schemas = () => import('../schemas/index.js');
+
+  async function get<T>(path: string, parse: (body: unknown) => T, request?: RequestOptions): Promise<T> {
+    const body = await getJson(transport, path, request?.signal);
+    try {
+      return parse(body);
+    } catch (err) {
+      const where = (err as {issues?: {path?: PropertyKey[]}[]}).issues?.[0]?.path?.join('.') ?? '';
+      throw new ApiError(
+        `the API at ${apiUrl}${path} answered with an unexpected shape${where ? ` (at ${where})` : ''}`,
+        {code: 'invalid_response', suggestions: ['Check that the API address points at an svc API']},
+      );
+    }
+  }
+
+  return {
+    apiUrl,
+    async getOrg(request) {
+      const {OrgSchema} = await schemas();
+      return get('/v1/org', (b) => OrgSchema.parse(b), request);
+    },
+    async listApiKeys(request) {
+      const {ApiKeySchema, listOf} = await schemas();
+      return get('/v1/api-keys', (b) => listOf(ApiKeySchema).parse(b).data, request);
+    },
+    async listWebhooks(request) {
+      const {WebhookEndpointSchema, listOf} = await schemas();
+      return get('/v1/webhooks', (b) => listOf(WebhookEndpointSchema).parse(b).data, request);
+    },
+    async listDeliveries(webhookId, request) {
+      if (!isWebhookId(webhookId)) {
+        throw new InvalidRequestError(
+          `${JSON.stringify(webhookId.slice(0, 40))} is not a webhook endpoint id (they look like we_ followed by 24 letters and digits)`,
+        );
+      }
+      const {DeliverySchema, listOf} = await schemas();
+      const path = `/v1/webhooks/${encodeURIComponent(webhookId)}/deliveries`;
+      return get(path, (b) => listOf(DeliverySchema).parse(b).data, request);
+    },
+  };
+}

@@ -1,0 +1,25 @@
+import {Flags} from '@oclif/core';
+import {openSession} from '../../auth/session.js';
+import {BaseCommand} from '../../lib/base-command.js';
+import {listKeys} from '../../services/keys/list.js';
+import {renderKeys, terminalView} from '../../ui/views.js';
+
+export default class KeysList extends BaseCommand {
+  static override summary = "List the org's API keys (name, prefix, status, expiry; never secrets)";
+  static override examples = ['<%= config.bin %> keys list', '<%= config.bin %> keys list --json'];
+  static override flags = {
+    'api-url': Flags.string({
+      description: 'API address (default: SVC_API_URL, then https://api.svc.dev)',
+      helpValue: 'URL',
+    }),
+  };
+
+  async run() {
+    const {flags} = await this.parse(KeysList);
+    const {client} = await openSession({env: process.env, flags: {apiUrl: flags['api-url']}});
+    const keys = await listKeys({client});
+    if (!this.jsonEnabled())
+      process.stdout.write(renderKeys(keys, terminalView(process.stdout, process.env)));
+    return {data: keys};
+  }
+}

@@ -1,0 +1,65 @@
+import {Flags} from '@oclif/core';
+import {BaseCommand} from '../lib/base-command.js';
+import {usageError} from '../lib/errors.js';
+import {login, STDIN_ONLY_MESSAGE} from '../services/login.js';
+import {readSecret} from '../ui/secret-input.js';
+
+const OWN_FLAGS = new Set(['--keychain', '--json', '--help', '-h']);
+
+function hasForeignArgument(argv: string[]): boolean {
+  for (let i = 0; i < argv.length; i++) {
+    const token = argv[i]!;
+    if (OWN_FLAGS.has(token) || token.startsWith('--api-url=')) continue;
+    if (token === '--api-url') {
+      i++;
+      continue;
+    }
+    return true;
+  }
+  return false;
+}
+
+export default class Login extends BaseCommand {
+  static override summary = 'Check an API key and store it for this machine';
+  static override description =
+    'The key is read from standard input only (a hidden prompt at a terminal), never from a flag or argument, ' +
+    'so it stays out of shell history and process lists. It is checked with the API before it is stored, ' +
+    'in a file only you can read (default) or in the OS keychain (--keychain).';
+  static override examples = [
+    '<%= config.bin %> login < key.txt',
+    'printenv SVC_KEY | <%= config.bin %> login --api-url http://127.0.0.1:4010',
+    '<%= config.bin %> login --keychain',
+  ];
+  // Not strict: oclif would echo an unexpected argument, which here is most likely the key itself.
+  static override strict = false;
+  static override flags = {
+    'api-url': Flags.string({
+      description: 'API address the key is for (default https://api.svc.dev)',
+      helpValue: 'URL',
+    }),
+    keychain: Flags.boolean({
+      description: 'store the key in the OS keychain instead of the credentials file',
+    }),
+  };
+
+  async run() {
+    // Checked before oclif parses: its "Nonexistent flag: --key=svc_…" would print the key.
+    if (hasForeignArgument(this.argv))
+      throw usageError(`svc login takes no key as an argument; ${STDIN_ONLY_MESSAGE}`);
+    const {flags} = await this.parse(Login);
+    const result = await login({
+      env: process.env,
+      apiUrl: flags['api-url'],
+      keychain: flags.keychain,
+      readKey: () => readSecret(process.stdin, process.stderr, 'Paste the API key (input is hidden): '),
+      warn: (message) => this.warn(message),
+    });
+    if (!this.jsonEnabled()) {
+      const where = result.store === 'file' ? `file ${result.location}` : 'keychain';
+      this.logToStderr(
+        `Logged in to ${result.org.name} (${result.org.id}) at ${result.api_url}; key stored in ${where}`,
+      );
+    }
+    return result;
+  }
+}

@@ -1,0 +1,35 @@
+import {Flags} from '@oclif/core';
+import {BaseCommand} from '../lib/base-command.js';
+import {logout} from '../services/logout.js';
+
+export default class Logout extends BaseCommand {
+  static override summary = 'Forget the stored API key for an address (does not revoke it)';
+  static override examples = [
+    '<%= config.bin %> logout',
+    '<%= config.bin %> logout --api-url http://127.0.0.1:4010',
+  ];
+  static override flags = {
+    'api-url': Flags.string({
+      description: 'API address to log out of (default https://api.svc.dev)',
+      helpValue: 'URL',
+    }),
+  };
+
+  async run() {
+    const {flags} = await this.parse(Logout);
+    const result = await logout({env: process.env, apiUrl: flags['api-url']});
+    if (!this.jsonEnabled()) {
+      this.logToStderr(
+        result.removed
+          ? `Forgot the key stored for ${result.api_url}.`
+          : `No key was stored for ${result.api_url}.`,
+      );
+      this.logToStderr(
+        `This does not revoke the key: keys are revoked on the account page (${result.account_url}).`,
+      );
+      if (result.env_key_set)
+        this.logToStderr('SVC_API_KEY is still set and keeps being used until you unset it.');
+    }
+    return result;
+  }
+}

@@ -1,0 +1,66 @@
+import {Args, Flags} from '@oclif/core';
+import {openSession} from '../../auth/session.js';
+import {BaseCommand} from '../../lib/base-command.js';
+import {usageError} from '../../lib/errors.js';
+import type {DeliveryStatus} from '../../schemas/index.js';
+import {checkWebhookId, listDeliveries, watchDeliveries} from '../../services/webhooks/deliveries.js';
+import {renderDeliveries, terminalView} from '../../ui/views.js';
+
+// Spelled out rather than imported from the schemas so that parsing flags does not load zod.
+const STATUSES: DeliveryStatus[] = ['pending', 'succeeded', 'failed'];
+
+export default class WebhooksDeliveries extends BaseCommand {
+  static override summary = 'Show the 100 most recent deliveries to a webhook endpoint, newest first';
+  static override examples = [
+    '<%= config.bin %> webhooks deliveries we_0123456789abcdefghijklmn',
+    '<%= config.bin %> webhooks deliveries we_0123456789abcdefghijklmn --status failed --watch',
+  ];
+  static override args = {
+    webhook_id: Args.string({description: 'endpoint id (we_…), from `svc webhooks list`', required: true}),
+  };
+  static override flags = {
+    status: Flags.string({description: 'only deliveries with this status', options: STATUSES}),
+    watch: Flags.boolean({description: 'poll every few seconds and redraw until Ctrl-C'}),
+    'api-url': Flags.string({
+      description: 'API address (default: SVC_API_URL, then https://api.svc.dev)',
+      helpValue: 'URL',
+    }),
+  };
+
+  async run() {
+    const {args, flags} = await this.parse(WebhooksDeliveries);
+    const status = flags.status as DeliveryStatus | undefined;
+    if (flags.watch && this.jsonEnabled())
+      throw usageError('--watch redraws a table for people; poll without --watch for JSON');
+    checkWebhookId(args.webhook_id);
+    const {client} = await openSession({env: process.env, flags: {apiUrl: flags['api-url']}});
+    if (!flags.watch) {
+      const deliveries = await listDeliveries({client, webhookId: args.webhook_id, status});
+      if (!this.jsonEnabled())
+        process.stdout.write(renderDeliveries(deliveries, terminalView(process.stdout, process.env)));
+      return {data: deliveries};
+    }
+    const stop = new AbortController();
+    const onSigint = () => stop.abort();
+    process.once('SIGINT', onSigint);
+    try {
+      await watchDeliveries({
+        client,
+        webhookId: args.webhook_id,
+        status,
+        intervalMs: 3000,
+        signal: stop.signal,
+        onUpdate: ({deliveries, error}) => {
+          const view = terminalView(process.stdout, process.env);
+          const clear = process.stdout.isTTY ? '\u001B[H\u001B[2J' : '\n';
+          const note = error ? view.paint('red', `  (last poll failed: ${error.message})`) : '';
+          const head = `${args.webhook_id} · every 3 s · ${new Date().toLocaleTimeString()} · Ctrl-C to stop${note}\n\n`;
+          process.stdout.write(clear + head + renderDeliveries(deliveries, view));
+        },
+      });
+    } finally {
+      process.removeListener('SIGINT', onSigint);
+    }
+    return undefined;
+  }
+}

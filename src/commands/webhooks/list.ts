@@ -1,0 +1,25 @@
+import {Flags} from '@oclif/core';
+import {openSession} from '../../auth/session.js';
+import {BaseCommand} from '../../lib/base-command.js';
+import {listWebhooks} from '../../services/webhooks/list.js';
+import {renderWebhooks, terminalView} from '../../ui/views.js';
+
+export default class WebhooksList extends BaseCommand {
+  static override summary = "List the org's webhook endpoints";
+  static override examples = ['<%= config.bin %> webhooks list', '<%= config.bin %> webhooks list --json'];
+  static override flags = {
+    'api-url': Flags.string({
+      description: 'API address (default: SVC_API_URL, then https://api.svc.dev)',
+      helpValue: 'URL',
+    }),
+  };
+
+  async run() {
+    const {flags} = await this.parse(WebhooksList);
+    const {client} = await openSession({env: process.env, flags: {apiUrl: flags['api-url']}});
+    const endpoints = await listWebhooks({client});
+    if (!this.jsonEnabled())
+      process.stdout.write(renderWebhooks(endpoints, terminalView(process.stdout, process.env)));
+    return {data: endpoints};
+  }
+}

@@ -1,0 +1,89 @@
+// `svc login`: read a key from standard input, check it against GET /v1/org, and only then store it.
+import type {ClientOptions} from '../client/client.js';
+import type {FileCredentialStore} from '../auth/file-store.js';
+import {KeychainStore} from '../auth/keychain-store.js';
+import {apiKeyShapeOk, defaultFileStore, envApiKey, resolveApiUrl} from '../auth/resolve.js';
+import {UserError} from '../lib/errors.js';
+import {ExitCode} from '../lib/exit-codes.js';
+
+export interface LoginOptions {
+  env: NodeJS.ProcessEnv;
+  apiUrl?: string;
+  keychain: boolean;
+  /** Called once the address is known to be acceptable, so a person is never asked for a key in vain. */
+  readKey: () => Promise<string>;
+  fileStore?: FileCredentialStore;
+  keychainStore?: KeychainStore;
+  client?: Omit<ClientOptions, 'apiUrl' | 'apiKey'>;
+  warn?: (message: string) => void;
+}
+
+export interface LoginResult {
+  api_url: string;
+  org: {id: string; name: string};
+  store: 'file' | 'keychain';
+  /** Where the key lives: the file path or "OS keychain". */
+  location: string;
+  key_prefix: string;
+}
+
+export const STDIN_ONLY_MESSAGE =
+  'pass the key on standard input: `svc login < key.txt` or `printenv SVC_KEY | svc login`';
+
+export async function login(options: LoginOptions): Promise<LoginResult> {
+  if (envApiKey(options.env) !== undefined) {
+    throw new UserError(
+      'SVC_API_KEY is set, and it wins over any stored key, so a login would have no effect',
+      {
+        code: 'env_key_set',
+        suggestions: ['Unset SVC_API_KEY first (`unset SVC_API_KEY`), or keep using it and skip `svc login`'],
+      },
+    );
+  }
+  const apiUrl = resolveApiUrl({env: options.env, flags: {apiUrl: options.apiUrl}});
+  const apiKey = (await options.readKey()).trim();
+  if (apiKey === '') {
+    throw new UserError(`no key arrived on standard input; ${STDIN_ONLY_MESSAGE}`, {
+      code: 'usage',
+      exitCode: ExitCode.usage,
+    });
+  }
+  if (!apiKeyShapeOk(apiKey)) {
+    // The input may be some other secret pasted by mistake: describe it, never echo it.
+    throw new UserError('that does not look like an svc API key (svc_ followed by 40 letters and digits)', {
+      code: 'invalid_api_key',
+      exitCode: ExitCode.usage,
+      suggestions: ['Copy the key from the account page where it was created; it is shown only once'],
+    });
+  }
+
+  const {createClient} = await import('../client/client.js');
+  const org = await createClient({...options.client, apiUrl, apiKey}).getOrg();
+
+  const fileStore = options.fileStore ?? defaultFileStore(options.env, options.warn);
+  const previous = await fileStore.get(apiUrl);
+  const base = {org_id: org.id, org_name: org.name, stored_at: new Date().toISOString()};
+  let location = fileStore.path;
+  if (options.keychain) {
+    const keychain = options.keychainStore ?? new KeychainStore();
+    // Fails loudly when there is no keychain; nothing is written to the file in that case.
+    await keychain.set(apiUrl, apiKey);
+    await fileStore.set(apiUrl, {store: 'keychain', ...base});
+    location = 'the OS keychain';
+  } else {
+    await fileStore.set(apiUrl, {store: 'file', api_key: apiKey, ...base});
+    if (previous?.store === 'keychain') {
+      const keychain = options.keychainStore ?? new KeychainStore();
+      await keychain.delete(apiUrl).catch((err: Error) => {
+        options.warn?.(`the previous key for ${apiUrl} is still in the OS keychain: ${err.message}`);
+      });
+    }
+  }
+  return {
+    api_url: apiUrl,
+    org: {id: org.id, name: org.name},
+    store: options.keychain ? 'keychain' : 'file',
+    location,
+    key_prefix: apiKey.slice(0, 8),
+  };
+}

@@ -1,0 +1,70 @@
+// `svc webhooks deliveries`: recent deliveries to one endpoint, once or re-polled until stopped.
+import {isWebhookId, type SvcClient} from '../../client/client.js';
+import {ApiError, NetworkError, RateLimitedError} from '../../client/errors.js';
+import {usageError} from '../../lib/errors.js';
+import type {Delivery, DeliveryStatus} from '../../schemas/index.js';
+
+export interface ListDeliveriesOptions {
+  client: SvcClient;
+  webhookId: string;
+  /** The API has no filter (spec: query parameters not shown), so this one is applied here. */
+  status?: DeliveryStatus;
+  signal?: AbortSignal;
+}
+
+export function checkWebhookId(webhookId: string): void {
+  if (!isWebhookId(webhookId)) {
+    throw usageError(
+      'that is not a webhook endpoint id (they look like we_ followed by 24 letters and digits)',
+      ['List the endpoints and their ids with `svc webhooks list`'],
+    );
+  }
+}
+
+export async function listDeliveries(options: ListDeliveriesOptions): Promise<Delivery[]> {
+  checkWebhookId(options.webhookId);
+  const deliveries = await options.client.listDeliveries(options.webhookId, {signal: options.signal});
+  return options.status ? deliveries.filter((d) => d.status === options.status) : deliveries;
+}
+
+export interface WatchDeliveriesOptions extends ListDeliveriesOptions {
+  intervalMs: number;
+  signal: AbortSignal;
+  /** Each poll's result; `error` is set when a poll failed in a way worth retrying. */
+  onUpdate: (update: {deliveries: Delivery[]; error?: ApiError}) => void;
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+}
+
+/** Polls until the signal aborts. Passing trouble (network, rate limit, 5xx) is shown and retried; anything else ends the watch. */
+export async function watchDeliveries(options: WatchDeliveriesOptions): Promise<void> {
+  checkWebhookId(options.webhookId);
+  const {realSleep} = await import('../../client/transport.js');
+  const sleep = options.sleep ?? realSleep;
+  let last: Delivery[] = [];
+  while (!options.signal.aborted) {
+    try {
+      last = await listDeliveries(options);
+      options.onUpdate({deliveries: last});
+    } catch (err) {
+      if (options.signal.aborted) return;
+      if (!isPassing(err)) throw err;
+      options.onUpdate({deliveries: last, error: err as ApiError});
+    }
+    try {
+      await sleep(options.intervalMs, options.signal);
+    } catch {
+      return; // aborted while waiting: a normal end
+    }
+  }
+}
+
+function isPassing(err: unknown): boolean {
+  return (
+    err instanceof NetworkError ||
+    err instanceof RateLimitedError ||
+    (err instanceof ApiError &&
+      err.status !== undefined &&
+      err.status >= 500 &&
+      err.code !== 'vault_unavailable')
+  );
+}
