@@ -1,1 +1,278 @@
-export {};
+// The emulator as a library: startEmulator() opens storage, serves the API and the control surface, and stops cleanly.
+import {randomBytes} from 'node:crypto';
+import {mkdir, mkdtemp, rm} from 'node:fs/promises';
+import type {Server} from 'node:http';
+import type {AddressInfo} from 'node:net';
+import {tmpdir} from 'node:os';
+import {join, resolve} from 'node:path';
+import {serve} from '@hono/node-server';
+import {emulatorDataDir} from '../src/lib/paths.js';
+import {createApp} from './app.js';
+import {Authenticator} from './auth/authenticator.js';
+import {AuthFailureLimiter, type RateLimitOptions} from './auth/rate-limiter.js';
+import {type Clock, manualClock, realClock} from './clock.js';
+import type {EmulatorContext, EmulatorPlugin} from './context.js';
+import {EmulatorControl} from './control-client.js';
+import type {Database} from './db/database.js';
+import {openStorage} from './db/open.js';
+import {createRepositories, type Repositories} from './db/repositories.js';
+import {type LookupAll, systemLookup} from './net/endpoint-url.js';
+import {isProcessAlive, readRuntimeFile, removeRuntimeFile, writeRuntimeFile} from './runtime-file.js';
+import {createVault, type Vault} from './vault.js';
+import {loadOrCreateVaultKey} from './vault-key.js';
+
+export {createApp} from './app.js';
+export {EmulatorControl, EmulatorControlError} from './control-client.js';
+export type {EmulatorContext, EmulatorPlugin} from './context.js';
+export {checkEndpointUrl, isPublicAddress, resolveAndCheck} from './net/endpoint-url.js';
+export {DEFAULT_RATE_LIMIT} from './auth/rate-limiter.js';
+export {readRuntimeFile, runtimeFilePath, type RuntimeInfo} from './runtime-file.js';
+
+export interface StartEmulatorOptions {
+  /** Default 4010; 0 picks a free port. */
+  port?: number;
+  host?: string;
+  /** Where data, vault.key and emulator.json live. Default: the user data dir (a temporary one with inMemory). */
+  dataDir?: string;
+  /** Nothing survives stop(). */
+  inMemory?: boolean;
+  /** A real PostgreSQL instead of the embedded one. */
+  databaseUrl?: string;
+  clock?: 'real' | 'manual';
+  clockStart?: Date;
+  /** Run like a deployment without a vault key: signing secrets cannot be stored or read. */
+  noVaultKey?: boolean;
+  /** 32 bytes; default: SVC_EMULATOR_VAULT_KEY is the caller's business, else <dataDir>/vault.key. */
+  vaultKey?: Buffer;
+  /** Lets endpoints use http:// and loopback/private hosts. For local development only. */
+  allowLocalEndpoints?: boolean;
+  /** Name the default org as a demo org and mint a fresh demo key (returned once as demoKey). */
+  demo?: boolean;
+  rateLimit?: RateLimitOptions;
+  log?: (line: string) => void;
+  /** DNS lookup for endpoint checks (tests pass a fake one). */
+  lookup?: LookupAll;
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface RunningEmulator {
+  apiUrl: string;
+  accountUrl: string;
+  adminToken: string;
+  dataDir: string;
+  orgId: string;
+  clock: Clock;
+  db: Database;
+  repos: Repositories;
+  control: EmulatorControl;
+  /** Only with demo: a key minted at this start; its secret is not stored anywhere. */
+  demoKey?: {id: string; secret: string};
+  stop(): Promise<void>;
+}
+
+export class EmulatorStartError extends Error {
+  constructor(
+    message: string,
+    readonly code: 'already_running' | 'port_in_use' | 'start_failed',
+  ) {
+    super(message);
+    this.name = 'EmulatorStartError';
+  }
+}
+
+/**
+ * The delivery engine and sandboxes plug in here: each plugin's routes are mounted by createApp, its
+ * start() runs once the server listens and its stop() before the database closes.
+ */
+function defaultPlugins(): EmulatorPlugin[] {
+  return [];
+}
+
+const DEMO_KEY_CREATOR = 'svc emulator --demo';
+
+export async function startEmulator(options: StartEmulatorOptions = {}): Promise<RunningEmulator> {
+  const log = options.log ?? (() => undefined);
+  const env = options.env ?? process.env;
+  const ownsDataDir = !options.dataDir && Boolean(options.inMemory);
+  const dataDir = resolve(
+    options.dataDir ??
+      (options.inMemory ? await mkdtemp(join(tmpdir(), 'svc-emulator-')) : emulatorDataDir(env)),
+  );
+  await mkdir(dataDir, {recursive: true, mode: 0o700});
+
+  const existing = await readRuntimeFile(dataDir);
+  if (existing && existing.pid !== process.pid && isProcessAlive(existing.pid)) {
+    throw new EmulatorStartError(
+      `an emulator (pid ${existing.pid}) already runs with the data dir ${dataDir} at ${existing.api_url}`,
+      'already_running',
+    );
+  }
+
+  const storage = await openStorage({
+    dataDir,
+    inMemory: options.inMemory,
+    databaseUrl: options.databaseUrl,
+    env,
+  });
+  const {db} = storage;
+  const cleanupStorage = async () => {
+    await db.close().catch(() => undefined);
+    await storage.cleanup();
+    if (ownsDataDir) await rm(dataDir, {recursive: true, force: true});
+  };
+
+  try {
+    const clock: Clock =
+      options.clock === 'manual' ? manualClock(options.clockStart ?? new Date()) : realClock();
+    const repos = createRepositories(db);
+    const orgId = await defaultOrg(repos, clock, options.demo ?? false);
+    const vault = await openVault(options, options.inMemory ? undefined : dataDir);
+    const adminToken = `adm_${randomBytes(24).toString('base64url')}`;
+    const ctx: EmulatorContext = {
+      db,
+      repos,
+      clock,
+      vault,
+      auth: new Authenticator(repos.keys, clock, log),
+      limiter: new AuthFailureLimiter(clock, options.rateLimit),
+      orgId,
+      adminToken,
+      allowLocalEndpoints: options.allowLocalEndpoints ?? false,
+      lookup: options.lookup ?? systemLookup,
+      log,
+    };
+    if (ctx.allowLocalEndpoints) {
+      log(
+        'WARNING: --allow-local-endpoints is on: webhook endpoints may use http:// and loopback or private ' +
+          'addresses. Never run a shared emulator like this.',
+      );
+    }
+    const demoKey = options.demo ? await mintDemoKey(ctx) : undefined;
+    const plugins = defaultPlugins();
+    const app = createApp(ctx, {plugins});
+    const server = await listen(app.fetch, options.port ?? 4010, options.host ?? '127.0.0.1');
+    const address = server.address() as AddressInfo;
+    const hostForUrl = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+    const apiUrl = `http://${hostForUrl}:${address.port}`;
+    const accountUrl = `${apiUrl}/account`;
+
+    const started: EmulatorPlugin[] = [];
+    let stopping: Promise<void> | undefined;
+    const stop = () => {
+      stopping ??= (async () => {
+        await closeServer(server);
+        for (const plugin of started.reverse()) {
+          await Promise.resolve(plugin.stop?.()).catch((err: unknown) =>
+            log(`${plugin.name} did not stop cleanly: ${(err as Error).message}`),
+          );
+        }
+        await ctx.auth.flush();
+        await removeRuntimeFile(dataDir);
+        await cleanupStorage();
+      })();
+      return stopping;
+    };
+
+    try {
+      for (const plugin of plugins) {
+        await plugin.start?.(ctx);
+        started.push(plugin);
+      }
+      await writeRuntimeFile(dataDir, {
+        api_url: apiUrl,
+        account_url: accountUrl,
+        admin_token: adminToken,
+        pid: process.pid,
+        data_dir: dataDir,
+      });
+    } catch (err) {
+      await stop();
+      throw err;
+    }
+
+    return {
+      apiUrl,
+      accountUrl,
+      adminToken,
+      dataDir,
+      orgId,
+      clock,
+      db,
+      repos,
+      control: new EmulatorControl({url: apiUrl, adminToken}),
+      demoKey,
+      stop,
+    };
+  } catch (err) {
+    await cleanupStorage();
+    throw err;
+  }
+}
+
+async function defaultOrg(repos: Repositories, clock: Clock, demo: boolean): Promise<string> {
+  const known = await repos.meta.get('default_org_id');
+  if (known && (await repos.orgs.get(known))) {
+    if (demo) await repos.orgs.rename(known, 'Demo org');
+    return known;
+  }
+  const org = await repos.orgs.create(demo ? 'Demo org' : 'Emulator org', clock.now());
+  return repos.meta.setIfAbsent('default_org_id', org.id);
+}
+
+async function mintDemoKey(ctx: EmulatorContext): Promise<{id: string; secret: string}> {
+  // Each start mints a new demo key; revoking the earlier ones keeps restarts from using up the 25-key limit.
+  for (const key of await ctx.repos.keys.list(ctx.orgId)) {
+    if (key.createdBy === DEMO_KEY_CREATOR && !key.revokedAt) {
+      await ctx.repos.keys.revoke(key.id, ctx.clock.now());
+      ctx.auth.forget(key.id);
+    }
+  }
+  const {key, secret} = await ctx.repos.keys.create({
+    orgId: ctx.orgId,
+    name: 'demo',
+    createdBy: DEMO_KEY_CREATOR,
+    expires: 'never',
+    now: ctx.clock.now(),
+  });
+  return {id: key.id, secret};
+}
+
+async function openVault(options: StartEmulatorOptions, dataDir: string | undefined): Promise<Vault> {
+  if (options.noVaultKey) return createVault(null);
+  return createVault(options.vaultKey ?? (await loadOrCreateVaultKey(dataDir)));
+}
+
+function listen(
+  fetch: (req: Request, env: unknown) => Response | Promise<Response>,
+  port: number,
+  host: string,
+) {
+  return new Promise<Server>((resolvePromise, reject) => {
+    const server = serve({fetch, port, hostname: host}) as Server;
+    server.once('listening', () => {
+      server.removeListener('error', reject);
+      resolvePromise(server);
+    });
+    server.once('error', (err: NodeJS.ErrnoException) => {
+      reject(
+        err.code === 'EADDRINUSE'
+          ? new EmulatorStartError(
+              `port ${port} on ${host} is already in use; pick another with --port`,
+              'port_in_use',
+            )
+          : new EmulatorStartError(`could not listen on ${host}:${port}: ${err.message}`, 'start_failed'),
+      );
+    });
+  });
+}
+
+/** Stops accepting, lets in-flight requests finish, then drops idle keep-alive connections. */
+function closeServer(server: Server): Promise<void> {
+  return new Promise((resolvePromise) => {
+    server.close(() => resolvePromise());
+    server.closeIdleConnections();
+    // A client holding a connection open must not keep the emulator from stopping.
+    const timer = setTimeout(() => server.closeAllConnections(), 5_000);
+    timer.unref();
+  });
+}

@@ -25,3 +25,12 @@ const {Plugin} = await import('@oclif/core');
 const plugin = new Plugin({root, type: 'core', ignoreManifest: true, errorOnManifestCreate: true});
 await plugin.load();
 writeFileSync(join(root, 'oclif.manifest.json'), JSON.stringify(plugin.manifest, null, 2) + '\n');
+
+// A migrated emulator database to copy from, so a fresh emulator starts in well under a second.
+const template = spawnSync(process.execPath, [join(root, 'scripts', 'prepare-template.js')], {
+  stdio: 'inherit',
+});
+if (template.status !== 0) {
+  process.exitCode = template.status ?? 1;
+  console.error('build: the emulator database template could not be prepared');
+}

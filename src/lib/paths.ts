@@ -15,3 +15,7 @@ export function dataDir(env: NodeJS.ProcessEnv = process.env): string {
 export function emulatorDataDir(env: NodeJS.ProcessEnv = process.env): string {
   return env.SVC_EMULATOR_DATA_DIR || join(dataDir(env), 'emulator');
 }
+
+export function cacheDir(env: NodeJS.ProcessEnv = process.env): string {
+  return env.SVC_CACHE_DIR || paths.cache;
+}

@@ -1,0 +1,80 @@
+// The production-shaped API under /v1: read-only for API keys, exactly as the hosted service answers.
+import {createMiddleware} from 'hono/factory';
+import type {Context} from 'hono';
+import type {AppEnv, EmulatorApp, EmulatorContext} from '../context.js';
+import {endpointRecord, keyRecord} from '../db/repositories.js';
+import {forbidden, HttpError, notFound, unauthorized} from '../http-error.js';
+import {clientAddress} from '../net/client-address.js';
+
+const ENDPOINT_ID = /^we_[0-9A-Za-z]{24}$/;
+
+export function registerV1Routes(app: EmulatorApp, ctx: EmulatorContext): void {
+  // Authentication first on every /v1 path, known or not, so nothing is revealed without a key.
+  app.use('/v1/*', bearerAuth(ctx));
+
+  app.get('/v1/org', async (c) => {
+    const org = await ctx.repos.orgs.get(c.get('key').orgId);
+    if (!org) throw notFound('the org of this key no longer exists');
+    return c.json(org);
+  });
+
+  app.get('/v1/api-keys', async (c) => {
+    const now = ctx.clock.now();
+    const keys = await ctx.repos.keys.list(c.get('key').orgId);
+    return c.json({data: keys.map((k) => keyRecord({...k, lastUsedAt: ctx.auth.lastUsedAt(k)}, now))});
+  });
+  app.post('/v1/api-keys', () => {
+    throw forbidden('API keys are created on the account page, never with an API key');
+  });
+  app.delete('/v1/api-keys/:key', () => {
+    throw forbidden('API keys are revoked on the account page, never with an API key');
+  });
+
+  app.get('/v1/webhooks', async (c) => {
+    const endpoints = await ctx.repos.endpoints.list(c.get('key').orgId);
+    return c.json({data: endpoints.map(endpointRecord)});
+  });
+  app.post('/v1/webhooks', () => {
+    throw new HttpError(
+      403,
+      'forbidden',
+      'webhook endpoints are added on the account page by an owner or admin of the org; this route is deprecated',
+      {Deprecation: 'true'},
+    );
+  });
+
+  app.get('/v1/webhooks/:webhook/deliveries', async (c) => {
+    if (!ctx.vault.available) {
+      throw new HttpError(
+        503,
+        'vault_unavailable',
+        'deliveries cannot be listed: this deployment has no vault key',
+      );
+    }
+    const id = c.req.param('webhook');
+    const org = c.get('key').orgId;
+    // Endpoints of other orgs answer exactly like unknown ones.
+    const endpoint = ENDPOINT_ID.test(id) ? await ctx.repos.endpoints.get(org, id) : undefined;
+    if (!endpoint) throw notFound('no webhook endpoint with this id');
+    return c.json({data: await ctx.repos.deliveries.listForEndpoint(endpoint.id, ctx.clock.now())});
+  });
+}
+
+function bearerAuth(ctx: EmulatorContext) {
+  return createMiddleware<AppEnv>(async (c: Context<AppEnv>, next) => {
+    const address = clientAddress(c);
+    const wait = ctx.limiter.retryAfterSeconds(address);
+    if (wait > 0) {
+      throw new HttpError(429, 'rate_limited', 'too many failed authentication attempts; try again later', {
+        'Retry-After': String(wait),
+      });
+    }
+    const key = await ctx.auth.authenticate(c.req.header('authorization'));
+    if (!key) {
+      ctx.limiter.recordFailure(address);
+      throw unauthorized();
+    }
+    c.set('key', {id: key.id, orgId: key.orgId});
+    await next();
+  });
+}

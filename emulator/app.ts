@@ -1,0 +1,34 @@
+// Builds the emulator's HTTP app without listening, so tests can call app.request() in-process.
+import {Hono} from 'hono';
+import {methodNotAllowed} from 'hono/method-not-allowed';
+import {registerV1Routes} from './api/v1.js';
+import type {AppEnv, EmulatorApp, EmulatorContext, EmulatorPlugin} from './context.js';
+import {registerControlRoutes} from './control/routes.js';
+import {errorHandler, HttpError, notFound} from './http-error.js';
+import {registerAccountPage} from './web/account-page.js';
+
+export interface CreateAppOptions {
+  /** Extra parts (delivery engine, sandboxes) whose routes are mounted after the core ones. */
+  plugins?: EmulatorPlugin[];
+}
+
+export function createApp(ctx: EmulatorContext, options: CreateAppOptions = {}): EmulatorApp {
+  const app = new Hono<AppEnv>();
+  app.onError(errorHandler(ctx.log));
+  app.notFound(() => notFound('no such route').toResponse());
+  app.use(
+    methodNotAllowed({
+      app,
+      onMethodNotAllowed: (_c, methods) =>
+        new HttpError(405, 'method_not_allowed', `this route answers ${methods.join(', ')} only`, {
+          Allow: methods.join(', '),
+        }).toResponse(),
+    }),
+  );
+
+  registerV1Routes(app, ctx);
+  registerControlRoutes(app, ctx);
+  registerAccountPage(app, ctx);
+  for (const plugin of options.plugins ?? []) plugin.routes?.(app, ctx);
+  return app;
+}

@@ -1,0 +1,87 @@
+// Bearer authentication for /v1: a hot request is answered from memory, a revoked key fails on the very next request.
+import {API_KEY_SECRET_PATTERN} from '../../src/lib/ids.js';
+import type {Clock} from '../clock.js';
+import {type ApiKeyRepository, keyStatus, type StoredKey} from '../db/repositories.js';
+import {hashSecret, safeEqual} from './hash.js';
+
+// last_used_at is written at most this often per key: exact enough for a key page, cheap on the hot path.
+export const LAST_USED_WRITE_INTERVAL_MS = 60_000;
+
+const BEARER = /^Bearer +(\S+) *$/i;
+
+/** Extracts the secret of `Authorization: Bearer svc_…`, or undefined for anything else. */
+export function parseBearer(header: string | undefined): string | undefined {
+  // Real keys are 44 characters; refusing long headers early keeps hostile input cheap.
+  if (!header || header.length > 200) return undefined;
+  const m = BEARER.exec(header);
+  const token = m?.[1];
+  return token && API_KEY_SECRET_PATTERN.test(token) ? token : undefined;
+}
+
+export class Authenticator {
+  // hash -> key; only keys that exist are cached, so failed guesses cannot grow it.
+  private readonly byHash = new Map<string, StoredKey>();
+  private readonly pendingWrites = new Set<Promise<void>>();
+  private readonly lastWritten = new Map<string, number>();
+  // key id -> last use seen in memory, which may be newer than the row until the next write.
+  private readonly lastSeen = new Map<string, Date>();
+
+  constructor(
+    private readonly keys: ApiKeyRepository,
+    private readonly clock: Clock,
+    private readonly log: (line: string) => void = () => undefined,
+  ) {}
+
+  /** The active key for an Authorization header, or undefined when it is missing, malformed, wrong, revoked or expired. */
+  async authenticate(header: string | undefined): Promise<StoredKey | undefined> {
+    const secret = parseBearer(header);
+    if (!secret) return undefined;
+    const hash = hashSecret(secret);
+    let key = this.byHash.get(hash);
+    if (!key) {
+      key = await this.keys.findByHash(hash);
+      if (!key) return undefined;
+      this.byHash.set(hash, key);
+    }
+    if (!safeEqual(key.secretHash, hash)) return undefined;
+    const now = this.clock.now();
+    if (keyStatus(key, now) !== 'active') return undefined;
+    this.noteUse(key, now);
+    return key;
+  }
+
+  /** Called by whoever revokes a key, so the cache never answers for it again. */
+  forget(keyId: string): void {
+    for (const [hash, key] of this.byHash) {
+      if (key.id === keyId) this.byHash.delete(hash);
+    }
+    this.lastWritten.delete(keyId);
+    this.lastSeen.delete(keyId);
+  }
+
+  /** The most recent use of a key known to this process, newer than the stored one when a write is still due. */
+  lastUsedAt(key: StoredKey): Date | null {
+    const seen = this.lastSeen.get(key.id);
+    if (seen && (!key.lastUsedAt || seen > key.lastUsedAt)) return seen;
+    return key.lastUsedAt;
+  }
+
+  /** Resolves when every last-used write started so far has finished (for a clean shutdown). */
+  async flush(): Promise<void> {
+    await Promise.all([...this.pendingWrites]);
+  }
+
+  private noteUse(key: StoredKey, now: Date): void {
+    key.lastUsedAt = now;
+    this.lastSeen.set(key.id, now);
+    const last = this.lastWritten.get(key.id);
+    const nowMs = now.getTime();
+    if (last !== undefined && nowMs - last < LAST_USED_WRITE_INTERVAL_MS && nowMs >= last) return;
+    this.lastWritten.set(key.id, nowMs);
+    const write = this.keys
+      .touch(key.id, now)
+      .catch((err: unknown) => this.log(`could not record key use: ${(err as Error).message}`))
+      .finally(() => this.pendingWrites.delete(write));
+    this.pendingWrites.add(write);
+  }
+}

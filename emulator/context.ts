@@ -1,0 +1,41 @@
+// What routes and background workers of one emulator share; built once by startEmulator (or a test).
+import type {Hono} from 'hono';
+import type {Authenticator} from './auth/authenticator.js';
+import type {AuthFailureLimiter} from './auth/rate-limiter.js';
+import type {Clock} from './clock.js';
+import type {Database} from './db/database.js';
+import type {Repositories} from './db/repositories.js';
+import type {LookupAll} from './net/endpoint-url.js';
+import type {Vault} from './vault.js';
+
+export interface EmulatorContext {
+  db: Database;
+  repos: Repositories;
+  clock: Clock;
+  vault: Vault;
+  auth: Authenticator;
+  limiter: AuthFailureLimiter;
+  /** The org that control calls act on when they name none. */
+  orgId: string;
+  adminToken: string;
+  allowLocalEndpoints: boolean;
+  /** DNS resolution for endpoint checks; injectable so tests need no network. */
+  lookup: LookupAll;
+  log: (line: string) => void;
+}
+
+export type AppEnv = {Variables: {key: {id: string; orgId: string}}};
+export type EmulatorApp = Hono<AppEnv>;
+
+/**
+ * A part of the emulator beyond the core (the delivery engine, sandboxes): it may add routes
+ * (control routes under /_emulator/ are admin-only automatically) and run in the background
+ * between start and stop.
+ */
+export interface EmulatorPlugin {
+  name: string;
+  routes?(app: EmulatorApp, ctx: EmulatorContext): void;
+  start?(ctx: EmulatorContext): Promise<void> | void;
+  /** Should finish in-flight work; called before the database closes. */
+  stop?(): Promise<void> | void;
+}

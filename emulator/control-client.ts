@@ -1,0 +1,146 @@
+// A typed client for the /_emulator control surface, used by the CLI's `svc emulator …` commands and by tests.
+import type {Org} from '../src/schemas/index.js';
+
+export interface CreatedKey {
+  id: string;
+  name: string;
+  prefix: string;
+  secret: string;
+  created_by: string | null;
+  created_at: string;
+  expires_at: string | null;
+}
+
+export interface KeyRecord {
+  id: string;
+  name: string;
+  prefix: string;
+  created_by: string | null;
+  created_at: string;
+  last_used_at: string | null;
+  expires_at: string | null;
+  status: 'active' | 'revoked' | 'expired';
+}
+
+export interface CreatedWebhook {
+  id: string;
+  url: string;
+  events: string[];
+  description: string | null;
+  created_at: string;
+  secret: string;
+}
+
+export interface ClockState {
+  now: string;
+  mode: 'real' | 'manual';
+}
+
+export class EmulatorControlError extends Error {
+  constructor(
+    message: string,
+    readonly status: number,
+    readonly code: string,
+  ) {
+    super(message);
+    this.name = 'EmulatorControlError';
+  }
+}
+
+export interface EmulatorControlOptions {
+  url: string;
+  adminToken: string;
+  fetch?: typeof fetch;
+}
+
+export class EmulatorControl {
+  private readonly base: string;
+  private readonly adminToken: string;
+  private readonly fetchImpl: typeof fetch;
+
+  constructor(options: EmulatorControlOptions) {
+    this.base = options.url.replace(/\/+$/, '');
+    this.adminToken = options.adminToken;
+    this.fetchImpl = options.fetch ?? fetch;
+  }
+
+  health(): Promise<{ok: true; org_id: string}> {
+    return this.call('GET', '/_emulator/health');
+  }
+
+  createOrg(input: {name: string}): Promise<Org> {
+    return this.call('POST', '/_emulator/orgs', input);
+  }
+
+  createKey(input: {
+    name: string;
+    expires?: '30' | '90' | '365' | 'never';
+    created_by?: string;
+    org_id?: string;
+  }): Promise<CreatedKey> {
+    return this.call('POST', '/_emulator/keys', input);
+  }
+
+  revokeKey(id: string): Promise<KeyRecord> {
+    return this.call('POST', `/_emulator/keys/${encodeURIComponent(id)}/revoke`);
+  }
+
+  createWebhook(input: {
+    url: string;
+    events: string[];
+    description?: string;
+    org_id?: string;
+  }): Promise<CreatedWebhook> {
+    return this.call('POST', '/_emulator/webhooks', input);
+  }
+
+  async deleteWebhook(id: string): Promise<void> {
+    await this.call('DELETE', `/_emulator/webhooks/${encodeURIComponent(id)}`);
+  }
+
+  clock(): Promise<ClockState> {
+    return this.call('GET', '/_emulator/clock');
+  }
+
+  advanceClock(duration: string): Promise<ClockState> {
+    return this.call('POST', '/_emulator/clock', {advance: duration});
+  }
+
+  setClock(iso: string): Promise<ClockState> {
+    return this.call('POST', '/_emulator/clock', {set: iso});
+  }
+
+  /** Any control route, including those the delivery engine adds. */
+  async call<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const headers: Record<string, string> = {authorization: `Bearer ${this.adminToken}`};
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    let res: Response;
+    try {
+      res = await this.fetchImpl(`${this.base}${path}`, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    } catch (err) {
+      throw new EmulatorControlError(
+        `could not reach the emulator at ${this.base} (${(err as Error).message}); is it running?`,
+        0,
+        'unreachable',
+      );
+    }
+    const text = await res.text();
+    if (!res.ok) {
+      let code = 'error';
+      let message = `the emulator answered ${res.status}`;
+      try {
+        const parsed = JSON.parse(text) as {error?: {code?: string; message?: string}};
+        code = parsed.error?.code ?? code;
+        message = parsed.error?.message ?? message;
+      } catch {
+        // Not our error shape; keep the status-based message.
+      }
+      throw new EmulatorControlError(message, res.status, code);
+    }
+    return (text ? JSON.parse(text) : undefined) as T;
+  }
+}

@@ -1,0 +1,99 @@
+// A migrated PGlite data directory made once (at build time, or lazily into the user cache) and copied
+// for every fresh data dir: PGlite's initdb costs seconds, a copy costs milliseconds.
+import {createHash, randomBytes} from 'node:crypto';
+import {cp, mkdir, readFile, rename, rm, writeFile} from 'node:fs/promises';
+import {existsSync} from 'node:fs';
+import {createRequire} from 'node:module';
+import {dirname, join} from 'node:path';
+import {fileURLToPath} from 'node:url';
+import {cacheDir} from '../../src/lib/paths.js';
+import {listMigrations, migrate, wrapPGlite} from './database.js';
+import {openPGlite} from './pglite.js';
+
+const TEMPLATE_META = 'template.json';
+export const PGDATA = 'pgdata';
+
+/** Changes whenever the migrations or the PGlite build change, so a stale template is never used. */
+export async function templateKey(): Promise<string> {
+  const hash = createHash('sha256');
+  hash.update(`pglite ${await pgliteVersion()}\n`);
+  for (const m of await listMigrations()) hash.update(`${m.version}\n${m.sql}\n`);
+  return hash.digest('hex').slice(0, 16);
+}
+
+async function pgliteVersion(): Promise<string> {
+  // The package does not export its package.json, so find it above its entry point.
+  const entry = createRequire(import.meta.url).resolve('@electric-sql/pglite');
+  const root = packageRoot(dirname(entry));
+  if (!root) return 'unknown';
+  return (JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as {version: string}).version;
+}
+
+function packageRoot(from = dirname(fileURLToPath(import.meta.url))): string | undefined {
+  let dir = from;
+  for (;;) {
+    if (existsSync(join(dir, 'package.json'))) return dir;
+    const parent = dirname(dir);
+    if (parent === dir) return undefined;
+    dir = parent;
+  }
+}
+
+/** Where build time puts the template (inside the package) and where it is made lazily otherwise. */
+export function templateLocations(env: NodeJS.ProcessEnv = process.env): {built?: string; cache: string} {
+  const root = packageRoot();
+  return {
+    built: root ? join(root, 'dist', 'emulator', 'pg-template') : undefined,
+    cache: join(cacheDir(env), 'emulator-pg-template'),
+  };
+}
+
+async function isValidTemplate(dir: string, key: string): Promise<boolean> {
+  try {
+    const meta = JSON.parse(await readFile(join(dir, TEMPLATE_META), 'utf8')) as {key?: string};
+    return meta.key === key && existsSync(join(dir, PGDATA, 'PG_VERSION'));
+  } catch {
+    return false;
+  }
+}
+
+/** Builds a migrated template at dir. Built beside it and renamed into place, so readers never see half of one. */
+export async function prepareTemplate(dir: string, key?: string): Promise<void> {
+  const k = key ?? (await templateKey());
+  const tmp = `${dir}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+  await mkdir(tmp, {recursive: true});
+  try {
+    const pg = await openPGlite(join(tmp, PGDATA));
+    const db = wrapPGlite(pg);
+    try {
+      await migrate(db);
+      await db.query('CHECKPOINT');
+    } finally {
+      await db.close();
+    }
+    await writeFile(join(tmp, TEMPLATE_META), `${JSON.stringify({key: k})}\n`);
+    await rm(dir, {recursive: true, force: true});
+    await mkdir(dirname(dir), {recursive: true});
+    await rename(tmp, dir).catch(async (err: NodeJS.ErrnoException) => {
+      // Another process finished first; its template is as good as ours.
+      if (!(await isValidTemplate(dir, k))) throw err;
+    });
+  } finally {
+    await rm(tmp, {recursive: true, force: true});
+  }
+}
+
+/** The directory of a valid template, making one in the user cache when none exists. */
+export async function ensureTemplate(env: NodeJS.ProcessEnv = process.env): Promise<string> {
+  const key = await templateKey();
+  const {built, cache} = templateLocations(env);
+  if (built && (await isValidTemplate(built, key))) return built;
+  if (await isValidTemplate(cache, key)) return cache;
+  await prepareTemplate(cache, key);
+  return cache;
+}
+
+/** Copies the template's data directory to pgdataDir (which must not exist yet). */
+export async function copyTemplate(template: string, pgdataDir: string): Promise<void> {
+  await cp(join(template, PGDATA), pgdataDir, {recursive: true, errorOnExist: true, force: false});
+}

@@ -1,0 +1,67 @@
+// Errors that render themselves in the contract's shape, and the one last-resort handler for everything else.
+import type {Context} from 'hono';
+import type {ContentfulStatusCode} from 'hono/utils/http-status';
+
+export type ErrorCode =
+  | 'unauthorized'
+  | 'forbidden'
+  | 'not_found'
+  | 'invalid_request'
+  | 'rate_limited'
+  | 'vault_unavailable'
+  | 'method_not_allowed'
+  | 'conflict'
+  | 'payload_too_large'
+  | 'internal';
+
+export class HttpError extends Error {
+  readonly status: ContentfulStatusCode;
+  readonly code: ErrorCode;
+  readonly headers: Record<string, string>;
+
+  constructor(
+    status: ContentfulStatusCode,
+    code: ErrorCode,
+    message: string,
+    headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = 'HttpError';
+    this.status = status;
+    this.code = code;
+    this.headers = headers;
+  }
+
+  toResponse(): Response {
+    return Response.json(
+      {error: {code: this.code, message: this.message}},
+      {status: this.status, headers: this.headers},
+    );
+  }
+}
+
+export const unauthorized = () =>
+  // One message whatever the reason, so a caller learns nothing about which keys exist.
+  new HttpError(401, 'unauthorized', 'missing or invalid API key; pass `Authorization: Bearer svc_…`');
+export const forbidden = (message: string) => new HttpError(403, 'forbidden', message);
+export const notFound = (message = 'no such resource') => new HttpError(404, 'not_found', message);
+export const invalidRequest = (message: string) => new HttpError(400, 'invalid_request', message);
+export const conflict = (message: string) => new HttpError(409, 'conflict', message);
+
+/** Hono's onError: known errors render themselves; anything else is logged and answered without internals. */
+export function errorHandler(log: (line: string) => void) {
+  return (err: Error, c: Context): Response => {
+    if (err instanceof HttpError) return err.toResponse();
+    // Hono's own HTTPException (e.g. from a middleware) carries a status we can keep.
+    const status = (err as {status?: unknown}).status;
+    if (typeof status === 'number' && status >= 400 && status < 500) {
+      return new HttpError(
+        status as ContentfulStatusCode,
+        'invalid_request',
+        'the request could not be processed',
+      ).toResponse();
+    }
+    log(`internal error on ${c.req.method} ${c.req.path}: ${err.stack ?? err.message}`);
+    return new HttpError(500, 'internal', 'internal error').toResponse();
+  };
+}

@@ -1,0 +1,58 @@
+// <dataDir>/emulator.json tells control commands where a running emulator listens and its admin token.
+import {readFile, rm, writeFile, rename} from 'node:fs/promises';
+import {join} from 'node:path';
+
+export const RUNTIME_FILE = 'emulator.json';
+
+export interface RuntimeInfo {
+  api_url: string;
+  account_url: string;
+  admin_token: string;
+  pid: number;
+  data_dir: string;
+}
+
+export function runtimeFilePath(dataDir: string): string {
+  return join(dataDir, RUNTIME_FILE);
+}
+
+/** Written 0600 and renamed into place, so a reader never sees half a file and nobody else can read the token. */
+export async function writeRuntimeFile(dataDir: string, info: RuntimeInfo): Promise<void> {
+  const path = runtimeFilePath(dataDir);
+  const tmp = `${path}.${process.pid}.tmp`;
+  await writeFile(tmp, `${JSON.stringify(info, null, 2)}\n`, {mode: 0o600});
+  await rename(tmp, path);
+}
+
+export async function readRuntimeFile(dataDir: string): Promise<RuntimeInfo | undefined> {
+  try {
+    const info = JSON.parse(await readFile(runtimeFilePath(dataDir), 'utf8')) as Partial<RuntimeInfo>;
+    if (
+      typeof info.api_url !== 'string' ||
+      typeof info.admin_token !== 'string' ||
+      typeof info.pid !== 'number'
+    ) {
+      return undefined;
+    }
+    return info as RuntimeInfo;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Removes the file only when it still describes this process (a newer emulator may have replaced it). */
+export async function removeRuntimeFile(dataDir: string, pid = process.pid): Promise<void> {
+  const info = await readRuntimeFile(dataDir);
+  if (info && info.pid !== pid) return;
+  await rm(runtimeFilePath(dataDir), {force: true});
+}
+
+export function isProcessAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: it exists but belongs to someone else.
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
