@@ -1,0 +1,20 @@
+// The delivery engine's public surface.
+export {BlockedAddressError, createDeliveryAgent, isPublicAddress, type Resolver} from './address-policy.js';
+export {buildEvent, recordEvent} from './events.js';
+export {
+  createDeliveryPlugin,
+  type DeliveryEngine,
+  type DeliveryPlugin,
+  type DeliveryPluginOptions,
+} from './plugin.js';
+export {RelayHub, type RelayDelivery, type RelayReport} from './relay-hub.js';
+export {
+  DELIVERY_TIMEOUT_MS,
+  MAX_ATTEMPTS,
+  RESPONSE_BODY_LIMIT_BYTES,
+  RETENTION_MS,
+  RETRY_WAITS_MS,
+  retryDelayAfter,
+} from './retry-policy.js';
+export {type AttemptResult, sendAttempt} from './sender.js';
+export {DELIVERY_USER_AGENT, DeliveryWorker, type DeliveryWorkerOptions} from './worker.js';

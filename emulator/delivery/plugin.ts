@@ -1,0 +1,93 @@
+// The delivery engine as an emulator plugin: sandboxes, events, the worker, the relay and their control routes.
+import type {Dispatcher} from 'undici';
+import type {EmulatorContext, EmulatorPlugin} from '../context.js';
+import {registerSandboxRoutes} from '../sandboxes/routes.js';
+import {SandboxService} from '../sandboxes/service.js';
+import {RelayHub} from './relay-hub.js';
+import {registerRelayRoutes} from './relay-routes.js';
+import {purgeOlderThan} from './repository.js';
+import {RETENTION_MS} from './retry-policy.js';
+import {DeliveryWorker, type DeliveryWorkerOptions} from './worker.js';
+
+export interface DeliveryPluginOptions {
+  /** Real-time limit of one attempt (default: the spec's 10 s). */
+  timeoutMs?: number;
+  /** Replaces the delivery agent (benchmarks); the caller closes it. */
+  dispatcher?: Dispatcher;
+  /** Passed through to the worker (lanes, batch sizes, idle polling). */
+  worker?: Pick<
+    DeliveryWorkerOptions,
+    'maxLanes' | 'perEndpoint' | 'claimLimit' | 'idleMs' | 'leaseMs' | 'maxResponseBytes'
+  >;
+}
+
+export interface DeliveryEngine {
+  sandboxes: SandboxService;
+  relay: RelayHub;
+  worker: DeliveryWorker;
+}
+
+const PURGE_EVERY_MS = 60_000;
+
+export interface DeliveryPlugin extends EmulatorPlugin {
+  /** The running engine; created with the app's routes, started with the emulator. */
+  engine(): DeliveryEngine;
+}
+
+export function createDeliveryPlugin(options: DeliveryPluginOptions = {}): DeliveryPlugin {
+  let engine: DeliveryEngine | undefined;
+
+  const ensure = (ctx: EmulatorContext): DeliveryEngine => {
+    if (engine) return engine;
+    const relay = new RelayHub();
+    let worker: DeliveryWorker | undefined;
+    const sandboxes = new SandboxService({db: ctx.db, clock: ctx.clock, onEvent: () => worker?.notify()});
+    let lastPurge: number | undefined;
+    worker = new DeliveryWorker({
+      ...options.worker,
+      db: ctx.db,
+      clock: ctx.clock,
+      vault: ctx.vault,
+      relay,
+      allowLocalEndpoints: ctx.allowLocalEndpoints,
+      resolver: ctx.lookup,
+      dispatcher: options.dispatcher,
+      timeoutMs: options.timeoutMs,
+      exclusiveDatabase: ctx.db.kind === 'pglite',
+      log: ctx.log,
+      sweep: async (now) => {
+        const next = await sandboxes.expireDue(now);
+        const t = now.getTime();
+        // A clock set backwards restarts the interval rather than postponing purges for good.
+        if (lastPurge === undefined || t - lastPurge >= PURGE_EVERY_MS || t < lastPurge) {
+          lastPurge = t;
+          await purgeOlderThan(ctx.db, new Date(t - RETENTION_MS));
+        }
+        return next;
+      },
+    });
+    engine = {sandboxes, relay, worker};
+    return engine;
+  };
+
+  return {
+    name: 'delivery',
+    routes(app, ctx) {
+      const e = ensure(ctx);
+      registerSandboxRoutes(app, ctx, () => e.sandboxes);
+      registerRelayRoutes(app, ctx, e.relay);
+    },
+    start(ctx) {
+      ensure(ctx).worker.start();
+    },
+    async stop() {
+      if (!engine) return;
+      engine.relay.closeAll();
+      await engine.worker.stop();
+    },
+    engine() {
+      if (!engine) throw new Error('the delivery plugin has not been attached to an emulator yet');
+      return engine;
+    },
+  };
+}

@@ -1,0 +1,32 @@
+// Parses a JSON object body against a zod schema; bad input becomes a 400 that names the first problem.
+import type {Context} from 'hono';
+import type {z} from 'zod';
+import {invalidRequest} from '../http-error.js';
+
+export async function readJsonBody<T>(c: Context, schema: z.ZodType<T>, emptyAllowed = false): Promise<T> {
+  let body: unknown;
+  const text = await c.req.text();
+  if (text.trim() === '' && emptyAllowed) body = {};
+  else {
+    try {
+      body = JSON.parse(text);
+    } catch {
+      throw invalidRequest('the request body must be a JSON object');
+    }
+  }
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    throw invalidRequest('the request body must be a JSON object');
+  }
+  const parsed = schema.safeParse(body);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const message =
+      issue?.code === 'unrecognized_keys'
+        ? `unknown field ${issue.keys.map((k) => JSON.stringify(k)).join(', ')}`
+        : issue
+          ? `${issue.path.length ? `${issue.path.join('.')}: ` : ''}${issue.message}`
+          : 'invalid request body';
+    throw invalidRequest(message);
+  }
+  return parsed.data;
+}

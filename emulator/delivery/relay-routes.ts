@@ -1,0 +1,130 @@
+// Control routes behind `svc listen`: register a relay endpoint, stream its deliveries as NDJSON, take reports.
+import {z} from 'zod';
+import {EVENT_TYPES} from '../../src/schemas/index.js';
+import type {EmulatorApp, EmulatorContext} from '../context.js';
+import {conflict, HttpError, invalidRequest, notFound} from '../http-error.js';
+import {readJsonBody} from './read-json.js';
+import type {RelayHub} from './relay-hub.js';
+import {isRelayEndpoint, registerRelay} from './relay-registry.js';
+import {isSuccessStatus, RESPONSE_BODY_LIMIT_BYTES} from './retry-policy.js';
+
+const ENDPOINT_ID = /^we_[0-9A-Za-z]{24}$/;
+const ORG_ID = /^org_[0-9A-Za-z]{24}$/;
+/** Keeps idle proxies and the listener's stale-connection check satisfied. */
+export const RELAY_PING_INTERVAL_MS = 15_000;
+
+const RegisterBody = z.strictObject({
+  name: z
+    .string({error: 'name must be a string'})
+    .regex(/^[a-z0-9][a-z0-9._-]{0,62}$/, {error: 'name must be 1-63 characters of a-z, 0-9, ., _ or -'})
+    .optional(),
+  events: z
+    .array(z.enum(EVENT_TYPES, {error: `events must be among ${EVENT_TYPES.join(', ')}`}))
+    .min(1, {error: 'events must name at least one event type'})
+    .optional(),
+  org_id: z
+    .string({error: 'org_id must be a string'})
+    .regex(ORG_ID, {error: 'org_id is not an org id'})
+    .optional(),
+});
+
+const ReportBody = z.strictObject({
+  delivery_id: z.string({error: 'delivery_id must be a string'}).max(64),
+  attempt: z.number({error: 'attempt must be a number'}).int().min(1).max(100),
+  status_code: z.number().int().min(100).max(999).nullable(),
+  error: z.string().max(2000).nullable(),
+  duration_ms: z.number().min(0).max(3_600_000),
+  body: z
+    .string()
+    .max(RESPONSE_BODY_LIMIT_BYTES * 4)
+    .nullable(),
+});
+
+export function registerRelayRoutes(app: EmulatorApp, ctx: EmulatorContext, hub: RelayHub): void {
+  app.post('/_emulator/relay', async (c) => {
+    const body = await readJsonBody(c, RegisterBody, true);
+    if (!ctx.vault.available) {
+      throw new HttpError(
+        503,
+        'vault_unavailable',
+        'relay endpoints need a vault key to store their signing secret',
+      );
+    }
+    const orgId = body.org_id ?? ctx.orgId;
+    const org = await ctx.db.query('SELECT 1 FROM orgs WHERE id = $1', [orgId]);
+    if (org.rows.length === 0) throw notFound('no org with this id');
+    const events = body.events ? [...new Set(body.events)] : [...EVENT_TYPES];
+    const relay = await registerRelay(ctx.db, ctx.vault, {
+      orgId,
+      name: body.name ?? 'default',
+      events,
+      now: ctx.clock.now(),
+    });
+    const {created, ...record} = relay;
+    return c.json(record, created ? 201 : 200);
+  });
+
+  app.get('/_emulator/relay/:id/stream', async (c) => {
+    const id = c.req.param('id');
+    if (!ENDPOINT_ID.test(id) || !(await isRelayEndpoint(ctx.db, id)))
+      throw notFound('no relay endpoint with this id');
+    const encoder = new TextEncoder();
+    let cleanup: () => void = () => undefined;
+    const stream = new ReadableStream<Uint8Array>({
+      start(controller) {
+        let open = true;
+        const send = (message: object) => {
+          if (!open) return;
+          try {
+            controller.enqueue(encoder.encode(`${JSON.stringify(message)}\n`));
+          } catch {
+            open = false;
+          }
+        };
+        const ping = setInterval(() => send({type: 'ping'}), RELAY_PING_INTERVAL_MS);
+        let detach: () => void = () => undefined;
+        cleanup = () => {
+          if (!open) return;
+          open = false;
+          clearInterval(ping);
+          detach();
+          try {
+            controller.close();
+          } catch {
+            // already closed by the client going away
+          }
+        };
+        send({type: 'connected', endpoint_id: id});
+        detach = hub.attach(id, {send, close: () => cleanup()});
+        c.req.raw.signal?.addEventListener('abort', () => cleanup(), {once: true});
+      },
+      cancel() {
+        cleanup();
+      },
+    });
+    return new Response(stream, {
+      status: 200,
+      headers: {'content-type': 'application/x-ndjson', 'cache-control': 'no-store'},
+    });
+  });
+
+  app.post('/_emulator/relay/:id/results', async (c) => {
+    const id = c.req.param('id');
+    if (!ENDPOINT_ID.test(id)) throw notFound('no relay endpoint with this id');
+    const body = await readJsonBody(c, ReportBody);
+    if (body.status_code === null && body.error === null) {
+      throw invalidRequest('a report needs status_code or error');
+    }
+    const ok = body.status_code !== null && isSuccessStatus(body.status_code) && body.error === null;
+    const accepted = hub.report(
+      id,
+      body.delivery_id,
+      body.attempt,
+      {status_code: body.status_code, error: body.error, duration_ms: body.duration_ms, body: body.body},
+      ok,
+    );
+    if (!accepted)
+      throw conflict('no attempt is waiting for this report (it timed out or was already reported)');
+    return c.body(null, 204);
+  });
+}

@@ -1,0 +1,209 @@
+// SQL of the delivery engine: claim due deliveries under a lease, record attempts in batches, find the next
+// due time, purge what retention allows. Plain SQL that runs on PGlite and PostgreSQL alike.
+import type {Database} from '../db/database.js';
+
+export interface ClaimedDelivery {
+  id: string;
+  endpointId: string;
+  eventId: string;
+  eventType: string;
+  /** Number of this attempt (1 for the first). */
+  attempt: number;
+  body: string;
+  url: string;
+  secretCiphertext: string;
+  relay: boolean;
+}
+
+export interface ClaimOptions {
+  /** Emulator-clock time: what is due. */
+  now: Date;
+  /** Real time: leases protect against crashed processes, which the emulator clock knows nothing about. */
+  realNow: Date;
+  leaseUntil: Date;
+  owner: string;
+  /** Endpoints with an attempt already in flight here: per-endpoint order means one lane each. */
+  busyEndpoints: string[];
+  /** Relay endpoints with a listener attached; the other relay endpoints wait without using attempts. */
+  connectedRelays: string[];
+  limit: number;
+  perEndpoint: number;
+}
+
+/**
+ * Claims due deliveries, at most `perEndpoint` per endpoint in their order, skipping endpoints busy here or
+ * leased by another process. Locked rows are skipped rather than waited for.
+ */
+export async function claimDue(db: Database, o: ClaimOptions): Promise<ClaimedDelivery[]> {
+  return db.transaction(async (tx) => {
+    const candidates = await tx.query<{id: string; endpoint_id: string}>(
+      `SELECT d.id, d.endpoint_id
+         FROM deliveries d
+        WHERE d.status = 'pending'
+          AND d.next_attempt_at <= $1
+          AND (d.locked_until IS NULL OR d.locked_until <= $2)
+          AND NOT (d.endpoint_id = ANY($3::text[]))
+          AND NOT EXISTS (SELECT 1 FROM deliveries x
+                           WHERE x.endpoint_id = d.endpoint_id AND x.locked_until IS NOT NULL AND x.locked_until > $2)
+          AND NOT EXISTS (SELECT 1 FROM relay_endpoints r
+                           WHERE r.endpoint_id = d.endpoint_id AND NOT (r.endpoint_id = ANY($4::text[])))
+        ORDER BY d.next_attempt_at, d.seq
+        LIMIT $5
+        FOR UPDATE OF d SKIP LOCKED`,
+      [o.now, o.realNow, o.busyEndpoints, o.connectedRelays, o.limit],
+    );
+    const perEndpoint = new Map<string, number>();
+    const chosen: string[] = [];
+    for (const row of candidates.rows) {
+      const n = perEndpoint.get(row.endpoint_id) ?? 0;
+      if (n >= o.perEndpoint) continue;
+      perEndpoint.set(row.endpoint_id, n + 1);
+      chosen.push(row.id);
+    }
+    if (chosen.length === 0) return [];
+    const claimed = await tx.query<{
+      id: string;
+      endpoint_id: string;
+      event_id: string;
+      event_type: string;
+      attempts: number;
+      seq: string | number;
+      body: string;
+      url: string;
+      secret_ciphertext: string;
+      relay: boolean;
+    }>(
+      `UPDATE deliveries d SET locked_until = $2, locked_by = $3
+         FROM events e, webhook_endpoints w
+        WHERE d.id = ANY($1::text[]) AND e.id = d.event_id AND w.id = d.endpoint_id
+        RETURNING d.id, d.endpoint_id, d.event_id, d.event_type, d.attempts, d.seq, d.next_attempt_at,
+                  e.body, w.url, w.secret_ciphertext,
+                  EXISTS (SELECT 1 FROM relay_endpoints r WHERE r.endpoint_id = d.endpoint_id) AS relay`,
+      [chosen, o.leaseUntil, o.owner],
+    );
+    // RETURNING has no order; restore the claim order so each endpoint's lane runs oldest first.
+    const rank = new Map(chosen.map((id, i) => [id, i]));
+    return claimed.rows
+      .sort((a, b) => (rank.get(a.id) ?? 0) - (rank.get(b.id) ?? 0))
+      .map((r) => ({
+        id: r.id,
+        endpointId: r.endpoint_id,
+        eventId: r.event_id,
+        eventType: r.event_type,
+        attempt: r.attempts + 1,
+        body: r.body,
+        url: r.url,
+        secretCiphertext: r.secret_ciphertext,
+        relay: r.relay,
+      }));
+  });
+}
+
+export async function extendLease(db: Database, ids: string[], until: Date, owner: string): Promise<void> {
+  if (ids.length === 0) return;
+  await db.query(
+    `UPDATE deliveries SET locked_until = $2 WHERE id = ANY($1::text[]) AND locked_by = $3 AND status = 'pending'`,
+    [ids, until, owner],
+  );
+}
+
+/** Hands claimed deliveries back untouched (shutdown, or a relay listener that went away). */
+export async function releaseLeases(db: Database, ids: string[], owner: string): Promise<void> {
+  if (ids.length === 0) return;
+  await db.query(
+    `UPDATE deliveries SET locked_until = NULL, locked_by = NULL WHERE id = ANY($1::text[]) AND locked_by = $2`,
+    [ids, owner],
+  );
+}
+
+/** Frees every lease: only safe where this process is the database's sole user (PGlite owns its data dir). */
+export async function releaseAllLeases(db: Database): Promise<number> {
+  const r = await db.query(
+    `UPDATE deliveries SET locked_until = NULL, locked_by = NULL WHERE locked_until IS NOT NULL`,
+  );
+  return r.rowCount;
+}
+
+export interface AttemptRecord {
+  deliveryId: string;
+  attempt: number;
+  startedAt: Date;
+  finishedAt: Date;
+  durationMs: number;
+  statusCode: number | null;
+  error: string | null;
+  responseBody: string | null;
+  trigger: 'scheduled' | 'manual';
+  /** The outcome for the delivery: next status and when to try again. */
+  status: 'pending' | 'succeeded' | 'failed';
+  nextAttemptAt: Date | null;
+}
+
+/** Writes a batch of attempts and moves their deliveries in one transaction. */
+export async function recordAttempts(db: Database, records: AttemptRecord[]): Promise<void> {
+  if (records.length === 0) return;
+  const col = <K extends keyof AttemptRecord>(k: K) => records.map((r) => r[k]);
+  await db.transaction(async (tx) => {
+    await tx.query(
+      `INSERT INTO delivery_attempts (delivery_id, attempt, started_at, duration_ms, status_code, error, response_body, trigger)
+       SELECT * FROM unnest($1::text[], $2::int[], $3::timestamptz[], $4::int[], $5::int[], $6::text[], $7::text[], $8::text[])
+       ON CONFLICT (delivery_id, attempt) DO NOTHING`,
+      [
+        col('deliveryId'),
+        col('attempt'),
+        col('startedAt'),
+        col('durationMs'),
+        col('statusCode'),
+        col('error'),
+        col('responseBody'),
+        col('trigger'),
+      ],
+    );
+    // The attempts guard keeps a late, duplicate report (after a lease was lost) from moving a delivery backwards.
+    await tx.query(
+      `UPDATE deliveries d
+          SET status = v.status, attempts = v.attempt, last_attempt_at = v.started_at,
+              next_attempt_at = v.next_attempt_at, last_status_code = v.status_code,
+              locked_until = NULL, locked_by = NULL
+         FROM unnest($1::text[], $2::int[], $3::timestamptz[], $4::int[], $5::text[], $6::timestamptz[])
+              AS v(id, attempt, started_at, status_code, status, next_attempt_at)
+        WHERE d.id = v.id AND d.status = 'pending' AND d.attempts < v.attempt`,
+      [
+        col('deliveryId'),
+        col('attempt'),
+        col('startedAt'),
+        col('statusCode'),
+        col('status'),
+        col('nextAttemptAt'),
+      ],
+    );
+  });
+}
+
+/** The earliest emulator-clock time at which something not busy here becomes due, or null. */
+export async function nextDueAt(
+  db: Database,
+  realNow: Date,
+  busyEndpoints: string[],
+  connectedRelays: string[],
+): Promise<Date | null> {
+  const r = await db.query<{at: Date | string | null}>(
+    `SELECT min(d.next_attempt_at) AS at
+       FROM deliveries d
+      WHERE d.status = 'pending'
+        AND (d.locked_until IS NULL OR d.locked_until <= $1)
+        AND NOT (d.endpoint_id = ANY($2::text[]))
+        AND NOT EXISTS (SELECT 1 FROM relay_endpoints r
+                         WHERE r.endpoint_id = d.endpoint_id AND NOT (r.endpoint_id = ANY($3::text[])))`,
+    [realNow, busyEndpoints, connectedRelays],
+  );
+  const at = r.rows[0]?.at;
+  return at ? new Date(at) : null;
+}
+
+/** Retention (spec §6.6): events older than the cut-off go, and their deliveries and attempts with them. */
+export async function purgeOlderThan(db: Database, cutoff: Date): Promise<number> {
+  const deliveries = await db.query('DELETE FROM deliveries WHERE created_at < $1', [cutoff]);
+  const events = await db.query('DELETE FROM events WHERE created_at < $1', [cutoff]);
+  return deliveries.rowCount + events.rowCount;
+}

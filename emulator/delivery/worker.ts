@@ -1,0 +1,374 @@
+// The delivery worker: claims due deliveries under a lease, runs one lane per endpoint (so each endpoint sees its
+// deliveries in order), signs every attempt afresh, records attempts in batches and schedules retries by the
+// emulator clock. It wakes when told (new event, clock moved, listener attached) or when the next one is due.
+import {randomBytes} from 'node:crypto';
+import type {Dispatcher} from 'undici';
+import type {Clock} from '../clock.js';
+import type {Database} from '../db/database.js';
+import type {Vault} from '../vault.js';
+import {createDeliveryAgent, type Resolver} from './address-policy.js';
+import type {RelayHub} from './relay-hub.js';
+import {
+  type AttemptRecord,
+  type ClaimedDelivery,
+  claimDue,
+  extendLease,
+  nextDueAt,
+  recordAttempts,
+  releaseAllLeases,
+  releaseLeases,
+} from './repository.js';
+import {DELIVERY_TIMEOUT_MS, RESPONSE_BODY_LIMIT_BYTES, retryDelayAfter} from './retry-policy.js';
+import {type AttemptResult, sendAttempt} from './sender.js';
+import {signatureHeader} from './signature.js';
+
+export const DELIVERY_USER_AGENT = 'svc-webhooks/1 (+svc emulator)';
+
+export interface DeliveryWorkerOptions {
+  db: Database;
+  clock: Clock;
+  vault: Vault;
+  relay?: RelayHub;
+  /** Lets endpoints on loopback/private addresses and plain http:// be delivered to (local development). */
+  allowLocalEndpoints?: boolean;
+  /** Name resolution for delivery targets; injectable so tests can simulate DNS rebinding offline. */
+  resolver?: Resolver;
+  /** Replaces the delivery agent entirely (benchmarks); the caller owns and closes it. */
+  dispatcher?: Dispatcher;
+  /** Real-time limit of one attempt; the spec's 10 s unless a test shortens it. */
+  timeoutMs?: number;
+  maxResponseBytes?: number;
+  /** Endpoints served at once; each has at most one attempt in flight. */
+  maxLanes?: number;
+  /** Deliveries one lane takes per claim, sent one after another. */
+  perEndpoint?: number;
+  claimLimit?: number;
+  leaseMs?: number;
+  /** Longest sleep without a known due time: picks up other processes' writes and expired leases. */
+  idleMs?: number;
+  /** Frees every lease at start; right when this process alone uses the database (PGlite). */
+  exclusiveDatabase?: boolean;
+  /** Clock-driven chores (sandbox expiry, retention); returns when it next needs to run, if known. */
+  sweep?: (now: Date) => Promise<Date | null>;
+  log?: (line: string) => void;
+}
+
+interface IdleWaiter {
+  afterPass: number;
+  resolve(): void;
+}
+
+const SWEEP_INTERVAL_MS = 1_000;
+
+export class DeliveryWorker {
+  readonly #o: Required<
+    Pick<
+      DeliveryWorkerOptions,
+      'timeoutMs' | 'maxResponseBytes' | 'maxLanes' | 'perEndpoint' | 'claimLimit' | 'leaseMs' | 'idleMs'
+    >
+  > &
+    DeliveryWorkerOptions;
+  readonly #owner = `w_${randomBytes(6).toString('hex')}`;
+  readonly #lanes = new Map<string, Promise<void>>();
+  readonly #shutdown = new AbortController();
+  readonly #idleWaiters: IdleWaiter[] = [];
+  readonly #unsubscribe: (() => void)[] = [];
+  #dispatcher: Dispatcher | undefined;
+  #ownsDispatcher = false;
+  #loop: Promise<void> | undefined;
+  #kicked = false;
+  #wake: (() => void) | undefined;
+  #stopping = false;
+  #pass = 0;
+  #sweepDue = true;
+  #lastSweepReal = 0;
+  #nextSweepAt: Date | null = null;
+  #pausedLogged = false;
+
+  constructor(options: DeliveryWorkerOptions) {
+    this.#o = {
+      timeoutMs: DELIVERY_TIMEOUT_MS,
+      maxResponseBytes: RESPONSE_BODY_LIMIT_BYTES,
+      maxLanes: 16,
+      perEndpoint: 32,
+      claimLimit: 512,
+      leaseMs: 60_000,
+      idleMs: 5_000,
+      ...options,
+    };
+  }
+
+  get timeoutMs(): number {
+    return this.#o.timeoutMs;
+  }
+
+  start(): void {
+    if (this.#loop) return;
+    if (this.#o.dispatcher) this.#dispatcher = this.#o.dispatcher;
+    else {
+      this.#dispatcher = createDeliveryAgent({
+        allowLocalEndpoints: Boolean(this.#o.allowLocalEndpoints),
+        resolver: this.#o.resolver,
+      });
+      this.#ownsDispatcher = true;
+    }
+    this.#unsubscribe.push(
+      this.#o.clock.onChange(() => {
+        this.#sweepDue = true;
+        this.notify();
+      }),
+    );
+    if (this.#o.relay) this.#unsubscribe.push(this.#o.relay.onChange(() => this.notify()));
+    this.#loop = this.#run();
+  }
+
+  /** Something may be due now: a new event, a moved clock, a freed endpoint. */
+  notify(): void {
+    this.#kicked = true;
+    const wake = this.#wake;
+    this.#wake = undefined;
+    wake?.();
+  }
+
+  /** Resolves once everything due at the current clock time has been attempted and recorded. */
+  settled(): Promise<void> {
+    return new Promise((resolve) => {
+      this.#idleWaiters.push({afterPass: this.#pass, resolve});
+      this.notify();
+    });
+  }
+
+  /** Stops claiming, cuts in-flight attempts short without counting them, and waits for the lanes to hand back. */
+  async stop(): Promise<void> {
+    if (this.#stopping) return;
+    this.#stopping = true;
+    this.#shutdown.abort();
+    for (const unsubscribe of this.#unsubscribe) unsubscribe();
+    this.notify();
+    await this.#loop;
+    await Promise.allSettled(this.#lanes.values());
+    for (const waiter of this.#idleWaiters.splice(0)) waiter.resolve();
+    if (this.#ownsDispatcher) await this.#dispatcher?.close().catch(() => undefined);
+  }
+
+  async #run(): Promise<void> {
+    if (this.#o.exclusiveDatabase) {
+      await releaseAllLeases(this.#o.db).catch((err) =>
+        this.#log(`could not free old leases: ${message(err)}`),
+      );
+    }
+    while (!this.#stopping) {
+      this.#kicked = false;
+      this.#pass += 1;
+      let claimed = 0;
+      let delayMs = this.#o.idleMs;
+      try {
+        await this.#maybeSweep();
+        if (this.#o.vault.available) {
+          if (this.#lanes.size < this.#o.maxLanes) claimed = await this.#claimAndStart();
+        } else if (!this.#pausedLogged) {
+          this.#pausedLogged = true;
+          this.#log('deliveries paused: without a vault key no signing secret can be read');
+        }
+        if (claimed > 0 || this.#kicked) continue;
+        delayMs = await this.#sleepBudget();
+      } catch (err) {
+        if (this.#stopping) break;
+        this.#log(`delivery worker: ${message(err)}`);
+        delayMs = 500;
+      }
+      if (this.#lanes.size === 0) this.#resolveIdle();
+      if (!this.#kicked) await this.#sleep(delayMs);
+    }
+  }
+
+  async #maybeSweep(): Promise<void> {
+    const sweep = this.#o.sweep;
+    if (!sweep) return;
+    const realNow = Date.now();
+    const clockNow = this.#o.clock.now();
+    const due =
+      this.#sweepDue ||
+      realNow - this.#lastSweepReal >= SWEEP_INTERVAL_MS ||
+      (this.#nextSweepAt !== null && this.#nextSweepAt <= clockNow);
+    if (!due) return;
+    this.#sweepDue = false;
+    this.#lastSweepReal = realNow;
+    this.#nextSweepAt = await sweep(clockNow);
+  }
+
+  async #claimAndStart(): Promise<number> {
+    const realNow = Date.now();
+    const claimed = await claimDue(this.#o.db, {
+      now: this.#o.clock.now(),
+      realNow: new Date(realNow),
+      leaseUntil: new Date(realNow + this.#o.leaseMs),
+      owner: this.#owner,
+      busyEndpoints: [...this.#lanes.keys()],
+      connectedRelays: this.#o.relay?.connectedIds() ?? [],
+      limit: this.#o.claimLimit,
+      perEndpoint: this.#o.perEndpoint,
+    });
+    const byEndpoint = new Map<string, ClaimedDelivery[]>();
+    for (const d of claimed) {
+      const list = byEndpoint.get(d.endpointId);
+      if (list) list.push(d);
+      else byEndpoint.set(d.endpointId, [d]);
+    }
+    const overflow: string[] = [];
+    for (const [endpointId, items] of byEndpoint) {
+      if (this.#lanes.size >= this.#o.maxLanes || this.#lanes.has(endpointId)) {
+        overflow.push(...items.map((i) => i.id));
+        continue;
+      }
+      const lane = this.#runLane(endpointId, items).finally(() => {
+        this.#lanes.delete(endpointId);
+        this.notify();
+      });
+      this.#lanes.set(endpointId, lane);
+    }
+    await releaseLeases(this.#o.db, overflow, this.#owner);
+    return claimed.length - overflow.length;
+  }
+
+  async #runLane(endpointId: string, items: ClaimedDelivery[]): Promise<void> {
+    const records: AttemptRecord[] = [];
+    let unsent: string[] = [];
+    let leaseUntil = Date.now() + this.#o.leaseMs;
+    let secret: string | undefined;
+    try {
+      for (let i = 0; i < items.length; i++) {
+        const item = items[i] as ClaimedDelivery;
+        const relay = this.#o.relay;
+        if (this.#stopping || (item.relay && !relay?.isConnected(endpointId))) {
+          unsent = items.slice(i).map((d) => d.id);
+          break;
+        }
+        // A lane may outlive its lease when receivers are slow; renew before an attempt could cross it.
+        if (Date.now() + this.#o.timeoutMs + 5_000 > leaseUntil) {
+          leaseUntil = Date.now() + this.#o.leaseMs;
+          await extendLease(
+            this.#o.db,
+            items.slice(i).map((d) => d.id),
+            new Date(leaseUntil),
+            this.#owner,
+          );
+        }
+        secret ??= this.#o.vault.decrypt(item.secretCiphertext);
+        const startedAt = this.#o.clock.now();
+        const t = Math.floor(startedAt.getTime() / 1000);
+        const headers = {
+          'content-type': 'application/json',
+          'user-agent': DELIVERY_USER_AGENT,
+          'svc-signature': signatureHeader(secret, t, item.body),
+          'svc-event-id': item.eventId,
+          'svc-event-type': item.eventType,
+          'svc-delivery-id': item.id,
+          'svc-delivery-attempt': String(item.attempt),
+        };
+        const result: AttemptResult =
+          item.relay && relay
+            ? await relay.deliver(
+                endpointId,
+                {
+                  type: 'delivery',
+                  delivery_id: item.id,
+                  attempt: item.attempt,
+                  event_id: item.eventId,
+                  event_type: item.eventType,
+                  headers,
+                  body: item.body,
+                },
+                this.#o.timeoutMs + 5_000,
+              )
+            : await sendAttempt(item.url, headers, item.body, {
+                dispatcher: this.#dispatcher as Dispatcher,
+                timeoutMs: this.#o.timeoutMs,
+                maxResponseBytes: this.#o.maxResponseBytes,
+                allowLocalEndpoints: Boolean(this.#o.allowLocalEndpoints),
+                signal: this.#shutdown.signal,
+              });
+        if (result.aborted) {
+          unsent = items.slice(i).map((d) => d.id);
+          break;
+        }
+        records.push(this.#outcome(item, startedAt, result));
+      }
+    } catch (err) {
+      this.#log(`delivery lane ${endpointId}: ${message(err)}`);
+      unsent = items.slice(records.length).map((d) => d.id);
+    }
+    try {
+      await recordAttempts(this.#o.db, records);
+      await releaseLeases(this.#o.db, unsent, this.#owner);
+    } catch (err) {
+      // The leases run out on their own and the deliveries are attempted again: at least once, never lost.
+      this.#log(`could not record ${records.length} attempt(s): ${message(err)}`);
+    }
+  }
+
+  #outcome(item: ClaimedDelivery, startedAt: Date, result: AttemptResult): AttemptRecord {
+    const finishedAt = this.#o.clock.now();
+    const wait = result.ok ? null : retryDelayAfter(item.attempt);
+    const status = result.ok ? 'succeeded' : wait === null ? 'failed' : 'pending';
+    return {
+      deliveryId: item.id,
+      attempt: item.attempt,
+      startedAt,
+      finishedAt,
+      durationMs: result.durationMs,
+      statusCode: result.statusCode,
+      error: result.error,
+      responseBody: result.responseBody,
+      trigger: 'scheduled',
+      status,
+      nextAttemptAt: status === 'pending' && wait !== null ? new Date(finishedAt.getTime() + wait) : null,
+    };
+  }
+
+  /** Real milliseconds to sleep before the next look: until the next due time on a real clock, bounded. */
+  async #sleepBudget(): Promise<number> {
+    if (this.#o.clock.mode !== 'real') return this.#o.idleMs;
+    const now = this.#o.clock.nowMs();
+    const due = await nextDueAt(
+      this.#o.db,
+      new Date(),
+      [...this.#lanes.keys()],
+      this.#o.relay?.connectedIds() ?? [],
+    );
+    let delay = this.#o.idleMs;
+    if (due) delay = Math.min(delay, Math.max(20, due.getTime() - now));
+    if (this.#nextSweepAt) delay = Math.min(delay, Math.max(20, this.#nextSweepAt.getTime() - now));
+    return delay;
+  }
+
+  #sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.#wake = undefined;
+        resolve();
+      }, ms);
+      this.#wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  }
+
+  #resolveIdle(): void {
+    const ready = this.#idleWaiters.filter((w) => w.afterPass < this.#pass);
+    if (ready.length === 0) return;
+    for (const waiter of ready) {
+      this.#idleWaiters.splice(this.#idleWaiters.indexOf(waiter), 1);
+      waiter.resolve();
+    }
+  }
+
+  #log(line: string): void {
+    this.#o.log?.(line);
+  }
+}
+
+function message(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,186 @@
+// Sandbox moves and the events they emit, each in one transaction with the event and its deliveries.
+import {base62, newId} from '../../src/lib/ids.js';
+import type {EventType, SvcEvent} from '../../src/schemas/index.js';
+import type {Clock} from '../clock.js';
+import type {Database, Queryable} from '../db/database.js';
+import {recordEvent} from '../delivery/events.js';
+import {
+  dueForExpiry,
+  findSandbox,
+  insertSandbox,
+  listSandboxes,
+  nextExpiry,
+  orgExists,
+  type SandboxRecord,
+  type SandboxRow,
+  toRecord,
+  updateSandbox,
+} from './repository.js';
+import {
+  applyAction,
+  forceForEvent,
+  readyState,
+  type SandboxAction,
+  type SandboxState,
+  TransitionError,
+} from './transitions.js';
+
+export class SandboxNotFoundError extends Error {
+  constructor(what: string) {
+    super(`no such ${what}`);
+    this.name = 'SandboxNotFoundError';
+  }
+}
+
+export interface SandboxServiceOptions {
+  db: Database;
+  clock: Clock;
+  /** Called after a transaction that wrote an event commits, so the delivery worker looks at once. */
+  onEvent?: () => void;
+}
+
+export interface MoveResult {
+  sandbox: SandboxRecord;
+  event: SvcEvent | null;
+  deliveries: number;
+}
+
+export class SandboxService {
+  readonly #db: Database;
+  readonly #clock: Clock;
+  readonly #onEvent: () => void;
+
+  constructor(options: SandboxServiceOptions) {
+    this.#db = options.db;
+    this.#clock = options.clock;
+    this.#onEvent = options.onEvent ?? (() => undefined);
+  }
+
+  async create(input: {orgId: string; name?: string; expiresInMs?: number}): Promise<MoveResult> {
+    const now = this.#clock.now();
+    const expiresAt = input.expiresInMs === undefined ? null : new Date(now.getTime() + input.expiresInMs);
+    return this.#write(async (tx) => {
+      await this.#requireOrg(tx, input.orgId);
+      return this.#insertReady(tx, input.orgId, input.name ?? defaultName(), expiresAt, now);
+    });
+  }
+
+  async act(id: string, action: SandboxAction, options: {lastError?: string} = {}): Promise<MoveResult> {
+    const now = this.#clock.now();
+    return this.#write(async (tx) => {
+      const current = await findSandbox(tx, id, true);
+      if (!current) throw new SandboxNotFoundError('sandbox');
+      const move = applyAction(current, action, options);
+      if (action === 'fork') {
+        return this.#insertReady(tx, current.org_id, `${current.name}-fork`, null, now);
+      }
+      return this.#apply(tx, current, move.state, move.event, now);
+    });
+  }
+
+  /** Emits one event of `type`, creating a sandbox in the implied state when none is named. */
+  async trigger(input: {
+    orgId: string;
+    type: EventType;
+    sandboxId?: string;
+    lastError?: string;
+  }): Promise<MoveResult> {
+    const now = this.#clock.now();
+    return this.#write(async (tx) => {
+      let current: SandboxRow;
+      if (input.sandboxId) {
+        const found = await findSandbox(tx, input.sandboxId, true);
+        if (!found || found.org_id !== input.orgId) throw new SandboxNotFoundError('sandbox in this org');
+        current = found;
+      } else {
+        await this.#requireOrg(tx, input.orgId);
+        current = {
+          id: newId('sbx'),
+          org_id: input.orgId,
+          name: defaultName(),
+          ...readyState(null),
+          created_at: now,
+          updated_at: now,
+        };
+        await insertSandbox(tx, current);
+      }
+      const next = forceForEvent(current, input.type, {lastError: input.lastError, now});
+      return this.#apply(tx, current, next, input.type, now);
+    });
+  }
+
+  async get(id: string): Promise<SandboxRecord> {
+    const row = await findSandbox(this.#db, id);
+    if (!row) throw new SandboxNotFoundError('sandbox');
+    return toRecord(row);
+  }
+
+  async list(orgId: string): Promise<SandboxRecord[]> {
+    await this.#requireOrg(this.#db, orgId);
+    return (await listSandboxes(this.#db, orgId)).map(toRecord);
+  }
+
+  /** Moves every sandbox whose `expires_at` has passed on the clock; returns when the next one will. */
+  async expireDue(now: Date): Promise<Date | null> {
+    for (;;) {
+      const ids = await dueForExpiry(this.#db, now, 100);
+      for (const id of ids) {
+        await this.#write(async (tx) => {
+          const current = await findSandbox(tx, id, true);
+          // Another process (or a trigger) may have moved it since it was listed.
+          if (!current || current.status === 'deleting' || !current.expires_at || current.expires_at > now) {
+            return null;
+          }
+          const move = applyAction(current, 'expire');
+          return this.#apply(tx, current, move.state, move.event, now);
+        });
+      }
+      if (ids.length < 100) break;
+    }
+    return nextExpiry(this.#db, now);
+  }
+
+  async #write<T extends MoveResult | null>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    const result = await this.#db.transaction(fn);
+    if (result?.event) this.#onEvent();
+    return result;
+  }
+
+  async #insertReady(tx: Queryable, orgId: string, name: string, expiresAt: Date | null, now: Date) {
+    const row: SandboxRow = {
+      id: newId('sbx'),
+      org_id: orgId,
+      name,
+      ...readyState(expiresAt),
+      created_at: now,
+      updated_at: now,
+    };
+    await insertSandbox(tx, row);
+    const recorded = await recordEvent(tx, {orgId, type: 'sandbox.ready', sandbox: row, now});
+    return {sandbox: toRecord(row), event: recorded.event, deliveries: recorded.deliveryIds.length};
+  }
+
+  async #apply(
+    tx: Queryable,
+    current: SandboxRow,
+    next: SandboxState,
+    event: EventType | null,
+    now: Date,
+  ): Promise<MoveResult> {
+    await updateSandbox(tx, current.id, next, now);
+    const row: SandboxRow = {...current, ...next, updated_at: now};
+    if (!event) return {sandbox: toRecord(row), event: null, deliveries: 0};
+    const recorded = await recordEvent(tx, {orgId: current.org_id, type: event, sandbox: row, now});
+    return {sandbox: toRecord(row), event: recorded.event, deliveries: recorded.deliveryIds.length};
+  }
+
+  async #requireOrg(q: Queryable, orgId: string): Promise<void> {
+    if (!(await orgExists(q, orgId))) throw new SandboxNotFoundError('org');
+  }
+}
+
+function defaultName(): string {
+  return `sandbox-${base62(6).toLowerCase()}`;
+}
+
+export {TransitionError};

@@ -1,0 +1,107 @@
+// Shared set-up for delivery tests: a migrated in-memory PGlite, seeded rows, and real loopback receivers.
+import {randomBytes} from 'node:crypto';
+import {createServer, type IncomingHttpHeaders, type ServerResponse} from 'node:http';
+import type {AddressInfo} from 'node:net';
+import {PGlite} from '@electric-sql/pglite';
+import {type Database, migrate, wrapPGlite} from '../../../emulator/db/database.js';
+import type {Vault} from '../../../emulator/vault.js';
+import {newId, newSigningSecret} from '../../../src/lib/ids.js';
+
+export async function openTestDb(): Promise<Database> {
+  const db = wrapPGlite(new PGlite() as never);
+  await migrate(db);
+  return db;
+}
+
+/** Empties every table between tests, so one initdb serves a whole file. */
+export async function resetDb(db: Database): Promise<void> {
+  await db.query(
+    'TRUNCATE delivery_attempts, deliveries, events, relay_endpoints, sandboxes, webhook_endpoints, api_keys, orgs CASCADE',
+  );
+}
+
+export async function seedOrg(db: Database, now: Date): Promise<string> {
+  const id = newId('org');
+  await db.query('INSERT INTO orgs (id, name, created_at) VALUES ($1, $2, $3)', [id, 'Test org', now]);
+  return id;
+}
+
+export async function seedEndpoint(
+  db: Database,
+  vault: Vault,
+  input: {orgId: string; url: string; events: string[]; now: Date},
+): Promise<{id: string; secret: string}> {
+  const id = newId('we');
+  const secret = newSigningSecret();
+  await db.query(
+    `INSERT INTO webhook_endpoints (id, org_id, url, events, description, secret_ciphertext, created_at)
+     VALUES ($1, $2, $3, $4, NULL, $5, $6)`,
+    [id, input.orgId, input.url, input.events, vault.encrypt(secret), input.now],
+  );
+  return {id, secret};
+}
+
+export const testVaultKey = () => randomBytes(32);
+
+export interface ReceivedRequest {
+  method: string;
+  url: string;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+}
+
+export type Responder = (req: ReceivedRequest, res: ServerResponse, index: number) => void;
+
+export interface Receiver {
+  url: string;
+  port: number;
+  requests: ReceivedRequest[];
+  close(): Promise<void>;
+}
+
+/** A real HTTP server on 127.0.0.1 that records every request before `respond` answers it. */
+export async function startReceiver(respond: Responder = (_q, res) => res.end('ok')): Promise<Receiver> {
+  const requests: ReceivedRequest[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const received = {
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks),
+      };
+      requests.push(received);
+      respond(received, res, requests.length - 1);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+export function answer(status: number, body = '', headers: Record<string, string> = {}): Responder {
+  return (_q, res) => {
+    res.writeHead(status, headers);
+    res.end(body);
+  };
+}
+
+/** Polls until `check` holds; used only where no completion signal exists (other processes). */
+export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('condition not reached in time');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
