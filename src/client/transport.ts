@@ -155,7 +155,7 @@ function describeNetworkFailure(err: unknown, timeoutMs: number): string {
   for (let e: unknown = err; e && chain.length < 5; e = (e as {cause?: unknown}).cause) chain.push(e);
   for (const e of chain) {
     const {name, code} = e as {name?: unknown; code?: unknown};
-    if (name === 'TimeoutError') return `no answer within ${Math.round(timeoutMs / 1000)} s`;
+    if (name === 'TimeoutError') return `no answer within ${timeoutMs / 1000} s`;
     switch (code) {
       case 'ECONNREFUSED':
         return 'connection refused';

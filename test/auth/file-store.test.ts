@@ -1,0 +1,91 @@
+import {chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs';
+import {tmpdir} from 'node:os';
+import {join} from 'node:path';
+import {afterEach, beforeEach, describe, expect, it} from 'vitest';
+import {FileCredentialStore} from '../../src/auth/file-store.js';
+import {newApiKeySecret} from '../../src/lib/ids.js';
+
+const posix = process.platform !== 'win32';
+let root: string;
+beforeEach(() => {
+  root = mkdtempSync(join(tmpdir(), 'svc-store-'));
+});
+afterEach(() => rmSync(root, {recursive: true, force: true}));
+
+const entry = (apiKey: string) => ({
+  store: 'file' as const,
+  api_key: apiKey,
+  stored_at: new Date().toISOString(),
+});
+
+describe('the credentials file', () => {
+  it.runIf(posix)('is created owner-only: directory 0700, file 0600', async () => {
+    const store = new FileCredentialStore({dir: join(root, 'svc')});
+    await store.set('https://api.svc.dev', entry(newApiKeySecret()));
+    expect(statSync(join(root, 'svc')).mode & 0o777).toBe(0o700);
+    expect(statSync(store.path).mode & 0o777).toBe(0o600);
+  });
+
+  it('keeps one key per normalized URL and finds only that one', async () => {
+    const store = new FileCredentialStore({dir: root});
+    const a = newApiKeySecret();
+    const b = newApiKeySecret();
+    await store.set('https://api.svc.dev', entry(a));
+    await store.set('http://127.0.0.1:4010', entry(b));
+    expect((await store.get('https://api.svc.dev'))?.api_key).toBe(a);
+    expect((await store.get('http://127.0.0.1:4010'))?.api_key).toBe(b);
+    expect(await store.get('http://localhost:4010')).toBeUndefined();
+    expect(await store.get('__proto__')).toBeUndefined();
+    expect(await store.delete('https://api.svc.dev')).toMatchObject({api_key: a});
+    expect(await store.get('https://api.svc.dev')).toBeUndefined();
+  });
+
+  it('replaces the file atomically and leaves no temp files behind', async () => {
+    const store = new FileCredentialStore({dir: root});
+    for (let i = 0; i < 5; i++) await store.set(`https://h${i}.example`, entry(newApiKeySecret()));
+    expect(readdirSync(root)).toEqual(['credentials.json']);
+    expect(Object.keys(JSON.parse(readFileSync(store.path, 'utf8')).credentials)).toHaveLength(5);
+  });
+
+  it.runIf(posix)('repairs a file that became readable by others, and says so', async () => {
+    const warnings: string[] = [];
+    const store = new FileCredentialStore({dir: root, warn: (m) => warnings.push(m)});
+    await store.set('https://api.svc.dev', entry(newApiKeySecret()));
+    chmodSync(store.path, 0o644);
+    await store.get('https://api.svc.dev');
+    expect(statSync(store.path).mode & 0o777).toBe(0o600);
+    expect(warnings.join('\n')).toMatch(/readable by other users \(mode 644\); changed it to 600/);
+  });
+
+  it.runIf(posix)(
+    'tightens a config directory that was open to others, but never a shared sticky one',
+    async () => {
+      const dir = join(root, 'cfg');
+      const store = new FileCredentialStore({dir});
+      await store.set('https://a.example', entry(newApiKeySecret()));
+      chmodSync(dir, 0o755);
+      await store.set('https://b.example', entry(newApiKeySecret()));
+      expect(statSync(dir).mode & 0o777).toBe(0o700);
+      chmodSync(dir, 0o1777);
+      await store.set('https://c.example', entry(newApiKeySecret()));
+      expect(statSync(dir).mode & 0o7777).toBe(0o1777);
+    },
+  );
+
+  it('says a damaged file is damaged without printing what is in it', async () => {
+    const secret = newApiKeySecret();
+    writeFileSync(join(root, 'credentials.json'), `{"version":1,"credentials":{"x":"${secret}"`, {
+      mode: 0o600,
+    });
+    const store = new FileCredentialStore({dir: root});
+    const err = (await store.get('x').catch((e: unknown) => e)) as Error;
+    expect(err.message).toMatch(/is damaged/);
+    expect(err.message).not.toContain(secret);
+  });
+
+  it('treats a missing directory as no credentials', async () => {
+    const store = new FileCredentialStore({dir: join(root, 'nope', 'deeper')});
+    expect(await store.get('https://api.svc.dev')).toBeUndefined();
+    expect(await store.delete('https://api.svc.dev')).toBeUndefined();
+  });
+});

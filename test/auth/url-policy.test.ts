@@ -1,0 +1,70 @@
+import fc from 'fast-check';
+import {describe, expect, it} from 'vitest';
+import {ApiUrlError, normalizeApiUrl} from '../../src/auth/url-policy.js';
+
+describe('normalizeApiUrl', () => {
+  it.each([
+    ['https://api.svc.dev', 'https://api.svc.dev'],
+    ['https://api.svc.dev/', 'https://api.svc.dev'],
+    ['HTTPS://API.SVC.DEV:443/', 'https://api.svc.dev'],
+    ['https://example.com/base/', 'https://example.com/base'],
+    ['http://localhost:4010', 'http://localhost:4010'],
+    ['http://LOCALHOST:4010/', 'http://localhost:4010'],
+    ['http://127.0.0.1:4010/', 'http://127.0.0.1:4010'],
+    ['http://[::1]:4010', 'http://[::1]:4010'],
+    ['  https://api.svc.dev  ', 'https://api.svc.dev'],
+  ])('accepts %s as %s', (input, normal) => {
+    expect(normalizeApiUrl(input)).toBe(normal);
+  });
+
+  it.each([
+    ['http://api.svc.dev', /plain http:\/\/ is refused for api\.svc\.dev/],
+    ['http://127.0.0.1.evil.example', /plain http/],
+    ['http://localhost.evil.example', /plain http/],
+    ['http://[::ffff:127.0.0.1]', /plain http/],
+    ['http://10.0.0.1:4010', /plain http/],
+    ['https://api.svc.dev@evil.example', /user name or password/],
+    ['https://user:pass@api.svc.dev', /user name or password/],
+    ['http://localhost@evil.example', /user name or password/],
+    ['https://@evil.example', /user name or password/],
+    ['https://api.svc.dev/?next=x', /query string or fragment/],
+    ['https://api.svc.dev/#frag', /query string or fragment/],
+    ['ftp://api.svc.dev', /scheme "ftp"/],
+    ['javascript:alert(1)', /scheme/],
+    ['file:///etc/passwd', /scheme/],
+    ['api.svc.dev', /not an absolute URL/],
+    ['https:api.svc.dev', /must start with https:\/\//],
+    ['https://api.svc.dev\n.evil', /control characters/],
+    ['https://api.svc.dev\\@evil.example', /backslashes/],
+    ['', /empty/],
+    [`https://a.example/${'x'.repeat(3000)}`, /longer than/],
+  ])('refuses %j with a clear reason', (input, reason) => {
+    let error: unknown;
+    try {
+      normalizeApiUrl(input);
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(ApiUrlError);
+    expect((error as Error).message).toMatch(reason);
+    expect((error as ApiUrlError).exitCode).toBe(2);
+  });
+
+  it('is idempotent and only ever yields https or loopback http', () => {
+    fc.assert(
+      fc.property(fc.webUrl({withQueryParameters: false, withFragments: false}), (url) => {
+        let normal: string;
+        try {
+          normal = normalizeApiUrl(url);
+        } catch (err) {
+          expect(err).toBeInstanceOf(ApiUrlError);
+          return;
+        }
+        expect(normalizeApiUrl(normal)).toBe(normal);
+        expect(normal).toMatch(/^(https:\/\/|http:\/\/(localhost|127\.0\.0\.1|\[::1\])(:\d+)?(\/|$))/);
+        expect(normal.endsWith('/')).toBe(false);
+      }),
+      {numRuns: 300},
+    );
+  });
+});
