@@ -1,0 +1,36 @@
+import {Args, Flags} from '@oclif/core';
+import {BaseCommand} from '../../lib/base-command.js';
+import {emulatorClock} from '../../services/emulator/clock.js';
+
+export default class EmulatorClock extends BaseCommand {
+  static override summary = "Show the emulator's time, or move a manual clock";
+  static override description =
+    'Moving time needs an emulator started with --clock manual. DURATION: 90s, 10m, 3h, 31d, 1h30m.';
+  static override examples = [
+    '<%= config.bin %> emulator clock',
+    '<%= config.bin %> emulator clock advance 10m',
+    '<%= config.bin %> emulator clock set 2030-01-01T00:00:00Z',
+  ];
+  static override args = {
+    action: Args.string({description: 'what to do', options: ['advance', 'set']}),
+    value: Args.string({description: 'DURATION for advance, ISO8601 time for set'}),
+  };
+  static override flags = {
+    'data-dir': Flags.string({
+      description: 'data dir of the emulator (default: SVC_EMULATOR_DATA_DIR, then the user data dir)',
+      helpValue: 'DIR',
+    }),
+  };
+
+  async run() {
+    const {args, flags} = await this.parse(EmulatorClock);
+    const state = await emulatorClock({
+      action: args.action as 'advance' | 'set' | undefined,
+      value: args.value,
+      dataDir: flags['data-dir'],
+      env: process.env,
+    });
+    if (!this.jsonEnabled()) this.log(`${state.now} (${state.mode} clock)`);
+    return state;
+  }
+}

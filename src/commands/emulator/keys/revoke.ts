@@ -1,0 +1,22 @@
+import {Args, Flags} from '@oclif/core';
+import {BaseCommand} from '../../../lib/base-command.js';
+import {revokeKey} from '../../../services/emulator/keys/revoke.js';
+
+export default class EmulatorKeysRevoke extends BaseCommand {
+  static override summary = 'Revoke an API key in the emulator; it fails from the very next request';
+  static override examples = ['<%= config.bin %> emulator keys revoke key_0123456789abcdefghijklmn'];
+  static override args = {id: Args.string({description: 'id of the key (key_…)', required: true})};
+  static override flags = {
+    'data-dir': Flags.string({
+      description: 'data dir of the emulator (default: SVC_EMULATOR_DATA_DIR, then the user data dir)',
+      helpValue: 'DIR',
+    }),
+  };
+
+  async run() {
+    const {args, flags} = await this.parse(EmulatorKeysRevoke);
+    const key = await revokeKey({id: args.id, dataDir: flags['data-dir'], env: process.env});
+    if (!this.jsonEnabled()) this.log(`Revoked ${key.name} (${key.id}).`);
+    return key;
+  }
+}

@@ -1,0 +1,71 @@
+import {Flags} from '@oclif/core';
+import {BaseCommand} from '../../lib/base-command.js';
+import {processIo} from '../../lib/output.js';
+import {emulatorStart} from '../../services/emulator/start.js';
+
+export default class EmulatorStart extends BaseCommand {
+  static override summary = 'Run the local svc emulator in the foreground';
+  static override description =
+    `Serves the svc API (/v1) and the emulator's control surface on one port until Ctrl+C (SIGINT) or SIGTERM, then finishes in-flight requests and closes the database. State lives in the data dir and survives restarts.
+
+Repeated failed authentications from one address get 429 rate_limited after 20 failures within 60 seconds (by the emulator clock), with Retry-After.
+Environment: SVC_EMULATOR_DATA_DIR (data dir), SVC_EMULATOR_DATABASE_URL (PostgreSQL URL), SVC_EMULATOR_VAULT_KEY (base64 of 32 bytes; default: generated into <data-dir>/vault.key).`;
+  static override examples = [
+    '<%= config.bin %> emulator start',
+    '<%= config.bin %> emulator start --port 0 --in-memory --json',
+    '<%= config.bin %> emulator start --clock manual --data-dir ./.svc-emulator',
+  ];
+  static override flags = {
+    port: Flags.integer({
+      description: 'port to listen on (0 picks a free one)',
+      default: 4010,
+      min: 0,
+      max: 65535,
+    }),
+    host: Flags.string({description: 'address to listen on', default: '127.0.0.1'}),
+    'data-dir': Flags.string({
+      description: 'where the emulator keeps its data (default: the user data dir)',
+      helpValue: 'DIR',
+    }),
+    'in-memory': Flags.boolean({description: 'keep nothing after stopping'}),
+    'database-url': Flags.string({
+      description: 'use a real PostgreSQL instead of the embedded one (or set SVC_EMULATOR_DATABASE_URL)',
+      helpValue: 'postgres://…',
+    }),
+    clock: Flags.string({
+      description: 'manual: time moves only with `svc emulator clock`',
+      options: ['real', 'manual'],
+      default: 'real',
+    }),
+    'no-vault-key': Flags.boolean({
+      description: 'run like a deployment without a vault key (deliveries answer 503)',
+    }),
+    'allow-local-endpoints': Flags.boolean({
+      description: 'let webhook endpoints use http:// and loopback or private hosts (local development only)',
+    }),
+    demo: Flags.boolean({description: 'make sure a demo org exists and print a fresh demo API key'}),
+  };
+
+  async run() {
+    const {flags} = await this.parse(EmulatorStart);
+    const untilStopped = new Promise<void>((resolve) => {
+      process.once('SIGINT', () => resolve());
+      process.once('SIGTERM', () => resolve());
+    });
+    await emulatorStart({
+      port: flags.port,
+      host: flags.host,
+      dataDir: flags['data-dir'],
+      inMemory: flags['in-memory'],
+      databaseUrl: flags['database-url'],
+      clock: flags.clock as 'real' | 'manual',
+      noVaultKey: flags['no-vault-key'],
+      allowLocalEndpoints: flags['allow-local-endpoints'],
+      demo: flags.demo,
+      json: this.jsonEnabled(),
+      env: process.env,
+      io: processIo(),
+      untilStopped,
+    });
+  }
+}

@@ -1,0 +1,32 @@
+import {Flags} from '@oclif/core';
+import {BaseCommand} from '../../lib/base-command.js';
+import {emulatorStatus} from '../../services/emulator/status.js';
+
+export default class EmulatorStatus extends BaseCommand {
+  static override summary = 'Show whether the emulator runs, where, and on which clock';
+  static override description = 'Exits 1 (code emulator_not_running) when no emulator runs for the data dir.';
+  static override examples = [
+    '<%= config.bin %> emulator status',
+    '<%= config.bin %> emulator status --json',
+  ];
+  static override flags = {
+    'data-dir': Flags.string({
+      description: 'data dir of the emulator (default: SVC_EMULATOR_DATA_DIR, then the user data dir)',
+      helpValue: 'DIR',
+    }),
+  };
+
+  async run() {
+    const {flags} = await this.parse(EmulatorStatus);
+    const status = await emulatorStatus({dataDir: flags['data-dir'], env: process.env});
+    if (!this.jsonEnabled()) {
+      this.log(`Emulator running (pid ${status.pid})`);
+      this.log(`  API:          ${status.api_url}`);
+      this.log(`  Account page: ${status.account_url}`);
+      this.log(`  Data dir:     ${status.data_dir}`);
+      this.log(`  Org:          ${status.org_id}`);
+      this.log(`  Clock:        ${status.clock.mode}, ${status.clock.now}`);
+    }
+    return status;
+  }
+}

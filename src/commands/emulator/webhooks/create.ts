@@ -1,0 +1,43 @@
+import {Flags} from '@oclif/core';
+import {EVENT_TYPES} from '../../../schemas/index.js';
+import {BaseCommand} from '../../../lib/base-command.js';
+import {createWebhook} from '../../../services/emulator/webhooks/create.js';
+
+export default class EmulatorWebhooksCreate extends BaseCommand {
+  static override summary = 'Add a webhook endpoint in the emulator; its signing secret is shown once';
+  static override description =
+    `Event types: ${EVENT_TYPES.join(', ')}. The URL must be https:// on a public host unless the emulator runs with --allow-local-endpoints.`;
+  static override examples = [
+    '<%= config.bin %> emulator webhooks create --url https://example.com/hooks --events sandbox.ready,sandbox.error',
+  ];
+  static override flags = {
+    url: Flags.string({description: 'where events are posted', required: true}),
+    events: Flags.string({description: 'comma-separated event types', required: true, helpValue: 'a,b'}),
+    description: Flags.string({description: 'a note, at most 200 characters'}),
+    'data-dir': Flags.string({
+      description: 'data dir of the emulator (default: SVC_EMULATOR_DATA_DIR, then the user data dir)',
+      helpValue: 'DIR',
+    }),
+  };
+
+  async run() {
+    const {flags} = await this.parse(EmulatorWebhooksCreate);
+    const endpoint = await createWebhook({
+      url: flags.url,
+      events: flags.events
+        .split(',')
+        .map((e) => e.trim())
+        .filter(Boolean),
+      description: flags.description,
+      dataDir: flags['data-dir'],
+      env: process.env,
+    });
+    if (!this.jsonEnabled()) {
+      this.logToStderr(
+        `Added ${endpoint.id} for ${endpoint.events.join(', ')} → ${endpoint.url}. The signing secret is shown once:`,
+      );
+      this.log(endpoint.secret);
+    }
+    return endpoint;
+  }
+}

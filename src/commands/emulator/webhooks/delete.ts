@@ -1,0 +1,22 @@
+import {Args, Flags} from '@oclif/core';
+import {BaseCommand} from '../../../lib/base-command.js';
+import {deleteWebhook} from '../../../services/emulator/webhooks/delete.js';
+
+export default class EmulatorWebhooksDelete extends BaseCommand {
+  static override summary = 'Delete a webhook endpoint in the emulator';
+  static override examples = ['<%= config.bin %> emulator webhooks delete we_0123456789abcdefghijklmn'];
+  static override args = {id: Args.string({description: 'id of the endpoint (we_…)', required: true})};
+  static override flags = {
+    'data-dir': Flags.string({
+      description: 'data dir of the emulator (default: SVC_EMULATOR_DATA_DIR, then the user data dir)',
+      helpValue: 'DIR',
+    }),
+  };
+
+  async run() {
+    const {args, flags} = await this.parse(EmulatorWebhooksDelete);
+    const result = await deleteWebhook({id: args.id, dataDir: flags['data-dir'], env: process.env});
+    if (!this.jsonEnabled()) this.log(`Deleted ${result.id}.`);
+    return result;
+  }
+}

@@ -1,0 +1,24 @@
+// `svc emulator clock`: shows the emulator's time, or moves a manual clock.
+import type {ClockState} from '../../../emulator/control-client.js';
+import {usageError} from '../../lib/errors.js';
+import {type ConnectOptions, withControl} from './connect.js';
+
+export interface ClockOptions extends ConnectOptions {
+  action?: 'advance' | 'set';
+  value?: string;
+}
+
+export function emulatorClock(options: ClockOptions): Promise<ClockState> {
+  if (options.action && !options.value) {
+    throw usageError(
+      options.action === 'advance'
+        ? 'advance needs a duration, like `svc emulator clock advance 10m`'
+        : 'set needs a time, like `svc emulator clock set 2030-01-01T00:00:00Z`',
+    );
+  }
+  return withControl(options, (control) => {
+    if (options.action === 'advance') return control.advanceClock(options.value as string);
+    if (options.action === 'set') return control.setClock(options.value as string);
+    return control.clock();
+  });
+}

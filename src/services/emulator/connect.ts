@@ -1,0 +1,60 @@
+// Finds the running emulator of a data dir (through its emulator.json) and opens its control client.
+import {EmulatorControl, EmulatorControlError} from '../../../emulator/control-client.js';
+import {isProcessAlive, readRuntimeFile, type RuntimeInfo} from '../../../emulator/runtime-file.js';
+import {UserError} from '../../lib/errors.js';
+import {ExitCode} from '../../lib/exit-codes.js';
+import {emulatorDataDir} from '../../lib/paths.js';
+
+export interface ConnectOptions {
+  dataDir?: string;
+  env: NodeJS.ProcessEnv;
+  fetch?: typeof fetch;
+}
+
+export function notRunning(dataDir: string): UserError {
+  return new UserError(`no emulator is running for the data dir ${dataDir}`, {
+    code: 'emulator_not_running',
+    suggestions: [
+      'Start one with `svc emulator start` (or pass the --data-dir it was started with)',
+      'Or set SVC_EMULATOR_DATA_DIR to its data dir',
+    ],
+  });
+}
+
+export async function findRunning(options: ConnectOptions): Promise<{info: RuntimeInfo; dataDir: string}> {
+  const dataDir = options.dataDir ?? emulatorDataDir(options.env);
+  const info = await readRuntimeFile(dataDir);
+  if (!info || !isProcessAlive(info.pid)) throw notRunning(dataDir);
+  return {info, dataDir};
+}
+
+export async function connectControl(
+  options: ConnectOptions,
+): Promise<{control: EmulatorControl; info: RuntimeInfo}> {
+  const {info} = await findRunning(options);
+  return {
+    control: new EmulatorControl({url: info.api_url, adminToken: info.admin_token, fetch: options.fetch}),
+    info,
+  };
+}
+
+/** Control errors become user errors with the contract's codes and exit codes. */
+export function toControlUserError(err: unknown): unknown {
+  if (!(err instanceof EmulatorControlError)) return err;
+  const exitCode =
+    err.status === 401 ? ExitCode.unauthorized : err.status === 403 ? ExitCode.forbidden : ExitCode.error;
+  return new UserError(err.message, {code: err.code, exitCode});
+}
+
+/** Runs one control call, turning its failures into user errors. */
+export async function withControl<T>(
+  options: ConnectOptions,
+  fn: (control: EmulatorControl, info: RuntimeInfo) => Promise<T>,
+): Promise<T> {
+  const {control, info} = await connectControl(options);
+  try {
+    return await fn(control, info);
+  } catch (err) {
+    throw toControlUserError(err);
+  }
+}

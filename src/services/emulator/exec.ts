@@ -1,0 +1,82 @@
+// `svc emulator exec -- CMD ARGS…`: a throwaway emulator around one command (tests, CI), then its exit code.
+import {spawn} from 'node:child_process';
+import {constants} from 'node:os';
+import {UserError, usageError} from '../../lib/errors.js';
+import type {Io} from '../../lib/output.js';
+import {resolveStartOptions, startOrExplain} from './start.js';
+
+export interface EmulatorExecOptions {
+  command: string[];
+  dataDir?: string;
+  databaseUrl?: string;
+  clock?: 'real' | 'manual';
+  allowLocalEndpoints?: boolean;
+  env: NodeJS.ProcessEnv;
+  io: Io;
+  /** Where SIGINT/SIGTERM arrive; they are passed on to the command. Default: this process. */
+  signals?: NodeJS.EventEmitter;
+}
+
+export async function emulatorExec(options: EmulatorExecOptions): Promise<{exitCode: number}> {
+  const [cmd, ...args] = options.command;
+  if (!cmd) throw usageError('name the command to run after --, like `svc emulator exec -- npm test`');
+  const log = (line: string) => options.io.stderr.write(`${line}\n`);
+  const emulator = await startOrExplain(
+    resolveStartOptions(
+      {
+        port: 0,
+        dataDir: options.dataDir,
+        inMemory: !options.dataDir,
+        databaseUrl: options.databaseUrl,
+        clock: options.clock,
+        allowLocalEndpoints: options.allowLocalEndpoints,
+        env: options.env,
+      },
+      log,
+    ),
+  );
+  try {
+    // A key for the command, so `svc` and the client work inside it without any set-up.
+    const key = await emulator.control.createKey({name: 'exec', created_by: 'svc emulator exec'});
+    const env = {
+      ...options.env,
+      SVC_API_URL: emulator.apiUrl,
+      SVC_API_KEY: key.secret,
+      SVC_EMULATOR_DATA_DIR: emulator.dataDir,
+    };
+    return {exitCode: await run(cmd, args, env, options.signals ?? process)};
+  } finally {
+    await emulator.stop();
+  }
+}
+
+function run(
+  cmd: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  signals: NodeJS.EventEmitter,
+): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, {stdio: 'inherit', env});
+    const forward = (signal: NodeJS.Signals) => child.kill(signal);
+    signals.on('SIGINT', forward);
+    signals.on('SIGTERM', forward);
+    const detach = () => {
+      signals.off('SIGINT', forward);
+      signals.off('SIGTERM', forward);
+    };
+    child.once('error', (err: NodeJS.ErrnoException) => {
+      detach();
+      reject(
+        err.code === 'ENOENT'
+          ? new UserError(`command not found: ${cmd}`, {code: 'command_not_found'})
+          : new UserError(`could not run ${cmd}: ${err.message}`),
+      );
+    });
+    child.once('exit', (code, signal) => {
+      detach();
+      // The shell convention for a command killed by a signal: 128 + its number.
+      resolve(code ?? 128 + (signal ? (constants.signals[signal] ?? 0) : 0));
+    });
+  });
+}

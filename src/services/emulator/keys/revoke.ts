@@ -1,0 +1,7 @@
+// `svc emulator keys revoke`: the key stops working on the very next request.
+import type {KeyRecord} from '../../../../emulator/control-client.js';
+import {type ConnectOptions, withControl} from '../connect.js';
+
+export function revokeKey(options: ConnectOptions & {id: string}): Promise<KeyRecord> {
+  return withControl(options, (control) => control.revokeKey(options.id));
+}

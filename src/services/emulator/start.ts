@@ -1,0 +1,141 @@
+// `svc emulator start`: runs the emulator in the foreground until the process is told to stop.
+import {
+  EmulatorStartError,
+  type RunningEmulator,
+  type StartEmulatorOptions,
+  startEmulator,
+} from '../../../emulator/index.js';
+import {parseVaultKey, VaultKeyError} from '../../../emulator/vault-key.js';
+import {UserError, usageError} from '../../lib/errors.js';
+import type {Io} from '../../lib/output.js';
+
+export interface EmulatorStartOptions {
+  port?: number;
+  host?: string;
+  dataDir?: string;
+  inMemory?: boolean;
+  /** Falls back to SVC_EMULATOR_DATABASE_URL. Never printed: it may hold a password. */
+  databaseUrl?: string;
+  clock?: 'real' | 'manual';
+  noVaultKey?: boolean;
+  allowLocalEndpoints?: boolean;
+  demo?: boolean;
+  json?: boolean;
+  env: NodeJS.ProcessEnv;
+  io: Io;
+  /** Resolves when the emulator should stop (SIGINT/SIGTERM in the command). */
+  untilStopped: Promise<unknown>;
+}
+
+/** Translates CLI-level options (env vars included) into startEmulator's, with clear errors for bad values. */
+export function resolveStartOptions(
+  o: Omit<EmulatorStartOptions, 'io' | 'untilStopped' | 'json'>,
+  log: (line: string) => void,
+): StartEmulatorOptions {
+  const envKey = o.env.SVC_EMULATOR_VAULT_KEY;
+  let vaultKey: Buffer | undefined;
+  if (envKey && !o.noVaultKey) {
+    try {
+      vaultKey = parseVaultKey(envKey);
+    } catch (err) {
+      if (err instanceof VaultKeyError) throw usageError(`SVC_EMULATOR_VAULT_KEY: ${err.message}`);
+      throw err;
+    }
+  }
+  const databaseUrl = o.databaseUrl ?? (o.env.SVC_EMULATOR_DATABASE_URL || undefined);
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    // The value itself is not repeated: it may contain a password.
+    throw usageError('the database URL must start with postgres:// or postgresql://');
+  }
+  if (o.port !== undefined && (!Number.isInteger(o.port) || o.port < 0 || o.port > 65535)) {
+    throw usageError('--port must be a whole number from 0 to 65535');
+  }
+  return {
+    port: o.port,
+    host: o.host,
+    dataDir: o.dataDir,
+    inMemory: o.inMemory,
+    databaseUrl,
+    clock: o.clock,
+    noVaultKey: o.noVaultKey,
+    vaultKey,
+    allowLocalEndpoints: o.allowLocalEndpoints,
+    demo: o.demo,
+    env: o.env,
+    log,
+  };
+}
+
+export async function startOrExplain(options: StartEmulatorOptions): Promise<RunningEmulator> {
+  try {
+    return await startEmulator(options);
+  } catch (err) {
+    if (err instanceof EmulatorStartError) {
+      throw new UserError(err.message, {
+        code: err.code,
+        suggestions:
+          err.code === 'already_running'
+            ? ['Stop it with `svc emulator stop`, or pass another --data-dir']
+            : err.code === 'port_in_use'
+              ? ['Pass --port 0 to pick a free port']
+              : [],
+      });
+    }
+    // Connection errors from pg may quote the URL's host but never the password; keep only the message.
+    throw new UserError(`the emulator could not start: ${(err as Error).message}`, {code: 'start_failed'});
+  }
+}
+
+export async function emulatorStart(options: EmulatorStartOptions): Promise<void> {
+  const {io} = options;
+  const log = (line: string) => io.stderr.write(`${line}\n`);
+  const emulator = await startOrExplain(resolveStartOptions(options, log));
+  if (options.json) {
+    const ready: Record<string, string> = {
+      api_url: emulator.apiUrl,
+      account_url: emulator.accountUrl,
+      data_dir: emulator.dataDir,
+    };
+    if (emulator.demoKey) ready.demo_api_key = emulator.demoKey.secret;
+    io.stdout.write(`${JSON.stringify(ready)}\n`);
+  } else {
+    io.stdout.write(readyMessage(emulator, options));
+  }
+  await options.untilStopped;
+  log('svc emulator: stopping…');
+  await emulator.stop();
+  log('svc emulator: stopped');
+}
+
+function readyMessage(e: RunningEmulator, o: EmulatorStartOptions): string {
+  const storage =
+    o.databaseUrl || o.env.SVC_EMULATOR_DATABASE_URL ? 'PostgreSQL' : o.inMemory ? 'in memory' : e.dataDir;
+  const lines = [
+    'svc emulator is ready',
+    `  API:          ${e.apiUrl}`,
+    `  Account page: ${e.accountUrl}`,
+    `  Data:         ${storage}`,
+    `  Org:          ${e.orgId}`,
+    `  Clock:        ${e.clock.mode}`,
+    '',
+  ];
+  if (e.demoKey) {
+    lines.push(
+      'Demo API key (shown once, keep it):',
+      `  ${e.demoKey.secret}`,
+      '',
+      'Try next, in another terminal:',
+      `  export SVC_API_URL=${e.apiUrl}`,
+      `  export SVC_API_KEY=${e.demoKey.secret}`,
+      '  svc org',
+      '  svc keys list',
+      '  svc emulator webhooks create --url https://example.com/hooks --events sandbox.ready',
+      '  svc webhooks list',
+      '',
+    );
+  } else {
+    lines.push('Create a key with `svc emulator keys create --name dev`.', '');
+  }
+  lines.push('Press Ctrl+C to stop.', '');
+  return lines.join('\n');
+}

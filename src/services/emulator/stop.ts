@@ -1,0 +1,36 @@
+// `svc emulator stop`: asks the running emulator to shut down (SIGTERM) and waits until it has.
+import {setTimeout as sleep} from 'node:timers/promises';
+import {isProcessAlive} from '../../../emulator/runtime-file.js';
+import {UserError} from '../../lib/errors.js';
+import {type ConnectOptions, findRunning} from './connect.js';
+
+export interface StopOptions extends ConnectOptions {
+  /** How long to wait for a clean shutdown. Default 15 s. */
+  timeoutMs?: number;
+}
+
+export async function stopEmulator(
+  options: StopOptions,
+): Promise<{stopped: true; pid: number; data_dir: string}> {
+  const {info, dataDir} = await findRunning(options);
+  try {
+    process.kill(info.pid, 'SIGTERM');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ESRCH') {
+      throw new UserError(`could not signal the emulator (pid ${info.pid}): ${(err as Error).message}`);
+    }
+  }
+  const deadline = Date.now() + (options.timeoutMs ?? 15_000);
+  while (isProcessAlive(info.pid)) {
+    if (Date.now() > deadline) {
+      throw new UserError(
+        `the emulator (pid ${info.pid}) did not stop within ${(options.timeoutMs ?? 15_000) / 1000} s`,
+        {
+          suggestions: [`Stop it by force with \`kill -9 ${info.pid}\``],
+        },
+      );
+    }
+    await sleep(50);
+  }
+  return {stopped: true, pid: info.pid, data_dir: dataDir};
+}
