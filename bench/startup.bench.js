@@ -1,0 +1,69 @@
+// CLI start-up: `svc --version` (answered before oclif loads, as scripts call it in loops) beside the
+// cheapest possible Node process. A full command that loads oclif is shown for scale, without a target.
+import {mkdtempSync, rmSync, writeFileSync} from 'node:fs';
+import {tmpdir} from 'node:os';
+import {join} from 'node:path';
+import {fileURLToPath} from 'node:url';
+import {signPayload} from '../dist/src/webhooks/index.js';
+import {measureCommand, printTable} from './lib.js';
+
+const bin = fileURLToPath(new URL('../bin/run.js', import.meta.url));
+const node = process.execPath;
+const runs = 15;
+
+const dir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
+try {
+  const secret = 'whsec_YmVuY2gtc3RhcnR1cC1zZWNyZXQtMDEyMzQ1Njc4OQ==';
+  const body = JSON.stringify({
+    id: 'evt_abc',
+    type: 'sandbox.ready',
+    created_at: '2026-01-01T00:00:00.000Z',
+    org_id: 'org_abc',
+    data: {sandbox: {id: 'sbx_1', name: 'web', status: 'running', desired_state: 'running'}},
+  });
+  const bodyFile = join(dir, 'body.json');
+  writeFileSync(bodyFile, body);
+  const env = {
+    ...process.env,
+    NO_COLOR: '1',
+    SVC_WEBHOOK_SECRET: secret,
+    SVC_CONFIG_DIR: dir,
+    SVC_DATA_DIR: dir,
+  };
+
+  const baseline = measureCommand([node, '-e', '0'], {runs, env});
+  const version = measureCommand([node, bin, '--version'], {runs, env});
+  const verify = measureCommand(
+    [
+      node,
+      bin,
+      'webhooks',
+      'verify',
+      '--header',
+      signPayload({secret, payload: body}),
+      '--payload-file',
+      bodyFile,
+    ],
+    {runs: 8, env},
+  );
+
+  printTable('CLI start-up (baseline: node -e 0; median wall time of a spawned process)', [
+    {
+      case: 'svc --version',
+      baseline: baseline.medianMs,
+      value: version.medianMs,
+      unit: 'ms',
+      ratio: version.medianMs / baseline.medianMs,
+      target: 1.5,
+    },
+    {
+      case: 'svc webhooks verify (loads oclif)',
+      baseline: baseline.medianMs,
+      value: verify.medianMs,
+      unit: 'ms',
+      ratio: verify.medianMs / baseline.medianMs,
+    },
+  ]);
+} finally {
+  rmSync(dir, {recursive: true, force: true});
+}

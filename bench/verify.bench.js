@@ -1,0 +1,101 @@
+// Webhook verification against its floor: the same HMAC-SHA256 and constant-time compare written inline
+// with node:crypto, over the same ~1 KB body. Also beside standardwebhooks' Webhook.verify (its own
+// signing scheme, `id.t.body`, so it verifies input it signed itself).
+import {createHmac, timingSafeEqual} from 'node:crypto';
+import {Webhook} from 'standardwebhooks';
+import {
+  constructEvent,
+  signPayload,
+  verifySignature,
+  verifySignatureAsync,
+} from '../dist/src/webhooks/index.js';
+import {compareOps, printTable, slowdown} from './lib.js';
+
+const secret = `whsec_${Buffer.from('svc bench secret: 32 bytes long!').toString('base64')}`;
+const event = {
+  id: 'evt_4Vx9QmT2kLp8RsWn3YbZc7Hd',
+  type: 'sandbox.stopped',
+  created_at: '2026-01-01T00:00:00.000Z',
+  org_id: 'org_7Gh2Jk4Lm6Np8Qr0St2Uv4Wx',
+  data: {
+    sandbox: {
+      id: 'sbx_1Ab3Cd5Ef7Gh9Ij1Kl3Mn5Op',
+      name: 'ci-runner-linux-x64-large',
+      status: 'stopped',
+      desired_state: 'running',
+      last_error:
+        'The VM stopped by itself: the guest kernel reported an out-of-memory condition while the build ' +
+        'step "npm ci" was running; 7.8 GiB of 8 GiB in use. Last lines of the serial console: ' +
+        '[ 4211.337] Out of memory: Killed process 4312 (node) total-vm:9123456kB, anon-rss:7812345kB; ' +
+        '[ 4211.512] oom_reaper: reaped process 4312 (node), now anon-rss:0kB, file-rss:0kB, shmem-rss:0kB; ' +
+        '[ 4212.001] systemd[1]: build.service: Main process exited, code=killed, status=9/KILL. ' +
+        "[ 4212.004] systemd[1]: build.service: Failed with result 'signal'; consumed 1h 9min CPU time. " +
+        'Resume the sandbox to continue, or fork it with a larger size.',
+      expires_at: '2026-01-31T00:00:00.000Z',
+    },
+  },
+};
+// What express.raw() hands a receiver: a Buffer of the bytes as received.
+const body = Buffer.from(JSON.stringify(event));
+const t = Math.floor(Date.now() / 1000);
+const header = signPayload({secret, payload: body, timestamp: t});
+const tText = String(t);
+const v1Hex = header.slice(header.indexOf('v1=') + 3);
+
+function floor() {
+  const mac = createHmac('sha256', secret).update(`${tText}.`).update(body).digest();
+  if (!timingSafeEqual(mac, Buffer.from(v1Hex, 'hex'))) throw new Error('floor: mismatch');
+}
+
+const standard = new Webhook(secret);
+const msgId = 'msg_2Lq7Wm4Rt6Yu8Io0Pa2Sd4Fg';
+const standardHeaders = {
+  'webhook-id': msgId,
+  'webhook-timestamp': tText,
+  'webhook-signature': standard.sign(msgId, new Date(t * 1000), body),
+};
+
+const cases = {
+  floor,
+  verifySignature: () => verifySignature({secret, payload: body, header}),
+  constructEvent: () => constructEvent({secret, payload: body, header}),
+  verifySignatureAsync: () => verifySignatureAsync({secret, payload: body, header}),
+  'standardwebhooks verify': () => standard.verify(body, standardHeaders),
+};
+// Every case must succeed once before anything is timed: a bench of a failing path measures nothing.
+for (const [name, fn] of Object.entries(cases)) {
+  try {
+    await fn();
+  } catch (err) {
+    throw new Error(`${name} does not verify the bench input: ${err.message}`);
+  }
+}
+
+const r = await compareOps(cases, {minMs: 250, rounds: 9});
+const base = r.floor.opsPerSec;
+const row = (name, target) => ({
+  case: name,
+  baseline: base,
+  value: r[name].opsPerSec,
+  unit: 'ops/s',
+  ratio: slowdown(r[name].opsPerSec, base),
+  target,
+});
+printTable(
+  `Webhook verification, ${body.length}-byte body (baseline: inline createHmac + timingSafeEqual; ratio = time per op vs baseline)`,
+  [
+    row('verifySignature', 1.1),
+    row('constructEvent', 1.5),
+    row('verifySignatureAsync'),
+    row('standardwebhooks verify'),
+  ],
+);
+printTable('Against standardwebhooks Webhook.verify (it also parses the JSON; ratio = time per op vs it)', [
+  {
+    case: 'constructEvent',
+    baseline: r['standardwebhooks verify'].opsPerSec,
+    value: r.constructEvent.opsPerSec,
+    unit: 'ops/s',
+    ratio: slowdown(r.constructEvent.opsPerSec, r['standardwebhooks verify'].opsPerSec),
+  },
+]);
