@@ -36,6 +36,8 @@ export interface EmulatorPlugin {
   name: string;
   routes?(app: EmulatorApp, ctx: EmulatorContext): void;
   start?(ctx: EmulatorContext): Promise<void> | void;
+  /** Called as the server starts closing: end long-lived streams so the close need not wait for them. */
+  closing?(): void;
   /** Should finish in-flight work; called before the database closes. */
   stop?(): Promise<void> | void;
 }

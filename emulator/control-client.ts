@@ -1,5 +1,6 @@
 // A typed client for the /_emulator control surface, used by the CLI's `svc emulator …` commands and by tests.
-import type {Org} from '../src/schemas/index.js';
+import type {EventType, Org, SvcEvent} from '../src/schemas/index.js';
+import type {SandboxRecord} from './sandboxes/repository.js';
 
 export interface CreatedKey {
   id: string;
@@ -34,6 +35,20 @@ export interface CreatedWebhook {
 export interface ClockState {
   now: string;
   mode: 'real' | 'manual';
+}
+
+/** A sandbox move: the sandbox afterwards, the event it emitted (if any) and how many deliveries that made. */
+export interface SandboxMove {
+  sandbox: SandboxRecord;
+  event: SvcEvent | null;
+  deliveries: number;
+}
+
+export interface RelayRegistration {
+  endpoint_id: string;
+  name: string;
+  events: string[];
+  secret: string;
 }
 
 export class EmulatorControlError extends Error {
@@ -108,6 +123,38 @@ export class EmulatorControl {
 
   setClock(iso: string): Promise<ClockState> {
     return this.call('POST', '/_emulator/clock', {set: iso});
+  }
+
+  /** Emits one event, creating a sandbox in the implied state when none is named. */
+  trigger(input: {
+    type: EventType;
+    sandbox_id?: string;
+    last_error?: string;
+    org_id?: string;
+  }): Promise<SandboxMove> {
+    return this.call('POST', '/_emulator/trigger', input);
+  }
+
+  createSandbox(input: {name?: string; expires_in?: string; org_id?: string} = {}): Promise<SandboxMove> {
+    return this.call('POST', '/_emulator/sandboxes', input);
+  }
+
+  /** resume, fork, stop, quota-exhausted, disk-limit, crash, fail, standby or wake. */
+  sandboxAction(id: string, action: string, input: {last_error?: string} = {}): Promise<SandboxMove> {
+    return this.call(
+      'POST',
+      `/_emulator/sandboxes/${encodeURIComponent(id)}/${encodeURIComponent(action)}`,
+      input,
+    );
+  }
+
+  listSandboxes(orgId?: string): Promise<{data: SandboxRecord[]}> {
+    return this.call('GET', `/_emulator/sandboxes${orgId ? `?org_id=${encodeURIComponent(orgId)}` : ''}`);
+  }
+
+  /** Finds or creates the relay endpoint `svc listen` receives through; its secret is the same every time. */
+  registerRelay(input: {name?: string; events?: string[]; org_id?: string} = {}): Promise<RelayRegistration> {
+    return this.call('POST', '/_emulator/relay', input);
   }
 
   /** Any control route, including those the delivery engine adds. */

@@ -19,6 +19,7 @@ import {createRepositories, type Repositories} from './db/repositories.js';
 import {type LookupAll, systemLookup} from './net/endpoint-url.js';
 import {isProcessAlive, readRuntimeFile, removeRuntimeFile, writeRuntimeFile} from './runtime-file.js';
 import {createVault, type Vault} from './vault.js';
+import {createDeliveryPlugin, type DeliveryPluginOptions} from './delivery/plugin.js';
 import {loadOrCreateVaultKey} from './vault-key.js';
 
 export {createApp} from './app.js';
@@ -53,6 +54,8 @@ export interface StartEmulatorOptions {
   /** DNS lookup for endpoint checks (tests pass a fake one). */
   lookup?: LookupAll;
   env?: NodeJS.ProcessEnv;
+  /** Delivery engine tuning (tests shorten the attempt timeout; benchmarks size the lanes). */
+  delivery?: DeliveryPluginOptions;
 }
 
 export interface RunningEmulator {
@@ -65,6 +68,8 @@ export interface RunningEmulator {
   db: Database;
   repos: Repositories;
   control: EmulatorControl;
+  /** What the routes share; tests build extra apps over it with createApp. */
+  context: EmulatorContext;
   /** Only with demo: a key minted at this start; its secret is not stored anywhere. */
   demoKey?: {id: string; secret: string};
   stop(): Promise<void>;
@@ -84,8 +89,8 @@ export class EmulatorStartError extends Error {
  * The delivery engine and sandboxes plug in here: each plugin's routes are mounted by createApp, its
  * start() runs once the server listens and its stop() before the database closes.
  */
-function defaultPlugins(): EmulatorPlugin[] {
-  return [];
+function defaultPlugins(options: StartEmulatorOptions): EmulatorPlugin[] {
+  return [createDeliveryPlugin(options.delivery)];
 }
 
 const DEMO_KEY_CREATOR = 'svc emulator --demo';
@@ -148,7 +153,7 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
       );
     }
     const demoKey = options.demo ? await mintDemoKey(ctx) : undefined;
-    const plugins = defaultPlugins();
+    const plugins = defaultPlugins(options);
     const app = createApp(ctx, {plugins});
     const server = await listen(app.fetch, options.port ?? 4010, options.host ?? '127.0.0.1');
     const address = server.address() as AddressInfo;
@@ -160,6 +165,7 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
     let stopping: Promise<void> | undefined;
     const stop = () => {
       stopping ??= (async () => {
+        for (const plugin of started) plugin.closing?.();
         await closeServer(server);
         for (const plugin of started.reverse()) {
           await Promise.resolve(plugin.stop?.()).catch((err: unknown) =>
@@ -200,6 +206,7 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
       db,
       repos,
       control: new EmulatorControl({url: apiUrl, adminToken}),
+      context: ctx,
       demoKey,
       stop,
     };
