@@ -80,6 +80,9 @@ export function createDeliveryPlugin(options: DeliveryPluginOptions = {}): Deliv
     start(ctx) {
       ensure(ctx).worker.start();
     },
+    closing() {
+      engine?.relay.closeAll();
+    },
     async stop() {
       if (!engine) return;
       engine.relay.closeAll();

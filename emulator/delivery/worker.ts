@@ -94,7 +94,10 @@ export class DeliveryWorker {
       claimLimit: 512,
       leaseMs: 60_000,
       idleMs: 5_000,
-      ...options,
+      // An option passed as undefined means "the default", not "no limit".
+      ...(Object.fromEntries(
+        Object.entries(options).filter(([, v]) => v !== undefined),
+      ) as DeliveryWorkerOptions),
     };
   }
 
