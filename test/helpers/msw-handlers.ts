@@ -43,7 +43,11 @@ export interface MockState {
   offsetMs: number;
   /** Every Authorization header the mock saw, for tests that prove where keys went. */
   authorizations: string[];
+  /** Failed authentications in the current window, like the service's limit on repeated failures. */
+  failures: {windowStartMs: number; count: number};
 }
+
+export const MOCK_RATE_LIMIT = {maxFailures: 20, windowMs: 60_000};
 
 export interface MintedKey {
   id: string;
@@ -75,6 +79,7 @@ export class MockApi {
       vault: true,
       offsetMs: 0,
       authorizations: [],
+      failures: {windowStartMs: 0, count: 0},
     };
     if (options.seed) {
       // Fixture keys have no secret: they are there to be listed, never to authenticate.
@@ -147,6 +152,47 @@ export class MockApi {
     return record;
   }
 
+  /** One event of `type` in `orgId`: a fresh pending delivery for each endpoint subscribed to it. */
+  trigger(type: string, orgId = this.orgId): void {
+    const now = this.now().toISOString();
+    const eventId = newId('evt');
+    for (const w of this.state.webhooks) {
+      if (w.orgId !== orgId || !w.record.events.includes(type)) continue;
+      const list = this.state.deliveries.get(w.record.id) ?? [];
+      list.push({
+        id: newId('dlv'),
+        event_id: eventId,
+        event_type: type,
+        status: 'pending',
+        attempts: 0,
+        created_at: now,
+        last_attempt_at: null,
+        next_attempt_at: now,
+        last_status_code: null,
+      });
+      this.state.deliveries.set(w.record.id, list);
+    }
+  }
+
+  /** Seconds to wait when too many authentications failed in the current window, else 0. */
+  private retryAfterSeconds(): number {
+    const {failures} = this.state;
+    const nowMs = this.now().getTime();
+    if (nowMs - failures.windowStartMs >= MOCK_RATE_LIMIT.windowMs) return 0;
+    if (failures.count < MOCK_RATE_LIMIT.maxFailures) return 0;
+    return Math.max(1, Math.ceil((failures.windowStartMs + MOCK_RATE_LIMIT.windowMs - nowMs) / 1000));
+  }
+
+  private recordFailure(): void {
+    const nowMs = this.now().getTime();
+    const {failures} = this.state;
+    if (nowMs - failures.windowStartMs >= MOCK_RATE_LIMIT.windowMs) {
+      failures.windowStartMs = nowMs;
+      failures.count = 0;
+    }
+    failures.count++;
+  }
+
   private status(key: StoredKey): ApiKey['status'] {
     if (key.revoked) return 'revoked';
     if (key.record.expires_at && Date.parse(key.record.expires_at) <= this.now().getTime()) return 'expired';
@@ -170,8 +216,13 @@ export class MockApi {
     const authed =
       (fn: (key: StoredKey, params: Record<string, string>) => Response | Promise<Response>) =>
       ({request, params}: {request: Request; params: Record<string, unknown>}) => {
+        const wait = this.retryAfterSeconds();
+        if (wait > 0)
+          return error(429, 'rate_limited', 'too many failed authentications', {'Retry-After': String(wait)});
         const key = this.authenticate(request);
-        return key ? fn(key, params as Record<string, string>) : unauthorized();
+        if (key) return fn(key, params as Record<string, string>);
+        this.recordFailure();
+        return unauthorized();
       };
     const json = <T>(schema: {parse: (v: unknown) => T}, value: unknown) =>
       HttpResponse.json(schema.parse(value) as object);

@@ -25,7 +25,10 @@ async function toRequest(req: IncomingMessage, origin: string): Promise<Request>
 }
 
 /** A loopback HTTP server answering from `handlers`, or 404 in the contract's error shape when none matches. */
-export async function serveHandlers(handlers: RequestHandler[]): Promise<LoopbackServer> {
+export async function serveHandlers(
+  handlers: RequestHandler[],
+  options: {host?: string} = {},
+): Promise<LoopbackServer> {
   const authorizations: string[] = [];
   let origin = '';
   const server = createServer((req, res) => {
@@ -43,7 +46,8 @@ export async function serveHandlers(handlers: RequestHandler[]): Promise<Loopbac
         res.end(JSON.stringify({error: {code: 'internal', message: err.message}}));
       });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  // '::' (dual stack) lets one server answer 127.0.0.1, [::1] and localhost alike.
+  await new Promise<void>((resolve) => server.listen(0, options.host ?? '127.0.0.1', resolve));
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     url: origin,
