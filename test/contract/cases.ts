@@ -3,7 +3,6 @@
 import {expect} from 'vitest';
 import {
   type ClientOptions,
-  createClient,
   errorFromResponse,
   ForbiddenError,
   InvalidRequestError,
