@@ -1,0 +1,149 @@
+// The webhook URL policy: every spelling of a non-public address is refused, and resolved names are checked too.
+import fc from 'fast-check';
+import {describe, expect, it} from 'vitest';
+import {checkEndpointUrl, isPublicAddress, resolveAndCheck} from '../../emulator/net/endpoint-url.js';
+
+const refused = (url: string) => {
+  const r = checkEndpointUrl(url);
+  return !r.ok;
+};
+
+describe('checkEndpointUrl', () => {
+  it('accepts an https URL on a public host or address', () => {
+    expect(checkEndpointUrl('https://hooks.example.com/svc?x=1').ok).toBe(true);
+    expect(checkEndpointUrl('https://93.184.215.14:8443/hook').ok).toBe(true);
+    expect(checkEndpointUrl('https://[2606:4700::1111]/hook').ok).toBe(true);
+  });
+
+  it.each([
+    ['plain http', 'http://hooks.example.com/'],
+    ['another scheme', 'ftp://hooks.example.com/'],
+    ['a user name', 'https://user@hooks.example.com/'],
+    ['a password', 'https://:secret@hooks.example.com/'],
+    ['a fragment', 'https://hooks.example.com/#x'],
+    ['an empty fragment', 'https://hooks.example.com/#'],
+    ['a relative URL', '/hooks'],
+    ['whitespace', 'https://hooks.example.com/a b'],
+    ['a newline', 'https://hooks.exa\nmple.com/'],
+    ['localhost', 'https://localhost/'],
+    ['localhost with a trailing dot', 'https://localhost./'],
+    ['a .localhost name', 'https://app.localhost/'],
+    ['loopback', 'https://127.0.0.1/'],
+    ['decimal loopback', 'https://2130706433/'],
+    ['hex loopback', 'https://0x7f000001/'],
+    ['octal loopback', 'https://0177.0.0.1/'],
+    ['short loopback', 'https://127.1/'],
+    ['unspecified', 'https://0.0.0.0/'],
+    ['private 10/8', 'https://10.1.2.3/'],
+    ['private 172.16/12', 'https://172.20.0.1/'],
+    ['private 192.168/16', 'https://192.168.1.1/'],
+    ['link-local (cloud metadata)', 'https://169.254.169.254/latest/meta-data'],
+    ['CGNAT', 'https://100.64.0.1/'],
+    ['multicast', 'https://224.0.0.1/'],
+    ['documentation range', 'https://192.0.2.10/'],
+    ['documentation range 2', 'https://198.51.100.7/'],
+    ['documentation range 3', 'https://203.0.113.9/'],
+    ['broadcast', 'https://255.255.255.255/'],
+    ['IPv6 loopback', 'https://[::1]/'],
+    ['IPv4-mapped IPv6 loopback', 'https://[::ffff:127.0.0.1]/'],
+    ['IPv4-mapped IPv6 in hex', 'https://[::ffff:7f00:1]/'],
+    ['IPv6 unique local', 'https://[fd00::1]/'],
+    ['IPv6 link-local', 'https://[fe80::1]/'],
+    ['IPv6 documentation', 'https://[2001:db8::1]/'],
+    ['IPv6 multicast', 'https://[ff02::1]/'],
+  ])('refuses %s', (_name, url) => {
+    expect(refused(url)).toBe(true);
+  });
+
+  it('refuses URLs longer than 2048 characters and accepts one of exactly 2048', () => {
+    const base = 'https://hooks.example.com/';
+    expect(checkEndpointUrl(base + 'a'.repeat(2048 - base.length)).ok).toBe(true);
+    expect(checkEndpointUrl(base + 'a'.repeat(2049 - base.length)).ok).toBe(false);
+  });
+
+  it('allows http and loopback only when local endpoints are allowed', () => {
+    expect(checkEndpointUrl('http://127.0.0.1:3000/hooks', {allowLocal: true}).ok).toBe(true);
+    expect(checkEndpointUrl('http://localhost:3000/hooks', {allowLocal: true}).ok).toBe(true);
+    // Credentials and fragments stay refused: only the scheme and host rules relax.
+    expect(checkEndpointUrl('http://u:p@localhost:3000/', {allowLocal: true}).ok).toBe(false);
+    expect(checkEndpointUrl('http://localhost:3000/#x', {allowLocal: true}).ok).toBe(false);
+    expect(checkEndpointUrl('ftp://localhost/', {allowLocal: true}).ok).toBe(false);
+  });
+
+  it('refuses every private IPv4 address in any numeric spelling the URL parser accepts', () => {
+    const privateV4 = fc.oneof(
+      fc.tuple(fc.constant(10), fc.nat(255), fc.nat(255), fc.nat(255)),
+      fc.tuple(fc.constant(127), fc.nat(255), fc.nat(255), fc.nat(255)),
+      fc.tuple(fc.constant(192), fc.constant(168), fc.nat(255), fc.nat(255)),
+      fc.tuple(fc.constant(172), fc.integer({min: 16, max: 31}), fc.nat(255), fc.nat(255)),
+      fc.tuple(fc.constant(169), fc.constant(254), fc.nat(255), fc.nat(255)),
+    );
+    const spell = fc.constantFrom('dotted', 'decimal', 'hex', 'octal', 'mapped');
+    fc.assert(
+      fc.property(privateV4, spell, ([a, b, c, d], how) => {
+        const n = ((a << 24) >>> 0) + (b << 16) + (c << 8) + d;
+        const host =
+          how === 'dotted'
+            ? `${a}.${b}.${c}.${d}`
+            : how === 'decimal'
+              ? String(n)
+              : how === 'hex'
+                ? `0x${n.toString(16)}`
+                : how === 'octal'
+                  ? [a, b, c, d].map((x) => `0${x.toString(8)}`).join('.')
+                  : `[::ffff:${a}.${b}.${c}.${d}]`;
+        return refused(`https://${host}/hook`);
+      }),
+      {numRuns: 500},
+    );
+  });
+});
+
+describe('isPublicAddress', () => {
+  it('knows public from special-purpose addresses', () => {
+    expect(isPublicAddress('8.8.8.8')).toBe(true);
+    expect(isPublicAddress('2606:4700::1111')).toBe(true);
+    expect(isPublicAddress('127.0.0.1')).toBe(false);
+    expect(isPublicAddress('::ffff:10.0.0.1')).toBe(false);
+    expect(isPublicAddress('fc00::1')).toBe(false);
+    expect(isPublicAddress('not an address')).toBe(false);
+  });
+});
+
+describe('resolveAndCheck', () => {
+  it('refuses a name when any of its addresses is private (DNS answers are not trusted one by one)', async () => {
+    const lookup = async () => [
+      {address: '93.184.215.14', family: 4},
+      {address: '10.0.0.5', family: 4},
+    ];
+    expect(await resolveAndCheck('mixed.example.com', lookup)).toMatchObject({ok: false});
+  });
+
+  it('accepts a name whose addresses are all public', async () => {
+    const lookup = async () => [
+      {address: '93.184.215.14', family: 4},
+      {address: '2606:2800:21f:cb07:6820:80da:af6b:8b2c', family: 6},
+    ];
+    expect(await resolveAndCheck('hooks.example.com', lookup)).toEqual({
+      ok: true,
+      addresses: ['93.184.215.14', '2606:2800:21f:cb07:6820:80da:af6b:8b2c'],
+    });
+  });
+
+  it('refuses names that do not resolve, and localhost without asking DNS', async () => {
+    const failing = async () => {
+      throw Object.assign(new Error('ENOTFOUND'), {code: 'ENOTFOUND'});
+    };
+    expect(await resolveAndCheck('nowhere.invalid', failing)).toMatchObject({
+      ok: false,
+      reason: /could not be resolved/,
+    });
+    let asked = false;
+    const spy = async () => {
+      asked = true;
+      return [{address: '93.184.215.14', family: 4}];
+    };
+    expect(await resolveAndCheck('db.localhost', spy)).toMatchObject({ok: false});
+    expect(asked).toBe(false);
+  });
+});

@@ -1,0 +1,197 @@
+// The repositories on both storages: embedded PGlite, and a real PostgreSQL when SVC_TEST_DATABASE_URL is set.
+import {randomBytes} from 'node:crypto';
+import pg from 'pg';
+import {afterAll, beforeAll, describe, expect, it} from 'vitest';
+import type {Database} from '../../emulator/db/database.js';
+import {openStorage, type OpenedStorage} from '../../emulator/db/open.js';
+import {
+  createRepositories,
+  keyRecord,
+  LimitError,
+  MAX_ACTIVE_KEYS_PER_ORG,
+  type Repositories,
+} from '../../emulator/db/repositories.js';
+import {hashSecret} from '../../emulator/auth/hash.js';
+
+const pgUrl = process.env.SVC_TEST_DATABASE_URL;
+
+describe('PostgreSQL availability', () => {
+  // CI always provides a PostgreSQL; there, a missing URL is a broken set-up, not a reason to skip.
+  it.runIf(process.env.CI === 'true')('has SVC_TEST_DATABASE_URL in CI', () => {
+    expect(pgUrl, 'SVC_TEST_DATABASE_URL must be set in CI').toBeTruthy();
+  });
+});
+
+interface Backend {
+  name: string;
+  open(): Promise<{storage: OpenedStorage; dispose(): Promise<void>}>;
+}
+
+const backends: Backend[] = [
+  {
+    name: 'PGlite',
+    async open() {
+      const storage = await openStorage({dataDir: '', inMemory: true});
+      return {
+        storage,
+        dispose: async () => {
+          await storage.db.close();
+          await storage.cleanup();
+        },
+      };
+    },
+  },
+];
+if (pgUrl) {
+  backends.push({
+    name: 'PostgreSQL',
+    async open() {
+      // A fresh schema per run, so parallel and repeated runs never see each other's rows.
+      const schema = `svc_test_${randomBytes(6).toString('hex')}`;
+      const admin = new pg.Client({connectionString: pgUrl});
+      await admin.connect();
+      await admin.query(`CREATE SCHEMA ${schema}`);
+      const url = new URL(pgUrl);
+      url.searchParams.set('options', `-c search_path=${schema}`);
+      const storage = await openStorage({dataDir: '', databaseUrl: url.toString()});
+      return {
+        storage,
+        dispose: async () => {
+          await storage.db.close();
+          await admin.query(`DROP SCHEMA ${schema} CASCADE`);
+          await admin.end();
+        },
+      };
+    },
+  });
+}
+
+describe.each(backends)('repositories on $name', (backend) => {
+  let db: Database;
+  let repos: Repositories;
+  let dispose: () => Promise<void>;
+  const t0 = new Date('2030-01-01T00:00:00Z');
+
+  beforeAll(async () => {
+    const opened = await backend.open();
+    db = opened.storage.db;
+    dispose = opened.dispose;
+    repos = createRepositories(db);
+  });
+  afterAll(async () => {
+    await dispose?.();
+  });
+
+  it('stores only the SHA-256 of a key secret and finds the key by it', async () => {
+    const org = await repos.orgs.create('acme', t0);
+    const {key, secret} = await repos.keys.create({
+      orgId: org.id,
+      name: 'ci',
+      createdBy: 'a@b.c',
+      expires: '90',
+      now: t0,
+    });
+    const {rows} = await db.query<Record<string, unknown>>('SELECT * FROM api_keys WHERE id = $1', [key.id]);
+    expect(JSON.stringify(rows)).not.toContain(secret);
+    expect(rows[0]?.secret_hash).toBe(hashSecret(secret));
+    const found = await repos.keys.findByHash(hashSecret(secret));
+    expect(found?.id).toBe(key.id);
+    expect(found?.expiresAt?.toISOString()).toBe('2030-04-01T00:00:00.000Z');
+    expect(found?.createdBy).toBe('a@b.c');
+  });
+
+  it('derives active, expired and revoked from the stored times and the given clock time', async () => {
+    const org = await repos.orgs.create('states', t0);
+    const {key} = await repos.keys.create({
+      orgId: org.id,
+      name: 'k',
+      createdBy: null,
+      expires: '30',
+      now: t0,
+    });
+    expect(keyRecord(key, t0).status).toBe('active');
+    expect(keyRecord(key, new Date(t0.getTime() + 30 * 86_400_000)).status).toBe('expired');
+    const revoked = await repos.keys.revoke(key.id, t0);
+    expect(revoked && keyRecord(revoked, t0).status).toBe('revoked');
+    // Revoking twice keeps the first time.
+    const again = await repos.keys.revoke(key.id, new Date(t0.getTime() + 1000));
+    expect(again?.revokedAt?.toISOString()).toBe(t0.toISOString());
+  });
+
+  it('holds the 25-key limit under concurrent creation, not counting revoked or expired keys', async () => {
+    const org = await repos.orgs.create('limit', t0);
+    const short = await repos.keys.create({
+      orgId: org.id,
+      name: 'short',
+      createdBy: null,
+      expires: '30',
+      now: t0,
+    });
+    const later = new Date(t0.getTime() + 31 * 86_400_000);
+    const results = await Promise.allSettled(
+      Array.from({length: 30}, (_, i) =>
+        repos.keys.create({orgId: org.id, name: `k${i}`, createdBy: null, expires: 'never', now: later}),
+      ),
+    );
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(MAX_ACTIVE_KEYS_PER_ORG);
+    const refused = results.filter((r) => r.status === 'rejected') as PromiseRejectedResult[];
+    expect(refused).toHaveLength(5);
+    for (const r of refused) expect(r.reason).toBeInstanceOf(LimitError);
+    expect(short.key.expiresAt && short.key.expiresAt < later).toBe(true);
+  });
+
+  it('moves last_used_at only forward', async () => {
+    const org = await repos.orgs.create('touch', t0);
+    const {key} = await repos.keys.create({
+      orgId: org.id,
+      name: 'k',
+      createdBy: null,
+      expires: 'never',
+      now: t0,
+    });
+    await repos.keys.touch(key.id, new Date(t0.getTime() + 5000));
+    await repos.keys.touch(key.id, new Date(t0.getTime() + 1000));
+    expect((await repos.keys.get(org.id, key.id))?.lastUsedAt?.toISOString()).toBe(
+      '2030-01-01T00:00:05.000Z',
+    );
+  });
+
+  it('keeps endpoints per org, newest first, at most 10, and deletes only within the org', async () => {
+    const a = await repos.orgs.create('a', t0);
+    const b = await repos.orgs.create('b', t0);
+    for (let i = 0; i < 10; i++) {
+      await repos.endpoints.create({
+        orgId: a.id,
+        url: `https://hooks.example.com/${i}`,
+        events: ['sandbox.ready'],
+        description: i === 0 ? 'first' : null,
+        secretCiphertext: 'c',
+        now: new Date(t0.getTime() + i * 1000),
+      });
+    }
+    await expect(
+      repos.endpoints.create({
+        orgId: a.id,
+        url: 'https://x.example.com',
+        events: ['sandbox.ready'],
+        description: null,
+        secretCiphertext: 'c',
+        now: t0,
+      }),
+    ).rejects.toBeInstanceOf(LimitError);
+    const list = await repos.endpoints.list(a.id);
+    expect(list.map((e) => e.url)[0]).toBe('https://hooks.example.com/9');
+    expect(list.at(-1)?.description).toBe('first');
+    expect(list[0]?.events).toEqual(['sandbox.ready']);
+    const target = list[0]?.id as string;
+    expect(await repos.endpoints.delete(target, b.id)).toBe(false);
+    expect(await repos.endpoints.get(b.id, target)).toBeUndefined();
+    expect(await repos.endpoints.delete(target, a.id)).toBe(true);
+  });
+
+  it('keeps the first default org when two starts race to set it', async () => {
+    const first = await repos.meta.setIfAbsent('race', 'one');
+    const second = await repos.meta.setIfAbsent('race', 'two');
+    expect([first, second]).toEqual(['one', 'one']);
+  });
+});
