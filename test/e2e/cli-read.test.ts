@@ -1,0 +1,130 @@
+// The read commands as people and scripts use them, against a real emulator (in-memory, manual clock).
+import {spawn} from 'node:child_process';
+import {createServer} from 'node:net';
+import {afterAll, beforeAll, describe, expect, it} from 'vitest';
+import {type RunningEmulator, startEmulator} from '../../emulator/index.js';
+import {BIN, runCli} from '../helpers/run-cli.js';
+
+let emu: RunningEmulator;
+let env: NodeJS.ProcessEnv;
+let secret: string;
+let keyId: string;
+let hookId: string;
+
+beforeAll(async () => {
+  emu = await startEmulator({port: 0, inMemory: true, clock: 'manual', allowLocalEndpoints: true});
+  const key = await emu.control.createKey({name: 'laptop', expires: '30', created_by: 'ada@example.com'});
+  secret = key.secret;
+  keyId = key.id;
+  hookId = (
+    await emu.control.createWebhook({
+      url: 'http://127.0.0.1:9/hook',
+      events: ['sandbox.ready', 'sandbox.error'],
+    })
+  ).id;
+  await emu.control.trigger({type: 'sandbox.ready'});
+  env = {SVC_API_KEY: secret, SVC_API_URL: emu.apiUrl};
+});
+afterAll(() => emu?.stop());
+
+const flat = (text: string) => text.replace(/\n\s*›\s*/g, ' ').replace(/[ \t]+/g, ' ');
+
+describe('tables for people', () => {
+  it('svc keys list shows name, prefix, status, creator and relative times, and never the secret', async () => {
+    const r = await runCli(['keys', 'list'], {env});
+    expect(r.code).toBe(0);
+    const [header, ...rows] = r.stdout.trimEnd().split('\n');
+    expect(header).toMatch(/^NAME +PREFIX +STATUS +CREATED BY +CREATED +LAST USED +EXPIRES +ID$/);
+    const row = rows.find((line) => line.includes(keyId));
+    expect(row).toMatch(new RegExp(`^laptop +${secret.slice(0, 8)}… +active +ada@example\\.com +just now`));
+    expect(row).toContain('in 29 days');
+    expect(r.stdout + r.stderr).not.toContain(secret);
+  });
+
+  it('svc webhooks deliveries shows status, event type and attempts', async () => {
+    const r = await runCli(['webhooks', 'deliveries', hookId], {env});
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^STATUS +EVENT +ATTEMPTS +LAST CODE +CREATED +NEXT ATTEMPT +ID +EVENT ID/);
+    expect(r.stdout).toMatch(/(pending|succeeded|failed) +sandbox\.ready +\d+ /);
+  });
+
+  it('colours statuses only when colour is wanted, and NO_COLOR always wins', async () => {
+    const forced = await runCli(['keys', 'list'], {env: {...env, NO_COLOR: '', FORCE_COLOR: '1'}});
+    expect(forced.stdout).toContain('\u001b[32mactive');
+    const plain = await runCli(['keys', 'list'], {env: {...env, NO_COLOR: '1', FORCE_COLOR: '1'}});
+    expect(plain.stdout).not.toContain('\u001b[');
+    const json = await runCli(['keys', 'list', '--json'], {env: {...env, NO_COLOR: '', FORCE_COLOR: '1'}});
+    expect(json.stdout).not.toContain('\u001b[');
+    expect(JSON.parse(json.stdout).data[0].id).toBe(keyId);
+  });
+});
+
+describe('failures a person can act on', () => {
+  it('a rejected key exits 4 and says to log in with a new key', async () => {
+    const revoked = await emu.control.createKey({name: 'soon-revoked'});
+    await emu.control.revokeKey(revoked.id);
+    const r = await runCli(['webhooks', 'list'], {env: {...env, SVC_API_KEY: revoked.secret}});
+    expect(r.code).toBe(4);
+    expect(r.stdout).toBe('');
+    expect(flat(r.stderr)).toContain(
+      'the API key was rejected (revoked or expired?). Run `svc login` with a new key',
+    );
+    expect(r.stderr).not.toContain(revoked.secret);
+  });
+
+  it('an address where nothing listens names the URL and suggests starting the emulator', async () => {
+    const port = await closedPort();
+    const r = await runCli(['org'], {env: {...env, SVC_API_URL: `http://127.0.0.1:${port}`}});
+    expect(r.code).toBe(1);
+    expect(flat(r.stderr)).toContain(`could not reach http://127.0.0.1:${port}/v1/org: connection refused`);
+    expect(flat(r.stderr)).toContain('Is the emulator running? `svc emulator start`');
+    expect(r.stderr).not.toContain(secret);
+  });
+
+  it('usage mistakes exit 2', async () => {
+    const badId = await runCli(['webhooks', 'deliveries', 'we_nope', '--json'], {env});
+    expect(badId.code).toBe(2);
+    expect(JSON.parse(badId.stdout).error.code).toBe('usage');
+    const badStatus = await runCli(['webhooks', 'deliveries', hookId, '--status', 'lost'], {env});
+    expect(badStatus.code).toBe(2);
+    const watchJson = await runCli(['webhooks', 'deliveries', hookId, '--watch', '--json'], {env});
+    expect(watchJson.code).toBe(2);
+  });
+});
+
+describe('svc webhooks deliveries --watch', () => {
+  it('redraws as deliveries arrive and stops cleanly on Ctrl-C', async () => {
+    const child = spawn(process.execPath, [BIN, 'webhooks', 'deliveries', hookId, '--watch'], {
+      env: {PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', ...env},
+    });
+    let stdout = '';
+    child.stdout.on('data', (d) => {
+      stdout += d;
+    });
+    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    const count = () => (stdout.match(/sandbox\.error/g) ?? []).length;
+    await until(() => stdout.includes('Ctrl-C to stop'));
+    expect(count()).toBe(0);
+    await emu.control.trigger({type: 'sandbox.error'});
+    await until(() => count() > 0);
+    child.kill('SIGINT');
+    expect(await exited).toBe(0);
+    expect(stdout).toMatch(/sandbox\.ready/);
+  });
+});
+
+async function until(condition: () => boolean): Promise<void> {
+  for (let i = 0; i < 400 && !condition(); i++) await new Promise((r) => setTimeout(r, 50));
+  expect(condition()).toBe(true);
+}
+
+/** A port that was free a moment ago: nothing listens there. */
+function closedPort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const {port} = server.address() as {port: number};
+      server.close(() => resolve(port));
+    });
+  });
+}
