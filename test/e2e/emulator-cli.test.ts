@@ -1,0 +1,190 @@
+// `svc emulator …` as a user runs it: real processes, real signals, the data dir on disk.
+import {type ChildProcessWithoutNullStreams, spawn} from 'node:child_process';
+import {mkdtemp, rm, stat} from 'node:fs/promises';
+import {existsSync} from 'node:fs';
+import {tmpdir} from 'node:os';
+import {join} from 'node:path';
+import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest';
+import {BIN, runCli} from '../helpers/run-cli.js';
+
+let root: string;
+const children = new Set<ChildProcessWithoutNullStreams>();
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'svc-e2e-emulator-'));
+});
+afterEach(() => {
+  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+  children.clear();
+});
+afterAll(async () => {
+  await rm(root, {recursive: true, force: true});
+});
+
+const baseEnv = (dataDir: string) => ({
+  SVC_EMULATOR_DATA_DIR: dataDir,
+  SVC_CONFIG_DIR: join(root, 'config'),
+  SVC_CACHE_DIR: join(root, 'cache'),
+});
+
+interface Started {
+  child: ChildProcessWithoutNullStreams;
+  ready: {api_url: string; account_url: string; data_dir: string};
+  stderr: () => string;
+  exited: Promise<number | null>;
+}
+
+/** Spawns `svc emulator start --json …` and resolves with its ready line. */
+function startEmulatorProcess(args: string[], env: Record<string, string>): Promise<Started> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, 'emulator', 'start', '--json', '--port', '0', ...args], {
+      env: {PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', ...env},
+    });
+    children.add(child);
+    let stdout = '';
+    let stderr = '';
+    const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+    child.stdout.on('data', (d) => {
+      stdout += d;
+      const line = stdout.split('\n')[0];
+      if (stdout.includes('\n') && line) {
+        try {
+          resolve({child, ready: JSON.parse(line), stderr: () => stderr, exited});
+        } catch (err) {
+          reject(err);
+        }
+      }
+    });
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
+    child.on('exit', (code) =>
+      reject(new Error(`emulator exited with ${code} before ready: ${stderr}${stdout}`)),
+    );
+  });
+}
+
+const orgWith = (apiUrl: string, secret: string) =>
+  fetch(`${apiUrl}/v1/org`, {headers: {authorization: `Bearer ${secret}`}});
+
+describe('svc emulator start', () => {
+  it('prints one JSON ready line, keeps acknowledged writes through kill -9, and stops cleanly on SIGTERM', async () => {
+    const dataDir = join(root, 'durable');
+    const env = baseEnv(dataDir);
+    const first = await startEmulatorProcess([], env);
+    expect(Object.keys(first.ready).sort()).toEqual(['account_url', 'api_url', 'data_dir']);
+    expect(first.ready.data_dir).toBe(dataDir);
+    expect((await stat(join(dataDir, 'emulator.json'))).mode & 0o777).toBe(0o600);
+    expect((await stat(join(dataDir, 'vault.key'))).mode & 0o777).toBe(0o600);
+
+    const created = await runCli(['emulator', 'keys', 'create', '--name', 'durable', '--json'], {env});
+    expect(created.code).toBe(0);
+    const key = JSON.parse(created.stdout) as {
+      id: string;
+      name: string;
+      secret: string;
+      expires_at: string | null;
+    };
+    expect(Object.keys(key).sort()).toEqual(['expires_at', 'id', 'name', 'secret']);
+    expect(created.stderr).not.toContain(key.secret);
+    expect((await orgWith(first.ready.api_url, key.secret)).status).toBe(200);
+    const org = await (await orgWith(first.ready.api_url, key.secret)).json();
+
+    first.child.kill('SIGKILL');
+    await first.exited;
+
+    const second = await startEmulatorProcess([], env);
+    const again = await orgWith(second.ready.api_url, key.secret);
+    expect(again.status).toBe(200);
+    expect(await again.json()).toEqual(org);
+
+    second.child.kill('SIGTERM');
+    expect(await second.exited).toBe(0);
+    expect(existsSync(join(dataDir, 'emulator.json'))).toBe(false);
+    expect(second.stderr()).not.toContain(key.secret);
+
+    // And once more after the clean stop: state survives restarts.
+    const third = await startEmulatorProcess([], env);
+    expect((await orgWith(third.ready.api_url, key.secret)).status).toBe(200);
+    third.child.kill('SIGINT');
+    expect(await third.exited).toBe(0);
+  });
+
+  it('refuses a second emulator on the same data dir, and status and stop find the running one', async () => {
+    const dataDir = join(root, 'single');
+    const env = baseEnv(dataDir);
+    const running = await startEmulatorProcess(['--clock', 'manual'], env);
+
+    const status = await runCli(['emulator', 'status', '--json'], {env});
+    expect(status.code).toBe(0);
+    expect(JSON.parse(status.stdout)).toMatchObject({
+      running: true,
+      api_url: running.ready.api_url,
+      clock: {mode: 'manual'},
+    });
+
+    const clock = await runCli(['emulator', 'clock', 'advance', '1h', '--json'], {env});
+    expect(clock.code).toBe(0);
+    expect(JSON.parse(clock.stdout).mode).toBe('manual');
+
+    const twice = await runCli(['emulator', 'start', '--port', '0', '--json'], {env});
+    expect(twice.code).toBe(1);
+    expect(JSON.parse(twice.stdout).error.code).toBe('already_running');
+
+    const stopped = await runCli(['emulator', 'stop', '--json'], {env});
+    expect(stopped.code).toBe(0);
+    expect(await running.exited).toBe(0);
+
+    const after = await runCli(['emulator', 'status', '--json'], {env});
+    expect(after.code).toBe(1);
+    expect(JSON.parse(after.stdout).error.code).toBe('emulator_not_running');
+  });
+
+  it('never echoes a database URL password', async () => {
+    const env = {
+      ...baseEnv(join(root, 'pg-refused')),
+      SVC_EMULATOR_DATABASE_URL: 'postgres://svc:hunter2-secret@127.0.0.1:1/nothing',
+    };
+    const r = await runCli(['emulator', 'start', '--port', '0'], {env});
+    expect(r.code).toBe(1);
+    expect(r.stdout + r.stderr).not.toContain('hunter2-secret');
+    expect(r.stderr).toMatch(/could not start/);
+  });
+});
+
+describe('svc emulator exec', () => {
+  it('runs the command against a throwaway emulator and exits with its code', async () => {
+    const script = [
+      "const r = await fetch(process.env.SVC_API_URL + '/v1/org', {headers: {authorization: 'Bearer ' + process.env.SVC_API_KEY}});",
+      'if (r.status !== 200 || !process.env.SVC_EMULATOR_DATA_DIR) process.exit(1);',
+      'process.exit(7);',
+    ].join('\n');
+    const env = baseEnv(join(root, 'unused'));
+    const r = await runCli(
+      ['emulator', 'exec', '--', process.execPath, '--input-type=module', '-e', script],
+      {env},
+    );
+    expect(r.code).toBe(7);
+    expect(existsSync(join(root, 'unused'))).toBe(false);
+  });
+
+  it('fails clearly when the command does not exist', async () => {
+    const r = await runCli(['emulator', 'exec', '--json', '--', 'svc-no-such-command-xyz'], {
+      env: baseEnv(join(root, 'x')),
+    });
+    expect(r.code).toBe(1);
+    expect(JSON.parse(r.stdout).error.code).toBe('command_not_found');
+  });
+});
+
+describe('control commands', () => {
+  it('tell the user how to start an emulator when none runs', async () => {
+    const r = await runCli(['emulator', 'keys', 'create', '--name', 'x', '--json'], {
+      env: baseEnv(join(root, 'none')),
+    });
+    expect(r.code).toBe(1);
+    expect(JSON.parse(r.stdout)).toEqual({
+      error: {code: 'emulator_not_running', message: expect.stringContaining('no emulator')},
+    });
+  });
+});
