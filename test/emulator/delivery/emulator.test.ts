@@ -1,7 +1,6 @@
 // The delivery engine inside a real emulator: control routes, the deliveries API, and the SSRF guard at delivery time.
 import type {LookupAddress} from 'node:dns';
 import {afterEach, describe, expect, it} from 'vitest';
-import type {ManualClock} from '../../../emulator/clock.js';
 import {type RunningEmulator, startEmulator} from '../../../emulator/index.js';
 import {EventSchema} from '../../../src/schemas/index.js';
 import {verifySignature} from '../../../src/webhooks/index.js';

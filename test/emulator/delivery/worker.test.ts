@@ -1,6 +1,6 @@
 // The delivery worker against real loopback receivers on a manual clock: the whole retry schedule, outcomes
 // of each kind of answer, and the exact bytes and headers every attempt carries.
-import {createHmac, timingSafeEqual} from 'node:crypto';
+import {createHmac} from 'node:crypto';
 import {afterAll, afterEach, beforeAll, beforeEach, describe, expect, it} from 'vitest';
 import {type ManualClock, manualClock} from '../../../emulator/clock.js';
 import type {Database} from '../../../emulator/db/database.js';

@@ -1,0 +1,43 @@
+import {Args, Flags} from '@oclif/core';
+import {BaseCommand} from '../../../lib/base-command.js';
+import {SANDBOX_ACTION_NAMES, sandboxAction} from '../../../services/emulator/sandboxes/action.js';
+import {describeMove} from '../../../services/trigger.js';
+
+export default class EmulatorSandboxesAction extends BaseCommand {
+  static override summary = 'Move an emulator sandbox: resume, fork, stop, crash, fail, standby, wake, …';
+  static override description =
+    'Each move follows the sandbox state table and emits its event: resume and fork emit sandbox.ready; stop, ' +
+    'quota-exhausted, disk-limit and crash emit sandbox.stopped; fail emits sandbox.error; standby and wake emit none.';
+  static override examples = [
+    '<%= config.bin %> emulator sandboxes action sbx_… stop',
+    '<%= config.bin %> emulator sandboxes action sbx_… crash --last-error "out of memory"',
+  ];
+  static override args = {
+    id: Args.string({description: 'sandbox id', required: true}),
+    action: Args.string({
+      description: 'what happens to it',
+      required: true,
+      options: [...SANDBOX_ACTION_NAMES],
+    }),
+  };
+  static override flags = {
+    'last-error': Flags.string({description: 'last_error for crash or fail', helpValue: 'TEXT'}),
+    'data-dir': Flags.string({
+      description: 'data dir of the emulator (default: SVC_EMULATOR_DATA_DIR, then the user data dir)',
+      helpValue: 'DIR',
+    }),
+  };
+
+  async run() {
+    const {args, flags} = await this.parse(EmulatorSandboxesAction);
+    const move = await sandboxAction({
+      id: args.id,
+      action: args.action as (typeof SANDBOX_ACTION_NAMES)[number],
+      lastError: flags['last-error'],
+      dataDir: flags['data-dir'],
+      env: process.env,
+    });
+    if (!this.jsonEnabled()) this.log(`${args.action}: ${describeMove(move)}`);
+    return move;
+  }
+}

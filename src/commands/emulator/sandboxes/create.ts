@@ -1,0 +1,35 @@
+import {Flags} from '@oclif/core';
+import {BaseCommand} from '../../../lib/base-command.js';
+import {createSandbox} from '../../../services/emulator/sandboxes/create.js';
+import {describeMove} from '../../../services/trigger.js';
+
+export default class EmulatorSandboxesCreate extends BaseCommand {
+  static override summary = 'Create a sandbox in the emulator (it becomes ready and emits sandbox.ready)';
+  static override examples = [
+    '<%= config.bin %> emulator sandboxes create --name dev',
+    '<%= config.bin %> emulator sandboxes create --expires-in 10m --json',
+  ];
+  static override flags = {
+    name: Flags.string({description: 'name of the sandbox (default: a generated one)'}),
+    'expires-in': Flags.string({
+      description: 'expire after this long on the emulator clock',
+      helpValue: 'DURATION',
+    }),
+    'data-dir': Flags.string({
+      description: 'data dir of the emulator (default: SVC_EMULATOR_DATA_DIR, then the user data dir)',
+      helpValue: 'DIR',
+    }),
+  };
+
+  async run() {
+    const {flags} = await this.parse(EmulatorSandboxesCreate);
+    const move = await createSandbox({
+      name: flags.name,
+      expiresIn: flags['expires-in'],
+      dataDir: flags['data-dir'],
+      env: process.env,
+    });
+    if (!this.jsonEnabled()) this.log(`Created ${describeMove(move)}`);
+    return move;
+  }
+}

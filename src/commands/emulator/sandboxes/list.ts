@@ -1,0 +1,36 @@
+import {Flags} from '@oclif/core';
+import {BaseCommand} from '../../../lib/base-command.js';
+import {listSandboxes} from '../../../services/emulator/sandboxes/list.js';
+
+export default class EmulatorSandboxesList extends BaseCommand {
+  static override summary = "List the emulator's sandboxes, newest first";
+  static override examples = [
+    '<%= config.bin %> emulator sandboxes list',
+    '<%= config.bin %> emulator sandboxes list --json',
+  ];
+  static override flags = {
+    'data-dir': Flags.string({
+      description: 'data dir of the emulator (default: SVC_EMULATOR_DATA_DIR, then the user data dir)',
+      helpValue: 'DIR',
+    }),
+  };
+
+  async run() {
+    const {flags} = await this.parse(EmulatorSandboxesList);
+    const data = await listSandboxes({dataDir: flags['data-dir'], env: process.env});
+    if (!this.jsonEnabled()) {
+      if (data.length === 0)
+        this.logToStderr('No sandboxes yet. Create one with `svc emulator sandboxes create`.');
+      for (const s of data) {
+        const extra = [
+          s.last_error ? `last_error: ${s.last_error}` : '',
+          s.expires_at ? `expires ${s.expires_at}` : '',
+        ]
+          .filter(Boolean)
+          .join(', ');
+        this.log(`${s.id}  ${s.name}  ${s.status} (desired ${s.desired_state})${extra ? `  ${extra}` : ''}`);
+      }
+    }
+    return {data};
+  }
+}

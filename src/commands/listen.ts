@@ -1,0 +1,50 @@
+import {Flags} from '@oclif/core';
+import {BaseCommand} from '../lib/base-command.js';
+import {processIo} from '../lib/output.js';
+import {listen, parseEvents} from '../services/listen.js';
+
+export default class Listen extends BaseCommand {
+  static override summary = "Forward the emulator's webhook deliveries to a local URL";
+  static override description =
+    'Registers a relay endpoint with the running emulator (the same one every time, so its signing secret stays ' +
+    'the same), receives its deliveries as they happen and forwards the exact bytes and Svc-* headers to ' +
+    '--forward-to, one at a time. The local answer is reported back, so retries follow what your server did. ' +
+    'Deliveries that happen while svc listen is not running wait and follow once it is back.';
+  static override examples = [
+    '<%= config.bin %> listen --forward-to http://127.0.0.1:3000/webhooks',
+    '<%= config.bin %> listen --forward-to http://127.0.0.1:3000/webhooks --events sandbox.ready,sandbox.error',
+    'export SVC_WEBHOOK_SECRET=$(<%= config.bin %> listen --print-secret)',
+  ];
+  static override flags = {
+    'forward-to': Flags.string({description: 'local URL that receives the deliveries', helpValue: 'URL'}),
+    events: Flags.string({description: 'comma-separated event types (default: all)', helpValue: 'TYPES'}),
+    'print-secret': Flags.boolean({description: 'print the signing secret to stdout and exit'}),
+    'data-dir': Flags.string({
+      description: 'data dir of the emulator (default: SVC_EMULATOR_DATA_DIR, then the user data dir)',
+      helpValue: 'DIR',
+    }),
+  };
+
+  async run(): Promise<void> {
+    const {flags} = await this.parse(Listen);
+    const stop = new AbortController();
+    const onSignal = () => stop.abort();
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+    try {
+      await listen({
+        forwardTo: flags['forward-to'],
+        events: parseEvents(flags.events),
+        json: this.jsonEnabled(),
+        printSecret: flags['print-secret'],
+        dataDir: flags['data-dir'],
+        env: process.env,
+        io: processIo(),
+        signal: stop.signal,
+      });
+    } finally {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    }
+  }
+}

@@ -1,0 +1,14 @@
+// `svc emulator sandboxes create`: a new sandbox, ready at once (emits sandbox.ready).
+import type {SandboxMove} from '../../../../emulator/control-client.js';
+import {type ConnectOptions, withControl} from '../connect.js';
+
+export interface CreateSandboxOptions extends ConnectOptions {
+  name?: string;
+  expiresIn?: string;
+}
+
+export function createSandbox(options: CreateSandboxOptions): Promise<SandboxMove> {
+  return withControl(options, (control) =>
+    control.createSandbox({name: options.name, expires_in: options.expiresIn}),
+  );
+}

@@ -1,0 +1,7 @@
+// `svc emulator sandboxes list`: the default org's sandboxes, newest first.
+import type {SandboxRecord} from '../../../../emulator/sandboxes/repository.js';
+import {type ConnectOptions, withControl} from '../connect.js';
+
+export async function listSandboxes(options: ConnectOptions): Promise<SandboxRecord[]> {
+  return (await withControl(options, (control) => control.listSandboxes())).data;
+}

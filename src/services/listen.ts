@@ -1,0 +1,394 @@
+// `svc listen`: receives the emulator's deliveries for a relay endpoint over a streaming connection and forwards
+// the exact bytes and Svc-* headers to a local URL, one at a time, reporting each answer back so the delivery
+// record and its retries reflect what the local server did. Reconnects (with backoff) when the emulator restarts.
+import {performance} from 'node:perf_hooks';
+import {Agent, type Dispatcher, request} from 'undici';
+import type {RelayRegistration} from '../../emulator/control-client.js';
+import {EmulatorControl} from '../../emulator/control-client.js';
+import type {RelayDelivery} from '../../emulator/delivery/relay-hub.js';
+import type {RuntimeInfo} from '../../emulator/runtime-file.js';
+import {usageError} from '../lib/errors.js';
+import {colorEnabled, type Io, type Paint, painter} from '../lib/output.js';
+import {EVENT_TYPES} from '../schemas/index.js';
+import {type ConnectOptions, findRunning, toControlUserError} from './emulator/connect.js';
+
+export const FORWARD_TIMEOUT_MS = 10_000;
+const REPORT_BODY_LIMIT = 4096;
+/** The emulator pings every 15 s; three missed pings mean the connection went stale (e.g. after a laptop sleep). */
+const STALE_AFTER_MS = 45_000;
+const RELAY_NAME = 'default';
+
+export interface ListenOptions extends ConnectOptions {
+  forwardTo?: string;
+  events?: string[];
+  json: boolean;
+  printSecret: boolean;
+  io: Io;
+  /** Aborting it ends listening cleanly. */
+  signal: AbortSignal;
+  forwardTimeoutMs?: number;
+  /** Longest wait between reconnection attempts. */
+  maxBackoffMs?: number;
+}
+
+interface ForwardResult {
+  status: number | null;
+  error: string | null;
+  durationMs: number;
+  body: string | null;
+  refused: boolean;
+}
+
+export function parseEvents(text: string | undefined): string[] | undefined {
+  if (text === undefined) return undefined;
+  const events = text
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean);
+  if (events.length === 0) throw usageError('--events needs at least one event type');
+  for (const e of events) {
+    if (!(EVENT_TYPES as readonly string[]).includes(e)) {
+      throw usageError(`unknown event type ${JSON.stringify(e)}`, [`Use some of: ${EVENT_TYPES.join(', ')}`]);
+    }
+  }
+  return [...new Set(events)];
+}
+
+export function parseForwardUrl(text: string): URL {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw usageError(`--forward-to ${JSON.stringify(text)} is not an absolute URL`, [
+      'Example: --forward-to http://localhost:3000/webhooks',
+    ]);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw usageError('--forward-to must be an http:// or https:// URL');
+  return url;
+}
+
+/** Runs until `signal` aborts. With printSecret it only registers, prints the secret and returns. */
+export async function listen(options: ListenOptions): Promise<void> {
+  const forwardUrl = options.forwardTo === undefined ? undefined : parseForwardUrl(options.forwardTo);
+  if (!forwardUrl && !options.printSecret)
+    throw usageError('--forward-to is required', [
+      'Example: svc listen --forward-to http://localhost:3000/webhooks',
+    ]);
+  const out = new ListenOutput(options);
+  // The first connection must work: a typo in --data-dir should fail at once, not retry forever.
+  let session = await connect(options);
+  if (options.printSecret) {
+    options.io.stdout.write(`${session.relay.secret}\n`);
+    return;
+  }
+  out.ready(session.relay, forwardUrl as URL);
+  const dispatcher = new Agent({keepAliveTimeout: 4_000});
+  let backoff = 0;
+  try {
+    while (!options.signal.aborted) {
+      try {
+        await streamDeliveries(session, forwardUrl as URL, dispatcher, options, out);
+        backoff = 0;
+      } catch (err) {
+        if (options.signal.aborted) break;
+        out.disconnected(describe(err));
+      }
+      if (options.signal.aborted) break;
+      backoff = Math.min(options.maxBackoffMs ?? 5_000, backoff === 0 ? 250 : backoff * 2);
+      await sleep(backoff, options.signal);
+      if (options.signal.aborted) break;
+      try {
+        const next = await connect(options);
+        if (next.relay.secret !== session.relay.secret) out.ready(next.relay, forwardUrl as URL);
+        else out.reconnected(next.info.api_url);
+        session = next;
+      } catch (err) {
+        out.disconnected(describe(err));
+      }
+    }
+  } finally {
+    await dispatcher.close().catch(() => undefined);
+  }
+}
+
+interface Session {
+  info: RuntimeInfo;
+  control: EmulatorControl;
+  relay: RelayRegistration;
+}
+
+async function connect(options: ListenOptions): Promise<Session> {
+  const {info} = await findRunning(options);
+  const control = new EmulatorControl({
+    url: info.api_url,
+    adminToken: info.admin_token,
+    fetch: options.fetch,
+  });
+  try {
+    const relay = await control.registerRelay({name: RELAY_NAME, events: options.events});
+    return {info, control, relay};
+  } catch (err) {
+    throw toControlUserError(err);
+  }
+}
+
+async function streamDeliveries(
+  session: Session,
+  forwardUrl: URL,
+  dispatcher: Dispatcher,
+  options: ListenOptions,
+  out: ListenOutput,
+): Promise<void> {
+  const controller = new AbortController();
+  const onAbort = () => controller.abort();
+  options.signal.addEventListener('abort', onAbort, {once: true});
+  let staleTimer: NodeJS.Timeout | undefined;
+  const touch = () => {
+    clearTimeout(staleTimer);
+    staleTimer = setTimeout(
+      () => controller.abort(new Error('no word from the emulator for 45 s')),
+      STALE_AFTER_MS,
+    );
+  };
+  try {
+    touch();
+    const url = `${session.info.api_url}/_emulator/relay/${encodeURIComponent(session.relay.endpoint_id)}/stream`;
+    const res = await request(url, {
+      headers: {authorization: `Bearer ${session.info.admin_token}`},
+      signal: controller.signal,
+      dispatcher,
+    });
+    if (res.statusCode !== 200) {
+      await res.body.dump();
+      throw new Error(`the emulator answered ${res.statusCode} to the relay stream`);
+    }
+    let buffered = '';
+    for await (const chunk of res.body) {
+      touch();
+      buffered += (chunk as Buffer).toString('utf8');
+      let newline = buffered.indexOf('\n');
+      while (newline >= 0) {
+        const line = buffered.slice(0, newline);
+        buffered = buffered.slice(newline + 1);
+        newline = buffered.indexOf('\n');
+        if (!line.trim()) continue;
+        const message = JSON.parse(line) as {type: string};
+        if (message.type !== 'delivery') continue;
+        // Awaited before the next line is read: one at a time keeps the order the emulator sent.
+        await handleDelivery(message as RelayDelivery, session, forwardUrl, dispatcher, options, out);
+        touch();
+      }
+    }
+    if (!options.signal.aborted) throw new Error('the emulator closed the relay stream');
+  } catch (err) {
+    if (controller.signal.aborted && !options.signal.aborted && controller.signal.reason instanceof Error) {
+      throw controller.signal.reason;
+    }
+    throw err;
+  } finally {
+    clearTimeout(staleTimer);
+    options.signal.removeEventListener('abort', onAbort);
+  }
+}
+
+async function handleDelivery(
+  delivery: RelayDelivery,
+  session: Session,
+  forwardUrl: URL,
+  dispatcher: Dispatcher,
+  options: ListenOptions,
+  out: ListenOutput,
+): Promise<void> {
+  out.received(delivery);
+  const result = await forward(
+    delivery,
+    forwardUrl,
+    dispatcher,
+    options.forwardTimeoutMs ?? FORWARD_TIMEOUT_MS,
+  );
+  out.answered(delivery, forwardUrl, result);
+  try {
+    await session.control.call(
+      'POST',
+      `/_emulator/relay/${encodeURIComponent(session.relay.endpoint_id)}/results`,
+      {
+        delivery_id: delivery.delivery_id,
+        attempt: delivery.attempt,
+        status_code: result.status,
+        error: result.error,
+        duration_ms: result.durationMs,
+        body: result.body,
+      },
+    );
+  } catch (err) {
+    // The emulator times the attempt out and retries it; nothing is lost by a report that did not arrive.
+    out.warn(`could not report the answer for ${delivery.event_id}: ${describe(err)}`);
+  }
+}
+
+/** POSTs the stored bytes with the emulator's headers; redirects are answers, never followed. */
+async function forward(
+  delivery: RelayDelivery,
+  url: URL,
+  dispatcher: Dispatcher,
+  timeoutMs: number,
+): Promise<ForwardResult> {
+  const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
+  const signal = AbortSignal.timeout(timeoutMs);
+  try {
+    const res = await request(url, {
+      method: 'POST',
+      headers: delivery.headers,
+      body: delivery.body,
+      dispatcher,
+      signal,
+    });
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of res.body) {
+      const buf = chunk as Buffer;
+      chunks.push(buf.subarray(0, Math.max(0, REPORT_BODY_LIMIT - size)));
+      size += buf.length;
+      if (size >= REPORT_BODY_LIMIT) break;
+    }
+    const error =
+      res.statusCode >= 300 && res.statusCode < 400 ? `redirect (${res.statusCode}) not followed` : null;
+    return {
+      status: res.statusCode,
+      error,
+      durationMs: elapsed(),
+      body: Buffer.concat(chunks).toString('utf8'),
+      refused: false,
+    };
+  } catch (err) {
+    const code =
+      (err as {code?: string; cause?: {code?: string}}).code ??
+      (err as {cause?: {code?: string}}).cause?.code;
+    const timedOut = signal.aborted;
+    return {
+      status: null,
+      error: timedOut ? `timed out after ${timeoutMs} ms` : describe(err),
+      durationMs: elapsed(),
+      body: null,
+      refused: code === 'ECONNREFUSED',
+    };
+  }
+}
+
+class ListenOutput {
+  readonly #io: Io;
+  readonly #json: boolean;
+  readonly #paint: Paint;
+  #refusedHinted = false;
+
+  constructor(options: ListenOptions) {
+    this.#io = options.io;
+    this.#json = options.json;
+    this.#paint = painter(!options.json && colorEnabled(options.io.stdout, options.io.env));
+  }
+
+  ready(relay: RelayRegistration, forwardUrl: URL): void {
+    if (this.#json) {
+      this.#line({
+        type: 'ready',
+        secret: relay.secret,
+        endpoint_id: relay.endpoint_id,
+        events: relay.events,
+        forward_to: forwardUrl.href,
+      });
+      return;
+    }
+    // A local emulator secret: showing it is the point, so a receiver can be configured with it.
+    this.#err(
+      `Ready! Your webhook signing secret is ${relay.secret} (^C to quit)\n` +
+        `Forwarding ${relay.events.join(', ')} to ${forwardUrl.href}\n`,
+    );
+  }
+
+  received(d: RelayDelivery): void {
+    if (this.#json) {
+      this.#line({
+        type: 'event',
+        event_id: d.event_id,
+        event_type: d.event_type,
+        delivery_id: d.delivery_id,
+        attempt: d.attempt,
+      });
+      return;
+    }
+    const attempt = d.attempt > 1 ? ` (attempt ${d.attempt})` : '';
+    this.#io.stdout.write(`--> ${this.#paint('bold', d.event_type)} [${d.event_id}]${attempt}\n`);
+  }
+
+  answered(d: RelayDelivery, url: URL, r: ForwardResult): void {
+    if (this.#json) {
+      this.#line({
+        type: r.status === null ? 'error' : 'response',
+        event_id: d.event_id,
+        delivery_id: d.delivery_id,
+        attempt: d.attempt,
+        status: r.status,
+        error: r.error,
+        duration_ms: r.durationMs,
+        url: url.href,
+      });
+    } else {
+      const style = r.status === null || r.status >= 500 ? 'red' : r.status >= 300 ? 'yellow' : 'green';
+      const status = this.#paint(style, `[${r.status ?? 'ERR'}]`);
+      const reason = r.error ? ` ${r.error}` : '';
+      this.#io.stdout.write(`<-- ${status} POST ${url.href} (${r.durationMs} ms) [${d.event_id}]${reason}\n`);
+    }
+    if (r.refused && !this.#refusedHinted) {
+      this.#refusedHinted = true;
+      const local = url.hostname === 'localhost';
+      this.#err(
+        `Nothing is listening on ${url.href}: is your server running?` +
+          (local
+            ? ` localhost may resolve to ::1 while your server listens on 127.0.0.1; try --forward-to ${url.protocol}//127.0.0.1${url.port ? `:${url.port}` : ''}${url.pathname}`
+            : '') +
+          '\n',
+      );
+    } else if (r.status !== null) this.#refusedHinted = false;
+  }
+
+  disconnected(reason: string): void {
+    this.#err(`Lost the emulator (${reason}); reconnecting…\n`);
+  }
+
+  reconnected(apiUrl: string): void {
+    this.#err(`Reconnected to ${apiUrl}; deliveries missed meanwhile follow.\n`);
+  }
+
+  warn(text: string): void {
+    this.#err(`${text}\n`);
+  }
+
+  #line(value: object): void {
+    this.#io.stdout.write(`${JSON.stringify(value)}\n`);
+  }
+
+  #err(text: string): void {
+    this.#io.stderr.write(text);
+  }
+}
+
+function describe(err: unknown): string {
+  const e = err as {message?: string; code?: string; cause?: {message?: string; code?: string}};
+  const code = e?.cause?.code ?? e?.code;
+  const message = e?.cause?.message ?? e?.message ?? String(err);
+  return code && !message.includes(code) ? `${code}: ${message}` : message;
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, {once: true});
+  });
+}

@@ -1,0 +1,39 @@
+// `svc trigger`: emits one event in the running emulator, creating a sandbox when none is named.
+import type {SandboxMove} from '../../emulator/control-client.js';
+import {usageError} from '../lib/errors.js';
+import {EVENT_TYPES, type EventType} from '../schemas/index.js';
+import {type ConnectOptions, withControl} from './emulator/connect.js';
+
+export interface TriggerOptions extends ConnectOptions {
+  type: string;
+  sandboxId?: string;
+  lastError?: string;
+}
+
+export function triggerEvent(options: TriggerOptions): Promise<SandboxMove> {
+  if (!(EVENT_TYPES as readonly string[]).includes(options.type)) {
+    throw usageError(`unknown event type ${JSON.stringify(options.type)}`, [
+      `Use one of: ${EVENT_TYPES.join(', ')}`,
+    ]);
+  }
+  if (options.sandboxId !== undefined && !/^sbx_[0-9A-Za-z]{24}$/.test(options.sandboxId)) {
+    throw usageError(
+      `${JSON.stringify(options.sandboxId)} is not a sandbox id (sbx_ followed by 24 letters and digits)`,
+    );
+  }
+  return withControl(options, (control) =>
+    control.trigger({
+      type: options.type as EventType,
+      sandbox_id: options.sandboxId,
+      last_error: options.lastError,
+    }),
+  );
+}
+
+/** One line for a person: what was emitted, for which sandbox, and how many endpoints will receive it. */
+export function describeMove(move: SandboxMove): string {
+  const s = move.sandbox;
+  const what = move.event ? `${move.event.type} [${move.event.id}]` : 'no event';
+  const deliveries = move.deliveries === 1 ? '1 delivery' : `${move.deliveries} deliveries`;
+  return `${what} for ${s.name} (${s.id}, ${s.status}); ${deliveries} queued`;
+}
