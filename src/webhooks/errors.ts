@@ -97,9 +97,8 @@ export function noSignatureError(v1Count: number, firstBadLength: number): Webho
   const message =
     v1Count === 0
       ? 'The Svc-Signature header has no "v1=" signature (other schemes are ignored).'
-      : `None of the ${v1Count} "v1=" entries is 64 lowercase hex characters` +
-        (firstBadLength >= 0 ? ` (the first has ${firstBadLength} characters)` : '') +
-        ', so none can be a signature.';
+      : `${v1Count === 1 ? 'The "v1=" entry is not' : `None of the ${v1Count} "v1=" entries is`} 64 lowercase hex ` +
+        `characters${firstBadLength >= 0 ? ` (the first has ${firstBadLength})` : ''}, so nothing can match it.`;
   return new WebhookVerificationError('no_signature', message);
 }
 

@@ -1,11 +1,13 @@
 // Parses `Svc-Signature: t=<unix seconds>,v1=<hex>[,v1=<hex>…]` by hand: it runs on every delivery,
-// so no regexes, no split/trim copies, and each v1 is validated and decoded in the same pass.
+// so no regexes and no split/trim copies. It keeps each v1 of the right length as a candidate and leaves
+// the hex check to the verifiers, which can do it faster natively (Buffer) or while decoding (WebCrypto).
 import {
   invalidTimestampError,
   malformedHeaderError,
   missingHeaderError,
   missingTimestampError,
   noSignatureError,
+  type WebhookVerificationError,
 } from './errors.js';
 
 export interface ParsedSignatureHeader {
@@ -13,8 +15,11 @@ export interface ParsedSignatureHeader {
   timestamp: number;
   /** `t` exactly as written in the header: the signed message starts with these characters. */
   timestampText: string;
-  /** Every well-formed `v1` (64 lowercase hex characters), decoded to 32 bytes, in header order. */
-  signatures: Uint8Array[];
+  /**
+   * Every `v1` value of 64 characters, in header order. Only those that are lowercase hex
+   * (see isSignatureHex) can match; the verifiers check that.
+   */
+  signatures: string[];
 }
 
 /** What Node gives for `req.headers['svc-signature']`, plus null from `Headers.get()`. */
@@ -29,7 +34,7 @@ const LOWER_A = 97;
 const LOWER_F = 102;
 /** Above this many digits a timestamp is no longer an exact double, and no sender writes one. */
 const MAX_TIMESTAMP_DIGITS = 15;
-const SIGNATURE_HEX_LENGTH = 64;
+export const SIGNATURE_HEX_LENGTH = 64;
 
 function isSpace(code: number): boolean {
   return code === 32 || code === 9 || code === 10 || code === 13;
@@ -41,17 +46,37 @@ function hexValue(code: number): number {
   return -1;
 }
 
-/** Decodes 64 lowercase hex characters at `start`, or returns undefined when they are not exactly that. */
-function decodeSignature(header: string, start: number, end: number): Uint8Array | undefined {
-  if (end - start !== SIGNATURE_HEX_LENGTH) return undefined;
+/** Decodes a v1 value: 64 lowercase hex characters to 32 bytes, or undefined when it is not that. */
+export function decodeSignatureHex(value: string): Uint8Array | undefined {
+  if (value.length !== SIGNATURE_HEX_LENGTH) return undefined;
   const out = new Uint8Array(SIGNATURE_HEX_LENGTH / 2);
   for (let i = 0; i < out.length; i++) {
-    const hi = hexValue(header.charCodeAt(start + 2 * i));
-    const lo = hexValue(header.charCodeAt(start + 2 * i + 1));
+    const hi = hexValue(value.charCodeAt(2 * i));
+    const lo = hexValue(value.charCodeAt(2 * i + 1));
     if (hi < 0 || lo < 0) return undefined;
     out[i] = (hi << 4) | lo;
   }
   return out;
+}
+
+export function isSignatureHex(value: string): boolean {
+  if (value.length !== SIGNATURE_HEX_LENGTH) return false;
+  for (let i = 0; i < value.length; i++) {
+    if (hexValue(value.charCodeAt(i)) < 0) return false;
+  }
+  return true;
+}
+
+/**
+ * The error for a header whose candidates all failed to match: no_signature when none of them was a
+ * well-formed v1 (so nothing could ever have matched), signature_mismatch otherwise.
+ */
+export function unmatchedError(
+  parsed: ParsedSignatureHeader,
+  mismatch: () => WebhookVerificationError,
+): WebhookVerificationError {
+  for (const candidate of parsed.signatures) if (isSignatureHex(candidate)) return mismatch();
+  return noSignatureError(parsed.signatures.length, -1);
 }
 
 function headerString(header: unknown): string {
@@ -76,7 +101,7 @@ export function parseSignatureHeader(input: SignatureHeaderInput): ParsedSignatu
   const length = header.length;
   let tStart = -1;
   let tEnd = -1;
-  const signatures: Uint8Array[] = [];
+  const signatures: string[] = [];
   let v1Count = 0;
   let firstBadLength = -1;
 
@@ -110,8 +135,7 @@ export function parseSignatureHeader(input: SignatureHeaderInput): ParsedSignatu
       tEnd = stop;
     } else if (keyLength === 2 && first === LOWER_V && header.charCodeAt(start + 1) === DIGIT_1) {
       v1Count++;
-      const decoded = decodeSignature(header, eq + 1, stop);
-      if (decoded) signatures.push(decoded);
+      if (stop - eq - 1 === SIGNATURE_HEX_LENGTH) signatures.push(header.slice(eq + 1, stop));
       else if (firstBadLength < 0) firstBadLength = stop - eq - 1;
     }
     // Any other scheme (v0=, v2=, …) is ignored so senders can add schemes without breaking receivers.

@@ -2,7 +2,7 @@
 // Vercel Edge, Deno, browsers). It must not import node:* so that edge bundles stay clean.
 import {describeSecrets, mismatchError, payloadTypeError, toleranceError} from './errors.js';
 import {parseWebhookEvent, type WebhookEvent} from './event.js';
-import {parseSignatureHeader} from './header.js';
+import {decodeSignatureHex, parseSignatureHeader, unmatchedError} from './header.js';
 import {
   isPayload,
   type SignPayloadOptions,
@@ -79,17 +79,24 @@ export async function verifySignatureAsync(options: VerifySignatureOptions): Pro
   const subtle = subtleCrypto();
   const message = signedMessage(parsed.timestampText, payload);
 
+  const decoded: Uint8Array[] = [];
+  for (const candidate of parsed.signatures) {
+    const bytes = decodeSignatureHex(candidate);
+    if (bytes) decoded.push(bytes);
+  }
+
   let secretIndex = -1;
-  for (let i = 0; i < secrets.length && secretIndex < 0; i++) {
+  for (let i = 0; i < secrets.length && secretIndex < 0 && decoded.length > 0; i++) {
     const expected = await hmac(subtle, secrets[i]!, message);
-    for (const signature of parsed.signatures) {
+    for (const signature of decoded) {
       if (constantTimeEqual(expected, signature)) {
         secretIndex = i;
         break;
       }
     }
   }
-  if (secretIndex < 0) throw mismatchError(describeSecrets(secrets), parsed.timestamp);
+  if (secretIndex < 0)
+    throw unmatchedError(parsed, () => mismatchError(describeSecrets(secrets), parsed.timestamp));
   if (Math.abs(now - parsed.timestamp) > tolerance) throw toleranceError(parsed.timestamp, now, tolerance);
   return {timestamp: parsed.timestamp, secretIndex};
 }

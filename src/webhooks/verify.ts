@@ -1,9 +1,9 @@
 // Signing and verification on node:crypto, synchronous. The hot path is one HMAC per secret over
-// `<t>.` + the body as given (no copy, no re-encoding) and a constant-time compare per v1 entry.
+// `<t>.` + the body as given (no copy, no re-encoding) and a timingSafeEqual per v1 entry.
 import {createHmac, timingSafeEqual} from 'node:crypto';
 import {describeSecrets, mismatchError, payloadTypeError, toleranceError} from './errors.js';
 import {parseWebhookEvent, type WebhookEvent} from './event.js';
-import {parseSignatureHeader} from './header.js';
+import {parseSignatureHeader, unmatchedError} from './header.js';
 import {
   isPayload,
   type SignPayloadOptions,
@@ -45,19 +45,30 @@ export function verifySignature(options: VerifySignatureOptions): VerifiedSignat
   const tolerance = toleranceOf(options.toleranceSeconds);
   const now = unixSeconds(options.now, 'now');
   const parsed = parseSignatureHeader(options.header);
-  const signatures = parsed.signatures;
+
+  // Buffer's native hex decoding stops at the first non-hex character, so 32 bytes means 64 hex digits.
+  const candidates = parsed.signatures;
+  const decoded: Buffer[] = [];
+  for (let j = 0; j < candidates.length; j++) decoded.push(Buffer.from(candidates[j]!, 'hex'));
 
   let secretIndex = -1;
   for (let i = 0; i < secrets.length && secretIndex < 0; i++) {
     const expected = hmac(secrets[i]!, parsed.timestampText, payload);
-    for (let j = 0; j < signatures.length; j++) {
-      if (timingSafeEqual(expected, signatures[j]!)) {
+    for (let j = 0; j < decoded.length; j++) {
+      const bytes = decoded[j]!;
+      // v1 is lowercase hex by definition; uppercase digits decode to the same bytes but are not a v1.
+      if (
+        bytes.length === 32 &&
+        timingSafeEqual(expected, bytes) &&
+        candidates[j]!.toLowerCase() === candidates[j]
+      ) {
         secretIndex = i;
         break;
       }
     }
   }
-  if (secretIndex < 0) throw mismatchError(describeSecrets(secrets), parsed.timestamp);
+  if (secretIndex < 0)
+    throw unmatchedError(parsed, () => mismatchError(describeSecrets(secrets), parsed.timestamp));
   if (Math.abs(now - parsed.timestamp) > tolerance) throw toleranceError(parsed.timestamp, now, tolerance);
   return {timestamp: parsed.timestamp, secretIndex};
 }

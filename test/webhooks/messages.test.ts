@@ -121,7 +121,7 @@ describe('helpful messages', () => {
   it('a v1 of the wrong length: says how long it was', async () => {
     const err = await failure({secret: SECRET, payload: BODY, header: `t=${T},v1=abc`, now: T});
     expect(err.reason).toBe('no_signature');
-    expect(err.message).toMatch(/64 lowercase hex characters \(the first has 3 characters\)/);
+    expect(err.message).toMatch(/not 64 lowercase hex characters \(the first has 3\)/);
   });
 
   it('a missing header names the header to read', async () => {
