@@ -8,7 +8,8 @@
 //
 //   measureOps(fn, {minMs})          ops/s of a sync or async function: warm-up, several rounds, median
 //   compareOps({name: fn, …}, opts)  the same for several functions, rounds interleaved so that load
-//                                    from other processes hits every case alike
+//                                    from other processes hits every case alike; pairedSlowdown()
+//                                    turns it into a ratio, round by round
 //   measureCommand(argv, {runs})     median wall time of spawning a process to completion
 //   percentile(values, p)            p in [0, 100], linear interpolation
 //   printTable(title, rows)          rows {case, baseline, value, unit, ratio, target}; ratio and target
@@ -130,6 +131,17 @@ export function measureCommand(argv, {runs = 15, warmup = 2, env = process.env, 
   const samples = [];
   for (let i = 0; i < runs; i++) samples.push(once());
   return {medianMs: median(samples), p90Ms: percentile(samples, 90), samples};
+}
+
+/**
+ * Time-per-op ratio of case `name` against case `baseline` from one compareOps() result: the median of
+ * the per-round ratios. Both ran back to back in each round, so load that comes and goes on the machine
+ * cancels out, which the ratio of two medians would not do.
+ */
+export function pairedSlowdown(results, name, baseline) {
+  const a = results[name].samples;
+  const b = results[baseline].samples;
+  return median(a.map((ops, i) => b[i] / ops));
 }
 
 /** Time-per-op ratio of `value` against `baseline`, both in ops/s. */
