@@ -85,26 +85,34 @@ export async function listen(options: ListenOptions): Promise<void> {
   out.ready(session.relay, forwardUrl as URL);
   const dispatcher = new Agent({keepAliveTimeout: 4_000});
   let backoff = 0;
+  let lost = false;
+  const onConnected = () => {
+    backoff = 0;
+    if (lost) out.reconnected(session.info.api_url);
+    lost = false;
+  };
   try {
     while (!options.signal.aborted) {
       try {
-        await streamDeliveries(session, forwardUrl as URL, dispatcher, options, out);
-        backoff = 0;
+        await streamDeliveries(session, forwardUrl as URL, dispatcher, options, out, onConnected);
       } catch (err) {
         if (options.signal.aborted) break;
-        out.disconnected(describe(err));
+        // Said once per outage; the retries after it stay quiet until the stream is back.
+        if (!lost) out.disconnected(describe(err));
+        lost = true;
       }
-      if (options.signal.aborted) break;
-      backoff = Math.min(options.maxBackoffMs ?? 5_000, backoff === 0 ? 250 : backoff * 2);
-      await sleep(backoff, options.signal);
-      if (options.signal.aborted) break;
-      try {
-        const next = await connect(options);
-        if (next.relay.secret !== session.relay.secret) out.ready(next.relay, forwardUrl as URL);
-        else out.reconnected(next.info.api_url);
-        session = next;
-      } catch (err) {
-        out.disconnected(describe(err));
+      while (!options.signal.aborted) {
+        backoff = Math.min(options.maxBackoffMs ?? 5_000, backoff === 0 ? 250 : backoff * 2);
+        await sleep(backoff, options.signal);
+        if (options.signal.aborted) break;
+        try {
+          const next = await connect(options);
+          if (next.relay.secret !== session.relay.secret) out.ready(next.relay, forwardUrl as URL);
+          session = next;
+          break;
+        } catch {
+          // still down; try again after a longer wait
+        }
       }
     }
   } finally {
@@ -139,6 +147,7 @@ async function streamDeliveries(
   dispatcher: Dispatcher,
   options: ListenOptions,
   out: ListenOutput,
+  onConnected: () => void,
 ): Promise<void> {
   const controller = new AbortController();
   const onAbort = () => controller.abort();
@@ -174,6 +183,7 @@ async function streamDeliveries(
         newline = buffered.indexOf('\n');
         if (!line.trim()) continue;
         const message = JSON.parse(line) as {type: string};
+        if (message.type === 'connected') onConnected();
         if (message.type !== 'delivery') continue;
         // Awaited before the next line is read: one at a time keeps the order the emulator sent.
         await handleDelivery(message as RelayDelivery, session, forwardUrl, dispatcher, options, out);
@@ -354,10 +364,12 @@ class ListenOutput {
   }
 
   disconnected(reason: string): void {
+    if (this.#json) this.#line({type: 'disconnected', reason});
     this.#err(`Lost the emulator (${reason}); reconnecting…\n`);
   }
 
   reconnected(apiUrl: string): void {
+    if (this.#json) this.#line({type: 'reconnected', api_url: apiUrl});
     this.#err(`Reconnected to ${apiUrl}; deliveries missed meanwhile follow.\n`);
   }
 

@@ -1,0 +1,212 @@
+// `svc listen` for real: an emulator process, the relay stream, a local receiver, retries that follow what the
+// receiver answered, catch-up after the listener was away, and reconnection after an emulator restart.
+import {createHmac} from 'node:crypto';
+import {mkdtemp, rm} from 'node:fs/promises';
+import {tmpdir} from 'node:os';
+import {join} from 'node:path';
+import {afterEach, describe, expect, it} from 'vitest';
+import {EmulatorControl} from '../../emulator/control-client.js';
+import {readRuntimeFile} from '../../emulator/runtime-file.js';
+import {verifySignature} from '../../src/webhooks/index.js';
+import {type Receiver, startReceiver, waitFor} from '../emulator/delivery/helpers.js';
+import {
+  type EmulatorProcess,
+  type Spawned,
+  spawnCli,
+  startEmulatorProcess,
+  stopProcess,
+} from '../emulator/delivery/processes.js';
+import {runCli} from '../helpers/run-cli.js';
+
+let dataDir: string | undefined;
+let processes: Spawned[] = [];
+let receiver: Receiver | undefined;
+
+afterEach(async () => {
+  for (const p of processes.reverse()) await stopProcess(p);
+  processes = [];
+  await receiver?.close();
+  receiver = undefined;
+  if (dataDir) await rm(dataDir, {recursive: true, force: true});
+  dataDir = undefined;
+});
+
+async function emulator(extra: string[] = []): Promise<EmulatorProcess> {
+  dataDir ??= await mkdtemp(join(tmpdir(), 'svc-listen-'));
+  const e = await startEmulatorProcess(dataDir, extra);
+  processes.push(e);
+  return e;
+}
+
+function listenProcess(args: string[]): Spawned {
+  const p = spawnCli(['listen', '--data-dir', dataDir as string, ...args]);
+  processes.push(p);
+  return p;
+}
+
+async function control(): Promise<EmulatorControl> {
+  const info = await readRuntimeFile(dataDir as string);
+  if (!info) throw new Error('no emulator.json');
+  return new EmulatorControl({url: info.api_url, adminToken: info.admin_token});
+}
+
+const parse = (line: string) => JSON.parse(line) as Record<string, unknown>;
+
+describe('svc listen --json', () => {
+  it('forwards signed deliveries byte for byte, in order, and retries follow the local answer', async () => {
+    receiver = await startReceiver((req, res) => {
+      // The first attempt of the first event fails; everything else succeeds.
+      const first =
+        receiver?.requests.filter((r) => r.headers['svc-event-id'] === req.headers['svc-event-id']).length ===
+        1;
+      const fail = first && receiver?.requests.length === 1;
+      res.writeHead(fail ? 503 : 200);
+      res.end(fail ? 'busy' : 'thanks');
+    });
+    await emulator(['--clock', 'manual']);
+    const listener = listenProcess(['--forward-to', `${receiver.url}/hooks`, '--json']);
+    const ready = parse(await listener.line((l) => l.includes('"ready"')));
+    const secret = ready.secret as string;
+    expect(secret).toMatch(/^whsec_/);
+    expect(ready.forward_to).toBe(`${receiver.url}/hooks`);
+
+    const triggered: string[] = [];
+    for (const type of ['sandbox.ready', 'sandbox.stopped', 'sandbox.error']) {
+      const r = await runCli(['trigger', type, '--data-dir', dataDir as string, '--json']);
+      expect(r.code, r.stderr).toBe(0);
+      triggered.push((JSON.parse(r.stdout) as {event: {id: string}}).event.id);
+    }
+    // First event failed once; the other two follow in order.
+    await waitFor(() => receiver?.requests.length === 3);
+    expect(receiver.requests.map((r) => r.headers['svc-event-id'])).toEqual(triggered);
+
+    const c = await control();
+    const clockNow = Math.floor(Date.parse((await c.clock()).now) / 1000);
+    for (const req of receiver.requests) {
+      const header = String(req.headers['svc-signature']);
+      verifySignature({payload: req.body, header, secret, now: clockNow});
+      const t = /t=(\d+)/.exec(header)?.[1] as string;
+      const v1 = createHmac('sha256', secret).update(`${t}.`).update(req.body).digest('hex');
+      expect(header).toBe(`t=${t},v1=${v1}`);
+      const event = JSON.parse(req.body.toString('utf8')) as {id: string; type: string};
+      expect(event.id).toBe(req.headers['svc-event-id']);
+      expect(req.headers['svc-event-type']).toBe(event.type);
+      expect(req.headers['svc-delivery-id']).toMatch(/^dlv_/);
+      expect(req.headers['content-type']).toBe('application/json');
+    }
+    expect(receiver.requests[0]?.headers['svc-delivery-attempt']).toBe('1');
+
+    await c.advanceClock('30s');
+    await waitFor(() => receiver?.requests.length === 4);
+    const retry = receiver.requests[3];
+    expect(retry?.headers['svc-event-id']).toBe(triggered[0]);
+    expect(retry?.headers['svc-delivery-attempt']).toBe('2');
+    expect(retry?.body.equals(receiver.requests[0]?.body as Buffer)).toBe(true);
+
+    const key = await c.createKey({name: 'reader'});
+    const api = (await readRuntimeFile(dataDir as string))?.api_url;
+    const deliveries = async () =>
+      (
+        (await (
+          await fetch(`${api}/v1/webhooks/${ready.endpoint_id}/deliveries`, {
+            headers: {authorization: `Bearer ${key.secret}`},
+          })
+        ).json()) as {data: {event_id: string; status: string; attempts: number; last_status_code: number}[]}
+      ).data;
+    await waitFor(async () => (await deliveries()).every((d) => d.status === 'succeeded'));
+    const firstDelivery = (await deliveries()).find((d) => d.event_id === triggered[0]);
+    expect(firstDelivery).toMatchObject({status: 'succeeded', attempts: 2, last_status_code: 200});
+
+    const lines = listener.stdoutLines.map(parse);
+    expect(lines.filter((l) => l.type === 'event').map((l) => l.event_id)).toEqual([
+      ...triggered,
+      triggered[0],
+    ]);
+    expect(lines.filter((l) => l.type === 'response').map((l) => l.status)).toEqual([503, 200, 200, 200]);
+    // The secret appears only in the ready line.
+    expect(listener.stdoutLines.filter((l) => l.includes(secret))).toHaveLength(1);
+    expect(listener.stderr()).not.toContain(secret);
+  });
+
+  it('keeps its secret across runs, catches up on what it missed, and reconnects after an emulator restart', async () => {
+    receiver = await startReceiver();
+    const first = await emulator();
+    const printed = await runCli(['listen', '--print-secret', '--data-dir', dataDir as string]);
+    expect(printed.code, printed.stderr).toBe(0);
+    const secret = printed.stdout.trim();
+    expect(secret).toMatch(/^whsec_/);
+
+    // Nobody listening: the delivery waits instead of burning attempts.
+    const missed = await runCli(['trigger', 'sandbox.ready', '--data-dir', dataDir as string, '--json']);
+    const missedId = (JSON.parse(missed.stdout) as {event: {id: string}}).event.id;
+
+    const listener = listenProcess([
+      '--forward-to',
+      receiver.url,
+      '--json',
+      '--events',
+      'sandbox.ready,sandbox.expired',
+    ]);
+    const ready = parse(await listener.line((l) => l.includes('"ready"')));
+    expect(ready.secret).toBe(secret);
+    expect(ready.events).toEqual(['sandbox.ready', 'sandbox.expired']);
+    await waitFor(() => receiver?.requests.some((r) => r.headers['svc-event-id'] === missedId) ?? false);
+    expect(receiver.requests[0]?.headers['svc-delivery-attempt']).toBe('1');
+
+    await stopProcess(first);
+    await emulator();
+    await waitFor(() => listener.stderr().includes('Reconnected'), 20_000);
+    const after = await runCli(['trigger', 'sandbox.ready', '--data-dir', dataDir as string, '--json']);
+    const afterId = (JSON.parse(after.stdout) as {event: {id: string}}).event.id;
+    await waitFor(() => receiver?.requests.some((r) => r.headers['svc-event-id'] === afterId) ?? false);
+    const req = receiver.requests.find((r) => r.headers['svc-event-id'] === afterId);
+    verifySignature({payload: req?.body as Buffer, header: String(req?.headers['svc-signature']), secret});
+
+    // Not subscribed with --events: never forwarded.
+    await runCli(['trigger', 'sandbox.error', '--data-dir', dataDir as string]);
+    expect(receiver.requests.every((r) => r.headers['svc-event-type'] === 'sandbox.ready')).toBe(true);
+  });
+});
+
+describe('svc listen for a person', () => {
+  it('prints --> and <-- lines, the secret once on stderr, and a hint when nothing listens locally', async () => {
+    receiver = await startReceiver();
+    const deadUrl = `${receiver.url}/gone`;
+    await receiver.close();
+    receiver = undefined;
+    await emulator();
+    const listener = listenProcess(['--forward-to', deadUrl.replace('127.0.0.1', 'localhost')]);
+    await waitFor(() => listener.stderr().includes('Ready!'));
+    expect(listener.stderr()).toMatch(/Ready! Your webhook signing secret is whsec_\S+/);
+    const r = await runCli(['trigger', 'sandbox.ready', '--data-dir', dataDir as string, '--json']);
+    const id = (JSON.parse(r.stdout) as {event: {id: string}}).event.id;
+    await listener.line((l) => l.startsWith('<--'));
+    expect(listener.stdoutLines[0]).toBe(`--> sandbox.ready [${id}]`);
+    expect(listener.stdoutLines[1]).toMatch(
+      new RegExp(`^<-- \\[ERR\\] POST http://localhost:\\d+/gone \\(\\d+ ms\\) \\[${id}\\]`),
+    );
+    await waitFor(() => listener.stderr().includes('is your server running?'));
+    expect(listener.stderr()).toMatch(/try --forward-to http:\/\/127\.0\.0\.1:\d+\/gone/);
+  });
+
+  it('refuses a missing or malformed --forward-to and unknown event types as usage errors', async () => {
+    await emulator();
+    const noUrl = await runCli(['listen', '--data-dir', dataDir as string]);
+    expect(noUrl.code).toBe(2);
+    expect(noUrl.stderr).toMatch(/--forward-to is required/);
+    const bad = await runCli(['listen', '--forward-to', 'nope', '--data-dir', dataDir as string, '--json']);
+    expect(bad.code).toBe(2);
+    expect(JSON.parse(bad.stdout)).toMatchObject({error: {code: 'usage'}});
+    const events = await runCli([
+      'listen',
+      '--forward-to',
+      'http://127.0.0.1:1/',
+      '--events',
+      'sandbox.boom',
+      '--data-dir',
+      dataDir as string,
+    ]);
+    expect(events.code).toBe(2);
+    expect(events.stderr).toMatch(/unknown event type/);
+  });
+});
