@@ -22,6 +22,20 @@ export interface VerifySignatureOptions {
   now?: Date | number;
 }
 
+/** Options of a reusable verifier: the secrets and the tolerance, fixed once. */
+export interface WebhookVerifierOptions {
+  secret?: string;
+  secrets?: readonly string[];
+  toleranceSeconds?: number;
+}
+
+/** What changes per request when the secrets are fixed in a verifier. */
+export interface VerifyRequest {
+  payload: WebhookPayload;
+  header: SignatureHeaderInput;
+  now?: Date | number;
+}
+
 export interface VerifiedSignature {
   /** The header's `t` (Unix seconds). */
   timestamp: number;

@@ -11,7 +11,9 @@ import {
   toleranceOf,
   unixSeconds,
   type VerifiedSignature,
+  type VerifyRequest,
   type VerifySignatureOptions,
+  type WebhookVerifierOptions,
 } from './options.js';
 
 const encoder = new TextEncoder();
@@ -36,10 +38,11 @@ function signedMessage(timestampText: string, payload: string | Uint8Array): Uin
   return message;
 }
 
-async function hmac(subtle: SubtleCrypto, secret: string, message: Uint8Array): Promise<Uint8Array> {
-  const key = await subtle.importKey('raw', encoder.encode(secret), {name: 'HMAC', hash: 'SHA-256'}, false, [
-    'sign',
-  ]);
+function importKey(subtle: SubtleCrypto, secret: string): Promise<CryptoKey> {
+  return subtle.importKey('raw', encoder.encode(secret), {name: 'HMAC', hash: 'SHA-256'}, false, ['sign']);
+}
+
+async function hmac(subtle: SubtleCrypto, key: CryptoKey, message: Uint8Array): Promise<Uint8Array> {
   return new Uint8Array(await subtle.sign('HMAC', key, message as Uint8Array<ArrayBuffer>));
 }
 
@@ -64,20 +67,23 @@ export async function signPayloadAsync(options: SignPayloadOptions): Promise<str
   const t = unixSeconds(options.timestamp, 'timestamp');
   if (t < 0) throw new TypeError('`timestamp` must not be before 1970.');
   const text = String(t);
-  const mac = await hmac(subtleCrypto(), secret, signedMessage(text, options.payload));
+  const subtle = subtleCrypto();
+  const mac = await hmac(subtle, await importKey(subtle, secret), signedMessage(text, options.payload));
   return `t=${text},v1=${toHex(mac)}`;
 }
 
-/** verifySignature on WebCrypto: same checks, same reasons, same messages. */
-export async function verifySignatureAsync(options: VerifySignatureOptions): Promise<VerifiedSignature> {
-  const payload = options.payload;
+/** `keys(i)` gives the CryptoKey of `secrets[i]`, imported only when that secret is tried. */
+async function verifyWith(
+  request: VerifyRequest,
+  keys: (index: number) => Promise<CryptoKey>,
+  secrets: readonly string[],
+  tolerance: number,
+): Promise<VerifiedSignature> {
+  const payload = request.payload;
   if (!isPayload(payload)) throw payloadTypeError(payload);
-  const secrets = secretsOf(options);
-  const tolerance = toleranceOf(options.toleranceSeconds);
-  const now = unixSeconds(options.now, 'now');
-  const parsed = parseSignatureHeader(options.header);
+  const now = unixSeconds(request.now, 'now');
+  const parsed = parseSignatureHeader(request.header);
   const subtle = subtleCrypto();
-  const message = signedMessage(parsed.timestampText, payload);
 
   const decoded: Uint8Array[] = [];
   for (const candidate of parsed.signatures) {
@@ -86,23 +92,72 @@ export async function verifySignatureAsync(options: VerifySignatureOptions): Pro
   }
 
   let secretIndex = -1;
-  for (let i = 0; i < secrets.length && secretIndex < 0 && decoded.length > 0; i++) {
-    const expected = await hmac(subtle, secrets[i]!, message);
-    for (const signature of decoded) {
-      if (constantTimeEqual(expected, signature)) {
-        secretIndex = i;
-        break;
+  if (decoded.length > 0) {
+    const message = signedMessage(parsed.timestampText, payload);
+    for (let i = 0; i < secrets.length && secretIndex < 0; i++) {
+      const expected = await hmac(subtle, await keys(i), message);
+      for (const signature of decoded) {
+        if (constantTimeEqual(expected, signature)) {
+          secretIndex = i;
+          break;
+        }
       }
     }
   }
-  if (secretIndex < 0)
+  if (secretIndex < 0) {
     throw unmatchedError(parsed, () => mismatchError(describeSecrets(secrets), parsed.timestamp));
+  }
   if (Math.abs(now - parsed.timestamp) > tolerance) throw toleranceError(parsed.timestamp, now, tolerance);
   return {timestamp: parsed.timestamp, secretIndex};
+}
+
+/** verifySignature on WebCrypto: same checks, same reasons, same messages. */
+export async function verifySignatureAsync(options: VerifySignatureOptions): Promise<VerifiedSignature> {
+  const secrets = secretsOf(options);
+  const tolerance = toleranceOf(options.toleranceSeconds);
+  return verifyWith(options, (i) => importKey(subtleCrypto(), secrets[i]!), secrets, tolerance);
 }
 
 /** constructEvent on WebCrypto. */
 export async function constructEventAsync(options: VerifySignatureOptions): Promise<WebhookEvent> {
   await verifySignatureAsync(options);
   return parseWebhookEvent(options.payload);
+}
+
+/**
+ * WebhookVerifier on WebCrypto. Importing an HMAC key costs more than using it, so a receiver that
+ * keeps one of these imports each secret once, on first use, instead of on every delivery.
+ */
+export class AsyncWebhookVerifier {
+  readonly #secrets: readonly string[];
+  readonly #keys: (Promise<CryptoKey> | undefined)[];
+  readonly #tolerance: number;
+
+  constructor(options: WebhookVerifierOptions) {
+    this.#secrets = [...secretsOf(options)];
+    this.#keys = this.#secrets.map(() => undefined);
+    this.#tolerance = toleranceOf(options.toleranceSeconds);
+  }
+
+  #key = (index: number): Promise<CryptoKey> => {
+    let key = this.#keys[index];
+    if (!key) {
+      key = importKey(subtleCrypto(), this.#secrets[index]!);
+      // A failed import (no WebCrypto) is not remembered, so a later call can try again.
+      key.catch(() => {
+        this.#keys[index] = undefined;
+      });
+      this.#keys[index] = key;
+    }
+    return key;
+  };
+
+  verify(request: VerifyRequest): Promise<VerifiedSignature> {
+    return verifyWith(request, this.#key, this.#secrets, this.#tolerance);
+  }
+
+  async constructEvent(request: VerifyRequest): Promise<WebhookEvent> {
+    await verifyWith(request, this.#key, this.#secrets, this.#tolerance);
+    return parseWebhookEvent(request.payload);
+  }
 }

@@ -2,12 +2,14 @@
 import {readFileSync} from 'node:fs';
 import {describe, expect, it} from 'vitest';
 import {
+  AsyncWebhookVerifier,
   constructEvent,
   signPayload,
   verifySignature,
   verifySignatureAsync,
   type VerifySignatureOptions,
   WebhookVerificationError,
+  WebhookVerifier,
 } from '../../src/webhooks/index.js';
 
 const SECRET = 'whsec_c2VjcmV0LWZvci1tZXNzYWdlLXRlc3RzLTAxMjM0NTY3';
@@ -176,5 +178,23 @@ describe('caller mistakes are TypeErrors, not verification failures', () => {
   it('accepts now as a Date and ignores its milliseconds at the boundary', () => {
     const now = new Date((T + 300) * 1000 + 999);
     expect(verifySignature({secret: SECRET, payload: BODY, header: HEADER, now}).timestamp).toBe(T);
+  });
+});
+
+describe('reusable verifiers', () => {
+  it('check their configuration once, at construction', () => {
+    expect(() => new WebhookVerifier({})).toThrow(TypeError);
+    expect(() => new AsyncWebhookVerifier({secrets: []})).toThrow(TypeError);
+    expect(() => new WebhookVerifier({secret: SECRET, toleranceSeconds: Number.NaN})).toThrow(TypeError);
+  });
+
+  it('report which secret matched during a rotation, sync and async alike', async () => {
+    const config = {secrets: ['whsec_old', SECRET]};
+    const request = {payload: BODY, header: HEADER, now: T};
+    expect(new WebhookVerifier(config).verify(request)).toEqual({timestamp: T, secretIndex: 1});
+    const web = new AsyncWebhookVerifier(config);
+    expect(await web.verify(request)).toEqual({timestamp: T, secretIndex: 1});
+    // Second use: the imported keys are reused, the answer is the same.
+    expect((await web.constructEvent(request)).type).toBe('sandbox.ready');
   });
 });

@@ -2,11 +2,13 @@
 import fc from 'fast-check';
 import {describe, expect, it} from 'vitest';
 import {
+  AsyncWebhookVerifier,
   signPayload,
   signPayloadAsync,
   verifySignature,
   verifySignatureAsync,
   WebhookVerificationError,
+  WebhookVerifier,
 } from '../../src/webhooks/index.js';
 
 const secretArb = fc.string({unit: 'binary', minLength: 1, maxLength: 60});
@@ -171,13 +173,17 @@ const headerArb = fc.oneof(
 );
 
 describe('any header', () => {
-  it('yields success or a WebhookVerificationError, never another exception, and both verifiers agree', async () => {
+  it('yields success or a WebhookVerificationError, never another exception, and all verifiers agree', async () => {
+    const verifier = new WebhookVerifier({secret: 'whsec_property'});
+    const asyncVerifier = new AsyncWebhookVerifier({secret: 'whsec_property'});
     await fc.assert(
       fc.asyncProperty(headerArb, payloadArb, async (header, payload) => {
         const options = {secret: 'whsec_property', payload, header, now: 1767225600};
         const sync = reasonOf(() => verifySignature(options));
         const web = await reasonOfAsync(() => verifySignatureAsync(options));
         expect(web).toBe(sync);
+        expect(reasonOf(() => verifier.verify(options))).toBe(sync);
+        expect(await reasonOfAsync(() => asyncVerifier.verify(options))).toBe(sync);
       }),
       {numRuns: 500},
     );

@@ -4,12 +4,14 @@ import {createHmac} from 'node:crypto';
 import {readFileSync} from 'node:fs';
 import {describe, expect, it} from 'vitest';
 import {
+  AsyncWebhookVerifier,
   constructEvent,
   constructEventAsync,
   VERIFICATION_FAILURE_REASONS,
   verifySignature,
   verifySignatureAsync,
   WebhookVerificationError,
+  WebhookVerifier,
 } from '../../src/webhooks/index.js';
 
 interface Vector {
@@ -114,6 +116,19 @@ describe('fixtures/webhooks/vectors.json', () => {
           ? () => constructEvent(options())
           : () => verifySignature(options());
       expect(outcome(run)).toBe(v.expected);
+    });
+    it(`${v.name}: ${v.expected} (WebhookVerifier, AsyncWebhookVerifier)`, async () => {
+      const config = {secrets: v.secrets, toleranceSeconds: v.tolerance_seconds};
+      const request = {payload: bodyOf(v), header: v.header, now: v.now};
+      const sync = new WebhookVerifier(config);
+      const web = new AsyncWebhookVerifier(config);
+      const construct = v.operation === 'construct_event';
+      expect(outcome(() => (construct ? sync.constructEvent(request) : sync.verify(request)))).toBe(
+        v.expected,
+      );
+      expect(await outcomeAsync(() => (construct ? web.constructEvent(request) : web.verify(request)))).toBe(
+        v.expected,
+      );
     });
     it(`${v.name}: ${v.expected} (WebCrypto)`, async () => {
       const run =
