@@ -1,6 +1,7 @@
 // svc/webhooks: everything a receiver needs to trust a delivery. Pure functions, no I/O.
 //
 //   const verifier = new WebhookVerifier({secret: process.env.SVC_WEBHOOK_SECRET});
+//   const dedup = new EventDeduplicator();
 //   app.post('/hooks', express.raw({type: 'application/json'}), async (req, res) => {
 //     const event = verifier.constructEvent({payload: req.body, header: req.headers['svc-signature']});
 //     await dedup.once(event.id, () => handle(event));   // the same event can arrive twice
