@@ -311,7 +311,8 @@ const document = {
     'Test vectors for the Svc-Signature header. v1 = lowercase hex HMAC-SHA256, key = UTF-8 bytes of the whole ' +
     'secret string (whsec_ prefix included), message = "<t>" + "." + raw body bytes. A verifier given `secrets`, ' +
     '`header`, the body (decoded per `body_encoding`), `now` (Unix seconds) and `tolerance_seconds` must produce ' +
-    '`expected`: "ok" or the failure reason. The signature is judged before the timestamp. `operation` ' +
+    '`expected`: "ok" or the failure reason. The signature is judged before the timestamp. `t` is the time ' +
+    'the sender signed at; failure cases may carry a different or broken t in the header. `operation` ' +
     '"construct_event" also parses the body as an svc event; otherwise only the signature is verified.',
   reasons: [
     'missing_header',

@@ -130,7 +130,11 @@ export function parseSignatureHeader(input: SignatureHeaderInput): ParsedSignatu
     const keyLength = eq - start;
     const first = header.charCodeAt(start);
     if (keyLength === 1 && first === LOWER_T) {
-      if (tStart >= 0) throw malformedHeaderError('it has more than one "t=" entry');
+      if (tStart >= 0) {
+        throw malformedHeaderError(
+          'it has more than one "t=" entry (were two Svc-Signature headers joined into one?)',
+        );
+      }
       tStart = eq + 1;
       tEnd = stop;
     } else if (keyLength === 2 && first === LOWER_V && header.charCodeAt(start + 1) === DIGIT_1) {

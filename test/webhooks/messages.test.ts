@@ -120,6 +120,12 @@ describe('helpful messages', () => {
     expect(err.message).toMatch(/2 Svc-Signature headers/);
   });
 
+  it('two Svc-Signature headers joined by a proxy: says that is what it looks like', async () => {
+    const err = await failure({secret: SECRET, payload: BODY, header: `${HEADER}, ${HEADER}`, now: T});
+    expect(err.reason).toBe('malformed_header');
+    expect(err.message).toMatch(/two Svc-Signature headers joined/);
+  });
+
   it('a v1 of the wrong length: says how long it was', async () => {
     const err = await failure({secret: SECRET, payload: BODY, header: `t=${T},v1=abc`, now: T});
     expect(err.reason).toBe('no_signature');
