@@ -11,6 +11,8 @@
 //                                    from other processes hits every case alike; pairedSlowdown()
 //                                    turns it into a ratio, round by round
 //   measureCommand(argv, {runs})     median wall time of spawning a process to completion
+//   compareCommands({name: argv}, o) the same for several commands, runs interleaved; pairedTimeRatio()
+//                                    turns it into a ratio, run by run
 //   percentile(values, p)            p in [0, 100], linear interpolation
 //   printTable(title, rows)          rows {case, baseline, value, unit, ratio, target}; ratio and target
 //                                    print as "1.07x (target <= 1.10x) ok" or "… OVER". With
@@ -108,10 +110,9 @@ export async function compareOps(cases, {minMs = 300, rounds = 7, warmupMs = 200
   return Object.fromEntries(names.map((name) => [name, summary(samples[name])]));
 }
 
-/** Median wall time in ms of running `argv` (argv[0] is the program) to completion. */
-export function measureCommand(argv, {runs = 15, warmup = 2, env = process.env, cwd, input} = {}) {
+function commandRunner(argv, {env, cwd, input}) {
   const [program, ...args] = argv;
-  const once = () => {
+  return () => {
     const start = performance.now();
     const result = spawnSync(program, args, {
       env,
@@ -127,10 +128,47 @@ export function measureCommand(argv, {runs = 15, warmup = 2, env = process.env, 
     }
     return ms;
   };
+}
+
+/** Median wall time in ms of running `argv` (argv[0] is the program) to completion. */
+export function measureCommand(argv, {runs = 15, warmup = 2, env = process.env, cwd, input} = {}) {
+  const once = commandRunner(argv, {env, cwd, input});
   for (let i = 0; i < warmup; i++) once();
   const samples = [];
   for (let i = 0; i < runs; i++) samples.push(once());
   return {medianMs: median(samples), p90Ms: percentile(samples, 90), samples};
+}
+
+/**
+ * measureCommand for several commands ({name: argv}), runs interleaved in rotating order so that load
+ * from other processes hits every command alike. Returns {name: {medianMs, p90Ms, samples}}.
+ */
+export function compareCommands(commands, {runs = 15, warmup = 2, env = process.env, cwd, input} = {}) {
+  const names = Object.keys(commands);
+  const runners = Object.fromEntries(
+    names.map((name) => [name, commandRunner(commands[name], {env, cwd, input})]),
+  );
+  for (let i = 0; i < warmup; i++) for (const name of names) runners[name]();
+  const samples = Object.fromEntries(names.map((name) => [name, []]));
+  for (let r = 0; r < runs; r++) {
+    for (let i = 0; i < names.length; i++) {
+      const name = names[(i + r) % names.length];
+      samples[name].push(runners[name]());
+    }
+  }
+  return Object.fromEntries(
+    names.map((name) => [
+      name,
+      {medianMs: median(samples[name]), p90Ms: percentile(samples[name], 90), samples: samples[name]},
+    ]),
+  );
+}
+
+/** Wall-time ratio of command `name` against `baseline` from one compareCommands() result, run by run. */
+export function pairedTimeRatio(results, name, baseline) {
+  const a = results[name].samples;
+  const b = results[baseline].samples;
+  return median(a.map((ms, i) => ms / b[i]));
 }
 
 /**

@@ -5,11 +5,11 @@ import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {fileURLToPath} from 'node:url';
 import {signPayload} from '../dist/src/webhooks/index.js';
-import {measureCommand, printTable} from './lib.js';
+import {compareCommands, pairedTimeRatio, printTable} from './lib.js';
 
 const bin = fileURLToPath(new URL('../bin/run.js', import.meta.url));
 const node = process.execPath;
-const runs = 15;
+const runs = 10;
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
 try {
@@ -31,37 +31,40 @@ try {
     SVC_DATA_DIR: dir,
   };
 
-  const baseline = measureCommand([node, '-e', '0'], {runs, env});
-  const version = measureCommand([node, bin, '--version'], {runs, env});
-  const verify = measureCommand(
-    [
-      node,
-      bin,
-      'webhooks',
-      'verify',
-      '--header',
-      signPayload({secret, payload: body}),
-      '--payload-file',
-      bodyFile,
-    ],
-    {runs: 8, env},
+  const r = compareCommands(
+    {
+      'node -e 0': [node, '-e', '0'],
+      'svc --version': [node, bin, '--version'],
+      'svc webhooks verify': [
+        node,
+        bin,
+        'webhooks',
+        'verify',
+        '--header',
+        signPayload({secret, payload: body}),
+        '--payload-file',
+        bodyFile,
+      ],
+    },
+    {runs, env},
   );
+  const base = r['node -e 0'].medianMs;
 
-  printTable('CLI start-up (baseline: node -e 0; median wall time of a spawned process)', [
+  printTable('CLI start-up (baseline: node -e 0; median wall time of a spawned process, runs interleaved)', [
     {
       case: 'svc --version',
-      baseline: baseline.medianMs,
-      value: version.medianMs,
+      baseline: base,
+      value: r['svc --version'].medianMs,
       unit: 'ms',
-      ratio: version.medianMs / baseline.medianMs,
+      ratio: pairedTimeRatio(r, 'svc --version', 'node -e 0'),
       target: 1.5,
     },
     {
       case: 'svc webhooks verify (loads oclif)',
-      baseline: baseline.medianMs,
-      value: verify.medianMs,
+      baseline: base,
+      value: r['svc webhooks verify'].medianMs,
       unit: 'ms',
-      ratio: verify.medianMs / baseline.medianMs,
+      ratio: pairedTimeRatio(r, 'svc webhooks verify', 'node -e 0'),
     },
   ]);
 } finally {
