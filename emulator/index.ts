@@ -15,6 +15,7 @@ import type {EmulatorContext, EmulatorPlugin} from './context.js';
 import {EmulatorControl} from './control-client.js';
 import type {Database} from './db/database.js';
 import {openStorage} from './db/open.js';
+import {ReadCache, trackWrites} from './db/read-cache.js';
 import {createRepositories, type Repositories} from './db/repositories.js';
 import {type LookupAll, systemLookup} from './net/endpoint-url.js';
 import {isProcessAlive, readRuntimeFile, removeRuntimeFile, writeRuntimeFile} from './runtime-file.js';
@@ -119,7 +120,8 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
     databaseUrl: options.databaseUrl,
     env,
   });
-  const {db} = storage;
+  // Every write bumps a generation, so the read cache below can never serve what a write changed.
+  const db = trackWrites(storage.db);
   const cleanupStorage = async () => {
     await db.close().catch(() => undefined);
     await storage.cleanup();
@@ -129,7 +131,9 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
   try {
     const clock: Clock =
       options.clock === 'manual' ? manualClock(options.clockStart ?? new Date()) : realClock();
-    const repos = createRepositories(db);
+    // Another process may write a shared PostgreSQL, so there cached reads also expire after a second.
+    const sharedDatabase = db.kind === 'postgres';
+    const repos = createRepositories(db, new ReadCache(db, {ttlMs: sharedDatabase ? 1000 : undefined}));
     const orgId = await defaultOrg(repos, clock, options.demo ?? false);
     const vault = await openVault(options, options.inMemory ? undefined : dataDir);
     const adminToken = `adm_${randomBytes(24).toString('base64url')}`;
@@ -138,7 +142,7 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
       repos,
       clock,
       vault,
-      auth: new Authenticator(repos.keys, clock, log),
+      auth: new Authenticator(repos.keys, clock, log, {ttlMs: sharedDatabase ? 1000 : undefined}),
       limiter: new AuthFailureLimiter(clock, options.rateLimit),
       orgId,
       adminToken,

@@ -2,7 +2,7 @@
 import {API_KEY_SECRET_PATTERN} from '../../src/lib/ids.js';
 import type {Clock} from '../clock.js';
 import {type ApiKeyRepository, keyStatus, type StoredKey} from '../db/repositories.js';
-import {hashSecret, safeEqual} from './hash.js';
+import {digestsEqual, hashSecret} from './hash.js';
 
 // last_used_at is written at most this often per key: exact enough for a key page, cheap on the hot path.
 export const LAST_USED_WRITE_INTERVAL_MS = 60_000;
@@ -20,7 +20,7 @@ export function parseBearer(header: string | undefined): string | undefined {
 
 export class Authenticator {
   // hash -> key; only keys that exist are cached, so failed guesses cannot grow it.
-  private readonly byHash = new Map<string, StoredKey>();
+  private readonly byHash = new Map<string, {key: StoredKey; at: number}>();
   private readonly pendingWrites = new Set<Promise<void>>();
   private readonly lastWritten = new Map<string, number>();
   // key id -> last use seen in memory, which may be newer than the row until the next write.
@@ -30,6 +30,8 @@ export class Authenticator {
     private readonly keys: ApiKeyRepository,
     private readonly clock: Clock,
     private readonly log: (line: string) => void = () => undefined,
+    /** Re-read cached keys older than this (when another process may revoke them); undefined = never. */
+    private readonly options: {ttlMs?: number} = {},
   ) {}
 
   /** The active key for an Authorization header, or undefined when it is missing, malformed, wrong, revoked or expired. */
@@ -37,13 +39,22 @@ export class Authenticator {
     const secret = parseBearer(header);
     if (!secret) return undefined;
     const hash = hashSecret(secret);
-    let key = this.byHash.get(hash);
-    if (!key) {
+    const cached = this.byHash.get(hash);
+    let key = cached?.key;
+    const ttl = this.options.ttlMs;
+    if (!cached || (ttl !== undefined && performance.now() - cached.at >= ttl)) {
       key = await this.keys.findByHash(hash);
-      if (!key) return undefined;
-      this.byHash.set(hash, key);
+      if (!key) {
+        this.byHash.delete(hash);
+        return undefined;
+      }
+      if (cached?.key.lastUsedAt && (!key.lastUsedAt || cached.key.lastUsedAt > key.lastUsedAt)) {
+        key.lastUsedAt = cached.key.lastUsedAt;
+      }
+      this.byHash.set(hash, {key, at: performance.now()});
     }
-    if (!safeEqual(key.secretHash, hash)) return undefined;
+    if (!key) return undefined;
+    if (!digestsEqual(key.secretHash, hash)) return undefined;
     const now = this.clock.now();
     if (keyStatus(key, now) !== 'active') return undefined;
     this.noteUse(key, now);
@@ -52,8 +63,8 @@ export class Authenticator {
 
   /** Called by whoever revokes a key, so the cache never answers for it again. */
   forget(keyId: string): void {
-    for (const [hash, key] of this.byHash) {
-      if (key.id === keyId) this.byHash.delete(hash);
+    for (const [hash, entry] of this.byHash) {
+      if (entry.key.id === keyId) this.byHash.delete(hash);
     }
     this.lastWritten.delete(keyId);
     this.lastSeen.delete(keyId);

@@ -5,6 +5,11 @@ export function hashSecret(secret: string): string {
   return createHash('sha256').update(secret, 'utf8').digest('hex');
 }
 
+/** Constant-time equality of two SHA-256 hex digests (always the same length, so nothing leaks through it). */
+export function digestsEqual(a: string, b: string): boolean {
+  return a.length === b.length && timingSafeEqual(Buffer.from(a, 'latin1'), Buffer.from(b, 'latin1'));
+}
+
 /** Constant-time equality of two strings; hashing first makes the lengths equal, so length leaks nothing either. */
 export function safeEqual(a: string, b: string): boolean {
   return timingSafeEqual(createHash('sha256').update(a).digest(), createHash('sha256').update(b).digest());

@@ -2,6 +2,11 @@
 import {newApiKeySecret, newId} from '../../src/lib/ids.js';
 import type {ApiKey, Delivery, Org, WebhookEndpoint} from '../../src/schemas/index.js';
 import type {Database, Queryable} from './database.js';
+import type {ReadCache} from './read-cache.js';
+
+/** Without a cache every read goes to the database. */
+const uncached = <T>(_key: string, load: () => Promise<T>) => load();
+type CachedRead = <T>(key: string, load: () => Promise<T>) => Promise<T>;
 import {hashSecret} from '../auth/hash.js';
 
 export const MAX_ACTIVE_KEYS_PER_ORG = 25;
@@ -86,7 +91,10 @@ export class LimitError extends Error {
 }
 
 export class OrgRepository {
-  constructor(private readonly db: Queryable) {}
+  constructor(
+    private readonly db: Queryable,
+    private readonly cached: CachedRead = uncached,
+  ) {}
 
   async create(name: string, now: Date): Promise<Org> {
     const id = newId('org');
@@ -94,7 +102,11 @@ export class OrgRepository {
     return {id, name, created_at: now.toISOString()};
   }
 
-  async get(id: string): Promise<Org | undefined> {
+  get(id: string): Promise<Org | undefined> {
+    return this.cached(`org:${id}`, () => this.load(id));
+  }
+
+  private async load(id: string): Promise<Org | undefined> {
     const {rows} = await this.db.query<{id: string; name: string; created_at: Date}>(
       'SELECT id, name, created_at FROM orgs WHERE id = $1',
       [id],
@@ -132,7 +144,10 @@ const KEY_COLUMNS =
   'id, org_id, name, prefix, secret_hash, created_by, created_at, last_used_at, expires_at, revoked_at';
 
 export class ApiKeyRepository {
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    private readonly cached: CachedRead = uncached,
+  ) {}
 
   /**
    * Mints a key. The org row is locked for the count and the insert, so concurrent creations cannot
@@ -204,13 +219,15 @@ export class ApiKeyRepository {
     return rows[0] && toStoredKey(rows[0]);
   }
 
-  /** Newest first. */
-  async list(orgId: string): Promise<StoredKey[]> {
-    const {rows} = await this.db.query<KeyRow>(
-      `SELECT ${KEY_COLUMNS} FROM api_keys WHERE org_id = $1 ORDER BY created_at DESC, id DESC`,
-      [orgId],
-    );
-    return rows.map(toStoredKey);
+  /** Newest first. Treat the result as read-only: it may be shared with other callers. */
+  list(orgId: string): Promise<readonly StoredKey[]> {
+    return this.cached(`keys:${orgId}`, async () => {
+      const {rows} = await this.db.query<KeyRow>(
+        `SELECT ${KEY_COLUMNS} FROM api_keys WHERE org_id = $1 ORDER BY created_at DESC, id DESC`,
+        [orgId],
+      );
+      return rows.map(toStoredKey);
+    });
   }
 
   /** Revokes once; revoking again keeps the first revocation time. Returns the key, or undefined when unknown. */
@@ -266,7 +283,10 @@ export function endpointRecord(e: StoredEndpoint): WebhookEndpoint {
 }
 
 export class WebhookEndpointRepository {
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    private readonly cached: CachedRead = uncached,
+  ) {}
 
   async create(input: {
     orgId: string;
@@ -313,13 +333,15 @@ export class WebhookEndpointRepository {
     return rows[0] && toEndpoint(rows[0]);
   }
 
-  /** Newest first. */
-  async list(orgId: string): Promise<StoredEndpoint[]> {
-    const {rows} = await this.db.query<EndpointRow>(
-      `SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE org_id = $1 ORDER BY created_at DESC, id DESC`,
-      [orgId],
-    );
-    return rows.map(toEndpoint);
+  /** Newest first. Treat the result as read-only: it may be shared with other callers. */
+  list(orgId: string): Promise<readonly StoredEndpoint[]> {
+    return this.cached(`endpoints:${orgId}`, async () => {
+      const {rows} = await this.db.query<EndpointRow>(
+        `SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE org_id = $1 ORDER BY created_at DESC, id DESC`,
+        [orgId],
+      );
+      return rows.map(toEndpoint);
+    });
   }
 
   async delete(id: string, orgId?: string): Promise<boolean> {
@@ -379,12 +401,14 @@ export interface Repositories {
   deliveries: DeliveryReadRepository;
 }
 
-export function createRepositories(db: Database): Repositories {
+/** cache: hot reads come from memory (see read-cache.ts); the database must then be the write-tracked one. */
+export function createRepositories(db: Database, cache?: ReadCache): Repositories {
+  const cached: CachedRead = cache ? (key, load) => cache.get(key, load) : uncached;
   return {
-    orgs: new OrgRepository(db),
+    orgs: new OrgRepository(db, cached),
     meta: new MetaRepository(db),
-    keys: new ApiKeyRepository(db),
-    endpoints: new WebhookEndpointRepository(db),
+    keys: new ApiKeyRepository(db, cached),
+    endpoints: new WebhookEndpointRepository(db, cached),
     deliveries: new DeliveryReadRepository(db),
   };
 }

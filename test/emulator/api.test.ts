@@ -50,6 +50,8 @@ describe('keys', () => {
 
   it('lists keys newest first, never with a secret or a hash', async () => {
     const a = await newKey('first');
+    // The manual clock stands still; move it so the two keys have different creation times.
+    await em.control.advanceClock('1s');
     const b = await newKey('second');
     const res = await get('/v1/api-keys', b.secret);
     const text = await res.text();
@@ -176,6 +178,22 @@ describe('/v1 routes', () => {
       description: 'ci',
       created_at: created.created_at,
     });
+  });
+
+  it('shows rows written with plain SQL on the very next read (hot reads are cached, writes invalidate)', async () => {
+    const key = await newKey('cache');
+    const before = listOf(WebhookEndpointSchema).parse(await (await get('/v1/webhooks', key.secret)).json());
+    const id = newId('we');
+    await em.db.query(
+      `INSERT INTO webhook_endpoints (id, org_id, url, events, description, secret_ciphertext, created_at)
+       VALUES ($1, $2, 'https://plain.example.com', ARRAY['sandbox.ready'], NULL, 'x', $3)`,
+      [id, em.orgId, new Date(em.clock.nowMs() + 60_000)],
+    );
+    const after = listOf(WebhookEndpointSchema).parse(await (await get('/v1/webhooks', key.secret)).json());
+    expect(after.data.map((e) => e.id)).toEqual([id, ...before.data.map((e) => e.id)]);
+    await em.db.query('DELETE FROM webhook_endpoints WHERE id = $1', [id]);
+    const gone = listOf(WebhookEndpointSchema).parse(await (await get('/v1/webhooks', key.secret)).json());
+    expect(gone.data.map((e) => e.id)).not.toContain(id);
   });
 
   it('lists deliveries of an endpoint (newest first, at most 100, none older than 30 days) and hides other orgs', async () => {
