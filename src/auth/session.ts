@@ -14,7 +14,15 @@ export type SessionOptions = ResolveOptions & {
 
 export async function openSession(options: SessionOptions): Promise<Session> {
   const credentials = await resolveCredentials(options);
-  const {createClient} = await import('../client/client.js');
-  const client = createClient({...options.client, apiUrl: credentials.apiUrl, apiKey: credentials.apiKey});
+  const [{createClient}, {nodeHttpFetch}] = await Promise.all([
+    import('../client/client.js'),
+    import('../client/node-transport.js'),
+  ]);
+  const client = createClient({
+    fetch: nodeHttpFetch(),
+    ...options.client,
+    apiUrl: credentials.apiUrl,
+    apiKey: credentials.apiKey,
+  });
   return {client, credentials};
 }

@@ -6,6 +6,8 @@ import {ApiError, InvalidRequestError} from './errors.js';
 import {type FetchLike, getJson, realSleep, type Sleep, type TransportOptions} from './transport.js';
 import {defaultUserAgent} from './user-agent.js';
 
+type Schemas = typeof import('../schemas/index.js');
+
 export interface ClientOptions {
   /** Base address; checked against the URL policy (https, or http only to loopback). */
   apiUrl?: string;
@@ -66,13 +68,21 @@ export function createClient(options: ClientOptions): SvcClient {
     random: options.random ?? Math.random,
   };
 
-  // zod is loaded on the first answer, not at import: `svc --help` and friends never pay for it.
-  const schemas = () => import('../schemas/index.js');
+  // zod is loaded with the first request, not at import: `svc --help` and friends never pay for it.
+  const schemas = (): Promise<Schemas> => import('../schemas/index.js');
 
-  async function get<T>(path: string, parse: (body: unknown) => T, request?: RequestOptions): Promise<T> {
+  async function get<T>(
+    path: string,
+    parse: (s: Schemas, body: unknown) => T,
+    request?: RequestOptions,
+  ): Promise<T> {
+    // zod loads while the request is on the wire, not before it: the two waits overlap.
+    const loading = schemas();
+    loading.catch(() => {});
     const body = await getJson(transport, path, request?.signal);
+    const s = await loading;
     try {
-      return parse(body);
+      return parse(s, body);
     } catch (err) {
       const where = (err as {issues?: {path?: PropertyKey[]}[]}).issues?.[0]?.path?.join('.') ?? '';
       throw new ApiError(
@@ -84,17 +94,14 @@ export function createClient(options: ClientOptions): SvcClient {
 
   return {
     apiUrl,
-    async getOrg(request) {
-      const {OrgSchema} = await schemas();
-      return get('/v1/org', (b) => OrgSchema.parse(b), request);
+    getOrg(request) {
+      return get('/v1/org', (z, b) => z.OrgSchema.parse(b), request);
     },
-    async listApiKeys(request) {
-      const {ApiKeySchema, listOf} = await schemas();
-      return get('/v1/api-keys', (b) => listOf(ApiKeySchema).parse(b).data, request);
+    listApiKeys(request) {
+      return get('/v1/api-keys', (z, b) => z.listOf(z.ApiKeySchema).parse(b).data, request);
     },
-    async listWebhooks(request) {
-      const {WebhookEndpointSchema, listOf} = await schemas();
-      return get('/v1/webhooks', (b) => listOf(WebhookEndpointSchema).parse(b).data, request);
+    listWebhooks(request) {
+      return get('/v1/webhooks', (z, b) => z.listOf(z.WebhookEndpointSchema).parse(b).data, request);
     },
     async listDeliveries(webhookId, request) {
       if (!isWebhookId(webhookId)) {
@@ -102,9 +109,8 @@ export function createClient(options: ClientOptions): SvcClient {
           `${JSON.stringify(webhookId.slice(0, 40))} is not a webhook endpoint id (they look like we_ followed by 24 letters and digits)`,
         );
       }
-      const {DeliverySchema, listOf} = await schemas();
       const path = `/v1/webhooks/${encodeURIComponent(webhookId)}/deliveries`;
-      return get(path, (b) => listOf(DeliverySchema).parse(b).data, request);
+      return get(path, (z, b) => z.listOf(z.DeliverySchema).parse(b).data, request);
     },
   };
 }

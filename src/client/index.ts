@@ -19,6 +19,7 @@ export {
   UnauthorizedError,
   VaultUnavailableError,
 } from './errors.js';
-export type {FetchLike, Sleep} from './transport.js';
+export {nodeHttpFetch} from './node-transport.js';
+export type {FetchLike, ResponseLike, Sleep} from './transport.js';
 export {DEFAULT_API_URL} from '../auth/constants.js';
 export {normalizeApiUrl} from '../auth/url-policy.js';

@@ -2,7 +2,15 @@
 import {isLoopbackHost} from '../auth/url-policy.js';
 import {ApiError, type ErrorContext, errorFromResponse, NetworkError} from './errors.js';
 
-export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
+/** The part of a fetch Response the transport reads; a real Response fits, and so does the node:http one. */
+export interface ResponseLike {
+  ok: boolean;
+  status: number;
+  headers: {get(name: string): string | null};
+  text(): Promise<string>;
+  body?: {cancel(): Promise<void>} | null;
+}
+export type FetchLike = (input: string, init: RequestInit) => Promise<ResponseLike>;
 export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
 
 export interface TransportOptions {
@@ -67,7 +75,7 @@ export async function getJson(
   };
   for (let attempt = 0; ; attempt++) {
     const canRetry = attempt < options.retries;
-    let response: Response;
+    let response: ResponseLike;
     try {
       const timeout = AbortSignal.timeout(options.timeoutMs);
       response = await options.fetch(url, {
@@ -112,7 +120,7 @@ export async function getJson(
   }
 }
 
-async function readJson(response: Response, url: string): Promise<unknown> {
+async function readJson(response: ResponseLike, url: string): Promise<unknown> {
   const text = await response.text();
   try {
     return JSON.parse(text);
@@ -125,7 +133,7 @@ async function readJson(response: Response, url: string): Promise<unknown> {
   }
 }
 
-async function readErrorBody(response: Response): Promise<unknown> {
+async function readErrorBody(response: ResponseLike): Promise<unknown> {
   try {
     return JSON.parse(await response.text());
   } catch {
@@ -133,7 +141,7 @@ async function readErrorBody(response: Response): Promise<unknown> {
   }
 }
 
-async function discard(response: Response): Promise<void> {
+async function discard(response: ResponseLike): Promise<void> {
   try {
     await response.body?.cancel();
   } catch {

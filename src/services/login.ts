@@ -57,8 +57,11 @@ export async function login(options: LoginOptions): Promise<LoginResult> {
     });
   }
 
-  const {createClient} = await import('../client/client.js');
-  const org = await createClient({...options.client, apiUrl, apiKey}).getOrg();
+  const [{createClient}, {nodeHttpFetch}] = await Promise.all([
+    import('../client/client.js'),
+    import('../client/node-transport.js'),
+  ]);
+  const org = await createClient({fetch: nodeHttpFetch(), ...options.client, apiUrl, apiKey}).getOrg();
 
   const fileStore = options.fileStore ?? defaultFileStore(options.env, options.warn);
   const previous = await fileStore.get(apiUrl);

@@ -1,0 +1,82 @@
+// Start-up of a real read command: `svc keys list --json` against a local emulator, beside the cheapest
+// Node process (`node -e 0`). Also shown for scale: importing @oclif/core alone, the floor any oclif
+// command pays, so the table says what dominates.
+import {spawn} from 'node:child_process';
+import {mkdtempSync, rmSync} from 'node:fs';
+import {tmpdir} from 'node:os';
+import {join} from 'node:path';
+import {fileURLToPath} from 'node:url';
+import {measureCommand, printTable} from './lib.js';
+
+const bin = fileURLToPath(new URL('../bin/run.js', import.meta.url));
+const emulatorModule = new URL('../dist/emulator/index.js', import.meta.url).href;
+const node = process.execPath;
+const runs = 6;
+
+// The emulator runs in its own process: measureCommand blocks this one while the CLI runs.
+const EMULATOR_SCRIPT = `
+const {startEmulator} = await import(${JSON.stringify(emulatorModule)});
+const emu = await startEmulator({port: 0, inMemory: true});
+const key = await emu.control.createKey({name: 'bench'});
+await emu.control.createKey({name: 'bench-2', expires: '30'});
+process.stdout.write(JSON.stringify({apiUrl: emu.apiUrl, secret: key.secret}) + '\\n');
+process.stdin.resume();
+process.stdin.on('end', async () => { await emu.stop(); process.exit(0); });
+`;
+
+function startEmulatorProcess() {
+  const child = spawn(node, ['--input-type=module', '-e', EMULATOR_SCRIPT], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.on('exit', (code) => reject(new Error(`emulator exited with ${code} before it was ready`)));
+    child.stdout.on('data', (d) => {
+      out += d;
+      const line = out.split('\n')[0];
+      if (out.includes('\n')) resolve({child, ...JSON.parse(line)});
+    });
+  });
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
+const emu = await startEmulatorProcess();
+try {
+  const env = {
+    ...process.env,
+    NO_COLOR: '1',
+    SVC_CONFIG_DIR: dir,
+    SVC_API_URL: emu.apiUrl,
+    SVC_API_KEY: emu.secret,
+  };
+  const root = fileURLToPath(new URL('..', import.meta.url));
+  // What a run is made of, cheapest first: Node itself, oclif's own import, oclif finding and loading the
+  // command (its --help, no request), then the whole command (credentials, client, zod, HTTP, output).
+  const cases = {
+    baseline: [node, '-e', '0'],
+    oclif: [node, '-e', "require('@oclif/core')"],
+    help: [node, bin, 'keys', 'list', '--help'],
+    keys: [node, bin, 'keys', 'list', '--json'],
+  };
+  // Rounds interleave the cases so that load from elsewhere on the machine hits each alike.
+  const samples = Object.fromEntries(Object.keys(cases).map((k) => [k, []]));
+  for (let round = 0; round < 3; round++) {
+    for (const [name, argv] of Object.entries(cases)) {
+      samples[name].push(measureCommand(argv, {runs, warmup: 1, env, cwd: root}).medianMs);
+    }
+  }
+  const med = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+  const baseline = med(samples.baseline);
+  const row = (label, name, target) => {
+    const value = med(samples[name]);
+    return {case: label, baseline, value, unit: 'ms', ratio: value / baseline, target};
+  };
+  printTable('CLI start-up of a read command (baseline: node -e 0; median wall time of a spawned process)', [
+    row('svc keys list --json (local emulator)', 'keys', 2),
+    row('  of which: svc keys list --help', 'help'),
+    row('  of which: require @oclif/core', 'oclif'),
+  ]);
+} finally {
+  emu.child.stdin.end();
+  rmSync(dir, {recursive: true, force: true});
+}
