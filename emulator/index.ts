@@ -94,6 +94,9 @@ function defaultPlugins(options: StartEmulatorOptions): EmulatorPlugin[] {
   return [createDeliveryPlugin(options.delivery)];
 }
 
+/** The tables whose rows the read cache holds (see createRepositories). */
+const CACHED_TABLES = ['orgs', 'api_keys', 'webhook_endpoints'] as const;
+
 const DEMO_KEY_CREATOR = 'svc emulator --demo';
 
 export async function startEmulator(options: StartEmulatorOptions = {}): Promise<RunningEmulator> {
@@ -121,7 +124,7 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
     env,
   });
   // Every write bumps a generation, so the read cache below can never serve what a write changed.
-  const db = trackWrites(storage.db);
+  const db = trackWrites(storage.db, CACHED_TABLES);
   const cleanupStorage = async () => {
     await db.close().catch(() => undefined);
     await storage.cleanup();

@@ -5,19 +5,29 @@
 import type {Database, Queryable} from './database.js';
 
 export interface WriteTrackedDatabase extends Database {
-  /** Changes after every statement that is not a plain SELECT, and after every transaction. */
+  /** Changes around every statement that writes a watched table, and after a transaction that did. */
   readonly generation: number;
 }
 
 const READ_ONLY = /^\s*(SELECT|SHOW|EXPLAIN)\b/i;
 
-export function trackWrites(db: Database): WriteTrackedDatabase {
+/**
+ * watchedTables: the tables whose rows are cached. Writes elsewhere (deliveries, events: the busy
+ * tables of the delivery worker) leave the cache alone. Deleting an org cascades, and its statement
+ * names `orgs`, which is watched.
+ */
+export function trackWrites(db: Database, watchedTables: readonly string[]): WriteTrackedDatabase {
   let generation = 0;
-  const track = (q: Queryable['query']): Queryable['query'] =>
+  const watched = new RegExp(`\\b(${watchedTables.join('|')})\\b`, 'i');
+  const writesWatched = (sql: string) => !READ_ONLY.test(sql) && watched.test(sql);
+  const track = (q: Queryable['query'], onWrite: () => void): Queryable['query'] =>
     async function query<T>(sql: string, params?: unknown[]) {
-      const writes = !READ_ONLY.test(sql) || /\bFOR\s+UPDATE\b/i.test(sql);
+      const writes = writesWatched(sql);
       // Bumped before and after: a read that overlaps the write, in either order, is never kept.
-      if (writes) generation++;
+      if (writes) {
+        generation++;
+        onWrite();
+      }
       try {
         return await q<T>(sql, params);
       } finally {
@@ -29,13 +39,14 @@ export function trackWrites(db: Database): WriteTrackedDatabase {
     get generation() {
       return generation;
     },
-    query: track(db.query.bind(db)),
+    query: track(db.query.bind(db), () => undefined),
     async transaction(fn) {
-      generation++;
+      let wrote = false;
       try {
-        return await db.transaction((tx) => fn({query: track(tx.query.bind(tx))}));
+        return await db.transaction((tx) => fn({query: track(tx.query.bind(tx), () => (wrote = true))}));
       } finally {
-        generation++;
+        // Its writes become visible to other readers only at commit.
+        if (wrote) generation++;
       }
     },
     close: () => db.close(),
