@@ -25,6 +25,7 @@ export interface ParsedSignatureHeader {
 /** What Node gives for `req.headers['svc-signature']`, plus null from `Headers.get()`. */
 export type SignatureHeaderInput = string | readonly string[] | null | undefined;
 
+const EQUALS = 61;
 const LOWER_T = 116;
 const LOWER_V = 118;
 const DIGIT_0 = 48;
@@ -98,6 +99,49 @@ function headerString(header: unknown): string {
  */
 export function parseSignatureHeader(input: SignatureHeaderInput): ParsedSignatureHeader {
   const header = headerString(input);
+  return parseCanonical(header) ?? parseGeneral(header);
+}
+
+/** `t` digits between start and end as a number, or -1 when they are not 1 to 15 decimal digits. */
+function parseDigits(header: string, start: number, end: number): number {
+  if (end <= start || end - start > MAX_TIMESTAMP_DIGITS) return -1;
+  let value = 0;
+  for (let i = start; i < end; i++) {
+    const code = header.charCodeAt(i);
+    if (code < DIGIT_0 || code > DIGIT_9) return -1;
+    value = value * 10 + (code - DIGIT_0);
+  }
+  return value;
+}
+
+/**
+ * The exact form svc sends, `t=<digits>,v1=<64 characters>`, recognised with a few native scans.
+ * Anything else (spaces, other order, several entries) returns undefined and takes the general path,
+ * which gives the same answer more slowly.
+ */
+function parseCanonical(header: string): ParsedSignatureHeader | undefined {
+  const comma = header.indexOf(',');
+  if (
+    comma < 3 ||
+    header.length - comma !== SIGNATURE_HEX_LENGTH + 4 ||
+    header.charCodeAt(0) !== LOWER_T ||
+    header.charCodeAt(1) !== EQUALS ||
+    header.charCodeAt(comma + 1) !== LOWER_V ||
+    header.charCodeAt(comma + 2) !== DIGIT_1 ||
+    header.charCodeAt(comma + 3) !== EQUALS ||
+    header.indexOf(',', comma + 1) >= 0
+  ) {
+    return undefined;
+  }
+  const timestamp = parseDigits(header, 2, comma);
+  if (timestamp < 0) return undefined;
+  const signature = header.slice(comma + 4);
+  // The general path trims entries; a candidate ending in whitespace must be judged the same way.
+  if (isSpace(signature.charCodeAt(SIGNATURE_HEX_LENGTH - 1))) return undefined;
+  return {timestamp, timestampText: header.slice(2, comma), signatures: [signature]};
+}
+
+function parseGeneral(header: string): ParsedSignatureHeader {
   const length = header.length;
   let tStart = -1;
   let tEnd = -1;
@@ -147,14 +191,8 @@ export function parseSignatureHeader(input: SignatureHeaderInput): ParsedSignatu
   }
 
   if (tStart < 0) throw missingTimestampError();
-  const digits = tEnd - tStart;
-  if (digits === 0 || digits > MAX_TIMESTAMP_DIGITS) throw invalidTimestampError();
-  let timestamp = 0;
-  for (let i = tStart; i < tEnd; i++) {
-    const code = header.charCodeAt(i);
-    if (code < DIGIT_0 || code > DIGIT_9) throw invalidTimestampError();
-    timestamp = timestamp * 10 + (code - DIGIT_0);
-  }
+  const timestamp = parseDigits(header, tStart, tEnd);
+  if (timestamp < 0) throw invalidTimestampError();
   if (signatures.length === 0) throw noSignatureError(v1Count, firstBadLength);
   return {timestamp, timestampText: header.slice(tStart, tEnd), signatures};
 }

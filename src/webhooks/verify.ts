@@ -47,22 +47,16 @@ function verifyWith(
   const now = unixSeconds(request.now, 'now');
   const parsed = parseSignatureHeader(request.header);
 
-  // Buffer's native hex decoding stops at the first non-hex character, so 32 bytes means 64 hex digits.
   const candidates = parsed.signatures;
-  const decoded: Buffer[] = [];
-  for (let j = 0; j < candidates.length; j++) decoded.push(Buffer.from(candidates[j]!, 'hex'));
-
   let secretIndex = -1;
   for (let i = 0; i < keys.length && secretIndex < 0; i++) {
     const expected = hmac(keys[i]!, parsed.timestampText, payload);
-    for (let j = 0; j < decoded.length; j++) {
-      const bytes = decoded[j]!;
-      // v1 is lowercase hex by definition; uppercase digits decode to the same bytes but are not a v1.
-      if (
-        bytes.length === 32 &&
-        timingSafeEqual(expected, bytes) &&
-        candidates[j]!.toLowerCase() === candidates[j]
-      ) {
+    for (let j = 0; j < candidates.length; j++) {
+      const candidate = candidates[j]!;
+      // Buffer's native hex decoding stops at the first non-hex character: 32 bytes means 64 hex digits.
+      // v1 is lowercase by definition; uppercase digits decode to the same bytes but are not a v1.
+      const bytes = Buffer.from(candidate, 'hex');
+      if (bytes.length === 32 && timingSafeEqual(expected, bytes) && candidate.toLowerCase() === candidate) {
         secretIndex = i;
         break;
       }
