@@ -1,6 +1,6 @@
 // Compiles TypeScript, copies SQL migrations and writes the oclif manifest so start-up never scans commands/.
 import {spawnSync} from 'node:child_process';
-import {cpSync, existsSync, mkdirSync, readdirSync, writeFileSync} from 'node:fs';
+import {cpSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync} from 'node:fs';
 import {dirname, join} from 'node:path';
 import {fileURLToPath} from 'node:url';
 
@@ -15,6 +15,8 @@ if (result.status !== 0) {
 const migrations = join(root, 'emulator', 'db', 'migrations');
 if (existsSync(migrations)) {
   const out = join(root, 'dist', 'emulator', 'db', 'migrations');
+  // Start clean: a renamed or removed migration left behind in dist would still be applied.
+  rmSync(out, {recursive: true, force: true});
   mkdirSync(out, {recursive: true});
   for (const file of readdirSync(migrations)) cpSync(join(migrations, file), join(out, file));
 }
