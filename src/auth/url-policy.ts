@@ -1,6 +1,7 @@
 // Which API addresses a key may be sent to: https everywhere, plain http only to this machine.
 import {UserError} from '../lib/errors.js';
 import {ExitCode} from '../lib/exit-codes.js';
+import {redactKeys} from './redact.js';
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 const MAX_URL_LENGTH = 2048;
@@ -60,7 +61,7 @@ export function normalizeApiUrl(input: string): string {
   if (url.hostname === '') throw new ApiUrlError('the address has no host');
   if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
     throw new ApiUrlError(
-      `plain http:// is refused for ${url.hostname} because the key would travel unencrypted; use https:// (http:// is allowed only for localhost, 127.0.0.1 and [::1])`,
+      `plain http:// is refused for ${redactKeys(url.hostname)} because the key would travel unencrypted; use https:// (http:// is allowed only for localhost, 127.0.0.1 and [::1])`,
     );
   }
   const path = url.pathname.replace(/\/+$/, '');
@@ -68,5 +69,6 @@ export function normalizeApiUrl(input: string): string {
 }
 
 function shorten(text: string): string {
-  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+  const safe = redactKeys(text);
+  return safe.length > 80 ? `${safe.slice(0, 77)}...` : safe;
 }

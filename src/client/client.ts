@@ -1,5 +1,6 @@
 // The typed svc API client. Read-only by design: the API lets keys only read (spec §5).
 import {DEFAULT_ACCOUNT_URL, DEFAULT_API_URL} from '../auth/constants.js';
+import {redactKeys} from '../auth/redact.js';
 import {normalizeApiUrl} from '../auth/url-policy.js';
 import type {ApiKey, Delivery, Org, WebhookEndpoint} from '../schemas/index.js';
 import {ApiError, InvalidRequestError} from './errors.js';
@@ -106,7 +107,7 @@ export function createClient(options: ClientOptions): SvcClient {
     async listDeliveries(webhookId, request) {
       if (!isWebhookId(webhookId)) {
         throw new InvalidRequestError(
-          `${JSON.stringify(webhookId.slice(0, 40))} is not a webhook endpoint id (they look like we_ followed by 24 letters and digits)`,
+          `${JSON.stringify(redactKeys(webhookId).slice(0, 40))} is not a webhook endpoint id (they look like we_ followed by 24 letters and digits)`,
         );
       }
       const path = `/v1/webhooks/${encodeURIComponent(webhookId)}/deliveries`;

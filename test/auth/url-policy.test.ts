@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import {describe, expect, it} from 'vitest';
 import {ApiUrlError, normalizeApiUrl} from '../../src/auth/url-policy.js';
+import {newApiKeySecret} from '../../src/lib/ids.js';
 
 describe('normalizeApiUrl', () => {
   it.each([
@@ -67,4 +68,21 @@ describe('normalizeApiUrl', () => {
       {numRuns: 300},
     );
   });
+});
+
+describe('a key pasted where the address belongs', () => {
+  it.each(['SECRET', 'http://SECRET', 'http://SECRET:4010/', 'https://x.example/?k=SECRET', 'ftp://SECRET'])(
+    'is never repeated in the error (%s)',
+    (template) => {
+      const secret = newApiKeySecret();
+      let message = '';
+      try {
+        normalizeApiUrl(template.replace('SECRET', secret));
+      } catch (err) {
+        message = (err as Error).message;
+      }
+      expect(message).not.toBe('');
+      expect(message).not.toContain(secret);
+    },
+  );
 });
