@@ -39,33 +39,48 @@ export function buildEvent(id: string, input: NewEvent): SvcEvent {
   return {id, type: input.type, created_at: input.now.toISOString(), org_id: input.orgId, data: {sandbox}};
 }
 
+/** Delivery ids minted per statement; an org with more subscribed endpoints takes another round. */
+const IDS_PER_ROUND = 16;
+
 /**
- * Stores the event and one pending delivery per endpoint subscribed to its type right now, inside the
- * caller's transaction, so an event is never stored without its deliveries (or the reverse).
+ * Stores the event and one pending delivery per endpoint subscribed to its type right now, in one statement
+ * (so atomic even outside a transaction, and one round trip on the hot path). The caller's transaction, when
+ * there is one, also covers the sandbox move that caused the event.
  */
 export async function recordEvent(tx: Queryable, input: NewEvent): Promise<RecordedEvent> {
   const id = newId('evt');
   const event = buildEvent(id, input);
   const body = JSON.stringify(event);
-  await tx.query('INSERT INTO events (id, org_id, type, created_at, body) VALUES ($1, $2, $3, $4, $5)', [
-    id,
-    input.orgId,
-    input.type,
-    input.now,
-    body,
-  ]);
-  const endpoints = await tx.query<{id: string}>(
-    'SELECT id FROM webhook_endpoints WHERE org_id = $1 AND $2 = ANY(events) ORDER BY created_at, id',
-    [input.orgId, input.type],
+  const mint = () => Array.from({length: IDS_PER_ROUND}, () => newId('dlv'));
+  const first = await tx.query<{id: string}>(
+    `WITH stored AS (
+       INSERT INTO events (id, org_id, type, created_at, body) VALUES ($1, $2, $3, $4, $5)
+     ), targets AS (
+       SELECT id, row_number() OVER (ORDER BY created_at, id) AS n
+         FROM webhook_endpoints WHERE org_id = $2 AND $3 = ANY(events)
+     )
+     INSERT INTO deliveries (id, org_id, event_id, endpoint_id, event_type, status, attempts, created_at, next_attempt_at)
+     SELECT ($6::text[])[n], $2, $1, targets.id, $3, 'pending', 0, $4, $4
+       FROM targets WHERE n <= cardinality($6::text[]) ORDER BY n
+     RETURNING id`,
+    [id, input.orgId, input.type, input.now, body, mint()],
   );
-  const deliveryIds = endpoints.rows.map(() => newId('dlv'));
-  if (deliveryIds.length > 0) {
-    await tx.query(
-      `INSERT INTO deliveries (id, org_id, event_id, endpoint_id, event_type, status, attempts, created_at, next_attempt_at)
-       SELECT d.id, $1, $2, d.endpoint_id, $3, 'pending', 0, $4, $4
-       FROM unnest($5::text[], $6::text[]) WITH ORDINALITY AS d(id, endpoint_id, n) ORDER BY d.n`,
-      [input.orgId, id, input.type, input.now, deliveryIds, endpoints.rows.map((r) => r.id)],
+  const deliveryIds = first.rows.map((r) => r.id);
+  // Rare: more endpoints than ids minted. Later rounds pick up where the previous one stopped, in the same order.
+  while (deliveryIds.length > 0 && deliveryIds.length % IDS_PER_ROUND === 0) {
+    const more = await tx.query<{id: string}>(
+      `WITH targets AS (
+         SELECT id, row_number() OVER (ORDER BY created_at, id) AS n
+           FROM webhook_endpoints WHERE org_id = $2 AND $3 = ANY(events)
+       )
+       INSERT INTO deliveries (id, org_id, event_id, endpoint_id, event_type, status, attempts, created_at, next_attempt_at)
+       SELECT ($6::text[])[n - $5], $2, $1, targets.id, $3, 'pending', 0, $4, $4
+         FROM targets WHERE n > $5 AND n <= $5 + cardinality($6::text[]) ORDER BY n
+       RETURNING id`,
+      [id, input.orgId, input.type, input.now, deliveryIds.length, mint()],
     );
+    if (more.rows.length === 0) break;
+    deliveryIds.push(...more.rows.map((r) => r.id));
   }
   return {event, body, deliveryIds};
 }

@@ -35,9 +35,22 @@ export interface ClaimOptions {
  * leased by another process. Locked rows are skipped rather than waited for.
  */
 export async function claimDue(db: Database, o: ClaimOptions): Promise<ClaimedDelivery[]> {
-  return db.transaction(async (tx) => {
-    const candidates = await tx.query<{id: string; endpoint_id: string}>(
-      `SELECT d.id, d.endpoint_id
+  // One statement, so one round trip and its own transaction: lock the due rows (skipping any another worker
+  // holds), keep the first `perEndpoint` of each endpoint in order, lease those and return what sending needs.
+  const claimed = await db.query<{
+    id: string;
+    endpoint_id: string;
+    event_id: string;
+    event_type: string;
+    attempts: number;
+    rank: string | number;
+    body: string;
+    url: string;
+    secret_ciphertext: string;
+    relay: boolean;
+  }>(
+    `WITH candidates AS (
+       SELECT d.id, d.endpoint_id, d.next_attempt_at, d.seq
          FROM deliveries d
         WHERE d.status = 'pending'
           AND d.next_attempt_at <= $1
@@ -49,54 +62,34 @@ export async function claimDue(db: Database, o: ClaimOptions): Promise<ClaimedDe
                            WHERE r.endpoint_id = d.endpoint_id AND NOT (r.endpoint_id = ANY($4::text[])))
         ORDER BY d.next_attempt_at, d.seq
         LIMIT $5
-        FOR UPDATE OF d SKIP LOCKED`,
-      [o.now, o.realNow, o.busyEndpoints, o.connectedRelays, o.limit],
-    );
-    const perEndpoint = new Map<string, number>();
-    const chosen: string[] = [];
-    for (const row of candidates.rows) {
-      const n = perEndpoint.get(row.endpoint_id) ?? 0;
-      if (n >= o.perEndpoint) continue;
-      perEndpoint.set(row.endpoint_id, n + 1);
-      chosen.push(row.id);
-    }
-    if (chosen.length === 0) return [];
-    const claimed = await tx.query<{
-      id: string;
-      endpoint_id: string;
-      event_id: string;
-      event_type: string;
-      attempts: number;
-      seq: string | number;
-      body: string;
-      url: string;
-      secret_ciphertext: string;
-      relay: boolean;
-    }>(
-      `UPDATE deliveries d SET locked_until = $2, locked_by = $3
-         FROM events e, webhook_endpoints w
-        WHERE d.id = ANY($1::text[]) AND e.id = d.event_id AND w.id = d.endpoint_id
-        RETURNING d.id, d.endpoint_id, d.event_id, d.event_type, d.attempts, d.seq, d.next_attempt_at,
-                  e.body, w.url, w.secret_ciphertext,
-                  EXISTS (SELECT 1 FROM relay_endpoints r WHERE r.endpoint_id = d.endpoint_id) AS relay`,
-      [chosen, o.leaseUntil, o.owner],
-    );
-    // RETURNING has no order; restore the claim order so each endpoint's lane runs oldest first.
-    const rank = new Map(chosen.map((id, i) => [id, i]));
-    return claimed.rows
-      .sort((a, b) => (rank.get(a.id) ?? 0) - (rank.get(b.id) ?? 0))
-      .map((r) => ({
-        id: r.id,
-        endpointId: r.endpoint_id,
-        eventId: r.event_id,
-        eventType: r.event_type,
-        attempt: r.attempts + 1,
-        body: r.body,
-        url: r.url,
-        secretCiphertext: r.secret_ciphertext,
-        relay: r.relay,
-      }));
-  });
+        FOR UPDATE OF d SKIP LOCKED
+     ), ranked AS (
+       SELECT id, row_number() OVER (ORDER BY next_attempt_at, seq) AS rank,
+              row_number() OVER (PARTITION BY endpoint_id ORDER BY next_attempt_at, seq) AS lane_position
+         FROM candidates
+     )
+     UPDATE deliveries d SET locked_until = $6, locked_by = $7
+       FROM ranked r, events e, webhook_endpoints w
+      WHERE d.id = r.id AND r.lane_position <= $8 AND e.id = d.event_id AND w.id = d.endpoint_id
+      RETURNING d.id, d.endpoint_id, d.event_id, d.event_type, d.attempts, r.rank,
+                e.body, w.url, w.secret_ciphertext,
+                EXISTS (SELECT 1 FROM relay_endpoints re WHERE re.endpoint_id = d.endpoint_id) AS relay`,
+    [o.now, o.realNow, o.busyEndpoints, o.connectedRelays, o.limit, o.leaseUntil, o.owner, o.perEndpoint],
+  );
+  // RETURNING has no order; restore the claim order so each endpoint's lane runs oldest first.
+  return claimed.rows
+    .sort((a, b) => Number(a.rank) - Number(b.rank))
+    .map((r) => ({
+      id: r.id,
+      endpointId: r.endpoint_id,
+      eventId: r.event_id,
+      eventType: r.event_type,
+      attempt: r.attempts + 1,
+      body: r.body,
+      url: r.url,
+      secretCiphertext: r.secret_ciphertext,
+      relay: r.relay,
+    }));
 }
 
 export async function extendLease(db: Database, ids: string[], until: Date, owner: string): Promise<void> {
@@ -139,45 +132,40 @@ export interface AttemptRecord {
   nextAttemptAt: Date | null;
 }
 
-/** Writes a batch of attempts and moves their deliveries in one transaction. */
+/** Writes a batch of attempts and moves their deliveries: one statement, so atomic without a transaction. */
 export async function recordAttempts(db: Database, records: AttemptRecord[]): Promise<void> {
   if (records.length === 0) return;
   const col = <K extends keyof AttemptRecord>(k: K) => records.map((r) => r[k]);
-  await db.transaction(async (tx) => {
-    await tx.query(
-      `INSERT INTO delivery_attempts (delivery_id, attempt, started_at, duration_ms, status_code, error, response_body, trigger)
-       SELECT * FROM unnest($1::text[], $2::int[], $3::timestamptz[], $4::int[], $5::int[], $6::text[], $7::text[], $8::text[])
-       ON CONFLICT (delivery_id, attempt) DO NOTHING`,
-      [
-        col('deliveryId'),
-        col('attempt'),
-        col('startedAt'),
-        col('durationMs'),
-        col('statusCode'),
-        col('error'),
-        col('responseBody'),
-        col('trigger'),
-      ],
-    );
-    // The attempts guard keeps a late, duplicate report (after a lease was lost) from moving a delivery backwards.
-    await tx.query(
-      `UPDATE deliveries d
-          SET status = v.status, attempts = v.attempt, last_attempt_at = v.started_at,
-              next_attempt_at = v.next_attempt_at, last_status_code = v.status_code,
-              locked_until = NULL, locked_by = NULL
-         FROM unnest($1::text[], $2::int[], $3::timestamptz[], $4::int[], $5::text[], $6::timestamptz[])
-              AS v(id, attempt, started_at, status_code, status, next_attempt_at)
-        WHERE d.id = v.id AND d.status = 'pending' AND d.attempts < v.attempt`,
-      [
-        col('deliveryId'),
-        col('attempt'),
-        col('startedAt'),
-        col('statusCode'),
-        col('status'),
-        col('nextAttemptAt'),
-      ],
-    );
-  });
+  // The attempts guard keeps a late, duplicate report (after a lease was lost) from moving a delivery backwards.
+  await db.query(
+    `WITH v AS (
+       SELECT * FROM unnest($1::text[], $2::int[], $3::timestamptz[], $4::int[], $5::int[], $6::text[], $7::text[],
+                            $8::text[], $9::text[], $10::timestamptz[])
+         AS v(delivery_id, attempt, started_at, duration_ms, status_code, error, response_body, trigger, status, next_attempt_at)
+     ), inserted AS (
+       INSERT INTO delivery_attempts (delivery_id, attempt, started_at, duration_ms, status_code, error, response_body, trigger)
+       SELECT delivery_id, attempt, started_at, duration_ms, status_code, error, response_body, trigger FROM v
+       ON CONFLICT (delivery_id, attempt) DO NOTHING
+     )
+     UPDATE deliveries d
+        SET status = v.status, attempts = v.attempt, last_attempt_at = v.started_at,
+            next_attempt_at = v.next_attempt_at, last_status_code = v.status_code,
+            locked_until = NULL, locked_by = NULL
+       FROM v
+      WHERE d.id = v.delivery_id AND d.status = 'pending' AND d.attempts < v.attempt`,
+    [
+      col('deliveryId'),
+      col('attempt'),
+      col('startedAt'),
+      col('durationMs'),
+      col('statusCode'),
+      col('error'),
+      col('responseBody'),
+      col('trigger'),
+      col('status'),
+      col('nextAttemptAt'),
+    ],
+  );
 }
 
 /** The earliest emulator-clock time at which something not busy here becomes due, or null. */

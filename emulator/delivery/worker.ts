@@ -60,6 +60,42 @@ interface IdleWaiter {
 
 const SWEEP_INTERVAL_MS = 1_000;
 
+/**
+ * Group commit: lanes that finish while a write is running share the next one, so the database sees one
+ * statement per round however many endpoints are served at once.
+ */
+class AttemptWriter {
+  #queue: {records: AttemptRecord[]; done: () => void; failed: (err: unknown) => void}[] = [];
+  #running = false;
+
+  constructor(private readonly db: Database) {}
+
+  write(records: AttemptRecord[]): Promise<void> {
+    if (records.length === 0) return Promise.resolve();
+    return new Promise((done, failed) => {
+      this.#queue.push({records, done, failed});
+      if (!this.#running) void this.#drain();
+    });
+  }
+
+  async #drain(): Promise<void> {
+    this.#running = true;
+    while (this.#queue.length > 0) {
+      const batch = this.#queue.splice(0);
+      try {
+        await recordAttempts(
+          this.db,
+          batch.flatMap((b) => b.records),
+        );
+        for (const b of batch) b.done();
+      } catch (err) {
+        for (const b of batch) b.failed(err);
+      }
+    }
+    this.#running = false;
+  }
+}
+
 export class DeliveryWorker {
   readonly #o: Required<
     Pick<
@@ -73,6 +109,7 @@ export class DeliveryWorker {
   readonly #shutdown = new AbortController();
   readonly #idleWaiters: IdleWaiter[] = [];
   readonly #unsubscribe: (() => void)[] = [];
+  readonly #writer: AttemptWriter;
   #dispatcher: Dispatcher | undefined;
   #ownsDispatcher = false;
   #loop: Promise<void> | undefined;
@@ -99,6 +136,7 @@ export class DeliveryWorker {
         Object.entries(options).filter(([, v]) => v !== undefined),
       ) as DeliveryWorkerOptions),
     };
+    this.#writer = new AttemptWriter(options.db);
   }
 
   get timeoutMs(): number {
@@ -163,24 +201,26 @@ export class DeliveryWorker {
     while (!this.#stopping) {
       this.#kicked = false;
       this.#pass += 1;
-      let claimed = 0;
       let delayMs = this.#o.idleMs;
       try {
         await this.#maybeSweep();
+        let claimed = 0;
         if (this.#o.vault.available) {
           if (this.#lanes.size < this.#o.maxLanes) claimed = await this.#claimAndStart();
         } else if (!this.#pausedLogged) {
           this.#pausedLogged = true;
           this.#log('deliveries paused: without a vault key no signing secret can be read');
         }
-        if (claimed > 0 || this.#kicked) continue;
-        delayMs = await this.#sleepBudget();
+        // A full claim suggests more is due for endpoints not served yet; otherwise lanes finishing (or new
+        // events) kick the loop, so there is nothing to compute until then.
+        if (this.#kicked || (claimed >= this.#o.claimLimit && this.#lanes.size < this.#o.maxLanes)) continue;
+        if (this.#lanes.size === 0) delayMs = await this.#sleepBudget();
       } catch (err) {
         if (this.#stopping) break;
         this.#log(`delivery worker: ${message(err)}`);
         delayMs = 500;
       }
-      if (this.#lanes.size === 0) this.#resolveIdle();
+      if (this.#lanes.size === 0 && !this.#kicked) this.#resolveIdle();
       if (!this.#kicked) await this.#sleep(delayMs);
     }
   }
@@ -302,7 +342,7 @@ export class DeliveryWorker {
       unsent = items.slice(records.length).map((d) => d.id);
     }
     try {
-      await recordAttempts(this.#o.db, records);
+      await this.#writer.write(records);
       await releaseLeases(this.#o.db, unsent, this.#owner);
     } catch (err) {
       // The leases run out on their own and the deliveries are attempted again: at least once, never lost.

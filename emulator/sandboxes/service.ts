@@ -93,8 +93,8 @@ export class SandboxService {
         if (!found || found.org_id !== input.orgId) throw new SandboxNotFoundError('sandbox in this org');
         current = found;
       } else {
-        await this.#requireOrg(tx, input.orgId);
-        current = {
+        // A new sandbox is stored directly in the state the event implies: one write instead of two.
+        const fresh: SandboxRow = {
           id: newId('sbx'),
           org_id: input.orgId,
           name: defaultName(),
@@ -102,7 +102,16 @@ export class SandboxService {
           created_at: now,
           updated_at: now,
         };
-        await insertSandbox(tx, current);
+        const state = forceForEvent(fresh, input.type, {lastError: input.lastError, now});
+        const row = {...fresh, ...state};
+        try {
+          await insertSandbox(tx, row);
+        } catch (err) {
+          if ((err as {code?: string}).code === '23503') throw new SandboxNotFoundError('org');
+          throw err;
+        }
+        const recorded = await recordEvent(tx, {orgId: input.orgId, type: input.type, sandbox: row, now});
+        return {sandbox: toRecord(row), event: recorded.event, deliveries: recorded.deliveryIds.length};
       }
       const next = forceForEvent(current, input.type, {lastError: input.lastError, now});
       return this.#apply(tx, current, next, input.type, now);

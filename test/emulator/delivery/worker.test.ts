@@ -337,3 +337,33 @@ describe('without a vault key', () => {
     expect(logs.join('\n')).toMatch(/vault key/);
   });
 });
+
+describe('fan-out', () => {
+  it('makes one delivery per subscribed endpoint, however many there are, and none for the others', async () => {
+    const subscribed: string[] = [];
+    for (let i = 0; i < 37; i++) {
+      const e = await seedEndpoint(db, vault, {
+        orgId,
+        url: `https://e${i}.example/hook`,
+        events: ['sandbox.error'],
+        now: START,
+      });
+      subscribed.push(e.id);
+    }
+    await seedEndpoint(db, vault, {
+      orgId,
+      url: 'https://other.example/hook',
+      events: ['sandbox.ready'],
+      now: START,
+    });
+    const move = await sandboxes.trigger({orgId, type: 'sandbox.error'});
+    expect(move.deliveries).toBe(37);
+    const rows = await db.query<{endpoint_id: string; id: string}>(
+      'SELECT endpoint_id, id FROM deliveries WHERE event_id = $1',
+      [move.event?.id],
+    );
+    expect(rows.rows.map((r) => r.endpoint_id).sort()).toEqual([...subscribed].sort());
+    expect(new Set(rows.rows.map((r) => r.id)).size).toBe(37);
+    expect(rows.rows.every((r) => /^dlv_[0-9A-Za-z]{24}$/.test(r.id))).toBe(true);
+  });
+});
