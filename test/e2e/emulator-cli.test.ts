@@ -108,7 +108,7 @@ describe('svc emulator start', () => {
     expect((await orgWith(third.ready.api_url, key.secret)).status).toBe(200);
     third.child.kill('SIGINT');
     expect(await third.exited).toBe(0);
-  });
+  }, 120_000);
 
   it('refuses a second emulator on the same data dir, and status and stop find the running one', async () => {
     const dataDir = join(root, 'single');
@@ -138,7 +138,7 @@ describe('svc emulator start', () => {
     const after = await runCli(['emulator', 'status', '--json'], {env});
     expect(after.code).toBe(1);
     expect(JSON.parse(after.stdout).error.code).toBe('emulator_not_running');
-  });
+  }, 120_000);
 
   it('never echoes a database URL password', async () => {
     const env = {
@@ -166,7 +166,7 @@ describe('svc emulator exec', () => {
     );
     expect(r.code).toBe(7);
     expect(existsSync(join(root, 'unused'))).toBe(false);
-  });
+  }, 60_000);
 
   it('fails clearly when the command does not exist', async () => {
     const r = await runCli(['emulator', 'exec', '--json', '--', 'svc-no-such-command-xyz'], {
