@@ -162,7 +162,7 @@ describe('svc emulator exec', () => {
     const env = baseEnv(join(root, 'unused'));
     const r = await runCli(
       ['emulator', 'exec', '--', process.execPath, '--input-type=module', '-e', script],
-      {env},
+      {env, timeoutMs: 50_000},
     );
     expect(r.code).toBe(7);
     expect(existsSync(join(root, 'unused'))).toBe(false);
