@@ -80,6 +80,18 @@ export function renderDeliveries(deliveries: Delivery[], view: ViewOptions): str
   return renderTable(columns, deliveries, view);
 }
 
+/** One redraw of `--watch`: clears a terminal (a pipe gets frames one after another), then a header and the table. */
+export function renderWatchFrame(
+  deliveries: Delivery[],
+  view: ViewOptions,
+  frame: {title: string; clear: boolean; error?: string},
+): string {
+  const clear = frame.clear ? '\u001B[H\u001B[2J' : '\n';
+  const time = new Date(view.nowMs).toLocaleTimeString();
+  const note = frame.error ? view.paint('red', `  (last poll failed: ${sanitize(frame.error)})`) : '';
+  return `${clear}${frame.title} · ${time} · Ctrl-C to stop${note}\n\n${renderDeliveries(deliveries, view)}`;
+}
+
 /** View settings for a real terminal: its width, and colour unless NO_COLOR or not a TTY. */
 export function terminalView(
   stdout: {isTTY?: boolean; columns?: number},

@@ -4,10 +4,11 @@ import {BaseCommand} from '../../lib/base-command.js';
 import {usageError} from '../../lib/errors.js';
 import type {DeliveryStatus} from '../../schemas/index.js';
 import {checkWebhookId, listDeliveries, watchDeliveries} from '../../services/webhooks/deliveries.js';
-import {renderDeliveries, terminalView} from '../../ui/views.js';
+import {renderDeliveries, renderWatchFrame, terminalView} from '../../ui/views.js';
 
 // Spelled out rather than imported from the schemas so that parsing flags does not load zod.
 const STATUSES: DeliveryStatus[] = ['pending', 'succeeded', 'failed'];
+const WATCH_INTERVAL_MS = 3000;
 
 export default class WebhooksDeliveries extends BaseCommand {
   static override summary = 'Show the 100 most recent deliveries to a webhook endpoint, newest first';
@@ -48,14 +49,15 @@ export default class WebhooksDeliveries extends BaseCommand {
         client,
         webhookId: args.webhook_id,
         status,
-        intervalMs: 3000,
+        intervalMs: WATCH_INTERVAL_MS,
         signal: stop.signal,
         onUpdate: ({deliveries, error}) => {
-          const view = terminalView(process.stdout, process.env);
-          const clear = process.stdout.isTTY ? '\u001B[H\u001B[2J' : '\n';
-          const note = error ? view.paint('red', `  (last poll failed: ${error.message})`) : '';
-          const head = `${args.webhook_id} · every 3 s · ${new Date().toLocaleTimeString()} · Ctrl-C to stop${note}\n\n`;
-          process.stdout.write(clear + head + renderDeliveries(deliveries, view));
+          const frame = renderWatchFrame(deliveries, terminalView(process.stdout, process.env), {
+            title: `${args.webhook_id} · every ${WATCH_INTERVAL_MS / 1000} s`,
+            clear: Boolean(process.stdout.isTTY),
+            error: error?.message,
+          });
+          process.stdout.write(frame);
         },
       });
     } finally {
