@@ -31,6 +31,8 @@ interface StoredKey {
   hash: string;
   record: Omit<ApiKey, 'status'>;
   revoked: boolean;
+  /** Fixture keys keep the status they were written with, whatever today's date. */
+  fixedStatus?: ApiKey['status'];
 }
 
 export interface MockState {
@@ -66,6 +68,7 @@ export class MockApi {
   readonly state: MockState;
   readonly orgId: string;
 
+  /** `seed`: start with the records of fixtures/api (for docs-like listings); otherwise an empty org. */
   constructor(options: {seed?: boolean} = {}) {
     const org = options.seed
       ? fixtures.org()
@@ -90,6 +93,7 @@ export class MockApi {
           hash: sha256(newApiKeySecret()),
           record,
           revoked: status === 'revoked',
+          fixedStatus: status,
         });
       }
       for (const w of fixtures.webhooks()) this.state.webhooks.push({orgId: org.id, record: w});
@@ -194,6 +198,7 @@ export class MockApi {
   }
 
   private status(key: StoredKey): ApiKey['status'] {
+    if (key.fixedStatus) return key.fixedStatus;
     if (key.revoked) return 'revoked';
     if (key.record.expires_at && Date.parse(key.record.expires_at) <= this.now().getTime()) return 'expired';
     return 'active';
