@@ -6,7 +6,9 @@
 // bench/run.js runs each bench in its own child process so one bench's JIT state and garbage never
 // colour another's. Keep a bench under ~30 s. Timings never go into tests; they live here.
 //
-//   measureOps(fn, {minMs})          ops/s of a sync or async function: warm-up, several rounds, median
+//   measureOps(fn, {minMs, clock})   ops/s of a sync or async function: warm-up, several rounds, median;
+//                                    clock 'wall' (default) or 'cpu' (this process's CPU time, steady
+//                                    on a machine busy with other work; for CPU-bound code)
 //   compareOps({name: fn, …}, opts)  the same for several functions, rounds interleaved so that load
 //                                    from other processes hits every case alike; pairedSlowdown()
 //                                    turns it into a ratio, round by round
@@ -69,14 +71,31 @@ async function prepare(fn, warmupMs) {
   return {isAsync, batch};
 }
 
-async function round(fn, {isAsync, batch}, minMs) {
+// 'wall' is elapsed time. 'cpu' is this process's CPU time (all its threads, so WebCrypto's thread
+// pool and the GC helpers count): on a machine shared with other work, time spent waiting for a core
+// is not charged to the code under test. Use 'cpu' for CPU-bound code, 'wall' for anything that waits.
+const clocks = {
+  wall: () => performance.now(),
+  cpu: () => {
+    const {user, system} = process.cpuUsage();
+    return (user + system) / 1000;
+  },
+};
+
+function clockOf(name) {
+  const clock = clocks[name];
+  if (!clock) throw new RangeError(`clock must be 'wall' or 'cpu', not ${name}`);
+  return clock;
+}
+
+async function round(fn, {isAsync, batch}, minMs, clock) {
   let ops = 0;
-  const start = performance.now();
+  const start = clock();
   let elapsed = 0;
   while (elapsed < minMs) {
     await runBatch(fn, batch, isAsync);
     ops += batch;
-    elapsed = performance.now() - start;
+    elapsed = clock() - start;
   }
   return (ops * 1000) / elapsed;
 }
@@ -87,15 +106,17 @@ function summary(samples) {
 }
 
 /** Operations per second of `fn` (median of `rounds` rounds of at least `minMs` each). */
-export async function measureOps(fn, {minMs = 300, rounds = 7, warmupMs = 200} = {}) {
+export async function measureOps(fn, {minMs = 300, rounds = 7, warmupMs = 200, clock = 'wall'} = {}) {
+  const now = clockOf(clock);
   const plan = await prepare(fn, warmupMs);
   const samples = [];
-  for (let r = 0; r < rounds; r++) samples.push(await round(fn, plan, minMs));
+  for (let r = 0; r < rounds; r++) samples.push(await round(fn, plan, minMs, now));
   return summary(samples);
 }
 
 /** measureOps for several functions with their rounds interleaved: {name: fn} -> {name: result}. */
-export async function compareOps(cases, {minMs = 300, rounds = 7, warmupMs = 200} = {}) {
+export async function compareOps(cases, {minMs = 300, rounds = 7, warmupMs = 200, clock = 'wall'} = {}) {
+  const now = clockOf(clock);
   const names = Object.keys(cases);
   const plans = {};
   for (const name of names) plans[name] = await prepare(cases[name], warmupMs);
@@ -104,7 +125,7 @@ export async function compareOps(cases, {minMs = 300, rounds = 7, warmupMs = 200
     // Rotate the order each round so no case always runs right after the same neighbour.
     for (let i = 0; i < names.length; i++) {
       const name = names[(i + r) % names.length];
-      samples[name].push(await round(cases[name], plans[name], minMs));
+      samples[name].push(await round(cases[name], plans[name], minMs, now));
     }
   }
   return Object.fromEntries(names.map((name) => [name, summary(samples[name])]));
