@@ -1,17 +1,18 @@
 // Start-up of a real read command: `svc keys list --json` against a local emulator, beside the cheapest
-// Node process (`node -e 0`). Also shown for scale: importing @oclif/core alone, the floor any oclif
-// command pays, so the table says what dominates.
+// Node process (`node -e 0`). The rows below it are its parts, each measured alone as a process of its
+// own (so each includes Node's own start): oclif loading the command (its --help), importing @oclif/core,
+// importing zod. They say what dominates.
 import {spawn} from 'node:child_process';
 import {mkdtempSync, rmSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {fileURLToPath} from 'node:url';
-import {measureCommand, printTable} from './lib.js';
+import {compareCommands, pairedTimeRatio, printTable} from './lib.js';
 
 const bin = fileURLToPath(new URL('../bin/run.js', import.meta.url));
 const emulatorModule = new URL('../dist/emulator/index.js', import.meta.url).href;
 const node = process.execPath;
-const runs = 6;
+const runs = 12;
 
 // The emulator runs in its own process: measureCommand blocks this one while the CLI runs.
 const EMULATOR_SCRIPT = `
@@ -50,31 +51,31 @@ try {
     SVC_API_KEY: emu.secret,
   };
   const root = fileURLToPath(new URL('..', import.meta.url));
-  // What a run is made of, cheapest first: Node itself, oclif's own import, oclif finding and loading the
-  // command (its --help, no request), then the whole command (credentials, client, zod, HTTP, output).
-  const cases = {
-    baseline: [node, '-e', '0'],
-    oclif: [node, '-e', "require('@oclif/core')"],
-    help: [node, bin, 'keys', 'list', '--help'],
-    keys: [node, bin, 'keys', 'list', '--json'],
-  };
-  // Rounds interleave the cases so that load from elsewhere on the machine hits each alike.
-  const samples = Object.fromEntries(Object.keys(cases).map((k) => [k, []]));
-  for (let round = 0; round < 3; round++) {
-    for (const [name, argv] of Object.entries(cases)) {
-      samples[name].push(measureCommand(argv, {runs, warmup: 1, env, cwd: root}).medianMs);
-    }
-  }
-  const med = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-  const baseline = med(samples.baseline);
-  const row = (label, name, target) => {
-    const value = med(samples[name]);
-    return {case: label, baseline, value, unit: 'ms', ratio: value / baseline, target};
-  };
+  // compareCommands interleaves the commands run by run, and pairedTimeRatio takes the median of the
+  // per-run ratios, so load from elsewhere on the machine hits every case alike.
+  const r = compareCommands(
+    {
+      baseline: [node, '-e', '0'],
+      keys: [node, bin, 'keys', 'list', '--json'],
+      help: [node, bin, 'keys', 'list', '--help'],
+      oclif: [node, '-e', "require('@oclif/core')"],
+      zod: [node, '--input-type=module', '-e', "await import('zod')"],
+    },
+    {runs, warmup: 1, env, cwd: root},
+  );
+  const row = (label, name, target) => ({
+    case: label,
+    baseline: r.baseline.medianMs,
+    value: r[name].medianMs,
+    unit: 'ms',
+    ratio: pairedTimeRatio(r, name, 'baseline'),
+    target,
+  });
   printTable('CLI start-up of a read command (baseline: node -e 0; median wall time of a spawned process)', [
     row('svc keys list --json (local emulator)', 'keys', 2),
     row('  of which: svc keys list --help', 'help'),
     row('  of which: require @oclif/core', 'oclif'),
+    row('  of which: import zod (parses every answer)', 'zod'),
   ]);
 } finally {
   emu.child.stdin.end();
