@@ -129,7 +129,8 @@ function readyMessage(e: RunningEmulator, o: EmulatorStartOptions): string {
       `  export SVC_API_KEY=${e.demoKey.secret}`,
       '  svc org',
       '  svc keys list',
-      '  svc emulator webhooks create --url https://example.com/hooks --events sandbox.ready',
+      '  svc listen --forward-to http://localhost:3000/webhooks   # relay events to a local server',
+      '  svc trigger sandbox.ready',
       '  svc webhooks list',
       '',
     );
