@@ -1,5 +1,7 @@
 // A ready client for a command: credentials resolved by the rules in resolve.ts, then the client built for them.
 import type {ClientOptions, SvcClient} from '../client/client.js';
+import {UnauthorizedError} from '../client/errors.js';
+import {DEFAULT_API_URL} from './constants.js';
 import {type ResolvedCredentials, type ResolveOptions, resolveCredentials} from './resolve.js';
 
 export interface Session {
@@ -24,5 +26,35 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     apiUrl: credentials.apiUrl,
     apiKey: credentials.apiKey,
   });
-  return {client, credentials};
+  return {client: explainRejections(client, credentials), credentials};
+}
+
+/** The next step after a 401 depends on where the key came from: replace SVC_API_KEY, or log in again. */
+export function rejectionMessage(credentials: Pick<ResolvedCredentials, 'source' | 'apiUrl'>): string {
+  if (credentials.source === 'env') {
+    return 'the API key in SVC_API_KEY was rejected (revoked or expired?). Set SVC_API_KEY to a new key';
+  }
+  const login =
+    credentials.apiUrl === DEFAULT_API_URL ? 'svc login' : `svc login --api-url ${credentials.apiUrl}`;
+  return `the API key was rejected (revoked or expired?). Run \`${login}\` with a new key`;
+}
+
+function explainRejections(client: SvcClient, credentials: ResolvedCredentials): SvcClient {
+  const explain =
+    <A extends unknown[], R>(call: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      try {
+        return await call(...args);
+      } catch (err) {
+        if (err instanceof UnauthorizedError) throw new UnauthorizedError(rejectionMessage(credentials));
+        throw err;
+      }
+    };
+  return {
+    apiUrl: client.apiUrl,
+    getOrg: explain(client.getOrg),
+    listApiKeys: explain(client.listApiKeys),
+    listWebhooks: explain(client.listWebhooks),
+    listDeliveries: explain(client.listDeliveries),
+  };
 }

@@ -299,7 +299,8 @@ export const cases: ContractCase[] = [
       expect(JSON.parse(r.stdout)).toEqual({
         error: {
           code: 'unauthorized',
-          message: 'the API key was rejected (revoked or expired?). Run `svc login` with a new key',
+          message:
+            'the API key in SVC_API_KEY was rejected (revoked or expired?). Set SVC_API_KEY to a new key',
         },
       });
       expect(r.stdout + r.stderr).not.toContain(key.secret);

@@ -168,6 +168,16 @@ describe('svc auth status and svc logout', () => {
     expect(fromEnv.stdout).toMatch(new RegExp(`Key: +${secret.slice(0, 8)}… from SVC_API_KEY`));
   });
 
+  it('a stored key that was revoked: exit 4 and the login command for that URL', async () => {
+    await svc(['login', '--api-url', api.url], {input: secret});
+    mock.revokeKey(mock.state.keys.find((k) => k.record.prefix === secret.slice(0, 8))!.record.id);
+    const r = await svc(['keys', 'list', '--api-url', api.url]);
+    expect(r.code).toBe(4);
+    expect(flat(r.stderr)).toContain(
+      `the API key was rejected (revoked or expired?). Run \`svc login --api-url ${api.url}\` with a new key`,
+    );
+  });
+
   it('logout forgets the key, says it is not revoked, and later commands are not logged in', async () => {
     await svc(['login', '--api-url', api.url], {input: secret});
     const out = await svc(['logout', '--api-url', api.url]);

@@ -60,14 +60,14 @@ describe('tables for people', () => {
 });
 
 describe('failures a person can act on', () => {
-  it('a rejected key exits 4 and says to log in with a new key', async () => {
+  it('a rejected key exits 4 and says which key to replace', async () => {
     const revoked = await emu.control.createKey({name: 'soon-revoked'});
     await emu.control.revokeKey(revoked.id);
     const r = await runCli(['webhooks', 'list'], {env: {...env, SVC_API_KEY: revoked.secret}});
     expect(r.code).toBe(4);
     expect(r.stdout).toBe('');
     expect(flat(r.stderr)).toContain(
-      'the API key was rejected (revoked or expired?). Run `svc login` with a new key',
+      'the API key in SVC_API_KEY was rejected (revoked or expired?). Set SVC_API_KEY to a new key',
     );
     expect(r.stderr).not.toContain(revoked.secret);
   });
