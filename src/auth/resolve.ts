@@ -87,6 +87,14 @@ export async function resolveCredentials(options: ResolveOptions): Promise<Resol
     const keychain = options.keychain ?? new KeychainStore();
     const apiKey = await keychain.get(apiUrl);
     if (apiKey) return {apiKey, apiUrl, source: 'keychain'};
+    const login = apiUrl === DEFAULT_API_URL ? 'svc login' : `svc login --api-url ${apiUrl}`;
+    throw new UserError(
+      `the key for ${apiUrl} is no longer in the OS keychain; run ${login} --keychain again`,
+      {
+        code: 'not_logged_in',
+        exitCode: ExitCode.unauthorized,
+      },
+    );
   }
   throw new NotLoggedInError(apiUrl);
 }

@@ -122,5 +122,12 @@ describe('resolveCredentials precedence', () => {
     // A file login never touches the keychain.
     await resolveCredentials({env: {}, flags: {apiUrl: LOCAL}, fileStore, keychain});
     expect(seen).toEqual(['https://kc.example']);
+    // A pointer whose keychain item was removed by hand says so.
+    await fileStore.set('https://gone.example', {store: 'keychain', stored_at: new Date().toISOString()});
+    await expect(
+      resolveCredentials({env: {}, flags: {apiUrl: 'https://gone.example'}, fileStore, keychain}),
+    ).rejects.toThrow(
+      'the key for https://gone.example is no longer in the OS keychain; run svc login --api-url https://gone.example --keychain again',
+    );
   });
 });
