@@ -9,9 +9,11 @@ const MAX_BODY_BYTES = 16 * 1024 * 1024;
 export function nodeHttpFetch(): FetchLike {
   return async (input, init) => {
     const url = new URL(input);
-    const {request} = url.protocol === 'https:' ? await import('node:https') : await import('node:http');
+    // The module object, read at call time: tools that wrap http.request (msw, proxies, tracing) see the call.
+    const http =
+      url.protocol === 'https:' ? (await import('node:https')).default : (await import('node:http')).default;
     return new Promise<ResponseLike>((resolve, reject) => {
-      const req = request(
+      const req = http.request(
         url,
         {
           method: init.method ?? 'GET',
