@@ -92,7 +92,17 @@ export async function getJson(
       }
       throw networkError(url, options.apiUrl, err, options.timeoutMs);
     }
-    if (response.ok) return readJson(response, url);
+    if (response.ok) {
+      let text: string;
+      try {
+        text = await response.text();
+      } catch (err) {
+        // The body can still fail after the headers: a timeout or a dropped connection mid-answer.
+        if (signal?.aborted) throw signal.reason;
+        throw networkError(url, options.apiUrl, err, options.timeoutMs);
+      }
+      return parseJson(text, response.status, url);
+    }
     // A redirect could carry the Authorization header somewhere else; an API never needs one.
     if (response.status >= 300 && response.status < 400) {
       await discard(response);
@@ -120,14 +130,13 @@ export async function getJson(
   }
 }
 
-async function readJson(response: ResponseLike, url: string): Promise<unknown> {
-  const text = await response.text();
+function parseJson(text: string, status: number, url: string): unknown {
   try {
     return JSON.parse(text);
   } catch {
     throw new ApiError(`the API at ${url} answered with something that is not JSON`, {
       code: 'invalid_response',
-      status: response.status,
+      status,
       suggestions: ['Check that the API address points at an svc API (--api-url or SVC_API_URL)'],
     });
   }

@@ -77,3 +77,18 @@ describe('nodeHttpFetch', () => {
     expect(followed).toBe(0);
   });
 });
+
+describe('an answer that stops half-way', () => {
+  it('is a network error, not a crash', async () => {
+    const url = await serve((_req, res) => {
+      res.writeHead(200, {'content-type': 'application/json', 'content-length': '1000'});
+      res.write('{"id": "org_');
+      setTimeout(() => res.destroy(), 20);
+    });
+    const err = await client(url)
+      .getOrg()
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(NetworkError);
+    expect((err as Error).message).toContain(`could not reach ${url}/v1/org`);
+  });
+});
