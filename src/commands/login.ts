@@ -3,6 +3,7 @@ import {BaseCommand} from '../lib/base-command.js';
 import {usageError} from '../lib/errors.js';
 import {login, STDIN_ONLY_MESSAGE} from '../services/login.js';
 import {readSecret} from '../ui/secret-input.js';
+import {sanitize} from '../ui/text.js';
 
 const OWN_FLAGS = new Set(['--keychain', '--json', '--help', '-h']);
 
@@ -57,7 +58,7 @@ export default class Login extends BaseCommand {
     if (!this.jsonEnabled()) {
       const where = result.store === 'file' ? `file ${result.location}` : 'keychain';
       this.logToStderr(
-        `Logged in to ${result.org.name} (${result.org.id}) at ${result.api_url}; key stored in ${where}`,
+        `Logged in to ${sanitize(result.org.name)} (${sanitize(result.org.id)}) at ${result.api_url}; key stored in ${where}`,
       );
     }
     return result;
