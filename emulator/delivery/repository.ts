@@ -1,6 +1,7 @@
 // SQL of the delivery engine: claim due deliveries under a lease, record attempts in batches, find the next
 // due time, purge what retention allows. Plain SQL that runs on PGlite and PostgreSQL alike.
 import type {Database} from '../db/database.js';
+import type {PreparedStatements, Statement} from './statements.js';
 
 export interface ClaimedDelivery {
   id: string;
@@ -34,22 +35,10 @@ export interface ClaimOptions {
  * Claims due deliveries, at most `perEndpoint` per endpoint in their order, skipping endpoints busy here or
  * leased by another process. Locked rows are skipped rather than waited for.
  */
-export async function claimDue(db: Database, o: ClaimOptions): Promise<ClaimedDelivery[]> {
-  // One statement, so one round trip and its own transaction: lock the due rows (skipping any another worker
-  // holds), keep the first `perEndpoint` of each endpoint in order, lease those and return what sending needs.
-  const claimed = await db.query<{
-    id: string;
-    endpoint_id: string;
-    event_id: string;
-    event_type: string;
-    attempts: number;
-    rank: string | number;
-    body: string;
-    url: string;
-    secret_ciphertext: string;
-    relay: boolean;
-  }>(
-    `WITH candidates AS (
+const CLAIM: Statement = {
+  name: 'svc_delivery_claim',
+  types: ['timestamptz', 'timestamptz', 'text[]', 'text[]', 'int', 'timestamptz', 'text', 'int'],
+  sql: `WITH candidates AS (
        SELECT d.id, d.endpoint_id, d.next_attempt_at, d.seq
          FROM deliveries d
         WHERE d.status = 'pending'
@@ -74,8 +63,38 @@ export async function claimDue(db: Database, o: ClaimOptions): Promise<ClaimedDe
       RETURNING d.id, d.endpoint_id, d.event_id, d.event_type, d.attempts, r.rank,
                 e.body, w.url, w.secret_ciphertext,
                 EXISTS (SELECT 1 FROM relay_endpoints re WHERE re.endpoint_id = d.endpoint_id) AS relay`,
-    [o.now, o.realNow, o.busyEndpoints, o.connectedRelays, o.limit, o.leaseUntil, o.owner, o.perEndpoint],
-  );
+};
+
+/**
+ * One statement, so one round trip and its own transaction: lock the due rows (skipping any another worker
+ * holds), keep the first `perEndpoint` of each endpoint in order, lease those and return what sending needs.
+ */
+export async function claimDue(
+  db: Database,
+  statements: PreparedStatements,
+  o: ClaimOptions,
+): Promise<ClaimedDelivery[]> {
+  const claimed = await statements.run<{
+    id: string;
+    endpoint_id: string;
+    event_id: string;
+    event_type: string;
+    attempts: number;
+    rank: string | number;
+    body: string;
+    url: string;
+    secret_ciphertext: string;
+    relay: boolean;
+  }>(db, CLAIM, [
+    o.now,
+    o.realNow,
+    o.busyEndpoints,
+    o.connectedRelays,
+    o.limit,
+    o.leaseUntil,
+    o.owner,
+    o.perEndpoint,
+  ]);
   // RETURNING has no order; restore the claim order so each endpoint's lane runs oldest first.
   return claimed.rows
     .sort((a, b) => Number(a.rank) - Number(b.rank))
@@ -132,13 +151,21 @@ export interface AttemptRecord {
   nextAttemptAt: Date | null;
 }
 
-/** Writes a batch of attempts and moves their deliveries: one statement, so atomic without a transaction. */
-export async function recordAttempts(db: Database, records: AttemptRecord[]): Promise<void> {
-  if (records.length === 0) return;
-  const col = <K extends keyof AttemptRecord>(k: K) => records.map((r) => r[k]);
-  // The attempts guard keeps a late, duplicate report (after a lease was lost) from moving a delivery backwards.
-  await db.query(
-    `WITH v AS (
+const RECORD: Statement = {
+  name: 'svc_delivery_record',
+  types: [
+    'text[]',
+    'int[]',
+    'timestamptz[]',
+    'int[]',
+    'int[]',
+    'text[]',
+    'text[]',
+    'text[]',
+    'text[]',
+    'timestamptz[]',
+  ],
+  sql: `WITH v AS (
        SELECT * FROM unnest($1::text[], $2::int[], $3::timestamptz[], $4::int[], $5::int[], $6::text[], $7::text[],
                             $8::text[], $9::text[], $10::timestamptz[])
          AS v(delivery_id, attempt, started_at, duration_ms, status_code, error, response_body, trigger, status, next_attempt_at)
@@ -153,19 +180,29 @@ export async function recordAttempts(db: Database, records: AttemptRecord[]): Pr
             locked_until = NULL, locked_by = NULL
        FROM v
       WHERE d.id = v.delivery_id AND d.status = 'pending' AND d.attempts < v.attempt`,
-    [
-      col('deliveryId'),
-      col('attempt'),
-      col('startedAt'),
-      col('durationMs'),
-      col('statusCode'),
-      col('error'),
-      col('responseBody'),
-      col('trigger'),
-      col('status'),
-      col('nextAttemptAt'),
-    ],
-  );
+};
+
+/** Writes a batch of attempts and moves their deliveries: one statement, so atomic without a transaction. */
+export async function recordAttempts(
+  db: Database,
+  statements: PreparedStatements,
+  records: AttemptRecord[],
+): Promise<void> {
+  if (records.length === 0) return;
+  const col = <K extends keyof AttemptRecord>(k: K) => records.map((r) => r[k]);
+  // The attempts guard keeps a late, duplicate report (after a lease was lost) from moving a delivery backwards.
+  await statements.run(db, RECORD, [
+    col('deliveryId'),
+    col('attempt'),
+    col('startedAt'),
+    col('durationMs'),
+    col('statusCode'),
+    col('error'),
+    col('responseBody'),
+    col('trigger'),
+    col('status'),
+    col('nextAttemptAt'),
+  ]);
 }
 
 /** The earliest emulator-clock time at which something not busy here becomes due, or null. */

@@ -21,6 +21,7 @@ import {
 import {DELIVERY_TIMEOUT_MS, RESPONSE_BODY_LIMIT_BYTES, retryDelayAfter} from './retry-policy.js';
 import {type AttemptResult, sendAttempt} from './sender.js';
 import {signatureHeader} from './signature.js';
+import {PreparedStatements} from './statements.js';
 
 export const DELIVERY_USER_AGENT = 'svc-webhooks/1 (+svc emulator)';
 
@@ -68,7 +69,10 @@ class AttemptWriter {
   #queue: {records: AttemptRecord[]; done: () => void; failed: (err: unknown) => void}[] = [];
   #running = false;
 
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    private readonly statements: PreparedStatements,
+  ) {}
 
   write(records: AttemptRecord[]): Promise<void> {
     if (records.length === 0) return Promise.resolve();
@@ -85,6 +89,7 @@ class AttemptWriter {
       try {
         await recordAttempts(
           this.db,
+          this.statements,
           batch.flatMap((b) => b.records),
         );
         for (const b of batch) b.done();
@@ -110,6 +115,7 @@ export class DeliveryWorker {
   readonly #idleWaiters: IdleWaiter[] = [];
   readonly #unsubscribe: (() => void)[] = [];
   readonly #writer: AttemptWriter;
+  readonly #statements: PreparedStatements;
   #dispatcher: Dispatcher | undefined;
   #ownsDispatcher = false;
   #loop: Promise<void> | undefined;
@@ -121,14 +127,16 @@ export class DeliveryWorker {
   #lastSweepReal = 0;
   #nextSweepAt: Date | null = null;
   #pausedLogged = false;
+  /** Counts notify() calls, so a lane knows whether anything arrived for the loop while it ran. */
+  #kicks = 0;
 
   constructor(options: DeliveryWorkerOptions) {
     this.#o = {
       timeoutMs: DELIVERY_TIMEOUT_MS,
       maxResponseBytes: RESPONSE_BODY_LIMIT_BYTES,
       maxLanes: 16,
-      perEndpoint: 32,
-      claimLimit: 512,
+      perEndpoint: 128,
+      claimLimit: 1024,
       leaseMs: 60_000,
       idleMs: 5_000,
       // An option passed as undefined means "the default", not "no limit".
@@ -136,7 +144,8 @@ export class DeliveryWorker {
         Object.entries(options).filter(([, v]) => v !== undefined),
       ) as DeliveryWorkerOptions),
     };
-    this.#writer = new AttemptWriter(options.db);
+    this.#statements = new PreparedStatements(options.db);
+    this.#writer = new AttemptWriter(options.db, this.#statements);
   }
 
   get timeoutMs(): number {
@@ -165,6 +174,7 @@ export class DeliveryWorker {
 
   /** Something may be due now: a new event, a moved clock, a freed endpoint. */
   notify(): void {
+    this.#kicks += 1;
     this.#kicked = true;
     const wake = this.#wake;
     this.#wake = undefined;
@@ -242,14 +252,15 @@ export class DeliveryWorker {
 
   async #claimAndStart(): Promise<number> {
     const realNow = Date.now();
-    const claimed = await claimDue(this.#o.db, {
+    const claimed = await claimDue(this.#o.db, this.#statements, {
       now: this.#o.clock.now(),
       realNow: new Date(realNow),
       leaseUntil: new Date(realNow + this.#o.leaseMs),
       owner: this.#owner,
       busyEndpoints: [...this.#lanes.keys()],
       connectedRelays: this.#o.relay?.connectedIds() ?? [],
-      limit: this.#o.claimLimit,
+      // Enough rows to fill the free lanes; scanning more would only find rows for endpoints already full.
+      limit: Math.min(this.#o.claimLimit, this.#o.perEndpoint * (this.#o.maxLanes - this.#lanes.size)),
       perEndpoint: this.#o.perEndpoint,
     });
     const byEndpoint = new Map<string, ClaimedDelivery[]>();
@@ -264,9 +275,14 @@ export class DeliveryWorker {
         overflow.push(...items.map((i) => i.id));
         continue;
       }
+      const kicksAtStart = this.#kicks;
       const lane = this.#runLane(endpointId, items).finally(() => {
         this.#lanes.delete(endpointId);
-        this.notify();
+        // More may be due for this endpoint only if its batch was full or something happened meanwhile;
+        // otherwise waking the loop would just cost an empty claim.
+        if (items.length >= this.#o.perEndpoint || this.#kicks !== kicksAtStart || this.#stopping)
+          this.notify();
+        else if (this.#lanes.size === 0) this.#resolveIdle();
       });
       this.#lanes.set(endpointId, lane);
     }
@@ -361,8 +377,9 @@ export class DeliveryWorker {
       finishedAt,
       durationMs: result.durationMs,
       statusCode: result.statusCode,
-      error: result.error,
-      responseBody: result.responseBody,
+      // PostgreSQL text cannot hold NUL; a receiver answering with one must not make the record unwritable.
+      error: result.error?.replaceAll('\u0000', '') ?? null,
+      responseBody: result.responseBody?.replaceAll('\u0000', '') ?? null,
       trigger: 'scheduled',
       status,
       nextAttemptAt: status === 'pending' && wait !== null ? new Date(finishedAt.getTime() + wait) : null,

@@ -4,6 +4,7 @@ import type {EventType, SvcEvent} from '../../src/schemas/index.js';
 import type {Clock} from '../clock.js';
 import type {Database, Queryable} from '../db/database.js';
 import {recordEvent} from '../delivery/events.js';
+import {PreparedStatements} from '../delivery/statements.js';
 import {
   dueForExpiry,
   findSandbox,
@@ -49,9 +50,11 @@ export class SandboxService {
   readonly #db: Database;
   readonly #clock: Clock;
   readonly #onEvent: () => void;
+  readonly #statements: PreparedStatements;
 
   constructor(options: SandboxServiceOptions) {
     this.#db = options.db;
+    this.#statements = new PreparedStatements(options.db);
     this.#clock = options.clock;
     this.#onEvent = options.onEvent ?? (() => undefined);
   }
@@ -86,36 +89,44 @@ export class SandboxService {
     lastError?: string;
   }): Promise<MoveResult> {
     const now = this.#clock.now();
+    if (!input.sandboxId) return this.#write((tx) => this.#triggerNew(tx, input, now));
+    const sandboxId = input.sandboxId;
     return this.#write(async (tx) => {
-      let current: SandboxRow;
-      if (input.sandboxId) {
-        const found = await findSandbox(tx, input.sandboxId, true);
-        if (!found || found.org_id !== input.orgId) throw new SandboxNotFoundError('sandbox in this org');
-        current = found;
-      } else {
-        // A new sandbox is stored directly in the state the event implies: one write instead of two.
-        const fresh: SandboxRow = {
-          id: newId('sbx'),
-          org_id: input.orgId,
-          name: defaultName(),
-          ...readyState(null),
-          created_at: now,
-          updated_at: now,
-        };
-        const state = forceForEvent(fresh, input.type, {lastError: input.lastError, now});
-        const row = {...fresh, ...state};
-        try {
-          await insertSandbox(tx, row);
-        } catch (err) {
-          if ((err as {code?: string}).code === '23503') throw new SandboxNotFoundError('org');
-          throw err;
-        }
-        const recorded = await recordEvent(tx, {orgId: input.orgId, type: input.type, sandbox: row, now});
-        return {sandbox: toRecord(row), event: recorded.event, deliveries: recorded.deliveryIds.length};
-      }
+      const current = await findSandbox(tx, sandboxId, true);
+      if (!current || current.org_id !== input.orgId) throw new SandboxNotFoundError('sandbox in this org');
       const next = forceForEvent(current, input.type, {lastError: input.lastError, now});
       return this.#apply(tx, current, next, input.type, now);
     });
+  }
+
+  /** A sandbox born in the state the event implies, stored with the event and its deliveries. */
+  async #triggerNew(
+    tx: Queryable,
+    input: {orgId: string; type: EventType; lastError?: string},
+    now: Date,
+  ): Promise<MoveResult> {
+    const fresh: SandboxRow = {
+      id: newId('sbx'),
+      org_id: input.orgId,
+      name: defaultName(),
+      ...readyState(null),
+      created_at: now,
+      updated_at: now,
+    };
+    const row = {...fresh, ...forceForEvent(fresh, input.type, {lastError: input.lastError, now})};
+    try {
+      const recorded = await recordEvent(tx, {
+        orgId: input.orgId,
+        type: input.type,
+        sandbox: row,
+        now,
+        insertSandbox: row,
+      });
+      return {sandbox: toRecord(row), event: recorded.event, deliveries: recorded.deliveryIds.length};
+    } catch (err) {
+      if ((err as {code?: string}).code === '23503') throw new SandboxNotFoundError('org');
+      throw err;
+    }
   }
 
   async get(id: string): Promise<SandboxRecord> {
@@ -165,7 +176,11 @@ export class SandboxService {
       updated_at: now,
     };
     await insertSandbox(tx, row);
-    const recorded = await recordEvent(tx, {orgId, type: 'sandbox.ready', sandbox: row, now});
+    const recorded = await recordEvent(
+      tx,
+      {orgId, type: 'sandbox.ready', sandbox: row, now},
+      this.#statements,
+    );
     return {sandbox: toRecord(row), event: recorded.event, deliveries: recorded.deliveryIds.length};
   }
 
@@ -179,7 +194,11 @@ export class SandboxService {
     await updateSandbox(tx, current.id, next, now);
     const row: SandboxRow = {...current, ...next, updated_at: now};
     if (!event) return {sandbox: toRecord(row), event: null, deliveries: 0};
-    const recorded = await recordEvent(tx, {orgId: current.org_id, type: event, sandbox: row, now});
+    const recorded = await recordEvent(
+      tx,
+      {orgId: current.org_id, type: event, sandbox: row, now},
+      this.#statements,
+    );
     return {sandbox: toRecord(row), event: recorded.event, deliveries: recorded.deliveryIds.length};
   }
 

@@ -1,0 +1,71 @@
+// Prepared hot statements on PGlite take their values as inlined literals: every value must come back exactly.
+import fc from 'fast-check';
+import {afterAll, beforeAll, describe, expect, it} from 'vitest';
+import type {Database} from '../../../emulator/db/database.js';
+import {literal, PreparedStatements} from '../../../emulator/delivery/statements.js';
+import {openTestDb} from './helpers.js';
+
+let db: Database;
+beforeAll(async () => {
+  db = await openTestDb();
+});
+afterAll(async () => {
+  await db.close();
+});
+
+const ECHO = {
+  name: 'svc_test_echo',
+  sql: 'SELECT $1 AS t, $2 AS n, $3 AS at, $4 AS list',
+  types: ['text', 'int', 'timestamptz', 'text[]'] as const,
+};
+
+describe('prepared statements with literal parameters', () => {
+  it('runs on a session whose string literals treat backslashes as plain characters', async () => {
+    const r = await db.query<{standard_conforming_strings: string}>('SHOW standard_conforming_strings');
+    expect(r.rows[0]?.standard_conforming_strings).toBe('on');
+  });
+
+  it('returns any text, integer, time and text array exactly as given (NUL aside, which text cannot hold)', async () => {
+    const statements = new PreparedStatements(db);
+    const statement = {...ECHO, types: [...ECHO.types]};
+    await fc.assert(
+      fc.asyncProperty(
+        fc.string({unit: 'binary'}),
+        fc.integer(),
+        fc.date({
+          min: new Date('1970-01-01T00:00:00Z'),
+          max: new Date('2200-01-01T00:00:00Z'),
+          noInvalidDate: true,
+        }),
+        fc.array(
+          fc.oneof(fc.string({unit: 'binary'}), fc.constant("'); DROP TABLE events; --"), fc.constant('\\')),
+          {maxLength: 4},
+        ),
+        async (t, n, at, list) => {
+          const r = await statements.run<{t: string; n: number; at: Date; list: string[]}>(db, statement, [
+            t,
+            n,
+            at,
+            list,
+          ]);
+          const row = r.rows[0];
+          expect(row?.t).toBe(t.replaceAll('\u0000', ''));
+          expect(row?.n).toBe(n);
+          expect(row?.at.getTime()).toBe(at.getTime());
+          expect(row?.list).toEqual(list.map((s) => s.replaceAll('\u0000', '')));
+        },
+      ),
+      {numRuns: 150},
+    );
+    expect((await db.query('SELECT count(*) FROM events')).rows).toHaveLength(1);
+  });
+
+  it('writes NULL for absent values and refuses values that do not fit the type', () => {
+    expect(literal(null, 'text')).toBe('NULL::text');
+    expect(literal(undefined, 'timestamptz[]')).toBe('NULL::timestamptz[]');
+    expect(literal([], 'int[]')).toBe("'{}'::int[]");
+    expect(() => literal('1; DROP TABLE x', 'int')).toThrow(TypeError);
+    expect(() => literal('yesterday', 'timestamptz')).toThrow(TypeError);
+    expect(() => literal('a', 'text[]')).toThrow(TypeError);
+  });
+});
