@@ -14,7 +14,8 @@ export interface WorldHandle {
 }
 
 export function defineContract(name: string, start: () => Promise<WorldHandle>): void {
-  describe(`contract: ${name}`, () => {
+  // Cases that spawn the CLI run several Node processes; a loaded 2-core machine needs the room.
+  describe(`contract: ${name}`, {timeout: 90_000}, () => {
     let handle: WorldHandle;
     beforeAll(async () => {
       handle = await start();

@@ -46,7 +46,7 @@ async function svc(
 const flat = (text: string) => text.replace(/\n\s*›\s*/g, ' ').replace(/[ \t]+/g, ' ');
 const credentialsPath = () => join(configDir, 'credentials.json');
 
-describe('svc login', () => {
+describe('svc login', {timeout: 90_000}, () => {
   it('reads the key from a pipe, checks it, and stores it owner-only for that URL', async () => {
     const r = await svc(['login', '--api-url', `${api.url}/`], {input: `${secret}\n`});
     expect(r.code).toBe(0);
@@ -151,7 +151,7 @@ describe('svc login', () => {
   });
 });
 
-describe('svc auth status and svc logout', () => {
+describe('svc auth status and svc logout', {timeout: 90_000}, () => {
   it('shows the source, URL, org and only the key prefix', async () => {
     await svc(['login', '--api-url', api.url], {input: secret});
     const fromFile = await svc(['auth', 'status', '--json', '--api-url', api.url]);
@@ -196,7 +196,7 @@ describe('svc auth status and svc logout', () => {
   });
 });
 
-describe('a stored key is sent only to the URL it was stored for', () => {
+describe('a stored key is sent only to the URL it was stored for', {timeout: 90_000}, () => {
   let recorder: {url: string; seen: string[]; close: () => Promise<void>};
 
   beforeAll(async () => {

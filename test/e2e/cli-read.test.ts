@@ -29,7 +29,7 @@ afterAll(() => emu?.stop());
 
 const flat = (text: string) => text.replace(/\n\s*›\s*/g, ' ').replace(/[ \t]+/g, ' ');
 
-describe('tables for people', () => {
+describe('tables for people', {timeout: 90_000}, () => {
   it('svc keys list shows name, prefix, status, creator and relative times, and never the secret', async () => {
     const r = await runCli(['keys', 'list'], {env});
     expect(r.code).toBe(0);
@@ -59,7 +59,7 @@ describe('tables for people', () => {
   });
 });
 
-describe('failures a person can act on', () => {
+describe('failures a person can act on', {timeout: 90_000}, () => {
   it('a rejected key exits 4 and says which key to replace', async () => {
     const revoked = await emu.control.createKey({name: 'soon-revoked'});
     await emu.control.revokeKey(revoked.id);
@@ -92,7 +92,7 @@ describe('failures a person can act on', () => {
   });
 });
 
-describe('svc webhooks deliveries --watch', () => {
+describe('svc webhooks deliveries --watch', {timeout: 90_000}, () => {
   it('redraws as deliveries arrive and stops cleanly on Ctrl-C', async () => {
     const child = spawn(process.execPath, [BIN, 'webhooks', 'deliveries', hookId, '--watch'], {
       env: {PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', ...env},
