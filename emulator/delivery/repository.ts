@@ -23,7 +23,11 @@ export interface ClaimOptions {
   realNow: Date;
   leaseUntil: Date;
   owner: string;
-  /** Endpoints with an attempt already in flight here: per-endpoint order means one lane each. */
+  /**
+   * Endpoints with an attempt in flight in this process: per-endpoint order means one lane each. Several
+   * processes sharing one PostgreSQL never claim the same delivery (row locks, leases), but do not
+   * coordinate the order of one endpoint's deliveries between them.
+   */
   busyEndpoints: string[];
   /** Relay endpoints with a listener attached; the other relay endpoints wait without using attempts. */
   connectedRelays: string[];
@@ -31,10 +35,6 @@ export interface ClaimOptions {
   perEndpoint: number;
 }
 
-/**
- * Claims due deliveries, at most `perEndpoint` per endpoint in their order, skipping endpoints busy here or
- * leased by another process. Locked rows are skipped rather than waited for.
- */
 const CLAIM: Statement = {
   name: 'svc_delivery_claim',
   types: ['timestamptz', 'timestamptz', 'text[]', 'text[]', 'int', 'timestamptz', 'text', 'int'],
@@ -45,8 +45,6 @@ const CLAIM: Statement = {
           AND d.next_attempt_at <= $1
           AND (d.locked_until IS NULL OR d.locked_until <= $2)
           AND NOT (d.endpoint_id = ANY($3::text[]))
-          AND NOT EXISTS (SELECT 1 FROM deliveries x
-                           WHERE x.endpoint_id = d.endpoint_id AND x.locked_until IS NOT NULL AND x.locked_until > $2)
           AND NOT EXISTS (SELECT 1 FROM relay_endpoints r
                            WHERE r.endpoint_id = d.endpoint_id AND NOT (r.endpoint_id = ANY($4::text[])))
         ORDER BY d.next_attempt_at, d.seq
