@@ -169,7 +169,9 @@ const RECORD: Statement = {
          AS v(delivery_id, attempt, started_at, duration_ms, status_code, error, response_body, trigger, status, next_attempt_at)
      ), inserted AS (
        INSERT INTO delivery_attempts (delivery_id, attempt, started_at, duration_ms, status_code, error, response_body, trigger)
-       SELECT delivery_id, attempt, started_at, duration_ms, status_code, error, response_body, trigger FROM v
+       -- A delivery deleted meanwhile (its endpoint removed, retention) is skipped, not a failed batch.
+       SELECT v.delivery_id, v.attempt, v.started_at, v.duration_ms, v.status_code, v.error, v.response_body, v.trigger
+         FROM v JOIN deliveries kept ON kept.id = v.delivery_id
        ON CONFLICT (delivery_id, attempt) DO NOTHING
      )
      UPDATE deliveries d

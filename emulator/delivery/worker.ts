@@ -61,6 +61,14 @@ interface IdleWaiter {
 
 const SWEEP_INTERVAL_MS = 1_000;
 
+const UNREADABLE_SECRET: AttemptResult = {
+  ok: false,
+  statusCode: null,
+  error: 'the signing secret could not be decrypted with this vault key',
+  durationMs: 0,
+  responseBody: null,
+};
+
 /**
  * Group commit: lanes that finish while a write is running share the next one, so the database sees one
  * statement per round however many endpoints are served at once.
@@ -313,8 +321,14 @@ export class DeliveryWorker {
             this.#owner,
           );
         }
-        secret ??= this.#o.vault.decrypt(item.secretCiphertext);
         const startedAt = this.#o.clock.now();
+        try {
+          secret ??= this.#o.vault.decrypt(item.secretCiphertext);
+        } catch {
+          // An unreadable secret (the vault key changed) is a failed attempt, so the schedule still ends.
+          records.push(this.#outcome(item, startedAt, UNREADABLE_SECRET));
+          continue;
+        }
         const t = Math.floor(startedAt.getTime() / 1000);
         const headers = {
           'content-type': 'application/json',

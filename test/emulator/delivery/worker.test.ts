@@ -367,3 +367,15 @@ describe('fan-out', () => {
     expect(rows.rows.every((r) => /^dlv_[0-9A-Za-z]{24}$/.test(r.id))).toBe(true);
   });
 });
+
+describe('a signing secret this vault cannot read', () => {
+  it('counts as a failed attempt, so the schedule runs its course instead of looping', async () => {
+    await endpointFor(answer(200));
+    const w = startWorker({vault: createVault(testVaultKey())});
+    await sandboxes.create({orgId});
+    await w.settled();
+    expect(receiver?.requests).toHaveLength(0);
+    expect(await deliveryRow()).toMatchObject({status: 'pending', attempts: 1, last_status_code: null});
+    expect((await attemptRows())[0]?.error).toMatch(/could not be decrypted/);
+  });
+});
