@@ -47,7 +47,10 @@ export interface DeliveryWorkerOptions {
   leaseMs?: number;
   /** Longest sleep without a known due time: picks up other processes' writes and expired leases. */
   idleMs?: number;
-  /** Frees every lease at start; right when this process alone uses the database (PGlite). */
+  /**
+   * This process alone uses the database (PGlite owns its data dir): claims read instead of locking and
+   * leasing, and leases left by an earlier run are freed at start.
+   */
   exclusiveDatabase?: boolean;
   /** Clock-driven chores (sandbox expiry, retention); returns when it next needs to run, if known. */
   sweep?: (now: Date) => Promise<Date | null>;
@@ -270,6 +273,7 @@ export class DeliveryWorker {
       // Enough rows to fill the free lanes; scanning more would only find rows for endpoints already full.
       limit: Math.min(this.#o.claimLimit, this.#o.perEndpoint * (this.#o.maxLanes - this.#lanes.size)),
       perEndpoint: this.#o.perEndpoint,
+      exclusive: Boolean(this.#o.exclusiveDatabase),
     });
     const byEndpoint = new Map<string, ClaimedDelivery[]>();
     for (const d of claimed) {
@@ -294,7 +298,7 @@ export class DeliveryWorker {
       });
       this.#lanes.set(endpointId, lane);
     }
-    await releaseLeases(this.#o.db, overflow, this.#owner);
+    if (!this.#o.exclusiveDatabase) await releaseLeases(this.#o.db, overflow, this.#owner);
     return claimed.length - overflow.length;
   }
 
@@ -312,7 +316,7 @@ export class DeliveryWorker {
           break;
         }
         // A lane may outlive its lease when receivers are slow; renew before an attempt could cross it.
-        if (Date.now() + this.#o.timeoutMs + 5_000 > leaseUntil) {
+        if (!this.#o.exclusiveDatabase && Date.now() + this.#o.timeoutMs + 5_000 > leaseUntil) {
           leaseUntil = Date.now() + this.#o.leaseMs;
           await extendLease(
             this.#o.db,
@@ -373,7 +377,7 @@ export class DeliveryWorker {
     }
     try {
       await this.#writer.write(records);
-      await releaseLeases(this.#o.db, unsent, this.#owner);
+      if (!this.#o.exclusiveDatabase) await releaseLeases(this.#o.db, unsent, this.#owner);
     } catch (err) {
       // The leases run out on their own and the deliveries are attempted again: at least once, never lost.
       this.#log(`could not record ${records.length} attempt(s): ${message(err)}`);

@@ -268,7 +268,10 @@ describe('outcomes', () => {
   });
 });
 
-describe('ordering and concurrency', () => {
+describe.each([
+  ['leased claims (shared PostgreSQL)', false],
+  ['exclusive claims (PGlite)', true],
+])('ordering and concurrency with %s', (_mode, exclusiveDatabase) => {
   it('delivers one endpoint its events in the order they happened, one at a time', async () => {
     let inFlight = 0;
     let maxInFlight = 0;
@@ -286,7 +289,7 @@ describe('ordering and concurrency', () => {
       },
       ['sandbox.ready', 'sandbox.stopped'],
     );
-    const w = startWorker();
+    const w = startWorker({exclusiveDatabase});
     const expected: string[] = [];
     for (let i = 0; i < 25; i++) {
       const {event} = await sandboxes.trigger({orgId, type: i % 2 ? 'sandbox.stopped' : 'sandbox.ready'});
@@ -313,7 +316,7 @@ describe('ordering and concurrency', () => {
     try {
       for (const r of receivers)
         await seedEndpoint(db, vault, {orgId, url: r.url, events: ['sandbox.ready'], now: START});
-      const w = startWorker({timeoutMs: 5_000});
+      const w = startWorker({timeoutMs: 5_000, exclusiveDatabase});
       await sandboxes.create({orgId});
       await w.settled();
       expect(arrivals.sort()).toEqual(['r0', 'r1', 'r2']);
