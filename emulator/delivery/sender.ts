@@ -43,12 +43,12 @@ export async function sendAttempt(
   const onShutdown = () => controller.abort();
   options.signal?.addEventListener('abort', onShutdown, {once: true});
   try {
-    const target = new URL(url);
     if (!options.allowLocalEndpoints) {
+      const target = new URL(url);
       if (target.protocol !== 'https:') throw new Error('only https:// endpoints are delivered to');
       checkLiteralHost(target.hostname);
     }
-    const res = await request(target, {
+    const res = await request(url, {
       method: 'POST',
       headers,
       body,
@@ -80,21 +80,25 @@ export async function sendAttempt(
 }
 
 /** Reads at most `limit` bytes; past it the stream is destroyed so a huge answer is never buffered. */
-async function readCapped(stream: Dispatcher.ResponseData['body'], limit: number): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of stream) {
-    const buf = chunk as Buffer;
-    if (size + buf.length >= limit) {
-      chunks.push(buf.subarray(0, limit - size));
-      size = limit;
-      stream.destroy();
-      break;
-    }
-    chunks.push(buf);
-    size += buf.length;
-  }
-  return Buffer.concat(chunks, size).toString('utf8');
+function readCapped(stream: Dispatcher.ResponseData['body'], limit: number): Promise<string> {
+  // Plain listeners rather than an async iterator: this runs once per attempt on the hot path.
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const finish = () => resolve(size === 0 ? '' : Buffer.concat(chunks, size).toString('utf8'));
+    stream.on('data', (chunk: Buffer) => {
+      if (size >= limit) return;
+      const take = Math.min(chunk.length, limit - size);
+      chunks.push(take === chunk.length ? chunk : chunk.subarray(0, take));
+      size += take;
+      if (size >= limit) {
+        stream.destroy();
+        finish();
+      }
+    });
+    stream.on('end', finish);
+    stream.on('error', (err) => (size >= limit ? finish() : reject(err)));
+  });
 }
 
 export function describeNetworkError(err: unknown): string {

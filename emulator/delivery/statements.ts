@@ -38,6 +38,21 @@ export class PreparedStatements {
   }
 }
 
+/** An array element's text, escaped for the inside of a double-quoted array item. */
+function arrayElement(value: unknown, type: ParamType): string {
+  let text: string;
+  if (type === 'int') {
+    const n = Number(value);
+    if (!Number.isSafeInteger(n)) throw new TypeError(`not an integer: ${String(value)}`);
+    text = String(n);
+  } else if (type === 'timestamptz') {
+    const d = value instanceof Date ? value : new Date(String(value));
+    if (!Number.isFinite(d.getTime())) throw new TypeError('not a valid time');
+    text = d.toISOString();
+  } else text = String(value).replaceAll('\u0000', '');
+  return text.replaceAll('\\', '\\\\').replaceAll('"', '\\"');
+}
+
 /**
  * A typed SQL literal. Text is single-quoted with quotes doubled (standard_conforming_strings is on, so
  * backslashes are plain characters); NUL, which PostgreSQL text cannot hold, is dropped.
@@ -46,9 +61,12 @@ export function literal(value: unknown, type: ParamType): string {
   if (value === null || value === undefined) return `NULL::${type}`;
   if (type.endsWith('[]')) {
     if (!Array.isArray(value)) throw new TypeError(`expected an array for ${type}`);
+    // One array literal parsed by array_in, not an ARRAY[...] of casts: a batch of attempts is thousands of values.
     const element = type.slice(0, -2) as ParamType;
-    if (value.length === 0) return `'{}'::${type}`;
-    return `ARRAY[${value.map((v) => literal(v, element)).join(', ')}]::${type}`;
+    const items = value.map((v) =>
+      v === null || v === undefined ? 'NULL' : `"${arrayElement(v, element)}"`,
+    );
+    return `'{${items.join(',').replaceAll("'", "''")}}'::${type}`;
   }
   switch (type) {
     case 'int': {

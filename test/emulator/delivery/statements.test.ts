@@ -15,8 +15,8 @@ afterAll(async () => {
 
 const ECHO = {
   name: 'svc_test_echo',
-  sql: 'SELECT $1 AS t, $2 AS n, $3 AS at, $4 AS list',
-  types: ['text', 'int', 'timestamptz', 'text[]'] as const,
+  sql: 'SELECT $1 AS t, $2 AS n, $3 AS at, $4 AS list, $5 AS ints, $6 AS times',
+  types: ['text', 'int', 'timestamptz', 'text[]', 'int[]', 'timestamptz[]'] as const,
 };
 
 describe('prepared statements with literal parameters', () => {
@@ -25,7 +25,7 @@ describe('prepared statements with literal parameters', () => {
     expect(r.rows[0]?.standard_conforming_strings).toBe('on');
   });
 
-  it('returns any text, integer, time and text array exactly as given (NUL aside, which text cannot hold)', async () => {
+  it('returns any text, integer, time and array exactly as given (NUL aside, which text cannot hold)', async () => {
     const statements = new PreparedStatements(db);
     const statement = {...ECHO, types: [...ECHO.types]};
     await fc.assert(
@@ -38,21 +38,41 @@ describe('prepared statements with literal parameters', () => {
           noInvalidDate: true,
         }),
         fc.array(
-          fc.oneof(fc.string({unit: 'binary'}), fc.constant("'); DROP TABLE events; --"), fc.constant('\\')),
-          {maxLength: 4},
+          fc.oneof(
+            fc.string({unit: 'binary'}),
+            fc.constant("'); DROP TABLE events; --"),
+            fc.constant('\\"}{,NULL'),
+            fc.constant('NULL'),
+            fc.constant(null),
+          ),
+          {maxLength: 5},
         ),
-        async (t, n, at, list) => {
-          const r = await statements.run<{t: string; n: number; at: Date; list: string[]}>(db, statement, [
-            t,
-            n,
-            at,
-            list,
-          ]);
+        fc.array(fc.option(fc.integer()), {maxLength: 5}),
+        fc.array(
+          fc.option(fc.date({min: new Date(0), max: new Date('2200-01-01T00:00:00Z'), noInvalidDate: true})),
+          {
+            maxLength: 3,
+          },
+        ),
+        async (t, n, at, list, ints, times) => {
+          type Row = {
+            t: string;
+            n: number;
+            at: Date;
+            list: (string | null)[];
+            ints: (number | null)[];
+            times: (Date | null)[];
+          };
+          const r = await statements.run<Row>(db, statement, [t, n, at, list, ints, times]);
           const row = r.rows[0];
           expect(row?.t).toBe(t.replaceAll('\u0000', ''));
           expect(row?.n).toBe(n);
           expect(row?.at.getTime()).toBe(at.getTime());
-          expect(row?.list).toEqual(list.map((s) => s.replaceAll('\u0000', '')));
+          expect(row?.list).toEqual(list.map((s) => (s === null ? null : s.replaceAll('\u0000', ''))));
+          expect(row?.ints).toEqual(ints);
+          expect(row?.times?.map((d) => d?.getTime() ?? null)).toEqual(
+            times.map((d) => d?.getTime() ?? null),
+          );
         },
       ),
       {numRuns: 150},
