@@ -17,6 +17,8 @@ export interface CredentialEntry {
 
 interface CredentialsFile {
   version: 1;
+  /** The address of the latest login: commands given no address use it, so its key goes only there. */
+  current?: string;
   credentials: Record<string, CredentialEntry>;
 }
 
@@ -49,9 +51,18 @@ export class FileCredentialStore {
     return (await this.read()).credentials;
   }
 
+  /** The address of the latest login that is still stored, if any. */
+  async current(): Promise<string | undefined> {
+    const file = await this.read();
+    return file.current !== undefined && Object.hasOwn(file.credentials, file.current)
+      ? file.current
+      : undefined;
+  }
+
   async set(apiUrl: string, entry: CredentialEntry): Promise<void> {
     const file = await this.read();
     file.credentials[apiUrl] = entry;
+    file.current = apiUrl;
     await this.write(file);
   }
 
@@ -61,6 +72,7 @@ export class FileCredentialStore {
     if (!Object.hasOwn(file.credentials, apiUrl)) return undefined;
     const entry = file.credentials[apiUrl];
     delete file.credentials[apiUrl];
+    if (file.current === apiUrl) delete file.current;
     await this.write(file);
     return entry;
   }
@@ -78,7 +90,10 @@ export class FileCredentialStore {
       const parsed = JSON.parse(text) as Partial<CredentialsFile>;
       if (parsed.version !== 1 || typeof parsed.credentials !== 'object' || parsed.credentials === null)
         throw new Error();
-      return {version: 1, credentials: Object.assign(Object.create(null), parsed.credentials)};
+      const credentials = Object.assign(Object.create(null), parsed.credentials);
+      return typeof parsed.current === 'string'
+        ? {version: 1, current: parsed.current, credentials}
+        : {version: 1, credentials};
     } catch {
       // Never print the content: it holds keys.
       throw new UserError(`the credentials file ${this.path} is damaged`, {

@@ -15,6 +15,7 @@ export {
   NotLoggedInError,
   type ResolvedCredentials,
   resolveApiUrl,
+  resolveStoredApiUrl,
   resolveCredentials,
 } from './resolve.js';
 export {openSession, type Session} from './session.js';

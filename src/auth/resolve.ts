@@ -42,9 +42,31 @@ export function apiKeyShapeOk(key: string): boolean {
 
 /** The address: --api-url, then SVC_API_URL, then the default; always through the URL policy. */
 export function resolveApiUrl(options: Pick<ResolveOptions, 'env' | 'flags'>): string {
+  return normalizeApiUrl(explicitApiUrl(options) ?? DEFAULT_API_URL);
+}
+
+function explicitApiUrl(options: Pick<ResolveOptions, 'env' | 'flags'>): string | undefined {
   const fromFlag = options.flags?.apiUrl;
   const fromEnv = options.env.SVC_API_URL;
-  return normalizeApiUrl(fromFlag ?? (fromEnv !== undefined && fromEnv !== '' ? fromEnv : DEFAULT_API_URL));
+  return fromFlag ?? (fromEnv !== undefined && fromEnv !== '' ? fromEnv : undefined);
+}
+
+/**
+ * The address a command uses when it may fall back on a stored login: --api-url, then SVC_API_URL;
+ * with neither (and no SVC_API_KEY, which always pairs with SVC_API_URL or the default), the address
+ * of the latest `svc login`, so `svc login --api-url X` followed by `svc org` talks to X. The stored
+ * key still only ever goes to the address it was stored for.
+ */
+export async function resolveStoredApiUrl(
+  options: Pick<ResolveOptions, 'env' | 'flags'> & {fileStore: FileCredentialStore},
+): Promise<string> {
+  const explicit = explicitApiUrl(options);
+  if (explicit !== undefined) return normalizeApiUrl(explicit);
+  if (envApiKey(options.env) === undefined) {
+    const current = await options.fileStore.current();
+    if (current !== undefined) return current;
+  }
+  return DEFAULT_API_URL;
 }
 
 export function defaultFileStore(
@@ -61,7 +83,8 @@ export function envApiKey(env: NodeJS.ProcessEnv): string | undefined {
 }
 
 export async function resolveCredentials(options: ResolveOptions): Promise<ResolvedCredentials> {
-  const apiUrl = resolveApiUrl(options);
+  const fileStore = options.fileStore ?? defaultFileStore(options.env);
+  const apiUrl = await resolveStoredApiUrl({...options, fileStore});
   const fromEnv = envApiKey(options.env);
   if (fromEnv !== undefined) {
     if (!apiKeyShapeOk(fromEnv)) {
@@ -78,7 +101,6 @@ export async function resolveCredentials(options: ResolveOptions): Promise<Resol
     }
     return {apiKey: fromEnv, apiUrl, source: 'env'};
   }
-  const fileStore = options.fileStore ?? defaultFileStore(options.env);
   const entry = await fileStore.get(apiUrl);
   if (entry?.store === 'file' && typeof entry.api_key === 'string') {
     return {apiKey: entry.api_key, apiUrl, source: 'file'};

@@ -2,7 +2,7 @@
 import {accountUrlFor} from '../client/client.js';
 import type {FileCredentialStore, StoreKind} from '../auth/file-store.js';
 import {KeychainStore} from '../auth/keychain-store.js';
-import {defaultFileStore, envApiKey, resolveApiUrl} from '../auth/resolve.js';
+import {defaultFileStore, envApiKey, resolveStoredApiUrl} from '../auth/resolve.js';
 
 export interface LogoutOptions {
   env: NodeJS.ProcessEnv;
@@ -21,8 +21,8 @@ export interface LogoutResult {
 }
 
 export async function logout(options: LogoutOptions): Promise<LogoutResult> {
-  const apiUrl = resolveApiUrl({env: options.env, flags: {apiUrl: options.apiUrl}});
   const fileStore = options.fileStore ?? defaultFileStore(options.env);
+  const apiUrl = await resolveStoredApiUrl({env: options.env, flags: {apiUrl: options.apiUrl}, fileStore});
   const entry = await fileStore.get(apiUrl);
   if (entry?.store === 'keychain') {
     // Keychain first: if it cannot be reached, the pointer stays so the key is not orphaned unnoticed.

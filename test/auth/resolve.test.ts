@@ -29,10 +29,10 @@ type Row = [string, NodeJS.ProcessEnv, string | undefined, {url: string; key?: s
 // [story, env, --api-url, expected]
 const matrix: Row[] = [
   [
-    'nothing set: the stored key for the default URL',
+    'nothing set: the address of the latest login, with the key stored for it',
     {},
     undefined,
-    {url: DEFAULT_API_URL, key: DEFAULT_KEY, source: 'file'},
+    {url: LOCAL, key: LOCAL_KEY, source: 'file'},
   ],
   [
     'SVC_API_KEY wins over the stored key',
@@ -70,7 +70,7 @@ const matrix: Row[] = [
     'empty SVC_API_KEY counts as unset',
     {SVC_API_KEY: ''},
     undefined,
-    {url: DEFAULT_API_URL, key: DEFAULT_KEY, source: 'file'},
+    {url: LOCAL, key: LOCAL_KEY, source: 'file'},
   ],
 ];
 
@@ -90,6 +90,24 @@ describe('resolveCredentials precedence', () => {
       }
     });
   }
+
+  it('falls back on the default address once the latest login is forgotten', async () => {
+    await fileStore.delete(LOCAL);
+    expect(await resolveCredentials({env: {}, fileStore})).toEqual({
+      apiUrl: DEFAULT_API_URL,
+      apiKey: DEFAULT_KEY,
+      source: 'file',
+    });
+  });
+
+  it('makes a later login the current address', async () => {
+    await fileStore.set(DEFAULT_API_URL, {
+      store: 'file',
+      api_key: DEFAULT_KEY,
+      stored_at: new Date().toISOString(),
+    });
+    expect((await resolveCredentials({env: {}, fileStore})).apiUrl).toBe(DEFAULT_API_URL);
+  });
 
   it('refuses a malformed SVC_API_KEY without repeating it', async () => {
     const err = (await resolveCredentials({env: {SVC_API_KEY: 'sk_live_notours'}, fileStore}).catch(

@@ -168,6 +168,22 @@ describe('svc auth status and svc logout', {timeout: 90_000}, () => {
     expect(fromEnv.stdout).toMatch(new RegExp(`Key: +${secret.slice(0, 8)}… from SVC_API_KEY`));
   });
 
+  it('after `svc login --api-url URL`, commands given no address use URL, and only while logged in', async () => {
+    await svc(['login', '--api-url', api.url], {input: secret});
+    const org = await svc(['org', '--json']);
+    expect(org.code).toBe(0);
+    expect(JSON.parse(org.stdout)).toMatchObject({id: mock.orgId});
+    const status = await svc(['auth', 'status', '--json']);
+    expect(JSON.parse(status.stdout)).toMatchObject({api_url: api.url, source: 'file'});
+    const out = await svc(['logout']);
+    expect(flat(out.stderr)).toContain(`Forgot the key stored for ${api.url}.`);
+    const after = await svc(['org', '--json']);
+    expect(after.code).toBe(4);
+    expect(JSON.parse(after.stdout).error.message).toBe(
+      'not logged in to https://api.svc.dev; run svc login or set SVC_API_KEY',
+    );
+  });
+
   it('a stored key that was revoked: exit 4 and the login command for that URL', async () => {
     await svc(['login', '--api-url', api.url], {input: secret});
     mock.revokeKey(mock.state.keys.find((k) => k.record.prefix === secret.slice(0, 8))!.record.id);
