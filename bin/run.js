@@ -6,6 +6,10 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
   const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
   process.stdout.write(`svc/${pkg.version} ${process.platform}-${process.arch} node-${process.version}\n`);
 } else {
-  const {execute} = await import('@oclif/core');
+  // oclif and the commands come from one bundled script with a code cache (see src/cli/loader.ts); a
+  // build without the bundle runs the compiled modules instead.
+  const {loadBundle} = await import('../dist/src/cli/loader.js');
+  const loaded = await loadBundle({root: new URL('../', import.meta.url)});
+  const {execute} = loaded ? loaded.bundle : await import('@oclif/core');
   await execute({dir: import.meta.url});
 }

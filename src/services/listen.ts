@@ -2,7 +2,7 @@
 // the exact bytes and Svc-* headers to a local URL, one at a time, reporting each answer back so the delivery
 // record and its retries reflect what the local server did. Reconnects (with backoff) when the emulator restarts.
 import {performance} from 'node:perf_hooks';
-import {Agent, type Dispatcher, request} from 'undici';
+import type {Dispatcher} from 'undici';
 import type {RelayRegistration} from '../../emulator/control-client.js';
 import {EmulatorControl} from '../../emulator/control-client.js';
 import type {RelayDelivery} from '../../emulator/delivery/relay-hub.js';
@@ -11,6 +11,12 @@ import {usageError} from '../lib/errors.js';
 import {colorEnabled, type Io, type Paint, painter} from '../lib/output.js';
 import {EVENT_TYPES} from '../schemas/index.js';
 import {type ConnectOptions, findRunning, toControlUserError} from './emulator/connect.js';
+
+/** undici's client, loaded when listening starts. */
+interface Http {
+  dispatcher: Dispatcher;
+  request: typeof import('undici').request;
+}
 
 export const FORWARD_TIMEOUT_MS = 10_000;
 const REPORT_BODY_LIMIT = 4096;
@@ -83,7 +89,9 @@ export async function listen(options: ListenOptions): Promise<void> {
     return;
   }
   out.ready(session.relay, forwardUrl as URL);
-  const dispatcher = new Agent({keepAliveTimeout: 4_000});
+  // undici loads only once there is something to relay: every other command shares this module's imports.
+  const {Agent, request} = await import('undici');
+  const http: Http = {dispatcher: new Agent({keepAliveTimeout: 4_000}), request};
   let backoff = 0;
   let lost = false;
   const onConnected = () => {
@@ -94,7 +102,7 @@ export async function listen(options: ListenOptions): Promise<void> {
   try {
     while (!options.signal.aborted) {
       try {
-        await streamDeliveries(session, forwardUrl as URL, dispatcher, options, out, onConnected);
+        await streamDeliveries(session, forwardUrl as URL, http, options, out, onConnected);
       } catch (err) {
         if (options.signal.aborted) break;
         // Said once per outage; the retries after it stay quiet until the stream is back.
@@ -116,7 +124,7 @@ export async function listen(options: ListenOptions): Promise<void> {
       }
     }
   } finally {
-    await dispatcher.close().catch(() => undefined);
+    await http.dispatcher.close().catch(() => undefined);
   }
 }
 
@@ -144,7 +152,7 @@ async function connect(options: ListenOptions): Promise<Session> {
 async function streamDeliveries(
   session: Session,
   forwardUrl: URL,
-  dispatcher: Dispatcher,
+  http: Http,
   options: ListenOptions,
   out: ListenOutput,
   onConnected: () => void,
@@ -163,10 +171,10 @@ async function streamDeliveries(
   try {
     touch();
     const url = `${session.info.api_url}/_emulator/relay/${encodeURIComponent(session.relay.endpoint_id)}/stream`;
-    const res = await request(url, {
+    const res = await http.request(url, {
       headers: {authorization: `Bearer ${session.info.admin_token}`},
       signal: controller.signal,
-      dispatcher,
+      dispatcher: http.dispatcher,
     });
     if (res.statusCode !== 200) {
       await res.body.dump();
@@ -186,7 +194,7 @@ async function streamDeliveries(
         if (message.type === 'connected') onConnected();
         if (message.type !== 'delivery') continue;
         // Awaited before the next line is read: one at a time keeps the order the emulator sent.
-        await handleDelivery(message as RelayDelivery, session, forwardUrl, dispatcher, options, out);
+        await handleDelivery(message as RelayDelivery, session, forwardUrl, http, options, out);
         touch();
       }
     }
@@ -206,17 +214,12 @@ async function handleDelivery(
   delivery: RelayDelivery,
   session: Session,
   forwardUrl: URL,
-  dispatcher: Dispatcher,
+  http: Http,
   options: ListenOptions,
   out: ListenOutput,
 ): Promise<void> {
   out.received(delivery);
-  const result = await forward(
-    delivery,
-    forwardUrl,
-    dispatcher,
-    options.forwardTimeoutMs ?? FORWARD_TIMEOUT_MS,
-  );
+  const result = await forward(delivery, forwardUrl, http, options.forwardTimeoutMs ?? FORWARD_TIMEOUT_MS);
   out.answered(delivery, forwardUrl, result);
   try {
     await session.control.call(
@@ -241,18 +244,18 @@ async function handleDelivery(
 async function forward(
   delivery: RelayDelivery,
   url: URL,
-  dispatcher: Dispatcher,
+  http: Http,
   timeoutMs: number,
 ): Promise<ForwardResult> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   const signal = AbortSignal.timeout(timeoutMs);
   try {
-    const res = await request(url, {
+    const res = await http.request(url, {
       method: 'POST',
       headers: delivery.headers,
       body: delivery.body,
-      dispatcher,
+      dispatcher: http.dispatcher,
       signal,
     });
     const chunks: Buffer[] = [];

@@ -1,10 +1,5 @@
 // `svc emulator start`: runs the emulator in the foreground until the process is told to stop.
-import {
-  EmulatorStartError,
-  type RunningEmulator,
-  type StartEmulatorOptions,
-  startEmulator,
-} from '../../../emulator/index.js';
+import type {RunningEmulator, StartEmulatorOptions} from '../../../emulator/index.js';
 import {parseVaultKey, VaultKeyError} from '../../../emulator/vault-key.js';
 import {UserError, usageError} from '../../lib/errors.js';
 import type {Io} from '../../lib/output.js';
@@ -67,6 +62,8 @@ export function resolveStartOptions(
 }
 
 export async function startOrExplain(options: StartEmulatorOptions): Promise<RunningEmulator> {
+  // The emulator (HTTP server, database, delivery worker) loads only for the commands that start one.
+  const {EmulatorStartError, startEmulator} = await import('../../../emulator/index.js');
   try {
     return await startEmulator(options);
   } catch (err) {

@@ -1,0 +1,205 @@
+// Builds dist/cli/bundle.cjs: oclif, every command, src/ and zod in one script that bin/run.js runs with a
+// V8 code cache (src/cli/loader.ts), and that cache, made by running a few commands so it holds what they
+// compile. Heavy modules only some commands need stay outside and load when used: the emulator (PGlite finds
+// its wasm beside its own module), undici, ink and react, the MCP SDK, the keyring's native module.
+// Run after tsc and the manifest: `node scripts/bundle-cli.js`.
+import {spawnSync} from 'node:child_process';
+import {createHash} from 'node:crypto';
+import {mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
+import {createServer} from 'node:http';
+import {dirname, join, relative} from 'node:path';
+import {fileURLToPath, pathToFileURL} from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const rootUrl = pathToFileURL(`${root}/`);
+const outDir = join(root, 'dist', 'cli');
+const loaderUrl = new URL('dist/src/cli/loader.js', rootUrl).href;
+
+/** Packages left out of the bundle: loaded with import() by the few commands that need them. */
+const EXTERNAL_PACKAGES = new Set([
+  '@electric-sql/pglite',
+  '@hono/node-server',
+  '@modelcontextprotocol/sdk',
+  '@napi-rs/keyring',
+  'hono',
+  'ink',
+  'pg',
+  'react',
+  // oclif reads tsconfig.json with it only when developing (bin/dev.js runs unbundled anyway).
+  'typescript',
+  'undici',
+]);
+/** The emulator's entry (server, database, worker) stays out too; the compiled copy in dist/ is loaded. */
+const EXTERNAL_FILES = [join(root, 'emulator', 'index.ts')];
+
+function packageName(specifier) {
+  const parts = specifier.split('/');
+  return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
+}
+
+const externals = {
+  name: 'svc-externals',
+  setup(build) {
+    build.onResolve({filter: /^[^./]/}, (args) =>
+      EXTERNAL_PACKAGES.has(packageName(args.path)) ? {path: args.path, external: true} : undefined,
+    );
+    build.onResolve({filter: /^\./}, async (args) => {
+      if (args.pluginData?.resolving) return undefined;
+      const resolved = await build.resolve(args.path, {
+        kind: args.kind,
+        resolveDir: args.resolveDir,
+        pluginData: {resolving: true},
+      });
+      if (!EXTERNAL_FILES.includes(resolved.path)) return resolved.errors.length ? undefined : resolved;
+      if (args.kind !== 'dynamic-import') {
+        return {
+          errors: [{text: `${args.path} must be loaded with import(): it stays out of the CLI bundle`}],
+        };
+      }
+      // Relative to the bundle, which is how the loader resolves the bundle's import() calls.
+      const compiled = relative(root, resolved.path).replace(/\.tsx?$/, '.js');
+      return {
+        path: relative(outDir, join(root, 'dist', compiled))
+          .split('\\')
+          .join('/'),
+        external: true,
+      };
+    });
+  },
+};
+
+/**
+ * A script run by vm.Script has no way to import() (Node 20 asks for a flag), so every import() call in
+ * the bundle goes through a function the loader passes in. Found with a parser, not a pattern, so that an
+ * "import(" inside a string or comment is left alone.
+ */
+async function routeDynamicImports(code) {
+  const ts = (await import('typescript')).default;
+  const file = ts.createSourceFile('bundle.js', code, ts.ScriptTarget.Latest, false, ts.ScriptKind.JS);
+  const starts = [];
+  const visit = (node) => {
+    if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
+      starts.push(node.expression.getStart(file));
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(file);
+  let out = code;
+  for (const start of starts.sort((a, b) => b - a)) {
+    out = `${out.slice(0, start)}__svcImport${out.slice(start + 'import'.length)}`;
+  }
+  return {code: out, count: starts.length};
+}
+
+async function bundle() {
+  const esbuild = await import('esbuild');
+  const {BUILD_ID_PREFIX, BUNDLE_PARAMETERS} = await import(loaderUrl);
+  const result = await esbuild.build({
+    entryPoints: [join(root, 'src', 'cli', 'main.ts')],
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    write: false,
+    metafile: true,
+    logLevel: 'warning',
+    plugins: [externals],
+    // The bundle's own URL stands in for each bundled module's: the only use (the package version lookup)
+    // walks up to package.json, which it finds from dist/cli as it does from dist/src.
+    define: {'import.meta.url': '__svcImportMetaUrl'},
+    banner: {js: 'var __svcImportMetaUrl = require("node:url").pathToFileURL(__filename).href;'},
+  });
+  const bundled = Object.keys(result.metafile.inputs);
+  const leaked = bundled.filter((f) => [...EXTERNAL_PACKAGES].some((p) => f.includes(`node_modules/${p}/`)));
+  if (leaked.length > 0) throw new Error(`bundle-cli: heavy modules were bundled: ${leaked.join(', ')}`);
+
+  const {code} = await routeDynamicImports(result.outputFiles[0].text);
+  const body = `(function (${BUNDLE_PARAMETERS.join(', ')}) {\n${code}\n})\n`;
+  const buildId = createHash('sha256').update(body).digest('hex').slice(0, 16);
+  rmSync(outDir, {recursive: true, force: true});
+  mkdirSync(outDir, {recursive: true});
+  writeFileSync(join(outDir, 'bundle.cjs'), `${BUILD_ID_PREFIX}${buildId}\n${body}`);
+  return {buildId, modules: bundled.length, bytes: body.length};
+}
+
+/** Answers the read routes with the shared fixtures, so the warm-up runs a read command end to end. */
+function fixtureServer() {
+  const answers = {
+    '/v1/org': 'org.json',
+    '/v1/api-keys': 'api-keys.json',
+    '/v1/webhooks': 'webhooks.json',
+  };
+  const server = createServer((req, res) => {
+    const file = answers[req.url ?? ''];
+    res.writeHead(file ? 200 : 404, {'content-type': 'application/json'});
+    res.end(
+      file
+        ? readFileSync(join(root, 'fixtures', 'api', file))
+        : '{"error":{"code":"not_found","message":"no"}}',
+    );
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
+
+/**
+ * In a child process: loads the bundle without a cache, runs commands the way users do (help, a read
+ * command against fixtures, a signature check), then saves the code cache, which now holds their code.
+ */
+async function warm() {
+  const {loadBundle, bundlePaths, writeCache} = await import(loaderUrl);
+  const loaded = await loadBundle({root: rootUrl, noCache: true});
+  const server = await fixtureServer();
+  const {port} = server.address();
+  process.env.SVC_API_URL = `http://127.0.0.1:${port}`;
+  process.env.SVC_API_KEY = `svc_${'a'.repeat(40)}`;
+  process.env.SVC_CONFIG_DIR = join(outDir, 'warm-config');
+  process.env.NO_COLOR = '1';
+  const {signPayload} = await import(new URL('dist/src/webhooks/index.js', rootUrl).href);
+  const secret = `whsec_${Buffer.alloc(32, 1).toString('base64')}`;
+  const payload = JSON.stringify({
+    id: 'evt_warm',
+    type: 'sandbox.ready',
+    created_at: '2026-01-01T00:00:00.000Z',
+    org_id: 'org_warm',
+    data: {sandbox: {id: 'sbx_warm', name: 'web', status: 'running', desired_state: 'running'}},
+  });
+  process.env.SVC_WEBHOOK_SECRET = secret;
+  const payloadFile = join(outDir, 'warm-payload.json');
+  writeFileSync(payloadFile, payload);
+  const runs = [
+    ['keys', 'list', '--json'],
+    ['keys', 'list'],
+    ['org', '--json'],
+    ['keys', 'list', '--help'],
+    ['webhooks', 'verify', '--header', signPayload({secret, payload}), '--payload-file', payloadFile],
+  ];
+  for (const args of runs) {
+    try {
+      await loaded.bundle.execute({args, dir: new URL('bin/run.js', rootUrl).href});
+    } catch {
+      // A warm-up that fails still compiled what it reached; the cache is only ever an optimisation.
+    }
+  }
+  server.close();
+  process.exitCode = 0;
+  rmSync(join(outDir, 'warm-config'), {recursive: true, force: true});
+  rmSync(payloadFile, {force: true});
+  const buildId = readFileSync(bundlePaths(rootUrl).bundle, 'utf8').split('\n')[0].split(' ').at(-1);
+  writeCache(loaded.script, bundlePaths(rootUrl).shippedCache(buildId));
+}
+
+if (process.argv[2] === '--warm') {
+  await warm();
+} else {
+  const {buildId, modules, bytes} = await bundle();
+  const child = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--warm'], {
+    cwd: root,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const cache = readdirSync(outDir).find((f) => f.endsWith('.v8cache'));
+  if (child.status !== 0 || !cache) {
+    // Still a working bundle: each run compiles it and keeps a cache in the user's cache dir.
+    console.error('bundle-cli: the code cache could not be made; the CLI will build its own on first run');
+  }
+  console.log(`bundle-cli: ${modules} modules, ${(bytes / 1024).toFixed(0)} KiB, build ${buildId}`);
+}

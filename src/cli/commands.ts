@@ -1,0 +1,49 @@
+// The explicit command list oclif loads (package.json oclif.commands): one module to import instead of a
+// directory to scan, and one object the CLI bundle can hand over without loading files.
+import AuthStatus from '../commands/auth/status.js';
+import EmulatorClock from '../commands/emulator/clock.js';
+import EmulatorExec from '../commands/emulator/exec.js';
+import EmulatorKeysCreate from '../commands/emulator/keys/create.js';
+import EmulatorKeysRevoke from '../commands/emulator/keys/revoke.js';
+import EmulatorSandboxesAction from '../commands/emulator/sandboxes/action.js';
+import EmulatorSandboxesCreate from '../commands/emulator/sandboxes/create.js';
+import EmulatorSandboxesList from '../commands/emulator/sandboxes/list.js';
+import EmulatorStart from '../commands/emulator/start.js';
+import EmulatorStatus from '../commands/emulator/status.js';
+import EmulatorStop from '../commands/emulator/stop.js';
+import EmulatorWebhooksCreate from '../commands/emulator/webhooks/create.js';
+import EmulatorWebhooksDelete from '../commands/emulator/webhooks/delete.js';
+import KeysList from '../commands/keys/list.js';
+import Listen from '../commands/listen.js';
+import Login from '../commands/login.js';
+import Logout from '../commands/logout.js';
+import Org from '../commands/org.js';
+import Trigger from '../commands/trigger.js';
+import WebhooksDeliveries from '../commands/webhooks/deliveries.js';
+import WebhooksList from '../commands/webhooks/list.js';
+import WebhooksVerify from '../commands/webhooks/verify.js';
+
+export const COMMANDS = {
+  'auth:status': AuthStatus,
+  'emulator:clock': EmulatorClock,
+  'emulator:exec': EmulatorExec,
+  'emulator:keys:create': EmulatorKeysCreate,
+  'emulator:keys:revoke': EmulatorKeysRevoke,
+  'emulator:sandboxes:action': EmulatorSandboxesAction,
+  'emulator:sandboxes:create': EmulatorSandboxesCreate,
+  'emulator:sandboxes:list': EmulatorSandboxesList,
+  'emulator:start': EmulatorStart,
+  'emulator:status': EmulatorStatus,
+  'emulator:stop': EmulatorStop,
+  'emulator:webhooks:create': EmulatorWebhooksCreate,
+  'emulator:webhooks:delete': EmulatorWebhooksDelete,
+  'keys:list': KeysList,
+  listen: Listen,
+  login: Login,
+  logout: Logout,
+  org: Org,
+  trigger: Trigger,
+  'webhooks:deliveries': WebhooksDeliveries,
+  'webhooks:list': WebhooksList,
+  'webhooks:verify': WebhooksVerify,
+};

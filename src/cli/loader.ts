@@ -1,0 +1,132 @@
+// Loads the CLI bundle (dist/cli/bundle.cjs, built by scripts/bundle-cli.js) as one V8 script with a code
+// cache, so a command starts without resolving, reading and compiling a few hundred modules. Every cache
+// problem falls back to compiling the source: the cache makes start-up faster, never makes it fail.
+import {mkdirSync, readFileSync, renameSync, writeFileSync} from 'node:fs';
+import {createRequire} from 'node:module';
+import {dirname, join} from 'node:path';
+import {fileURLToPath, pathToFileURL} from 'node:url';
+import {Script} from 'node:vm';
+import type {Command, execute} from '@oclif/core';
+
+/** What the bundle exports (src/cli/main.ts). */
+export interface CliBundle {
+  execute: typeof execute;
+  COMMANDS: Record<string, Command.Class>;
+}
+
+export interface LoadedBundle {
+  bundle: CliBundle;
+  script: Script;
+  /** True when V8 took compiled code from a cache instead of compiling the source. */
+  fromCache: boolean;
+}
+
+export interface LoadBundleOptions {
+  /** Package root: holds dist/cli/bundle.cjs. */
+  root: URL;
+  /** Skip every cache, read and write (the build uses this to produce the shipped cache). */
+  noCache?: boolean;
+}
+
+/** The bundle's first line names its build, so a cache made for another build is never tried. */
+export const BUILD_ID_PREFIX = '// svc cli bundle ';
+/** The bundle is one function expression; these are the names its body expects (CommonJS's, plus one). */
+export const BUNDLE_PARAMETERS = ['exports', 'require', 'module', '__filename', '__dirname', '__svcImport'];
+
+/** V8 accepts a code cache only from its own version and architecture; the name says which it came from. */
+export function cacheFileName(buildId: string): string {
+  return `bundle-${buildId}-${process.version}-${process.arch}.v8cache`;
+}
+
+export function bundlePaths(root: URL): {bundle: string; shippedCache: (buildId: string) => string} {
+  const dir = fileURLToPath(new URL('dist/cli/', root));
+  return {bundle: join(dir, 'bundle.cjs'), shippedCache: (id) => join(dir, cacheFileName(id))};
+}
+
+function readOrUndefined(file: string): Buffer | undefined {
+  try {
+    return readFileSync(file);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Compiles and runs the bundle; undefined when there is none (a build without it, or a partial checkout),
+ * and the caller loads the unbundled modules instead.
+ */
+export async function loadBundle(options: LoadBundleOptions): Promise<LoadedBundle | undefined> {
+  const paths = bundlePaths(options.root);
+  let source: string;
+  try {
+    source = readFileSync(paths.bundle, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const buildId = source.startsWith(BUILD_ID_PREFIX)
+    ? source.slice(BUILD_ID_PREFIX.length, source.indexOf('\n'))
+    : '';
+
+  const compile = (cachedData?: Buffer) => new Script(source, {filename: paths.bundle, cachedData});
+  let script: Script | undefined;
+  if (!options.noCache && buildId) {
+    const shipped = readOrUndefined(paths.shippedCache(buildId));
+    if (shipped) script = compile(shipped);
+    if (!script || script.cachedDataRejected) {
+      // Another Node version or other V8 flags than the build's: keep a cache of our own beside the user's files.
+      const own = join(await userCacheDir(), cacheFileName(buildId));
+      const cached = readOrUndefined(own);
+      if (cached) script = compile(cached);
+      if (!script || script.cachedDataRejected) {
+        script ??= compile();
+        // At exit the cache holds every function this run compiled, not only the top level.
+        const compiled = script;
+        process.once('exit', () => writeCache(compiled, own));
+      }
+    }
+  }
+  script ??= compile();
+  const fromCache = Boolean(script.cachedDataRejected === false);
+  return {bundle: run(script, paths.bundle, options.root), script, fromCache};
+}
+
+function run(script: Script, file: string, root: URL): CliBundle {
+  const bundleUrl = pathToFileURL(file);
+  // oclif imports the command list named in package.json; the bundle holds it already, classes included,
+  // so handing over the bundle's own keeps one copy of every class (instanceof checks depend on it).
+  const commandsUrl = new URL('dist/src/cli/commands.js', root).href;
+  const module = {exports: {} as CliBundle};
+  const importForBundle = (specifier: string): Promise<unknown> => {
+    const url = specifier.startsWith('.') ? new URL(specifier, bundleUrl).href : specifier;
+    if (url === commandsUrl) return Promise.resolve({COMMANDS: module.exports.COMMANDS});
+    return import(url);
+  };
+  const factory = script.runInThisContext() as (...args: unknown[]) => void;
+  factory.call(
+    module.exports,
+    module.exports,
+    createRequire(file),
+    module,
+    file,
+    dirname(file),
+    importForBundle,
+  );
+  return module.exports;
+}
+
+async function userCacheDir(): Promise<string> {
+  const {cacheDir} = await import('../lib/paths.js');
+  return cacheDir();
+}
+
+/** Written whole and renamed into place, so a concurrent run never reads half a file. */
+export function writeCache(script: Script, file: string): void {
+  try {
+    mkdirSync(dirname(file), {recursive: true});
+    const partial = `${file}.${process.pid}.tmp`;
+    writeFileSync(partial, script.createCachedData());
+    renameSync(partial, file);
+  } catch {
+    // A read-only or full disk costs the next run its cache, nothing else.
+  }
+}
