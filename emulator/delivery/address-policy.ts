@@ -3,7 +3,6 @@
 import {lookup as dnsLookup} from 'node:dns/promises';
 import type {LookupAddress, LookupOneOptions} from 'node:dns';
 import ipaddr from 'ipaddr.js';
-import {Agent, type Dispatcher} from 'undici';
 import {isPublicAddress} from '../net/endpoint-url.js';
 
 export type Resolver = (hostname: string) => Promise<LookupAddress[]>;
@@ -31,7 +30,7 @@ export function checkLiteralHost(hostname: string): void {
   if (ipaddr.isValid(host) && !isPublicAddress(host)) throw new BlockedAddressError(host);
 }
 
-type LookupCallback = (
+export type LookupCallback = (
   err: NodeJS.ErrnoException | null,
   address: string | LookupAddress[],
   family?: number,
@@ -53,32 +52,4 @@ export function publicOnlyLookup(resolve: Resolver) {
       (err: NodeJS.ErrnoException) => callback(err, '', 0),
     );
   };
-}
-
-export interface DeliveryAgentOptions {
-  allowLocalEndpoints: boolean;
-  resolver?: Resolver;
-}
-
-/** The dispatcher every attempt goes through: keep-alive, and public-only connects unless local endpoints are allowed. */
-export function createDeliveryAgent(options: DeliveryAgentOptions): Dispatcher {
-  if (options.allowLocalEndpoints) {
-    if (!options.resolver) return new Agent({keepAliveTimeout: 4_000});
-    const resolve = options.resolver;
-    return new Agent({
-      keepAliveTimeout: 4_000,
-      connect: {
-        lookup: (hostname: string, opts: {all?: boolean}, cb: LookupCallback) => {
-          resolve(hostname).then(
-            (list) => (opts?.all ? cb(null, list) : cb(null, list[0]?.address ?? '', list[0]?.family ?? 4)),
-            (err: NodeJS.ErrnoException) => cb(err, '', 0),
-          );
-        },
-      } as never,
-    });
-  }
-  return new Agent({
-    keepAliveTimeout: 4_000,
-    connect: {lookup: publicOnlyLookup(options.resolver ?? systemResolver)} as never,
-  });
 }

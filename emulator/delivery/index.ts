@@ -1,5 +1,6 @@
 // The delivery engine's public surface.
-export {BlockedAddressError, createDeliveryAgent, isPublicAddress, type Resolver} from './address-policy.js';
+export {BlockedAddressError, isPublicAddress, type Resolver} from './address-policy.js';
+export {createDeliveryAgent} from './delivery-agent.js';
 export {buildEvent, recordEvent} from './events.js';
 export {
   createDeliveryPlugin,

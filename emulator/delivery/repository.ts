@@ -31,7 +31,10 @@ export interface ClaimOptions {
   busyEndpoints: string[];
   /** Relay endpoints with a listener attached; the other relay endpoints wait without using attempts. */
   connectedRelays: string[];
+  /** Deliveries handed out in all. */
   limit: number;
+  /** Endpoints that may get a lane (the exclusive claim walks endpoints; the leased one ranks deliveries). */
+  lanes?: number;
   perEndpoint: number;
   /**
    * This process is the database's only user: the in-process busy set already keeps a delivery from being
@@ -68,33 +71,41 @@ const CLAIM: Statement = {
                 EXISTS (SELECT 1 FROM relay_endpoints re WHERE re.endpoint_id = d.endpoint_id) AS relay`,
 };
 
-/** The same choice without row locks or leases, for a process that owns its database (PGlite owns its data dir). */
+/**
+ * The same choice without row locks or leases, for a process that owns its database (PGlite owns its data dir).
+ * It walks endpoints rather than deliveries: the free endpoints whose oldest due delivery is oldest get the
+ * lanes, and each hands out its first `perEndpoint` due deliveries from one range of deliveries_endpoint_due.
+ * So a claim reads the rows it returns plus one probe per endpoint, however large the backlog is.
+ */
 const CLAIM_EXCLUSIVE: Statement = {
-  name: 'svc_delivery_claim_exclusive',
-  types: ['timestamptz', 'text[]', 'text[]', 'int', 'int'],
-  sql: `WITH candidates AS (
-       SELECT d.id, d.endpoint_id, d.next_attempt_at, d.seq
-         FROM deliveries d
-        WHERE d.status = 'pending'
-          AND d.next_attempt_at <= $1
-          AND NOT (d.endpoint_id = ANY($2::text[]))
-          AND NOT EXISTS (SELECT 1 FROM relay_endpoints r
-                           WHERE r.endpoint_id = d.endpoint_id AND NOT (r.endpoint_id = ANY($3::text[])))
-        ORDER BY d.next_attempt_at, d.seq
+  name: 'svc_delivery_claim_by_endpoint',
+  types: ['timestamptz', 'text[]', 'text[]', 'int', 'int', 'int'],
+  sql: `WITH heads AS (
+       SELECT w.id AS endpoint_id, w.url, w.secret_ciphertext, r.endpoint_id IS NOT NULL AS relay,
+              h.next_attempt_at, h.seq
+         FROM webhook_endpoints w
+         LEFT JOIN relay_endpoints r ON r.endpoint_id = w.id
+        CROSS JOIN LATERAL (
+              SELECT d.next_attempt_at, d.seq FROM deliveries d
+               WHERE d.endpoint_id = w.id AND d.status = 'pending' AND d.next_attempt_at <= $1
+               ORDER BY d.next_attempt_at, d.seq
+               LIMIT 1) h
+        WHERE NOT (w.id = ANY($2::text[]))
+          AND (r.endpoint_id IS NULL OR r.endpoint_id = ANY($3::text[]))
+        ORDER BY h.next_attempt_at, h.seq
         LIMIT $4
-     ), ranked AS (
-       SELECT id, row_number() OVER (ORDER BY next_attempt_at, seq) AS rank,
-              row_number() OVER (PARTITION BY endpoint_id ORDER BY next_attempt_at, seq) AS lane_position
-         FROM candidates
      )
-     SELECT d.id, d.endpoint_id, d.event_id, d.event_type, d.attempts, r.rank,
-            e.body, w.url, w.secret_ciphertext,
-            EXISTS (SELECT 1 FROM relay_endpoints re WHERE re.endpoint_id = d.endpoint_id) AS relay
-       FROM ranked r
-       JOIN deliveries d ON d.id = r.id
+     SELECT d.id, heads.endpoint_id, d.event_id, d.event_type, d.attempts, e.body, heads.url,
+            heads.secret_ciphertext, heads.relay
+       FROM heads
+      CROSS JOIN LATERAL (
+            SELECT d.id, d.event_id, d.event_type, d.attempts, d.next_attempt_at, d.seq FROM deliveries d
+             WHERE d.endpoint_id = heads.endpoint_id AND d.status = 'pending' AND d.next_attempt_at <= $1
+             ORDER BY d.next_attempt_at, d.seq
+             LIMIT $5) d
        JOIN events e ON e.id = d.event_id
-       JOIN webhook_endpoints w ON w.id = d.endpoint_id
-      WHERE r.lane_position <= $5`,
+      ORDER BY heads.next_attempt_at, heads.seq, d.next_attempt_at, d.seq
+      LIMIT $6`,
 };
 
 /**
@@ -112,7 +123,7 @@ export async function claimDue(
     event_id: string;
     event_type: string;
     attempts: number;
-    rank: string | number;
+    rank?: string | number;
     body: string;
     url: string;
     secret_ciphertext: string;
@@ -121,23 +132,23 @@ export async function claimDue(
     db,
     o.exclusive ? CLAIM_EXCLUSIVE : CLAIM,
     o.exclusive
-      ? [o.now, o.busyEndpoints, o.connectedRelays, o.limit, o.perEndpoint]
+      ? [o.now, o.busyEndpoints, o.connectedRelays, o.lanes ?? o.limit, o.perEndpoint, o.limit]
       : [o.now, o.realNow, o.busyEndpoints, o.connectedRelays, o.limit, o.leaseUntil, o.owner, o.perEndpoint],
   );
-  // RETURNING has no order; restore the claim order so each endpoint's lane runs oldest first.
-  return claimed.rows
-    .sort((a, b) => Number(a.rank) - Number(b.rank))
-    .map((r) => ({
-      id: r.id,
-      endpointId: r.endpoint_id,
-      eventId: r.event_id,
-      eventType: r.event_type,
-      attempt: r.attempts + 1,
-      body: r.body,
-      url: r.url,
-      secretCiphertext: r.secret_ciphertext,
-      relay: r.relay,
-    }));
+  // RETURNING has no order; restore the claim order so each endpoint's lane runs oldest first. The exclusive
+  // claim is a SELECT that comes ordered.
+  const rows = o.exclusive ? claimed.rows : claimed.rows.sort((a, b) => Number(a.rank) - Number(b.rank));
+  return rows.map((r) => ({
+    id: r.id,
+    endpointId: r.endpoint_id,
+    eventId: r.event_id,
+    eventType: r.event_type,
+    attempt: r.attempts + 1,
+    body: r.body,
+    url: r.url,
+    secretCiphertext: r.secret_ciphertext,
+    relay: r.relay,
+  }));
 }
 
 export async function extendLease(db: Database, ids: string[], until: Date, owner: string): Promise<void> {

@@ -1,7 +1,7 @@
 // One HTTP attempt: POST the stored bytes, never follow a redirect, stop waiting after the timeout and stop
 // reading after the body cap. Whatever happens becomes an AttemptResult; nothing here throws.
 import {performance} from 'node:perf_hooks';
-import {type Dispatcher, request} from 'undici';
+import type {Dispatcher} from 'undici';
 import {checkLiteralHost} from './address-policy.js';
 import {isSuccessStatus} from './retry-policy.js';
 
@@ -26,79 +26,112 @@ export interface SendOptions {
   signal?: AbortSignal;
 }
 
-export async function sendAttempt(
-  url: string,
+/**
+ * `url` may come parsed (a lane parses its endpoint's URL once). The attempt goes straight to the dispatcher with
+ * a handler that keeps at most `maxResponseBytes` of the answer: no response stream, no AbortSignal per attempt.
+ */
+export function sendAttempt(
+  url: string | URL,
   headers: Record<string, string>,
   body: string,
   options: SendOptions,
 ): Promise<AttemptResult> {
   const started = performance.now();
   const elapsed = () => Math.max(0, Math.round(performance.now() - started));
-  const controller = new AbortController();
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    controller.abort();
-  }, options.timeoutMs);
-  const onShutdown = () => controller.abort();
-  options.signal?.addEventListener('abort', onShutdown, {once: true});
+  let target: URL;
   try {
+    target = typeof url === 'string' ? new URL(url) : url;
     if (!options.allowLocalEndpoints) {
-      const target = new URL(url);
       if (target.protocol !== 'https:') throw new Error('only https:// endpoints are delivered to');
       checkLiteralHost(target.hostname);
     }
-    const res = await request(url, {
-      method: 'POST',
-      headers,
-      body,
-      dispatcher: options.dispatcher,
-      signal: controller.signal,
-    });
-    const responseBody = await readCapped(res.body, options.maxResponseBytes);
-    const ok = isSuccessStatus(res.statusCode);
-    let error: string | null = null;
-    if (res.statusCode >= 300 && res.statusCode < 400) error = `redirect (${res.statusCode}) not followed`;
-    return {ok, statusCode: res.statusCode, error, durationMs: elapsed(), responseBody};
   } catch (err) {
-    if (!timedOut && options.signal?.aborted) {
-      return {
-        ok: false,
-        statusCode: null,
-        error: 'aborted',
-        durationMs: elapsed(),
-        responseBody: null,
-        aborted: true,
-      };
-    }
-    const error = timedOut ? `timed out after ${options.timeoutMs} ms` : describeNetworkError(err);
-    return {ok: false, statusCode: null, error, durationMs: elapsed(), responseBody: null};
-  } finally {
-    clearTimeout(timer);
-    options.signal?.removeEventListener('abort', onShutdown);
+    return Promise.resolve(failure(describeNetworkError(err), elapsed()));
   }
-}
+  const signal = options.signal;
+  if (signal?.aborted) return Promise.resolve(abortedResult(elapsed()));
 
-/** Reads at most `limit` bytes; past it the stream is destroyed so a huge answer is never buffered. */
-function readCapped(stream: Dispatcher.ResponseData['body'], limit: number): Promise<string> {
-  // Plain listeners rather than an async iterator: this runs once per attempt on the hot path.
-  return new Promise((resolve, reject) => {
+  return new Promise<AttemptResult>((resolve) => {
+    let settled = false;
+    let controller: Dispatcher.DispatchController | undefined;
+    let cut: 'timeout' | 'shutdown' | undefined;
+    let statusCode = 0;
     const chunks: Buffer[] = [];
     let size = 0;
-    const finish = () => resolve(size === 0 ? '' : Buffer.concat(chunks, size).toString('utf8'));
-    stream.on('data', (chunk: Buffer) => {
-      if (size >= limit) return;
-      const take = Math.min(chunk.length, limit - size);
-      chunks.push(take === chunk.length ? chunk : chunk.subarray(0, take));
-      size += take;
-      if (size >= limit) {
-        stream.destroy();
-        finish();
-      }
-    });
-    stream.on('end', finish);
-    stream.on('error', (err) => (size >= limit ? finish() : reject(err)));
+
+    const settle = (result: AttemptResult) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onShutdown);
+      resolve(result);
+    };
+    const answered = () => {
+      const responseBody = size === 0 ? '' : Buffer.concat(chunks, size).toString('utf8');
+      const error = statusCode >= 300 && statusCode < 400 ? `redirect (${statusCode}) not followed` : null;
+      settle({ok: isSuccessStatus(statusCode), statusCode, error, durationMs: elapsed(), responseBody});
+    };
+    const cutShort = (why: 'timeout' | 'shutdown') => {
+      if (settled) return;
+      cut = why;
+      // Settled first: aborting reports an error synchronously, which must not become the verdict.
+      settle(
+        why === 'timeout'
+          ? failure(`timed out after ${options.timeoutMs} ms`, elapsed())
+          : abortedResult(elapsed()),
+      );
+      // Before the request starts there is no controller yet; onRequestStart aborts it then.
+      controller?.abort(new Error(why));
+    };
+    const timer = setTimeout(() => cutShort('timeout'), options.timeoutMs);
+    const onShutdown = () => cutShort('shutdown');
+    signal?.addEventListener('abort', onShutdown, {once: true});
+
+    const handler: Dispatcher.DispatchHandler = {
+      onRequestStart(c) {
+        controller = c;
+        if (cut) c.abort(new Error(cut));
+      },
+      onResponseStart(_c, status) {
+        statusCode = status;
+      },
+      onResponseData(c, chunk) {
+        if (settled) return;
+        const take = Math.min(chunk.length, options.maxResponseBytes - size);
+        if (take > 0) {
+          chunks.push(take === chunk.length ? chunk : chunk.subarray(0, take));
+          size += take;
+        }
+        // Past the cap the rest is never read: the connection is dropped and what was kept is the answer.
+        if (size >= options.maxResponseBytes) {
+          answered();
+          c.abort(new Error('response body limit reached'));
+        }
+      },
+      onResponseEnd() {
+        answered();
+      },
+      onResponseError(_c, err) {
+        settle(failure(describeNetworkError(err), elapsed()));
+      },
+    };
+    try {
+      options.dispatcher.dispatch(
+        {origin: target.origin, path: target.pathname + target.search, method: 'POST', headers, body},
+        handler,
+      );
+    } catch (err) {
+      settle(failure(describeNetworkError(err), elapsed()));
+    }
   });
+}
+
+function failure(error: string, durationMs: number): AttemptResult {
+  return {ok: false, statusCode: null, error, durationMs, responseBody: null};
+}
+
+function abortedResult(durationMs: number): AttemptResult {
+  return {ok: false, statusCode: null, error: 'aborted', durationMs, responseBody: null, aborted: true};
 }
 
 export function describeNetworkError(err: unknown): string {

@@ -6,7 +6,7 @@ import type {Dispatcher} from 'undici';
 import type {Clock} from '../clock.js';
 import type {Database} from '../db/database.js';
 import type {Vault} from '../vault.js';
-import {createDeliveryAgent, type Resolver} from './address-policy.js';
+import type {Resolver} from './address-policy.js';
 import type {RelayHub} from './relay-hub.js';
 import {
   type AttemptRecord,
@@ -20,7 +20,7 @@ import {
 } from './repository.js';
 import {DELIVERY_TIMEOUT_MS, RESPONSE_BODY_LIMIT_BYTES, retryDelayAfter} from './retry-policy.js';
 import {type AttemptResult, sendAttempt} from './sender.js';
-import {signatureHeader} from './signature.js';
+import {type Signer, signerFor} from './signature.js';
 import {PreparedStatements} from './statements.js';
 
 export const DELIVERY_USER_AGENT = 'svc-webhooks/1 (+svc emulator)';
@@ -127,7 +127,8 @@ export class DeliveryWorker {
   readonly #unsubscribe: (() => void)[] = [];
   readonly #writer: AttemptWriter;
   readonly #statements: PreparedStatements;
-  #dispatcher: Dispatcher | undefined;
+  /** Created on first need: undici loads only once something is to be delivered (or just after start). */
+  #dispatcher: Promise<Dispatcher> | undefined;
   #ownsDispatcher = false;
   #loop: Promise<void> | undefined;
   #kicked = false;
@@ -165,13 +166,11 @@ export class DeliveryWorker {
 
   start(): void {
     if (this.#loop) return;
-    if (this.#o.dispatcher) this.#dispatcher = this.#o.dispatcher;
-    else {
-      this.#dispatcher = createDeliveryAgent({
-        allowLocalEndpoints: Boolean(this.#o.allowLocalEndpoints),
-        resolver: this.#o.resolver,
+    // Loaded in the background once start-up has finished, so the first delivery rarely waits for it.
+    if (!this.#o.dispatcher) {
+      setImmediate(() => {
+        if (!this.#stopping) this.#agent().catch(() => undefined);
       });
-      this.#ownsDispatcher = true;
     }
     this.#unsubscribe.push(
       this.#o.clock.onChange(() => {
@@ -210,7 +209,28 @@ export class DeliveryWorker {
     await this.#loop;
     await Promise.allSettled(this.#lanes.values());
     for (const waiter of this.#idleWaiters.splice(0)) waiter.resolve();
-    if (this.#ownsDispatcher) await this.#dispatcher?.close().catch(() => undefined);
+    if (this.#ownsDispatcher)
+      await (await this.#dispatcher?.catch(() => undefined))?.close().catch(() => undefined);
+  }
+
+  #agent(): Promise<Dispatcher> {
+    if (this.#dispatcher) return this.#dispatcher;
+    if (this.#o.dispatcher) {
+      this.#dispatcher = Promise.resolve(this.#o.dispatcher);
+      return this.#dispatcher;
+    }
+    this.#ownsDispatcher = true;
+    this.#dispatcher = import('./delivery-agent.js').then(({createDeliveryAgent}) =>
+      createDeliveryAgent({
+        allowLocalEndpoints: Boolean(this.#o.allowLocalEndpoints),
+        resolver: this.#o.resolver,
+      }),
+    );
+    // A failed load is retried by the next lane rather than remembered.
+    this.#dispatcher.catch(() => {
+      this.#dispatcher = undefined;
+    });
+    return this.#dispatcher;
   }
 
   async #run(): Promise<void> {
@@ -272,6 +292,7 @@ export class DeliveryWorker {
       connectedRelays: this.#o.relay?.connectedIds() ?? [],
       // Enough rows to fill the free lanes; scanning more would only find rows for endpoints already full.
       limit: Math.min(this.#o.claimLimit, this.#o.perEndpoint * (this.#o.maxLanes - this.#lanes.size)),
+      lanes: this.#o.maxLanes - this.#lanes.size,
       perEndpoint: this.#o.perEndpoint,
       exclusive: Boolean(this.#o.exclusiveDatabase),
     });
@@ -306,7 +327,9 @@ export class DeliveryWorker {
     const records: AttemptRecord[] = [];
     let unsent: string[] = [];
     let leaseUntil = Date.now() + this.#o.leaseMs;
-    let secret: string | undefined;
+    let sign: Signer | undefined;
+    let target: URL | string | undefined;
+    let dispatcher: Dispatcher | undefined;
     try {
       for (let i = 0; i < items.length; i++) {
         const item = items[i] as ClaimedDelivery;
@@ -327,7 +350,8 @@ export class DeliveryWorker {
         }
         const startedAt = this.#o.clock.now();
         try {
-          secret ??= this.#o.vault.decrypt(item.secretCiphertext);
+          // One key per lane: the secret is decrypted and prepared for HMAC once, not per attempt.
+          if (!sign) sign = signerFor(this.#o.vault.decrypt(item.secretCiphertext));
         } catch {
           // An unreadable secret (the vault key changed) is a failed attempt, so the schedule still ends.
           records.push(this.#outcome(item, startedAt, UNREADABLE_SECRET));
@@ -337,12 +361,16 @@ export class DeliveryWorker {
         const headers = {
           'content-type': 'application/json',
           'user-agent': DELIVERY_USER_AGENT,
-          'svc-signature': signatureHeader(secret, t, item.body),
+          'svc-signature': sign(t, item.body),
           'svc-event-id': item.eventId,
           'svc-event-type': item.eventType,
           'svc-delivery-id': item.id,
           'svc-delivery-attempt': String(item.attempt),
         };
+        if (!item.relay) {
+          target ??= parseUrl(item.url);
+          dispatcher ??= await this.#agent();
+        }
         const result: AttemptResult =
           item.relay && relay
             ? await relay.deliver(
@@ -358,8 +386,8 @@ export class DeliveryWorker {
                 },
                 this.#o.timeoutMs + 5_000,
               )
-            : await sendAttempt(item.url, headers, item.body, {
-                dispatcher: this.#dispatcher as Dispatcher,
+            : await sendAttempt(target ?? item.url, headers, item.body, {
+                dispatcher: dispatcher as Dispatcher,
                 timeoutMs: this.#o.timeoutMs,
                 maxResponseBytes: this.#o.maxResponseBytes,
                 allowLocalEndpoints: Boolean(this.#o.allowLocalEndpoints),
@@ -444,6 +472,15 @@ export class DeliveryWorker {
 
   #log(line: string): void {
     this.#o.log?.(line);
+  }
+}
+
+/** Parsed once per lane; a URL that does not parse is handed on as text, for the sender to report. */
+function parseUrl(url: string): URL | string {
+  try {
+    return new URL(url);
+  } catch {
+    return url;
   }
 }
 

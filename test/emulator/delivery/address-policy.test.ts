@@ -1,6 +1,7 @@
 // The SSRF guard at delivery time: resolved addresses filtered at connect, IP literals judged before connecting.
 import {describe, expect, it} from 'vitest';
-import {createDeliveryAgent, publicOnlyLookup} from '../../../emulator/delivery/address-policy.js';
+import {publicOnlyLookup} from '../../../emulator/delivery/address-policy.js';
+import {createDeliveryAgent} from '../../../emulator/delivery/delivery-agent.js';
 import {sendAttempt} from '../../../emulator/delivery/sender.js';
 import {startReceiver} from './helpers.js';
 
