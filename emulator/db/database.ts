@@ -79,19 +79,39 @@ export function wrapPgPool(pool: PgPoolLike): Database {
 }
 
 const MIGRATIONS_DIR = new URL('./migrations/', import.meta.url);
+const MIGRATION_FILE = /^\d+_.*\.sql$/;
+
+async function migrationFiles(): Promise<string[]> {
+  return (await readdir(MIGRATIONS_DIR)).filter((f) => MIGRATION_FILE.test(f)).sort();
+}
 
 export async function listMigrations(): Promise<{version: string; sql: string}[]> {
-  const files = (await readdir(MIGRATIONS_DIR)).filter((f) => /^\d+_.*\.sql$/.test(f)).sort();
   return Promise.all(
-    files.map(async (f) => ({
+    (await migrationFiles()).map(async (f) => ({
       version: f.replace(/\.sql$/, ''),
       sql: await readFile(new URL(f, MIGRATIONS_DIR), 'utf8'),
     })),
   );
 }
 
+/** The versions recorded as applied; none when the bookkeeping table does not exist yet. */
+async function appliedVersions(db: Database): Promise<Set<string> | undefined> {
+  try {
+    const {rows} = await db.query<{version: string}>('SELECT version FROM schema_migrations');
+    return new Set(rows.map((r) => r.version));
+  } catch (err) {
+    // 42P01 undefined_table: a database no migration has touched.
+    if ((err as {code?: string}).code === '42P01') return undefined;
+    throw err;
+  }
+}
+
 /** Applies the numbered migrations not yet applied, each in its own transaction. Returns what it applied. */
 export async function migrate(db: Database): Promise<string[]> {
+  // The usual case, an up-to-date database, costs one read and no write.
+  const [files, known] = await Promise.all([migrationFiles(), appliedVersions(db)]);
+  if (known && files.every((f) => known.has(f.replace(/\.sql$/, '')))) return [];
+
   await db.query(
     'CREATE TABLE IF NOT EXISTS schema_migrations (version text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())',
   );
