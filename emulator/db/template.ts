@@ -12,11 +12,23 @@ import {openPGlite} from './pglite.js';
 
 const TEMPLATE_META = 'template.json';
 export const PGDATA = 'pgdata';
+/** Part of the key: a change in how templates are made must replace the ones already made. */
+const TEMPLATE_FORMAT = 'postgres database only';
+
+// PostgreSQL's initdb makes template0 and template1 for CREATE DATABASE, which the emulator never
+// runs. Dropping them leaves 430 files instead of 1,050 to copy into every fresh data dir (measured
+// ~120 ms against ~300-700 ms on a busy machine).
+const DROP_TEMPLATE_DATABASES = [
+  'ALTER DATABASE template1 IS_TEMPLATE false',
+  'DROP DATABASE template1',
+  'ALTER DATABASE template0 IS_TEMPLATE false',
+  'DROP DATABASE template0',
+];
 
 /** Changes whenever the migrations or the PGlite build change, so a stale template is never used. */
 export async function templateKey(): Promise<string> {
   const hash = createHash('sha256');
-  hash.update(`pglite ${await pgliteVersion()}\n`);
+  hash.update(`pglite ${await pgliteVersion()}\n${TEMPLATE_FORMAT}\n`);
   for (const m of await listMigrations()) hash.update(`${m.version}\n${m.sql}\n`);
   return hash.digest('hex').slice(0, 16);
 }
@@ -67,6 +79,7 @@ export async function prepareTemplate(dir: string, key?: string): Promise<void> 
     const db = wrapPGlite(pg);
     try {
       await migrate(db);
+      for (const statement of DROP_TEMPLATE_DATABASES) await db.query(statement);
       await db.query('CHECKPOINT');
     } finally {
       await db.close();
