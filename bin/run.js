@@ -10,6 +10,12 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
   // build without the bundle runs the compiled modules instead.
   const {loadBundle} = await import('../dist/src/cli/loader.js');
   const loaded = await loadBundle({root: new URL('../', import.meta.url)});
-  const {execute} = loaded ? loaded.bundle : await import('@oclif/core');
-  await execute({dir: import.meta.url});
+  if (loaded) {
+    const {fileURLToPath} = await import('node:url');
+    const {dirname} = await import('node:path');
+    await loaded.bundle.run(dirname(dirname(fileURLToPath(import.meta.url))), argv);
+  } else {
+    const {execute} = await import('@oclif/core');
+    await execute({dir: import.meta.url});
+  }
 }

@@ -6,13 +6,9 @@ import {createRequire} from 'node:module';
 import {dirname, join} from 'node:path';
 import {fileURLToPath, pathToFileURL} from 'node:url';
 import {Script} from 'node:vm';
-import type {Command, execute} from '@oclif/core';
 
-/** What the bundle exports (src/cli/main.ts). */
-export interface CliBundle {
-  execute: typeof execute;
-  COMMANDS: Record<string, Command.Class>;
-}
+/** What the bundle exports. */
+export type CliBundle = typeof import('./main.js');
 
 export interface LoadedBundle {
   bundle: CliBundle;
@@ -59,7 +55,8 @@ export async function loadBundle(options: LoadBundleOptions): Promise<LoadedBund
   const paths = bundlePaths(options.root);
   let source: string;
   try {
-    source = readFileSync(paths.bundle, 'utf8');
+    // The build writes it in ASCII (scripts/bundle-cli.js): latin1 reads it without decoding.
+    source = readFileSync(paths.bundle, 'latin1');
   } catch {
     return undefined;
   }
@@ -102,15 +99,24 @@ function run(script: Script, file: string, root: URL): CliBundle {
     return import(url);
   };
   const factory = script.runInThisContext() as (...args: unknown[]) => void;
-  factory.call(
-    module.exports,
-    module.exports,
-    createRequire(file),
-    module,
-    file,
-    dirname(file),
-    importForBundle,
-  );
+  // oclif checks Node against its own package.json's engines when it loads. From the bundle that file is
+  // never found, so the check cannot warn; switching it off saves loading semver for nothing.
+  const engineCheck = process.env.OCLIF_DISABLE_ENGINE_WARNING;
+  process.env.OCLIF_DISABLE_ENGINE_WARNING = '1';
+  try {
+    factory.call(
+      module.exports,
+      module.exports,
+      createRequire(file),
+      module,
+      file,
+      dirname(file),
+      importForBundle,
+    );
+  } finally {
+    if (engineCheck === undefined) delete process.env.OCLIF_DISABLE_ENGINE_WARNING;
+    else process.env.OCLIF_DISABLE_ENGINE_WARNING = engineCheck;
+  }
   return module.exports;
 }
 

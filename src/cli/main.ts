@@ -1,4 +1,31 @@
 // Entry of the CLI bundle (scripts/bundle-cli.js): oclif and every command in one script, so a command
 // starts without resolving and compiling a few hundred modules. bin/run.js loads it through loader.ts.
-export {execute} from '@oclif/core';
-export {COMMANDS} from './commands.js';
+import {readFileSync} from 'node:fs';
+import {join} from 'node:path';
+import {execute, type Interfaces} from '@oclif/core';
+import {COMMANDS} from './commands.js';
+
+export {COMMANDS, execute};
+
+/** The command id the leading words of argv name, when it is one of svc's own (`keys list` -> keys:list). */
+export function ownCommandId(argv: readonly string[]): string | undefined {
+  const words: string[] = [];
+  for (const arg of argv) {
+    if (arg.startsWith('-')) break;
+    words.push(arg);
+    const id = words.join(':');
+    if (Object.hasOwn(COMMANDS, id)) return id;
+  }
+  return undefined;
+}
+
+/**
+ * Runs the CLI from the package at `root`. For one of svc's own commands the plugins are not loaded: they
+ * contribute only their own commands (help, autocomplete) and no hooks these commands would run, and each
+ * costs its package.json and manifest read on every start.
+ */
+export function run(root: string, argv: string[]): Promise<unknown> {
+  const pjson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Interfaces.PJSON;
+  if (ownCommandId(argv) !== undefined) pjson.oclif = {...pjson.oclif, plugins: []};
+  return execute({args: argv, loadOptions: {root, pjson}});
+}
