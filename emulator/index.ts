@@ -19,7 +19,7 @@ import {ReadCache, trackWrites} from './db/read-cache.js';
 import {createRepositories, type Repositories} from './db/repositories.js';
 import {type LookupAll, systemLookup} from './net/endpoint-url.js';
 import {isProcessAlive, readRuntimeFile, removeRuntimeFile, writeRuntimeFile} from './runtime-file.js';
-import {createVault, type Vault} from './vault.js';
+import {createVault} from './vault.js';
 import {createDeliveryPlugin, type DeliveryPluginOptions} from './delivery/plugin.js';
 import {loadOrCreateVaultKey} from './vault-key.js';
 
@@ -117,12 +117,13 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
     );
   }
 
-  const storage = await openStorage({
-    dataDir,
-    inMemory: options.inMemory,
-    databaseUrl: options.databaseUrl,
-    env,
-  });
+  // The vault key is read while the database opens; a failure of either is reported after both settle.
+  const [opened, vaultKey] = await Promise.allSettled([
+    openStorage({dataDir, inMemory: options.inMemory, databaseUrl: options.databaseUrl, env}),
+    loadVaultKey(options, options.inMemory ? undefined : dataDir),
+  ]);
+  if (opened.status === 'rejected') throw opened.reason;
+  const storage = opened.value;
   // Every write bumps a generation, so the read cache below can never serve what a write changed.
   const db = trackWrites(storage.db, CACHED_TABLES);
   const cleanupStorage = async () => {
@@ -137,8 +138,9 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
     // Another process may write a shared PostgreSQL, so there cached reads also expire after a second.
     const sharedDatabase = db.kind === 'postgres';
     const repos = createRepositories(db, new ReadCache(db, {ttlMs: sharedDatabase ? 1000 : undefined}));
+    if (vaultKey.status === 'rejected') throw vaultKey.reason;
+    const vault = createVault(vaultKey.value);
     const orgId = await defaultOrg(repos, clock, options.demo ?? false);
-    const vault = await openVault(options, options.inMemory ? undefined : dataDir);
     const adminToken = `adm_${randomBytes(24).toString('base64url')}`;
     const ctx: EmulatorContext = {
       db,
@@ -170,8 +172,10 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
 
     const started: EmulatorPlugin[] = [];
     let stopping: Promise<void> | undefined;
+    let pluginsStarting: Promise<void> = Promise.resolve();
     const stop = () => {
       stopping ??= (async () => {
+        await pluginsStarting;
         for (const plugin of started) plugin.closing?.();
         await closeServer(server);
         for (const plugin of started.reverse()) {
@@ -187,10 +191,6 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
     };
 
     try {
-      for (const plugin of plugins) {
-        await plugin.start?.(ctx);
-        started.push(plugin);
-      }
       await writeRuntimeFile(dataDir, {
         api_url: apiUrl,
         account_url: accountUrl,
@@ -202,6 +202,23 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
       await stop();
       throw err;
     }
+
+    // Plugins start on the next turn of the event loop, once the caller has been told the emulator is
+    // ready: their first work (the delivery worker's first pass, ~100-250 ms of first-time queries, and
+    // loading its HTTP client) would otherwise run ahead of it. Requests are served meanwhile, and events
+    // recorded meanwhile are picked up by that first pass.
+    pluginsStarting = new Promise<void>((resolvePromise) => setImmediate(resolvePromise))
+      .then(async () => {
+        for (const plugin of plugins) {
+          if (stopping) return;
+          await plugin.start?.(ctx);
+          started.push(plugin);
+        }
+      })
+      .catch((err: unknown) => {
+        log(`the emulator stops: a part of it could not start: ${(err as Error).message}`);
+        void stop();
+      });
 
     return {
       apiUrl,
@@ -251,9 +268,13 @@ async function mintDemoKey(ctx: EmulatorContext): Promise<{id: string; secret: s
   return {id: key.id, secret};
 }
 
-async function openVault(options: StartEmulatorOptions, dataDir: string | undefined): Promise<Vault> {
-  if (options.noVaultKey) return createVault(null);
-  return createVault(options.vaultKey ?? (await loadOrCreateVaultKey(dataDir)));
+/** null: run without a vault key. */
+async function loadVaultKey(
+  options: StartEmulatorOptions,
+  dataDir: string | undefined,
+): Promise<Buffer | null> {
+  if (options.noVaultKey) return null;
+  return options.vaultKey ?? (await loadOrCreateVaultKey(dataDir));
 }
 
 function listen(
