@@ -2,9 +2,10 @@
 import {createMiddleware} from 'hono/factory';
 import type {Context} from 'hono';
 import type {AppEnv, EmulatorApp, EmulatorContext} from '../context.js';
-import {endpointRecord, keyRecord} from '../db/repositories.js';
+import {endpointRecord, keyRecord, type StoredEndpoint} from '../db/repositories.js';
 import {forbidden, HttpError, notFound, unauthorized} from '../http-error.js';
 import {clientAddress} from '../net/client-address.js';
+import {requestHeader} from '../net/request-header.js';
 
 const ENDPOINT_ID = /^we_[0-9A-Za-z]{24}$/;
 
@@ -30,9 +31,17 @@ export function registerV1Routes(app: EmulatorApp, ctx: EmulatorContext): void {
     throw forbidden('API keys are revoked on the account page, never with an API key');
   });
 
+  // The read cache hands out the same list until a write changes it, so its JSON is made once per list.
+  const webhookBodies = new WeakMap<readonly StoredEndpoint[], string>();
   app.get('/v1/webhooks', async (c) => {
     const endpoints = await ctx.repos.endpoints.list(c.get('key').orgId);
-    return c.json({data: endpoints.map(endpointRecord)});
+    let body = webhookBodies.get(endpoints);
+    if (body === undefined) {
+      body = JSON.stringify({data: endpoints.map(endpointRecord)});
+      webhookBodies.set(endpoints, body);
+    }
+    // A new headers object each time: the Node adapter adds Content-Length to it.
+    return c.body(body, 200, {'Content-Type': 'application/json'});
   });
   app.post('/v1/webhooks', () => {
     throw new HttpError(
@@ -69,7 +78,7 @@ function bearerAuth(ctx: EmulatorContext) {
         'Retry-After': String(wait),
       });
     }
-    const key = await ctx.auth.authenticate(c.req.header('authorization'));
+    const key = await ctx.auth.authenticate(requestHeader(c, 'authorization'));
     if (!key) {
       ctx.limiter.recordFailure(address);
       throw unauthorized();

@@ -44,7 +44,8 @@ export class Authenticator {
     const ttl = this.options.ttlMs;
     if (!cached || (ttl !== undefined && performance.now() - cached.at >= ttl)) {
       key = await this.keys.findByHash(hash);
-      if (!key) {
+      // Checked once, when the row is read: an entry is cached only under the very hash it holds.
+      if (!key || !digestsEqual(key.secretHash, hash)) {
         this.byHash.delete(hash);
         return undefined;
       }
@@ -54,7 +55,6 @@ export class Authenticator {
       this.byHash.set(hash, {key, at: performance.now()});
     }
     if (!key) return undefined;
-    if (!digestsEqual(key.secretHash, hash)) return undefined;
     const now = this.clock.now();
     if (keyStatus(key, now) !== 'active') return undefined;
     this.noteUse(key, now);
