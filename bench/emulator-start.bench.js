@@ -1,16 +1,22 @@
-// `svc emulator start` to ready: cold (fresh data dir), warm (existing data dir) and in-memory, beside
-// `node -e 0` as the baseline of a bare Node start; plus the resident memory of the idle emulator.
+// Emulator start-up, cold (fresh data dir), warm (existing data dir) and in memory, beside `node -e 0`
+// as the baseline of a bare Node start, measured two ways:
+// - the library: a Node process that imports svc/emulator and awaits startEmulator(): the time from
+//   process start to resolved, the time inside startEmulator (targets: warm 0.6 s, cold 1.0 s) and the
+//   process CPU time up to then, which other work on the machine barely disturbs;
+// - the CLI: `svc emulator start` spawned, to its ready line.
+// Plus the resident memory of the idle emulator. Runs of every case are interleaved.
 import {spawn, spawnSync} from 'node:child_process';
 import {mkdtempSync, readFileSync, rmSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import {dirname, join} from 'node:path';
 import {performance} from 'node:perf_hooks';
 import {setTimeout as sleep} from 'node:timers/promises';
-import {fileURLToPath} from 'node:url';
-import {median, printTable} from './lib.js';
+import {fileURLToPath, pathToFileURL} from 'node:url';
+import {median, percentile, printTable} from './lib.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const RUNS = 5;
+const TARGET_MS = {warm: 600, cold: 1000};
 
 function nodeBaseline() {
   const start = performance.now();
@@ -18,8 +24,32 @@ function nodeBaseline() {
   return performance.now() - start;
 }
 
-/** Ms from spawn to the ready line, and the RSS (MB) after a moment of idling. */
-function startOnce(args, {measureRss = false} = {}) {
+// performance.now() counts from the start of the process, so `ready` includes Node's own start-up.
+const LIBRARY = `
+const {performance} = await import('node:perf_hooks');
+const {startEmulator} = await import(${JSON.stringify(pathToFileURL(join(root, 'dist', 'emulator', 'index.js')).href)});
+const options = JSON.parse(process.argv[1]);
+const entered = performance.now();
+const emulator = await startEmulator({port: 0, ...options});
+const ready = performance.now();
+const {user, system} = process.cpuUsage();
+process.stdout.write(JSON.stringify({ready, inside: ready - entered, cpu: (user + system) / 1000}) + '\\n');
+await emulator.stop();
+`;
+
+/** {ready, inside, cpu} in ms of one process that starts the emulator through the library. */
+function libraryOnce(options) {
+  const result = spawnSync(
+    process.execPath,
+    ['--input-type=module', '-e', LIBRARY, JSON.stringify(options)],
+    {cwd: root, encoding: 'utf8'},
+  );
+  if (result.status !== 0) throw new Error(`library start failed: ${result.stderr.slice(0, 500)}`);
+  return JSON.parse(result.stdout.trim().split('\n').pop());
+}
+
+/** Ms from spawn to the CLI's ready line, and the RSS (MB) after a moment of idling. */
+function cliOnce(args, {measureRss = false} = {}) {
   return new Promise((resolve, reject) => {
     const start = performance.now();
     const child = spawn(
@@ -52,28 +82,77 @@ function startOnce(args, {measureRss = false} = {}) {
   });
 }
 
+const spread = (values) => `${Math.round(percentile(values, 10))}-${Math.round(percentile(values, 90))}`;
+
 const scratch = mkdtempSync(join(tmpdir(), 'svc-bench-start-'));
 try {
   for (let i = 0; i < 3; i++) nodeBaseline();
+  libraryOnce({inMemory: true});
   const base = [];
-  const cold = [];
-  const warm = [];
-  const memory = [];
+  const lib = {cold: [], warm: [], memory: []};
+  const cli = {cold: [], warm: [], memory: []};
   let rss = [];
   for (let r = 0; r < RUNS; r++) {
     base.push(nodeBaseline());
-    const dir = join(scratch, `run-${r}`);
-    cold.push((await startOnce(['--data-dir', dir])).ms);
-    const w = await startOnce(['--data-dir', dir], {measureRss: r === 0});
-    warm.push(w.ms);
+    const libDir = join(scratch, `lib-${r}`);
+    lib.cold.push(libraryOnce({dataDir: libDir}));
+    lib.warm.push(libraryOnce({dataDir: libDir}));
+    lib.memory.push(libraryOnce({inMemory: true}));
+    const dir = join(scratch, `cli-${r}`);
+    cli.cold.push((await cliOnce(['--data-dir', dir])).ms);
+    const w = await cliOnce(['--data-dir', dir], {measureRss: r === 0});
+    cli.warm.push(w.ms);
     if (w.rssMb) rss = [w.rssMb];
-    memory.push((await startOnce(['--in-memory'])).ms);
+    cli.memory.push((await cliOnce(['--in-memory'])).ms);
   }
   const b = median(base);
-  printTable('svc emulator start to ready (median of 5), against `node -e 0`', [
-    {case: 'cold: fresh data dir', baseline: b, value: median(cold), unit: 'ms', ratio: median(cold) / b},
-    {case: 'warm: existing data dir', baseline: b, value: median(warm), unit: 'ms', ratio: median(warm) / b},
-    {case: 'in memory', baseline: b, value: median(memory), unit: 'ms', ratio: median(memory) / b},
+  const cases = [
+    ['cold: fresh data dir', 'cold'],
+    ['warm: existing data dir', 'warm'],
+    ['in memory', 'memory'],
+  ];
+  const pick = (runs, field) => runs.map((run) => run[field]);
+  printTable(`startEmulator(): process start to resolved (median of ${RUNS}), against \`node -e 0\``, [
+    ...cases.map(([label, k]) => ({
+      case: label,
+      baseline: b,
+      value: median(pick(lib[k], 'ready')),
+      unit: 'ms',
+      ratio: median(pick(lib[k], 'ready')) / b,
+    })),
+    ...cases.map(([label, k]) => ({
+      case: `${label}, process CPU`,
+      baseline: b,
+      value: median(pick(lib[k], 'cpu')),
+      unit: 'ms',
+      ratio: median(pick(lib[k], 'cpu')) / b,
+    })),
+  ]);
+  printTable(
+    `Time inside startEmulator() (median of ${RUNS}; p10-p90 in the case name), against its target`,
+    [
+      ...cases.map(([label, k]) => {
+        const inside = pick(lib[k], 'inside');
+        const target = TARGET_MS[k];
+        return {
+          case: `${label} (${spread(inside)} ms)`,
+          baseline: target ?? '',
+          value: median(inside),
+          unit: 'ms',
+          ratio: target ? median(inside) / target : undefined,
+          target: target ? 1 : undefined,
+        };
+      }),
+    ],
+  );
+  printTable(`svc emulator start to ready (median of ${RUNS}), against \`node -e 0\``, [
+    ...cases.map(([label, k]) => ({
+      case: `${label} (${spread(cli[k])} ms)`,
+      baseline: b,
+      value: median(cli[k]),
+      unit: 'ms',
+      ratio: median(cli[k]) / b,
+    })),
   ]);
   printTable('Idle emulator resident memory, 2 s after ready (target 300 MB)', [
     {case: 'RSS', baseline: 300, value: rss[0], unit: 'MB', ratio: rss[0] / 300, target: 1},
