@@ -75,7 +75,9 @@ const CLAIM: Statement = {
  * The same choice without row locks or leases, for a process that owns its database (PGlite owns its data dir).
  * It walks endpoints rather than deliveries: the free endpoints whose oldest due delivery is oldest get the
  * lanes, and each hands out its first `perEndpoint` due deliveries from one range of deliveries_endpoint_due.
- * So a claim reads the rows it returns plus one probe per endpoint, however large the backlog is.
+ * So a claim reads the rows it returns plus one probe per endpoint, however large the backlog is. Every parameter
+ * is read through a sub-select, so no plan knows its value: with plain parameters each custom plan looked cheaper
+ * than the generic one, and PGlite planned the statement afresh on every claim.
  */
 const CLAIM_EXCLUSIVE: Statement = {
   name: 'svc_delivery_claim_by_endpoint',
@@ -87,25 +89,25 @@ const CLAIM_EXCLUSIVE: Statement = {
          LEFT JOIN relay_endpoints r ON r.endpoint_id = w.id
         CROSS JOIN LATERAL (
               SELECT d.next_attempt_at, d.seq FROM deliveries d
-               WHERE d.endpoint_id = w.id AND d.status = 'pending' AND d.next_attempt_at <= $1
+               WHERE d.endpoint_id = w.id AND d.status = 'pending' AND d.next_attempt_at <= (SELECT $1)
                ORDER BY d.next_attempt_at, d.seq
                LIMIT 1) h
-        WHERE NOT (w.id = ANY($2::text[]))
-          AND (r.endpoint_id IS NULL OR r.endpoint_id = ANY($3::text[]))
+        WHERE NOT (w.id = ANY((SELECT $2)::text[]))
+          AND (r.endpoint_id IS NULL OR r.endpoint_id = ANY((SELECT $3)::text[]))
         ORDER BY h.next_attempt_at, h.seq
-        LIMIT $4
+        LIMIT (SELECT $4)
      )
      SELECT d.id, heads.endpoint_id, d.event_id, d.event_type, d.attempts, e.body, heads.url,
             heads.secret_ciphertext, heads.relay
        FROM heads
       CROSS JOIN LATERAL (
             SELECT d.id, d.event_id, d.event_type, d.attempts, d.next_attempt_at, d.seq FROM deliveries d
-             WHERE d.endpoint_id = heads.endpoint_id AND d.status = 'pending' AND d.next_attempt_at <= $1
+             WHERE d.endpoint_id = heads.endpoint_id AND d.status = 'pending' AND d.next_attempt_at <= (SELECT $1)
              ORDER BY d.next_attempt_at, d.seq
-             LIMIT $5) d
+             LIMIT (SELECT $5)) d
        JOIN events e ON e.id = d.event_id
       ORDER BY heads.next_attempt_at, heads.seq, d.next_attempt_at, d.seq
-      LIMIT $6`,
+      LIMIT (SELECT $6)`,
 };
 
 /**

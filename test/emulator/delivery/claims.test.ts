@@ -1,0 +1,125 @@
+// The exclusive claim (PGlite): which deliveries a worker takes, in what order, and that it is planned only once.
+import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest';
+import type {Database} from '../../../emulator/db/database.js';
+import {recordEvent} from '../../../emulator/delivery/events.js';
+import {claimDue} from '../../../emulator/delivery/repository.js';
+import {PreparedStatements} from '../../../emulator/delivery/statements.js';
+import {createVault} from '../../../emulator/vault.js';
+import {openTestDb, resetDb, seedEndpoint, seedOrg, testVaultKey} from './helpers.js';
+
+const START = new Date('2030-01-01T00:00:00Z');
+const vault = createVault(testVaultKey());
+let db: Database;
+let orgId: string;
+let endpoints: string[];
+
+beforeAll(async () => {
+  db = await openTestDb();
+});
+afterAll(async () => {
+  await db.close();
+});
+beforeEach(async () => {
+  await resetDb(db);
+  orgId = await seedOrg(db, START);
+  endpoints = [];
+  for (let i = 0; i < 3; i++) {
+    const at = new Date(START.getTime() + i);
+    const e = await seedEndpoint(db, vault, {
+      orgId,
+      url: `http://127.0.0.1:1/e${i}`,
+      events: ['sandbox.ready'],
+      now: at,
+    });
+    endpoints.push(e.id);
+  }
+});
+
+/** Emits `count` events one millisecond apart: each makes one delivery per endpoint. */
+async function emit(count: number): Promise<void> {
+  for (let i = 0; i < count; i++) {
+    const now = new Date(START.getTime() + 1_000 + i);
+    const sandbox = {
+      id: `sbx_${i}`,
+      name: 's',
+      status: 'ready',
+      desired_state: 'running',
+      last_error: null,
+      expires_at: null,
+    };
+    await db.transaction((tx) => recordEvent(tx, {orgId, type: 'sandbox.ready', sandbox, now}));
+  }
+}
+
+const claim = (
+  statements: PreparedStatements,
+  o: {busy?: string[]; lanes: number; perEndpoint: number; limit: number},
+) =>
+  claimDue(db, statements, {
+    now: new Date(START.getTime() + 60_000),
+    realNow: new Date(),
+    leaseUntil: new Date(Date.now() + 60_000),
+    owner: 'w_test',
+    busyEndpoints: o.busy ?? [],
+    connectedRelays: [],
+    limit: o.limit,
+    lanes: o.lanes,
+    perEndpoint: o.perEndpoint,
+    exclusive: true,
+  });
+
+describe('claiming due deliveries for exclusive use', () => {
+  it('gives each free endpoint its oldest deliveries in order, skipping busy endpoints', async () => {
+    await emit(4);
+    const statements = new PreparedStatements(db);
+    const got = await claim(statements, {
+      busy: [endpoints[1] as string],
+      lanes: 16,
+      perEndpoint: 3,
+      limit: 100,
+    });
+    expect(got.map((d) => d.endpointId)).toEqual([
+      endpoints[0],
+      endpoints[0],
+      endpoints[0],
+      endpoints[2],
+      endpoints[2],
+      endpoints[2],
+    ]);
+    for (const endpointId of [endpoints[0], endpoints[2]]) {
+      const events = got
+        .filter((d) => d.endpointId === endpointId)
+        .map((d) => JSON.parse(d.body).data.sandbox.id);
+      expect(events).toEqual(['sbx_0', 'sbx_1', 'sbx_2']);
+    }
+    expect(got.every((d) => d.attempt === 1 && d.url.startsWith('http://127.0.0.1:1/e') && !d.relay)).toBe(
+      true,
+    );
+  });
+
+  it('serves no more endpoints than there are free lanes, and no more deliveries than the limit', async () => {
+    await emit(4);
+    const statements = new PreparedStatements(db);
+    const oneLane = await claim(statements, {lanes: 1, perEndpoint: 10, limit: 100});
+    expect(new Set(oneLane.map((d) => d.endpointId))).toEqual(new Set([endpoints[0]]));
+    expect(oneLane).toHaveLength(4);
+    expect(await claim(statements, {lanes: 3, perEndpoint: 10, limit: 5})).toHaveLength(5);
+  });
+
+  it('is planned once and then reuses its plan, whatever the values', async () => {
+    await emit(2);
+    const statements = new PreparedStatements(db);
+    for (let i = 0; i < 8; i++) {
+      await claim(statements, {
+        busy: endpoints.slice(0, i % 3),
+        lanes: 1 + i,
+        perEndpoint: 1 + (i % 4),
+        limit: 10 + i,
+      });
+    }
+    const plans = await db.query<{generic_plans: string | number}>(
+      `SELECT generic_plans FROM pg_prepared_statements WHERE name = 'svc_delivery_claim_by_endpoint'`,
+    );
+    expect(Number(plans.rows[0]?.generic_plans)).toBeGreaterThan(0);
+  });
+});
