@@ -1,0 +1,48 @@
+// `npm start` as a new user meets it: `svc emulator start --demo` prints a working key and next steps.
+import {spawn} from 'node:child_process';
+import {mkdtempSync, rmSync} from 'node:fs';
+import {tmpdir} from 'node:os';
+import {join} from 'node:path';
+import {afterAll, describe, expect, it} from 'vitest';
+import {API_KEY_SECRET_PATTERN} from '../../src/lib/ids.js';
+import {BIN, runCli} from '../helpers/run-cli.js';
+
+const dataRoot = mkdtempSync(join(tmpdir(), 'svc-demo-'));
+afterAll(() => rmSync(dataRoot, {recursive: true, force: true}));
+
+describe('svc emulator start --demo', {timeout: 60_000}, () => {
+  it('prints the API address, a demo key that works, and commands runnable from where the user is', async () => {
+    // A PATH without svc on it, as on a fresh clone: the hints must say `npx svc`.
+    const env = {PATH: '/usr/bin:/bin', HOME: dataRoot, NO_COLOR: '1', SVC_DATA_DIR: join(dataRoot, 'data')};
+    const child = spawn(
+      process.execPath,
+      [BIN, 'emulator', 'start', '--demo', '--port', '0', '--in-memory'],
+      {env},
+    );
+    let out = '';
+    const ready = new Promise<void>((resolve, reject) => {
+      const onData = (d: Buffer) => {
+        out += d;
+        if (out.includes('Press Ctrl+C to stop.')) resolve();
+      };
+      child.stdout.on('data', onData);
+      child.stderr.on('data', onData);
+      child.on('exit', (code) => reject(new Error(`emulator exited with ${code}: ${out}`)));
+    });
+    try {
+      await ready;
+      const apiUrl = /API: +(http:\/\/\S+)/.exec(out)?.[1];
+      const key = /^ {2}(svc_\S+)$/m.exec(out)?.[1];
+      expect(apiUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(key).toMatch(API_KEY_SECRET_PATTERN);
+      expect(out).toContain('  npx svc org');
+      expect(out).toContain(`  export SVC_API_URL=${apiUrl}`);
+      const org = await runCli(['org', '--json'], {env: {SVC_API_URL: apiUrl, SVC_API_KEY: key}});
+      expect(org.code).toBe(0);
+      expect(JSON.parse(org.stdout)).toMatchObject({id: expect.stringMatching(/^org_/), name: 'Demo org'});
+    } finally {
+      child.kill('SIGTERM');
+      await new Promise((resolve) => child.once('close', resolve));
+    }
+  });
+});
