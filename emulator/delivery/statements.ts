@@ -1,6 +1,14 @@
 // Hot statements of the delivery engine, planned once. On PGlite (WASM, one session) planning these CTEs costs
 // several times their execution, so they are PREPAREd once and EXECUTEd with inlined, typed literals (EXECUTE
 // takes no bind parameters). On PostgreSQL, whose pool has no session affinity, they run as ordinary queries.
+//
+// PGlite never runs ANALYZE (it has no autovacuum), and a generic plan, once made, is kept until something
+// invalidates it. Left to the planner, a plan made while the tables were nearly empty reads them whole, and
+// keeps doing so when they hold thousands of rows: the attempt record turned into a nested loop over every
+// pending delivery per batch, 1.5 ms per attempt. So each EXECUTE runs with the generic plan forced and with
+// whole-table reads, hash and merge joins disabled: whenever its plan is (re)made, it is the one that reaches
+// each row through an index, which is what these statements are written for at any table size. The settings
+// are SET LOCAL, so they end with the statement's implicit transaction (or the caller's transaction).
 import type {Database, QueryResult, Queryable} from '../db/database.js';
 
 export type ParamType = 'text' | 'int' | 'timestamptz' | 'text[]' | 'int[]' | 'timestamptz[]';
@@ -11,6 +19,11 @@ export interface Statement {
   sql: string;
   types: ParamType[];
 }
+
+/** See the top of this file: the settings every EXECUTE runs under on PGlite. */
+export const INDEX_PLANS =
+  'SET LOCAL plan_cache_mode = force_generic_plan; SET LOCAL enable_seqscan = off; ' +
+  'SET LOCAL enable_hashjoin = off; SET LOCAL enable_mergejoin = off; ';
 
 export class PreparedStatements {
   readonly #usePrepared: boolean;
@@ -24,7 +37,8 @@ export class PreparedStatements {
     if (!this.#usePrepared) return q.query<T>(statement.sql, params);
     if (!this.#prepared.has(statement.name)) await this.#prepare(q, statement);
     const args = params.map((value, i) => literal(value, statement.types[i] as ParamType)).join(', ');
-    return q.query<T>(`EXECUTE ${statement.name}(${args})`);
+    const execute = `EXECUTE ${statement.name}(${args})`;
+    return q.script ? q.script<T>(`${INDEX_PLANS}${execute}`) : q.query<T>(execute);
   }
 
   async #prepare(q: Queryable, statement: Statement): Promise<void> {

@@ -2,8 +2,8 @@
 import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest';
 import type {Database} from '../../../emulator/db/database.js';
 import {recordEvent} from '../../../emulator/delivery/events.js';
-import {claimDue} from '../../../emulator/delivery/repository.js';
-import {PreparedStatements} from '../../../emulator/delivery/statements.js';
+import {claimDue, recordAttempts} from '../../../emulator/delivery/repository.js';
+import {INDEX_PLANS, literal, PreparedStatements} from '../../../emulator/delivery/statements.js';
 import {createVault} from '../../../emulator/vault.js';
 import {openTestDb, resetDb, seedEndpoint, seedOrg, testVaultKey} from './helpers.js';
 
@@ -121,5 +121,65 @@ describe('claiming due deliveries for exclusive use', () => {
       `SELECT generic_plans FROM pg_prepared_statements WHERE name = 'svc_delivery_claim_by_endpoint'`,
     );
     expect(Number(plans.rows[0]?.generic_plans)).toBeGreaterThan(0);
+  });
+});
+
+describe('plans made while the tables are nearly empty', () => {
+  /** The plan PGlite keeps for a prepared statement, asked the way the engine runs it. */
+  async function cachedPlan(name: string, args: string): Promise<string> {
+    const script = db.script;
+    if (!script) throw new Error('the PGlite database runs scripts');
+    const r = await script.call(db, `${INDEX_PLANS}EXPLAIN EXECUTE ${name}(${args})`);
+    return (r.rows as {'QUERY PLAN': string}[]).map((row) => row['QUERY PLAN']).join('\n');
+  }
+
+  it('still reach each delivery through an index once thousands are pending', async () => {
+    const statements = new PreparedStatements(db);
+    // Plans are made now, against three endpoints and no deliveries at all.
+    for (let i = 0; i < 6; i++) {
+      await claim(statements, {lanes: 3, perEndpoint: 10, limit: 100});
+      await recordAttempts(db, statements, [
+        {
+          deliveryId: `dlv_missing${i}`,
+          attempt: 1,
+          startedAt: START,
+          finishedAt: START,
+          durationMs: 1,
+          statusCode: 200,
+          error: null,
+          responseBody: 'ok',
+          trigger: 'scheduled',
+          status: 'succeeded',
+          nextAttemptAt: null,
+        },
+      ]);
+    }
+    await db.query(
+      `INSERT INTO events (id, org_id, type, created_at, body)
+       SELECT 'evt_bulk' || g, $1, 'sandbox.ready', $2, '{}' FROM generate_series(1, 1000) g`,
+      [orgId, START],
+    );
+    await db.query(
+      `INSERT INTO deliveries (id, org_id, event_id, endpoint_id, event_type, status, attempts, created_at, next_attempt_at)
+       SELECT 'dlv_bulk' || g || '_' || e.n, $1, 'evt_bulk' || g, e.id, 'sandbox.ready', 'pending', 0, $2, $2
+         FROM generate_series(1, 1000) g, unnest($3::text[]) WITH ORDINALITY AS e(id, n)`,
+      [orgId, START, endpoints],
+    );
+
+    const ids = literal(['dlv_bulk1_1', 'dlv_bulk2_1'], 'text[]');
+    const times = literal([START, START], 'timestamptz[]');
+    const record = await cachedPlan(
+      'svc_delivery_record',
+      `${ids}, '{1,1}'::int[], ${times}, '{1,1}'::int[], '{200,200}'::int[], '{NULL,NULL}'::text[], ` +
+        `'{ok,ok}'::text[], '{scheduled,scheduled}'::text[], '{succeeded,succeeded}'::text[], '{NULL,NULL}'::timestamptz[]`,
+    );
+    const claimPlan = await cachedPlan(
+      'svc_delivery_claim_by_endpoint',
+      `${literal(new Date(START.getTime() + 60_000), 'timestamptz')}, '{}'::text[], '{}'::text[], 3, 10, 30`,
+    );
+    for (const plan of [record, claimPlan]) {
+      expect(plan).toMatch(/Index (Only )?Scan using deliveries_/);
+      expect(plan).not.toMatch(/Seq Scan on deliveries/);
+    }
   });
 });

@@ -88,4 +88,13 @@ describe('prepared statements with literal parameters', () => {
     expect(() => literal('yesterday', 'timestamptz')).toThrow(TypeError);
     expect(() => literal('a', 'text[]')).toThrow(TypeError);
   });
+
+  it("leaves the session's planner settings as they were once a statement has run", async () => {
+    const statements = new PreparedStatements(db);
+    await statements.run(db, {...ECHO, types: [...ECHO.types]}, ['x', 1, new Date(0), [], [], []]);
+    const r = await db.query<Record<string, string>>(
+      `SELECT current_setting('enable_seqscan') AS seq, current_setting('plan_cache_mode') AS mode`,
+    );
+    expect(r.rows[0]).toEqual({seq: 'on', mode: 'auto'});
+  });
 });
