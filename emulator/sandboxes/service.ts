@@ -115,13 +115,17 @@ export class SandboxService {
     };
     const row = {...fresh, ...forceForEvent(fresh, input.type, {lastError: input.lastError, now})};
     try {
-      const recorded = await recordEvent(tx, {
-        orgId: input.orgId,
-        type: input.type,
-        sandbox: row,
-        now,
-        insertSandbox: row,
-      });
+      const recorded = await recordEvent(
+        tx,
+        {
+          orgId: input.orgId,
+          type: input.type,
+          sandbox: row,
+          now,
+          insertSandbox: row,
+        },
+        this.#statements,
+      );
       return {sandbox: toRecord(row), event: recorded.event, deliveries: recorded.deliveryIds.length};
     } catch (err) {
       if ((err as {code?: string}).code === '23503') throw new SandboxNotFoundError('org');
