@@ -52,6 +52,12 @@ export interface DeliveryWorkerOptions {
    * leasing, and leases left by an earlier run are freed at start.
    */
   exclusiveDatabase?: boolean;
+  /**
+   * Attempts recorded between two VACUUM (ANALYZE) runs of the delivery tables, on a database this process owns.
+   * PGlite has no autovacuum: without this, every retry and every purge leaves dead rows and index entries
+   * behind for good, and the planner never learns how large the tables have grown.
+   */
+  vacuumEvery?: number;
   /** Clock-driven chores (sandbox expiry, retention); returns when it next needs to run, if known. */
   sweep?: (now: Date) => Promise<Date | null>;
   log?: (line: string) => void;
@@ -79,6 +85,8 @@ const UNREADABLE_SECRET: AttemptResult = {
 class AttemptWriter {
   #queue: {records: AttemptRecord[]; done: () => void; failed: (err: unknown) => void}[] = [];
   #running = false;
+  /** Attempts written since the count was last taken. */
+  written = 0;
 
   constructor(
     private readonly db: Database,
@@ -103,7 +111,10 @@ class AttemptWriter {
           this.statements,
           batch.flatMap((b) => b.records),
         );
-        for (const b of batch) b.done();
+        for (const b of batch) {
+          this.written += b.records.length;
+          b.done();
+        }
       } catch (err) {
         for (const b of batch) b.failed(err);
       }
@@ -116,7 +127,14 @@ export class DeliveryWorker {
   readonly #o: Required<
     Pick<
       DeliveryWorkerOptions,
-      'timeoutMs' | 'maxResponseBytes' | 'maxLanes' | 'perEndpoint' | 'claimLimit' | 'leaseMs' | 'idleMs'
+      | 'timeoutMs'
+      | 'maxResponseBytes'
+      | 'maxLanes'
+      | 'perEndpoint'
+      | 'claimLimit'
+      | 'leaseMs'
+      | 'idleMs'
+      | 'vacuumEvery'
     >
   > &
     DeliveryWorkerOptions;
@@ -151,6 +169,7 @@ export class DeliveryWorker {
       claimLimit: 1024,
       leaseMs: 60_000,
       idleMs: 5_000,
+      vacuumEvery: 20_000,
       // An option passed as undefined means "the default", not "no limit".
       ...(Object.fromEntries(
         Object.entries(options).filter(([, v]) => v !== undefined),
@@ -245,6 +264,7 @@ export class DeliveryWorker {
       let delayMs = this.#o.idleMs;
       try {
         await this.#maybeSweep();
+        await this.#maybeVacuum();
         let claimed = 0;
         if (this.#o.vault.available) {
           if (this.#lanes.size < this.#o.maxLanes) claimed = await this.#claimAndStart();
@@ -279,6 +299,13 @@ export class DeliveryWorker {
     this.#sweepDue = false;
     this.#lastSweepReal = realNow;
     this.#nextSweepAt = await sweep(clockNow);
+  }
+
+  async #maybeVacuum(): Promise<void> {
+    if (!this.#o.exclusiveDatabase || this.#writer.written < this.#o.vacuumEvery) return;
+    this.#writer.written = 0;
+    // Measured on PGlite: ~60 ms for 20,000 rows. The lanes keep sending meanwhile; only their records wait.
+    await this.#o.db.query('VACUUM (ANALYZE) deliveries, delivery_attempts, events, sandboxes');
   }
 
   async #claimAndStart(): Promise<number> {

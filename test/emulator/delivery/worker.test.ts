@@ -328,6 +328,34 @@ describe.each([
   });
 });
 
+describe('upkeep of a database the worker owns', () => {
+  const vacuums = async () => {
+    const r = await db.query<{n: string | number}>(
+      `SELECT vacuum_count AS n FROM pg_stat_user_tables WHERE relname = 'deliveries'`,
+    );
+    return Number(r.rows[0]?.n ?? 0);
+  };
+
+  it.each([
+    ['owns', true],
+    ['shares', false],
+  ])('after enough attempts, vacuums the delivery tables when it %s the database', async (_m, exclusive) => {
+    await endpointFor(answer(200));
+    const before = await vacuums();
+    const w = startWorker({exclusiveDatabase: exclusive, vacuumEvery: 5});
+    for (let i = 0; i < 4; i++) await sandboxes.trigger({orgId, type: 'sandbox.ready'});
+    await w.settled();
+    await w.settled();
+    expect(await vacuums()).toBe(before);
+    for (let i = 0; i < 2; i++) await sandboxes.trigger({orgId, type: 'sandbox.ready'});
+    await w.settled();
+    await w.settled();
+    expect(await vacuums()).toBe(exclusive ? before + 1 : before);
+    const r = await db.query<{status: string}>(`SELECT DISTINCT status FROM deliveries`);
+    expect(r.rows).toEqual([{status: 'succeeded'}]);
+  });
+});
+
 describe('without a vault key', () => {
   it('stores events and deliveries but sends nothing, since no secret can be read', async () => {
     await endpointFor(answer(200));
