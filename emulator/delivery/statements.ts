@@ -42,15 +42,24 @@ export class PreparedStatements {
   }
 
   async #prepare(q: Queryable, statement: Statement): Promise<void> {
-    // Asked rather than tried: a failed PREPARE would abort the caller's transaction. Another engine on this
-    // session (a restarted worker, a test) may have prepared it already.
-    const known = await q.query('SELECT 1 FROM pg_prepared_statements WHERE name = $1', [statement.name]);
-    if (known.rows.length === 0) {
-      await q.query(`PREPARE ${statement.name} (${statement.types.join(', ')}) AS ${statement.sql}`);
+    // One statement that prepares only if the session lacks it: another engine on this session (a restarted
+    // worker, a test) may have prepared it, and two callers may get here at once. A PREPARE tried and failed
+    // would abort the caller's transaction; this never fails for that reason.
+    if (statement.sql.includes(PREPARE_QUOTE) || !/^[a-z_][a-z0-9_]*$/.test(statement.name)) {
+      throw new Error(`statement ${statement.name} cannot be prepared safely`);
     }
+    const prepare = `PREPARE ${statement.name} (${statement.types.join(', ')}) AS ${statement.sql}`;
+    const sql = `DO $svc_do$ BEGIN
+      IF NOT EXISTS (SELECT 1 FROM pg_prepared_statements WHERE name = '${statement.name}') THEN
+        EXECUTE ${PREPARE_QUOTE}${prepare}${PREPARE_QUOTE};
+      END IF;
+    END $svc_do$`;
+    await (q.script ? q.script(sql) : q.query(sql));
     this.#prepared.add(statement.name);
   }
 }
+
+const PREPARE_QUOTE = '$svc_prepare$';
 
 /** An array element's text, escaped for the inside of a double-quoted array item. */
 function arrayElement(value: unknown, type: ParamType): string {

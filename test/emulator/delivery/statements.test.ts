@@ -97,4 +97,17 @@ describe('prepared statements with literal parameters', () => {
     );
     expect(r.rows[0]).toEqual({seq: 'on', mode: 'auto'});
   });
+
+  it('prepares a statement once however many callers, on however many engines, race to run it first', async () => {
+    const statement = {name: 'svc_test_race', sql: 'SELECT $1::int + 1 AS n', types: ['int' as const]};
+    const engines = [new PreparedStatements(db), new PreparedStatements(db)];
+    const results = await Promise.all(
+      Array.from({length: 8}, (_, i) => engines[i % 2]?.run<{n: number}>(db, statement, [i])),
+    );
+    expect(results.map((r) => r?.rows[0]?.n)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    const inTransaction = await db.transaction((tx) =>
+      new PreparedStatements(db).run<{n: number}>(tx, statement, [41]),
+    );
+    expect(inTransaction.rows[0]?.n).toBe(42);
+  });
 });
