@@ -121,6 +121,7 @@ const drainCpuRate = (EVENTS * ENDPOINTS) / ((cpuMs() - cpuStart) / 1000);
 const {rate: drainBase, cpuRate: drainCpuBase} = await plainPosts(ENDPOINTS, EVENTS);
 
 // Trigger to persisted, with the worker running.
+await db.query('DELETE FROM deliveries');
 await db.query('DELETE FROM events');
 arrivals = received;
 start = performance.now();

@@ -42,8 +42,12 @@ export function buildEvent(id: string, input: NewEvent): SvcEvent {
   return {id, type: input.type, created_at: input.now.toISOString(), org_id: input.orgId, data: {sandbox}};
 }
 
-/** Delivery ids minted per statement; an org with more subscribed endpoints takes another round. */
-const IDS_PER_ROUND = 16;
+/**
+ * Delivery ids minted in JavaScript per event: enough for any org held to the endpoint limit. Endpoints past
+ * them (an org with many `svc listen` relays) get ids made by the database, of the same shape, so the event
+ * and all its deliveries are still one statement.
+ */
+const MINTED_IDS = 16;
 
 function recordEventSql(withSandbox: boolean): string {
   const born = withSandbox
@@ -59,8 +63,9 @@ function recordEventSql(withSandbox: boolean): string {
          FROM webhook_endpoints WHERE org_id = $2 AND $3 = ANY(events)
      )
      INSERT INTO deliveries (id, org_id, event_id, endpoint_id, event_type, status, attempts, created_at, next_attempt_at)
-     SELECT ($6::text[])[n], $2, $1, targets.id, $3, 'pending', 0, $4, $4
-       FROM targets WHERE n <= cardinality($6::text[]) ORDER BY n
+     SELECT COALESCE(($6::text[])[n], 'dlv_' || substr(md5(gen_random_uuid()::text), 1, 24)),
+            $2, $1, targets.id, $3, 'pending', 0, $4, $4
+       FROM targets ORDER BY n
      RETURNING id`;
 }
 
@@ -77,43 +82,25 @@ const RECORD_EVENT_WITH_SANDBOX: Statement = {
 };
 
 /**
- * Stores the event and one pending delivery per endpoint subscribed to its type right now, in one statement
- * (so atomic even outside a transaction, and one round trip on the hot path). The caller's transaction, when
- * there is one, also covers the sandbox move that caused the event. With more than 16 subscribed endpoints
- * later rounds follow, so such callers must pass a transaction.
+ * Stores the event and one pending delivery per endpoint subscribed to its type right now, in one statement:
+ * atomic without a transaction, and one round trip on the hot path. A caller's transaction, when there is one,
+ * also covers the sandbox move that caused the event.
  */
 export async function recordEvent(
-  tx: Queryable,
+  q: Queryable,
   input: NewEvent,
   statements?: PreparedStatements,
 ): Promise<RecordedEvent> {
   const id = newId('evt');
   const event = buildEvent(id, input);
   const body = JSON.stringify(event);
-  const mint = () => Array.from({length: IDS_PER_ROUND}, () => newId('dlv'));
+  const ids = Array.from({length: MINTED_IDS}, () => newId('dlv'));
   const sb = input.insertSandbox;
-  const params: unknown[] = [id, input.orgId, input.type, input.now, body, mint()];
+  const params: unknown[] = [id, input.orgId, input.type, input.now, body, ids];
   if (sb) params.push(sb.id, sb.name, sb.status, sb.desired_state, sb.last_error, sb.expires_at);
   const statement = sb ? RECORD_EVENT_WITH_SANDBOX : RECORD_EVENT;
-  const first = statements
-    ? await statements.run<{id: string}>(tx, statement, params)
-    : await tx.query<{id: string}>(statement.sql, params);
-  const deliveryIds = first.rows.map((r) => r.id);
-  // Rare: more endpoints than ids minted. Later rounds pick up where the previous one stopped, in the same order.
-  while (deliveryIds.length > 0 && deliveryIds.length % IDS_PER_ROUND === 0) {
-    const more = await tx.query<{id: string}>(
-      `WITH targets AS (
-         SELECT id, row_number() OVER (ORDER BY created_at, id) AS n
-           FROM webhook_endpoints WHERE org_id = $2 AND $3 = ANY(events)
-       )
-       INSERT INTO deliveries (id, org_id, event_id, endpoint_id, event_type, status, attempts, created_at, next_attempt_at)
-       SELECT ($6::text[])[n - $5], $2, $1, targets.id, $3, 'pending', 0, $4, $4
-         FROM targets WHERE n > $5 AND n <= $5 + cardinality($6::text[]) ORDER BY n
-       RETURNING id`,
-      [id, input.orgId, input.type, input.now, deliveryIds.length, mint()],
-    );
-    if (more.rows.length === 0) break;
-    deliveryIds.push(...more.rows.map((r) => r.id));
-  }
-  return {event, body, deliveryIds};
+  const stored = statements
+    ? await statements.run<{id: string}>(q, statement, params)
+    : await q.query<{id: string}>(statement.sql, params);
+  return {event, body, deliveryIds: stored.rows.map((r) => r.id)};
 }

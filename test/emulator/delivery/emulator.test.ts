@@ -208,6 +208,7 @@ describe('trigger through the control surface', () => {
     await e.control.advanceClock('1m');
     await waitFor(async () => (await count(ready.id)) === 0);
     expect((await e.db.query('SELECT id FROM events')).rows).toHaveLength(0);
+    expect((await e.db.query('SELECT delivery_id FROM delivery_attempts')).rows).toHaveLength(0);
   });
 });
 
