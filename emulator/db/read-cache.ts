@@ -20,8 +20,11 @@ export function trackWrites(db: Database, watchedTables: readonly string[]): Wri
   let generation = 0;
   const watched = new RegExp(`\\b(${watchedTables.join('|')})\\b`, 'i');
   const writesWatched = (sql: string) => !READ_ONLY.test(sql) && watched.test(sql);
-  const track = (q: Queryable['query'], onWrite: () => void): Queryable['query'] =>
-    async function query<T>(sql: string, params?: unknown[]) {
+  const track = <F extends (sql: string, ...rest: never[]) => Promise<unknown>>(
+    q: F,
+    onWrite: () => void,
+  ): F =>
+    async function tracked(sql: string, ...rest: never[]) {
       const writes = writesWatched(sql);
       // Bumped before and after: a read that overlaps the write, in either order, is never kept.
       if (writes) {
@@ -29,21 +32,34 @@ export function trackWrites(db: Database, watchedTables: readonly string[]): Wri
         onWrite();
       }
       try {
-        return await q<T>(sql, params);
+        return await q(sql, ...rest);
       } finally {
         if (writes) generation++;
       }
-    };
+    } as F;
+  // Scripts are tracked by their text like queries; a prepared statement they EXECUTE must not write a watched
+  // table (the delivery engine's write events, deliveries and attempts only).
+  const trackScript = (q: Queryable) =>
+    q.script ? {script: track(q.script.bind(q) as NonNullable<Queryable['script']>, () => undefined)} : {};
   return {
     kind: db.kind,
     get generation() {
       return generation;
     },
     query: track(db.query.bind(db), () => undefined),
+    ...trackScript(db),
     async transaction(fn) {
       let wrote = false;
       try {
-        return await db.transaction((tx) => fn({query: track(tx.query.bind(tx), () => (wrote = true))}));
+        return await db.transaction((tx) => {
+          const onWrite = () => {
+            wrote = true;
+          };
+          const script = tx.script
+            ? {script: track(tx.script.bind(tx) as NonNullable<Queryable['script']>, onWrite)}
+            : {};
+          return fn({query: track(tx.query.bind(tx), onWrite), ...script});
+        });
       } finally {
         // Its writes become visible to other readers only at commit.
         if (wrote) generation++;

@@ -1,0 +1,42 @@
+// The write tracker under the read cache sees writes made through scripts (the delivery engine's prepared
+// statements) as well as through queries, inside a transaction and outside one.
+import {afterAll, beforeAll, describe, expect, it} from 'vitest';
+import type {Database} from '../../../emulator/db/database.js';
+import {trackWrites} from '../../../emulator/db/read-cache.js';
+import {openTestDb} from '../delivery/helpers.js';
+
+let db: Database;
+beforeAll(async () => {
+  db = await openTestDb();
+});
+afterAll(async () => {
+  await db.close();
+});
+
+describe('tracking writes made through scripts', () => {
+  it('keeps scripts, and counts a script that writes a watched table but not one that reads it', async () => {
+    const tracked = trackWrites(db, ['orgs']);
+    const script = tracked.script;
+    expect(script).toBeDefined();
+    if (!script) return;
+    const before = tracked.generation;
+    const read = await script.call(tracked, "SELECT count(*)::int AS n FROM orgs WHERE name = 'x'");
+    expect(read.rows).toEqual([{n: 0}]);
+    expect(tracked.generation).toBe(before);
+    await script.call(tracked, "INSERT INTO orgs (id, name, created_at) VALUES ('org_script', 'x', now())");
+    expect(tracked.generation).toBeGreaterThan(before);
+  });
+
+  it('counts a watched write a transaction made through a script, and again once it commits', async () => {
+    const tracked = trackWrites(db, ['orgs']);
+    const before = tracked.generation;
+    let during = -1;
+    await tracked.transaction(async (tx) => {
+      expect(tx.script).toBeDefined();
+      await tx.script?.("UPDATE orgs SET name = 'y' WHERE id = 'org_script'");
+      during = tracked.generation;
+    });
+    expect(during).toBeGreaterThan(before);
+    expect(tracked.generation).toBeGreaterThan(during);
+  });
+});
