@@ -3,8 +3,8 @@ import {existsSync} from 'node:fs';
 import {mkdtemp, rm} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
-import {type Database, migrate, wrapPgPool, wrapPGlite} from './database.js';
-import {openPGlite} from './pglite.js';
+import {type Database, migrate, wrapPgPool} from './database.js';
+import {openPGliteThread} from './pglite-thread.js';
 import {copyTemplate, ensureTemplate, PGDATA} from './template.js';
 
 export interface StorageOptions {
@@ -44,8 +44,13 @@ export async function openStorage(options: StorageOptions): Promise<OpenedStorag
     const pgdata = join(scratch, PGDATA);
     try {
       await copyTemplate(await ensureTemplate(options.env), pgdata);
-      const db = wrapPGlite(await openPGlite(pgdata));
-      await migrate(db);
+      const db = await openPGliteThread(pgdata);
+      try {
+        await migrate(db);
+      } catch (err) {
+        await db.close().catch(() => undefined);
+        throw err;
+      }
       return {db, cleanup: () => rm(scratch, {recursive: true, force: true})};
     } catch (err) {
       await rm(scratch, {recursive: true, force: true});
@@ -58,7 +63,7 @@ export async function openStorage(options: StorageOptions): Promise<OpenedStorag
     await rm(pgdata, {recursive: true, force: true});
     await copyTemplate(await ensureTemplate(options.env), pgdata);
   }
-  const db = wrapPGlite(await openPGlite(pgdata));
+  const db = await openPGliteThread(pgdata);
   try {
     await migrate(db);
   } catch (err) {

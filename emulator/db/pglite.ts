@@ -7,7 +7,7 @@ import {setFlagsFromString} from 'node:v8';
 
 // 16 MB of shared buffers instead of PostgreSQL's 128 MB: the emulator's data is small, and this
 // roughly halves the resident memory of an idle emulator.
-const TUNING = ['-c', 'shared_buffers=16MB', '-c', 'max_connections=5'];
+export const TUNING = ['-c', 'shared_buffers=16MB', '-c', 'max_connections=5'];
 
 // V8 recompiles a WebAssembly function with its optimising compiler once it has run about this many
 // bytes of code (its default). Starting PostgreSQL runs thousands of functions a handful of times
@@ -42,7 +42,7 @@ const compiled: {module?: WebAssembly.Module} = {};
  * flags above only matter while a module compiles, and this compile is synchronous, so they are
  * changed for exactly that long and nothing else in the process sees them.
  */
-function pgliteWasmModule(): WebAssembly.Module {
+export function pgliteWasmModule(): WebAssembly.Module {
   if (compiled.module) return compiled.module;
   // The package does not export its files; the wasm lies beside its entry point.
   const entry = createRequire(import.meta.url).resolve('@electric-sql/pglite');

@@ -1,6 +1,7 @@
 // Hostile and malformed requests get clear 4xx answers in the error shape, never a crash or a 5xx.
 import {request as httpRequest} from 'node:http';
 import fc from 'fast-check';
+import {Agent} from 'undici';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {AuthFailureLimiter} from '../../emulator/auth/rate-limiter.js';
 import type {ManualClock} from '../../emulator/clock.js';
@@ -335,7 +336,16 @@ describe('fuzz', () => {
     // The requests reached past authentication and routing, not just the front door.
     for (const status of [200, 400, 401, 404, 405])
       expect(seen.get(status), `status ${status}`).toBeGreaterThan(0);
-    const alive = await fetch(`${em.apiUrl}/v1/org`, {headers: {authorization: `Bearer ${secret}`}});
-    expect(alive.status).toBe(200);
+    // On a new connection: an idle keep-alive one from before the fuzz may be closed by the server meanwhile.
+    const fresh = new Agent();
+    try {
+      const alive = await fetch(`${em.apiUrl}/v1/org`, {
+        headers: {authorization: `Bearer ${secret}`},
+        dispatcher: fresh,
+      } as RequestInit);
+      expect(alive.status).toBe(200);
+    } finally {
+      await fresh.close();
+    }
   }, 240_000);
 });

@@ -1,0 +1,213 @@
+// PGlite on a thread of its own. PostgreSQL compiled to WASM runs synchronously: on the main thread every
+// statement holds up the event loop, so HTTP (the API, the delivery lanes) and the database take turns on one
+// core. Here the database runs beside them; the main thread keeps a thin Database that posts each statement.
+//
+// PGlite is one session. A transaction therefore holds the session: statements from outside it wait until it
+// ends, as PGlite's own transaction() makes them wait, and the transaction's statements go straight through.
+import {createRequire} from 'node:module';
+import {Worker} from 'node:worker_threads';
+import type {Database, QueryResult, Queryable} from './database.js';
+import {pgliteWasmModule, TUNING} from './pglite.js';
+
+interface Reply {
+  id: number;
+  ok: boolean;
+  result?: QueryResult<unknown> & {command?: string};
+  error?: Record<string, unknown>;
+}
+
+// CommonJS, evaluated by the worker: it loads PGlite from the path the main thread resolved (an evaluated
+// worker has no module of its own to resolve from), opens the data dir with the module compiled on the main
+// thread, then answers each message in arrival order (PGlite queues statements first come, first served).
+const WORKER_SOURCE = `
+const {parentPort, workerData} = require('node:worker_threads');
+const {PGlite} = require(workerData.entry);
+const ERROR_FIELDS = ['code', 'detail', 'hint', 'severity', 'constraint', 'table', 'column', 'schema', 'position', 'routine'];
+const plainError = (err) => {
+  const out = {message: err && err.message ? String(err.message) : String(err), name: err && err.name ? String(err.name) : 'Error'};
+  for (const k of ERROR_FIELDS) if (err && err[k] !== undefined) out[k] = err[k];
+  return out;
+};
+const opening = PGlite.create(workerData.dataDir, {
+  pgliteWasmModule: workerData.module,
+  startParams: [...(PGlite.defaultStartParams || []), ...workerData.tuning],
+});
+opening.then(
+  () => parentPort.postMessage({id: 0, ok: true}),
+  (err) => parentPort.postMessage({id: 0, ok: false, error: plainError(err)}),
+);
+parentPort.on('message', async (m) => {
+  try {
+    const pg = await opening;
+    if (m.op === 'close') {
+      await pg.close();
+      parentPort.postMessage({id: m.id, ok: true});
+      parentPort.close();
+      return;
+    }
+    let result;
+    if (m.op === 'query') {
+      const r = await pg.query(m.sql, m.params);
+      result = {rows: r.rows, rowCount: r.affectedRows ?? r.rows.length};
+    } else {
+      const all = await pg.exec(m.sql);
+      const last = all[all.length - 1] || {rows: []};
+      result = {rows: last.rows, rowCount: last.affectedRows ?? last.rows.length, command: last.command};
+    }
+    parentPort.postMessage({id: m.id, ok: true, result});
+  } catch (err) {
+    parentPort.postMessage({id: m.id, ok: false, error: plainError(err)});
+  }
+});
+`;
+
+/** An Error with the fields PostgreSQL reported (code, constraint, …), as callers of the in-thread PGlite see. */
+function toError(fields: Record<string, unknown> | undefined): Error {
+  const {message, name, ...rest} = fields ?? {};
+  const err = Object.assign(new Error(String(message ?? 'database error')), rest);
+  if (typeof name === 'string' && name !== 'Error') err.name = name;
+  return err;
+}
+
+class ThreadDatabase implements Database {
+  readonly kind = 'pglite' as const;
+  readonly #worker: Worker;
+  readonly #pending = new Map<number, {resolve(r: Reply): void; reject(e: Error): void}>();
+  #nextId = 1;
+  #stopped: Error | undefined;
+  /** Settles when the transaction holding the session ends; undefined while none does. */
+  #held: Promise<void> | undefined;
+  #opened: Promise<void>;
+
+  constructor(dataDir: string) {
+    this.#worker = new Worker(WORKER_SOURCE, {
+      eval: true,
+      workerData: {
+        entry: createRequire(import.meta.url).resolve('@electric-sql/pglite'),
+        dataDir,
+        module: pgliteWasmModule(),
+        tuning: TUNING,
+      },
+    });
+    this.#opened = new Promise<void>((resolve, reject) => {
+      this.#pending.set(0, {
+        resolve: (r) => (r.ok ? resolve() : reject(toError(r.error))),
+        reject,
+      });
+    });
+    this.#worker.on('message', (reply: Reply) => {
+      const waiter = this.#pending.get(reply.id);
+      if (!waiter) return;
+      this.#pending.delete(reply.id);
+      waiter.resolve(reply);
+    });
+    this.#worker.on('error', (err) => this.#fail(err));
+    this.#worker.on('exit', (code) =>
+      this.#fail(new Error(`the database thread stopped (exit code ${code})`)),
+    );
+  }
+
+  opened(): Promise<void> {
+    return this.#opened;
+  }
+
+  #fail(err: Error): void {
+    this.#stopped ??= err;
+    for (const waiter of this.#pending.values()) waiter.reject(this.#stopped);
+    this.#pending.clear();
+  }
+
+  #send(op: 'query' | 'exec' | 'close', sql?: string, params?: unknown[]): Promise<Reply> {
+    if (this.#stopped) return Promise.reject(this.#stopped);
+    const id = this.#nextId++;
+    return new Promise<Reply>((resolve, reject) => {
+      this.#pending.set(id, {resolve, reject});
+      this.#worker.postMessage({id, op, sql, params});
+    });
+  }
+
+  async #run<T>(
+    op: 'query' | 'exec',
+    sql: string,
+    params?: unknown[],
+  ): Promise<QueryResult<T> & {command?: string}> {
+    const reply = await this.#send(op, sql, params);
+    if (!reply.ok) throw toError(reply.error);
+    return reply.result as QueryResult<T> & {command?: string};
+  }
+
+  /** Outside a transaction: waits while one holds the session. */
+  async #outside<T>(op: 'query' | 'exec', sql: string, params?: unknown[]): Promise<QueryResult<T>> {
+    while (this.#held) await this.#held;
+    const r = await this.#run<T>(op, sql, params);
+    return {rows: r.rows, rowCount: r.rowCount};
+  }
+
+  query<T>(sql: string, params?: unknown[]): Promise<QueryResult<T>> {
+    return this.#outside<T>('query', sql, params);
+  }
+
+  script<T>(sql: string): Promise<QueryResult<T>> {
+    return this.#outside<T>('exec', sql);
+  }
+
+  async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    while (this.#held) await this.#held;
+    let release: () => void = () => undefined;
+    this.#held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const tx: Queryable = {
+      query: async <R>(sql: string, params?: unknown[]) => {
+        const r = await this.#run<R>('query', sql, params);
+        return {rows: r.rows, rowCount: r.rowCount};
+      },
+      script: async <R>(sql: string) => {
+        const r = await this.#run<R>('exec', sql);
+        return {rows: r.rows, rowCount: r.rowCount};
+      },
+    };
+    try {
+      await this.#run('exec', 'BEGIN');
+      let result: T;
+      try {
+        result = await fn(tx);
+      } catch (err) {
+        await this.#run('exec', 'ROLLBACK').catch(() => undefined);
+        throw err;
+      }
+      // A transaction in which a statement failed ends in ROLLBACK whatever COMMIT asks for.
+      const end = await this.#run('exec', 'COMMIT');
+      if (end.command === 'ROLLBACK')
+        throw new Error('the transaction was rolled back: a statement in it failed');
+      return result;
+    } finally {
+      this.#held = undefined;
+      release();
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.#stopped) return;
+    while (this.#held) await this.#held;
+    try {
+      const reply = await this.#send('close');
+      if (!reply.ok) throw toError(reply.error);
+    } finally {
+      this.#stopped ??= new Error('the database is closed');
+      await this.#worker.terminate();
+    }
+  }
+}
+
+/** Opens the PGlite data dir at `dataDir` on its own thread. */
+export async function openPGliteThread(dataDir: string): Promise<Database> {
+  const db = new ThreadDatabase(dataDir);
+  try {
+    await db.opened();
+  } catch (err) {
+    await db.close().catch(() => undefined);
+    throw err;
+  }
+  return db;
+}

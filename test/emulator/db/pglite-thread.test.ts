@@ -1,0 +1,115 @@
+// The emulator's PGlite on its own thread: statements, errors, transactions and shutdown behave as they do with
+// PGlite in the same thread, since every repository is written against that behaviour.
+import {mkdtemp, rm, writeFile} from 'node:fs/promises';
+import {tmpdir} from 'node:os';
+import {join} from 'node:path';
+import {afterAll, beforeAll, describe, expect, it} from 'vitest';
+import type {Database} from '../../../emulator/db/database.js';
+import {openPGliteThread} from '../../../emulator/db/pglite-thread.js';
+import {copyTemplate, ensureTemplate, PGDATA} from '../../../emulator/db/template.js';
+
+let scratch: string;
+let db: Database;
+
+beforeAll(async () => {
+  scratch = await mkdtemp(join(tmpdir(), 'svc-thread-test-'));
+  await copyTemplate(await ensureTemplate(), join(scratch, PGDATA));
+  db = await openPGliteThread(join(scratch, PGDATA));
+  await db.query('CREATE TABLE t (id int PRIMARY KEY, at timestamptz, tags text[], ok boolean, n bigint)');
+});
+afterAll(async () => {
+  await db.close();
+  await rm(scratch, {recursive: true, force: true});
+});
+
+describe('PGlite on its own thread', () => {
+  it('returns rows with their types, and counts what a write touched', async () => {
+    const at = new Date('2030-01-02T03:04:05.678Z');
+    const inserted = await db.query('INSERT INTO t VALUES ($1, $2, $3, $4, $5), ($6, $2, $3, $4, $5)', [
+      1,
+      at,
+      ['a', 'b'],
+      true,
+      9_007_199_254_740_991n,
+      2,
+    ]);
+    expect(inserted.rowCount).toBe(2);
+    const r = await db.query<{id: number; at: Date; tags: string[]; ok: boolean; n: number}>(
+      'SELECT * FROM t WHERE id = $1',
+      [1],
+    );
+    expect(r.rows).toEqual([{id: 1, at, tags: ['a', 'b'], ok: true, n: 9_007_199_254_740_991}]);
+    const script = db.script;
+    expect(script).toBeDefined();
+    const last = await script?.call(db, 'SELECT 1 AS one; UPDATE t SET ok = false WHERE id <= 2');
+    expect(last?.rowCount).toBe(2);
+  });
+
+  it('reports a failed statement with the SQLSTATE and constraint PostgreSQL gave', async () => {
+    const err = await db.query('INSERT INTO t (id) VALUES (1)').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(Error);
+    expect(err).toMatchObject({code: '23505', constraint: 't_pkey'});
+    expect((err as Error).message).toMatch(/duplicate key/);
+    // The session is fine afterwards.
+    expect((await db.query('SELECT count(*)::int AS n FROM t')).rows).toEqual([{n: 2}]);
+  });
+
+  it('holds the session for a transaction: outside statements wait for its end and see only what it committed', async () => {
+    let outsideRan = false;
+    let outside: Promise<unknown> | undefined;
+    await db.transaction(async (tx) => {
+      await tx.query('INSERT INTO t (id) VALUES (10)');
+      outside = db.query('SELECT count(*)::int AS n FROM t WHERE id = 10').then((r) => {
+        outsideRan = true;
+        return r.rows;
+      });
+      // Give the outside statement every chance to run early.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(outsideRan).toBe(false);
+      await tx.query('INSERT INTO t (id) VALUES (11)');
+    });
+    expect(await outside).toEqual([{n: 1}]);
+  });
+
+  it('rolls back everything when the transaction throws, and when a statement in it failed', async () => {
+    await expect(
+      db.transaction(async (tx) => {
+        await tx.query('INSERT INTO t (id) VALUES (20)');
+        throw new Error('changed my mind');
+      }),
+    ).rejects.toThrow('changed my mind');
+    await expect(
+      db.transaction(async (tx) => {
+        await tx.query('INSERT INTO t (id) VALUES (21)');
+        await tx.query('INSERT INTO t (id) VALUES (1)').catch(() => undefined);
+      }),
+    ).rejects.toThrow(/rolled back/);
+    const r = await db.query<{id: number}>('SELECT id FROM t WHERE id IN (20, 21)');
+    expect(r.rows).toEqual([]);
+  });
+
+  it('refuses statements once closed, and a second close is harmless', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'svc-thread-close-'));
+    try {
+      await copyTemplate(await ensureTemplate(), join(dir, PGDATA));
+      const own = await openPGliteThread(join(dir, PGDATA));
+      expect((await own.query('SELECT 1 AS one')).rows).toEqual([{one: 1}]);
+      await own.close();
+      await expect(own.query('SELECT 1')).rejects.toThrow(/closed|stopped/);
+      await own.close();
+    } finally {
+      await rm(dir, {recursive: true, force: true});
+    }
+  });
+
+  it('fails to open a data dir that is not one, with PGlite reporting why', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'svc-thread-bad-'));
+    try {
+      const bad = join(dir, 'not-a-database');
+      await writeFile(bad, 'plain file');
+      await expect(openPGliteThread(bad)).rejects.toThrow();
+    } finally {
+      await rm(dir, {recursive: true, force: true});
+    }
+  });
+});
