@@ -14,6 +14,9 @@ export interface ClaimedDelivery {
   url: string;
   secretCiphertext: string;
   relay: boolean;
+  /** Its place in the endpoint's lane order (exclusive claims only): due time, then insertion order. */
+  dueAt?: Date;
+  seq?: number;
 }
 
 export interface ClaimOptions {
@@ -98,7 +101,7 @@ const CLAIM_EXCLUSIVE: Statement = {
         LIMIT (SELECT $4)
      )
      SELECT d.id, heads.endpoint_id, d.event_id, d.event_type, d.attempts, e.body, heads.url,
-            heads.secret_ciphertext, heads.relay
+            heads.secret_ciphertext, heads.relay, d.next_attempt_at, d.seq
        FROM heads
       CROSS JOIN LATERAL (
             SELECT d.id, d.event_id, d.event_type, d.attempts, d.next_attempt_at, d.seq FROM deliveries d
@@ -111,36 +114,41 @@ const CLAIM_EXCLUSIVE: Statement = {
 };
 
 /**
- * One statement, so one round trip and its own transaction: lock the due rows (skipping any another worker
- * holds), keep the first `perEndpoint` of each endpoint in order, lease those and return what sending needs.
+ * The next due deliveries of one endpoint after a given place in its lane order, for a lane that keeps going
+ * (exclusive use only): its own batch is still being sent, so the batch after it is read by keyset, and nothing
+ * of the current batch, recorded yet or not, comes back.
  */
-export async function claimDue(
-  db: Database,
-  statements: PreparedStatements,
-  o: ClaimOptions,
-): Promise<ClaimedDelivery[]> {
-  const claimed = await statements.run<{
-    id: string;
-    endpoint_id: string;
-    event_id: string;
-    event_type: string;
-    attempts: number;
-    rank?: string | number;
-    body: string;
-    url: string;
-    secret_ciphertext: string;
-    relay: boolean;
-  }>(
-    db,
-    o.exclusive ? CLAIM_EXCLUSIVE : CLAIM,
-    o.exclusive
-      ? [o.now, o.busyEndpoints, o.connectedRelays, o.lanes ?? o.limit, o.perEndpoint, o.limit]
-      : [o.now, o.realNow, o.busyEndpoints, o.connectedRelays, o.limit, o.leaseUntil, o.owner, o.perEndpoint],
-  );
-  // RETURNING has no order; restore the claim order so each endpoint's lane runs oldest first. The exclusive
-  // claim is a SELECT that comes ordered.
-  const rows = o.exclusive ? claimed.rows : claimed.rows.sort((a, b) => Number(a.rank) - Number(b.rank));
-  return rows.map((r) => ({
+const CLAIM_ENDPOINT_AFTER: Statement = {
+  name: 'svc_delivery_claim_endpoint_after',
+  types: ['text', 'timestamptz', 'timestamptz', 'bigint', 'int'],
+  sql: `SELECT d.id, d.endpoint_id, d.event_id, d.event_type, d.attempts, e.body, w.url, w.secret_ciphertext,
+            EXISTS (SELECT 1 FROM relay_endpoints r WHERE r.endpoint_id = w.id) AS relay, d.next_attempt_at, d.seq
+       FROM deliveries d
+       JOIN events e ON e.id = d.event_id
+       JOIN webhook_endpoints w ON w.id = d.endpoint_id
+      WHERE d.endpoint_id = (SELECT $1) AND d.status = 'pending' AND d.next_attempt_at <= (SELECT $2)
+        AND (d.next_attempt_at, d.seq) > ((SELECT $3), (SELECT $4))
+      ORDER BY d.next_attempt_at, d.seq
+      LIMIT (SELECT $5)`,
+};
+
+interface ClaimRow {
+  id: string;
+  endpoint_id: string;
+  event_id: string;
+  event_type: string;
+  attempts: number;
+  rank?: string | number;
+  body: string;
+  url: string;
+  secret_ciphertext: string;
+  relay: boolean;
+  next_attempt_at?: Date | string;
+  seq?: string | number;
+}
+
+function toClaimed(r: ClaimRow): ClaimedDelivery {
+  const claimed: ClaimedDelivery = {
     id: r.id,
     endpointId: r.endpoint_id,
     eventId: r.event_id,
@@ -150,7 +158,50 @@ export async function claimDue(
     url: r.url,
     secretCiphertext: r.secret_ciphertext,
     relay: r.relay,
-  }));
+  };
+  if (r.next_attempt_at !== undefined && r.seq !== undefined) {
+    claimed.dueAt = new Date(r.next_attempt_at);
+    claimed.seq = Number(r.seq);
+  }
+  return claimed;
+}
+
+/** Exclusive use only: up to `limit` due deliveries of one endpoint that come after `after` in its lane order. */
+export async function claimEndpointAfter(
+  db: Database,
+  statements: PreparedStatements,
+  o: {endpointId: string; now: Date; after: {dueAt: Date; seq: number}; limit: number},
+): Promise<ClaimedDelivery[]> {
+  const r = await statements.run<ClaimRow>(db, CLAIM_ENDPOINT_AFTER, [
+    o.endpointId,
+    o.now,
+    o.after.dueAt,
+    o.after.seq,
+    o.limit,
+  ]);
+  return r.rows.map(toClaimed);
+}
+
+/**
+ * One statement, so one round trip and its own transaction: lock the due rows (skipping any another worker
+ * holds), keep the first `perEndpoint` of each endpoint in order, lease those and return what sending needs.
+ */
+export async function claimDue(
+  db: Database,
+  statements: PreparedStatements,
+  o: ClaimOptions,
+): Promise<ClaimedDelivery[]> {
+  const claimed = await statements.run<ClaimRow>(
+    db,
+    o.exclusive ? CLAIM_EXCLUSIVE : CLAIM,
+    o.exclusive
+      ? [o.now, o.busyEndpoints, o.connectedRelays, o.lanes ?? o.limit, o.perEndpoint, o.limit]
+      : [o.now, o.realNow, o.busyEndpoints, o.connectedRelays, o.limit, o.leaseUntil, o.owner, o.perEndpoint],
+  );
+  // RETURNING has no order; restore the claim order so each endpoint's lane runs oldest first. The exclusive
+  // claim is a SELECT that comes ordered.
+  const rows = o.exclusive ? claimed.rows : claimed.rows.sort((a, b) => Number(a.rank) - Number(b.rank));
+  return rows.map(toClaimed);
 }
 
 export async function extendLease(db: Database, ids: string[], until: Date, owner: string): Promise<void> {

@@ -11,7 +11,7 @@
 // are SET LOCAL, so they end with the statement's implicit transaction (or the caller's transaction).
 import type {Database, QueryResult, Queryable} from '../db/database.js';
 
-export type ParamType = 'text' | 'int' | 'timestamptz' | 'text[]' | 'int[]' | 'timestamptz[]';
+export type ParamType = 'text' | 'int' | 'bigint' | 'timestamptz' | 'text[]' | 'int[]' | 'timestamptz[]';
 
 export interface Statement {
   /** A name unique within the session. */
@@ -92,11 +92,12 @@ export function literal(value: unknown, type: ParamType): string {
     return `'{${items.join(',').replaceAll("'", "''")}}'::${type}`;
   }
   switch (type) {
-    case 'int': {
+    case 'int':
+    case 'bigint': {
       const n = Number(value);
       if (!Number.isSafeInteger(n)) throw new TypeError(`not an integer: ${String(value)}`);
       // Parenthesised: `-2147483648::int` would cast before negating, and overflow.
-      return `(${n})::int`;
+      return `(${n})::${type}`;
     }
     case 'timestamptz': {
       const d = value instanceof Date ? value : new Date(String(value));

@@ -12,6 +12,7 @@ import {
   type AttemptRecord,
   type ClaimedDelivery,
   claimDue,
+  claimEndpointAfter,
   extendLease,
   nextDueAt,
   recordAttempts,
@@ -43,6 +44,8 @@ export interface DeliveryWorkerOptions {
   maxLanes?: number;
   /** Deliveries one lane takes per claim, sent one after another. */
   perEndpoint?: number;
+  /** Outcomes a lane hands to the writer at a time while it keeps sending. */
+  recordChunk?: number;
   claimLimit?: number;
   leaseMs?: number;
   /** Longest sleep without a known due time: picks up other processes' writes and expired leases. */
@@ -135,6 +138,7 @@ export class DeliveryWorker {
       | 'leaseMs'
       | 'idleMs'
       | 'vacuumEvery'
+      | 'recordChunk'
     >
   > &
     DeliveryWorkerOptions;
@@ -166,6 +170,7 @@ export class DeliveryWorker {
       maxResponseBytes: RESPONSE_BODY_LIMIT_BYTES,
       maxLanes: 16,
       perEndpoint: 128,
+      recordChunk: 32,
       claimLimit: 1024,
       leaseMs: 60_000,
       idleMs: 5_000,
@@ -351,18 +356,42 @@ export class DeliveryWorker {
   }
 
   async #runLane(endpointId: string, items: ClaimedDelivery[]): Promise<void> {
+    // Outcomes go to the writer in chunks while the lane keeps sending, so the database (on its own thread)
+    // records one chunk while the next is sent, rather than all lanes sending and then all lanes writing.
     const records: AttemptRecord[] = [];
+    const writes: Promise<void>[] = [];
+    const flush = () => {
+      const chunk = records.splice(0);
+      const written = this.#writer.write(chunk);
+      // Handled now, reported below: a rejection must not go unobserved while the lane is still sending.
+      written.catch(() => undefined);
+      writes.push(written.then(() => undefined));
+    };
     let unsent: string[] = [];
     let leaseUntil = Date.now() + this.#o.leaseMs;
     let sign: Signer | undefined;
     let target: URL | string | undefined;
     let dispatcher: Dispatcher | undefined;
+    // On a database this process owns, a lane whose batch was full reads the endpoint's next batch half-way
+    // through sending this one, and carries on with it: no pause for the loop's next claim between batches.
+    let batch = items;
+    let next: Promise<ClaimedDelivery[]> | undefined;
+    let i = 0;
     try {
-      for (let i = 0; i < items.length; i++) {
-        const item = items[i] as ClaimedDelivery;
+      for (; ; i++) {
+        if (i >= batch.length) {
+          if (!next) break;
+          const more = await next;
+          next = undefined;
+          if (more.length === 0) break;
+          batch = more;
+          i = 0;
+        }
+        if (!next && i === batch.length >> 1) next = this.#readAhead(endpointId, batch);
+        const item = batch[i] as ClaimedDelivery;
         const relay = this.#o.relay;
         if (this.#stopping || (item.relay && !relay?.isConnected(endpointId))) {
-          unsent = items.slice(i).map((d) => d.id);
+          unsent = batch.slice(i).map((d) => d.id);
           break;
         }
         // A lane may outlive its lease when receivers are slow; renew before an attempt could cross it.
@@ -370,7 +399,7 @@ export class DeliveryWorker {
           leaseUntil = Date.now() + this.#o.leaseMs;
           await extendLease(
             this.#o.db,
-            items.slice(i).map((d) => d.id),
+            batch.slice(i).map((d) => d.id),
             new Date(leaseUntil),
             this.#owner,
           );
@@ -421,22 +450,49 @@ export class DeliveryWorker {
                 signal: this.#shutdown.signal,
               });
         if (result.aborted) {
-          unsent = items.slice(i).map((d) => d.id);
+          unsent = batch.slice(i).map((d) => d.id);
           break;
         }
         records.push(this.#outcome(item, startedAt, result));
+        if (records.length >= this.#o.recordChunk) flush();
       }
     } catch (err) {
       this.#log(`delivery lane ${endpointId}: ${message(err)}`);
-      unsent = items.slice(records.length).map((d) => d.id);
+      // The item that failed was not recorded: it and the rest of the batch are handed back.
+      unsent = batch.slice(i).map((d) => d.id);
     }
+    flush();
+    const outcomes = await Promise.allSettled(writes);
+    const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+    // Unrecorded attempts are made again (after the lease runs out, or on the next claim here): at least once.
+    if (failed) this.#log(`could not record attempts of endpoint ${endpointId}: ${message(failed.reason)}`);
     try {
-      await this.#writer.write(records);
       if (!this.#o.exclusiveDatabase) await releaseLeases(this.#o.db, unsent, this.#owner);
     } catch (err) {
-      // The leases run out on their own and the deliveries are attempted again: at least once, never lost.
-      this.#log(`could not record ${records.length} attempt(s): ${message(err)}`);
+      this.#log(`could not hand back ${unsent.length} delivery(ies): ${message(err)}`);
     }
+  }
+
+  /** The endpoint's batch after `batch`, read while `batch` is sent; only for a full batch on an owned database. */
+  #readAhead(endpointId: string, batch: ClaimedDelivery[]): Promise<ClaimedDelivery[]> | undefined {
+    const last = batch[batch.length - 1];
+    if (
+      !this.#o.exclusiveDatabase ||
+      this.#stopping ||
+      batch.length < this.#o.perEndpoint ||
+      !last?.dueAt ||
+      last.seq === undefined
+    )
+      return undefined;
+    const ahead = claimEndpointAfter(this.#o.db, this.#statements, {
+      endpointId,
+      now: this.#o.clock.now(),
+      after: {dueAt: last.dueAt, seq: last.seq},
+      limit: this.#o.perEndpoint,
+    });
+    // Handled now; awaited (and reported) when the lane reaches it.
+    ahead.catch(() => undefined);
+    return ahead;
   }
 
   #outcome(item: ClaimedDelivery, startedAt: Date, result: AttemptResult): AttemptRecord {

@@ -300,6 +300,39 @@ describe.each([
     expect(maxInFlight).toBe(1);
   });
 
+  it('keeps order across batches when an endpoint has more due than one batch holds, each sent once', async () => {
+    const answers: string[] = [];
+    await endpointFor((q, res) => {
+      answers.push(q.headers['svc-event-id'] as string);
+      // Every fifth answer fails, so retries are scheduled while later batches are being read.
+      res.statusCode = answers.length % 5 === 0 ? 500 : 200;
+      res.end();
+    });
+    const expected: string[] = [];
+    for (let i = 0; i < 30; i++) {
+      const {event} = await sandboxes.create({orgId});
+      expected.push(event?.id as string);
+    }
+    // On a database it owns, the lane reads its later batches itself while sending: the read-ahead statement runs.
+    const readAheads = async () => {
+      const r = await db.query<{runs: string | number}>(
+        `SELECT generic_plans + custom_plans AS runs FROM pg_prepared_statements
+          WHERE name = 'svc_delivery_claim_endpoint_after'`,
+      );
+      return Number(r.rows[0]?.runs ?? 0);
+    };
+    const before = await readAheads();
+    const w = startWorker({exclusiveDatabase, perEndpoint: 4, recordChunk: 3});
+    await w.settled();
+    expect(answers).toEqual(expected);
+    expect((await readAheads()) > before).toBe(exclusiveDatabase);
+    const rows = await db.query<{status: string; attempts: number}>(
+      'SELECT status, attempts FROM deliveries ORDER BY seq',
+    );
+    expect(rows.rows.filter((r) => r.status === 'pending' && r.attempts === 1)).toHaveLength(6);
+    expect(rows.rows.filter((r) => r.status === 'succeeded' && r.attempts === 1)).toHaveLength(24);
+  });
+
   it('serves several endpoints at once', async () => {
     const arrivals: string[] = [];
     const held: (() => void)[] = [];
