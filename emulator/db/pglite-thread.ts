@@ -82,6 +82,8 @@ class ThreadDatabase implements Database {
   constructor(dataDir: string) {
     this.#worker = new Worker(WORKER_SOURCE, {
       eval: true,
+      // The source is CommonJS; a parent started with --input-type=module would make an evaluated worker ESM.
+      execArgv: process.execArgv.filter((arg) => !arg.startsWith('--input-type')),
       workerData: {
         entry: createRequire(import.meta.url).resolve('@electric-sql/pglite'),
         dataDir,

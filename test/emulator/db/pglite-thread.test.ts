@@ -1,8 +1,11 @@
 // The emulator's PGlite on its own thread: statements, errors, transactions and shutdown behave as they do with
 // PGlite in the same thread, since every repository is written against that behaviour.
+import {execFile} from 'node:child_process';
 import {mkdtemp, rm, writeFile} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
+import {fileURLToPath} from 'node:url';
+import {promisify} from 'node:util';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import type {Database} from '../../../emulator/db/database.js';
 import {openPGliteThread} from '../../../emulator/db/pglite-thread.js';
@@ -111,5 +114,18 @@ describe('PGlite on its own thread', () => {
     } finally {
       await rm(dir, {recursive: true, force: true});
     }
+  });
+
+  it('opens from a process started with --input-type=module (the built module, as a script would load it)', async () => {
+    const built = fileURLToPath(new URL('../../../dist/emulator/db/pglite-thread.js', import.meta.url));
+    const code = `
+      const {openPGliteThread} = await import(${JSON.stringify(built)});
+      const db = await openPGliteThread(${JSON.stringify(join(scratch, 'second', PGDATA))});
+      const r = await db.query('SELECT 41 + 1 AS n');
+      await db.close();
+      process.stdout.write(JSON.stringify(r.rows));`;
+    await copyTemplate(await ensureTemplate(), join(scratch, 'second', PGDATA));
+    const {stdout} = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', code]);
+    expect(JSON.parse(stdout)).toEqual([{n: 42}]);
   });
 });
