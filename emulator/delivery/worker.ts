@@ -361,11 +361,11 @@ export class DeliveryWorker {
     const records: AttemptRecord[] = [];
     const writes: Promise<void>[] = [];
     const flush = () => {
-      const chunk = records.splice(0);
-      const written = this.#writer.write(chunk);
+      if (records.length === 0) return;
+      const written = this.#writer.write(records.splice(0));
       // Handled now, reported below: a rejection must not go unobserved while the lane is still sending.
       written.catch(() => undefined);
-      writes.push(written.then(() => undefined));
+      writes.push(written);
     };
     let unsent: string[] = [];
     let leaseUntil = Date.now() + this.#o.leaseMs;
