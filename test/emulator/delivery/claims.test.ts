@@ -2,7 +2,7 @@
 import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest';
 import type {Database} from '../../../emulator/db/database.js';
 import {recordEvent} from '../../../emulator/delivery/events.js';
-import {claimDue, recordAttempts} from '../../../emulator/delivery/repository.js';
+import {claimDue, claimEndpointAfter, recordAttempts} from '../../../emulator/delivery/repository.js';
 import {INDEX_PLANS, literal, PreparedStatements} from '../../../emulator/delivery/statements.js';
 import {createVault} from '../../../emulator/vault.js';
 import {openTestDb, resetDb, seedEndpoint, seedOrg, testVaultKey} from './helpers.js';
@@ -138,6 +138,12 @@ describe('plans made while the tables are nearly empty', () => {
     // Plans are made now, against three endpoints and no deliveries at all.
     for (let i = 0; i < 6; i++) {
       await claim(statements, {lanes: 3, perEndpoint: 10, limit: 100});
+      await claimEndpointAfter(db, statements, {
+        endpointId: endpoints[0] as string,
+        now: START,
+        after: {dueAt: START, seq: i},
+        limit: 10,
+      });
       await recordAttempts(db, statements, [
         {
           deliveryId: `dlv_missing${i}`,
@@ -177,7 +183,12 @@ describe('plans made while the tables are nearly empty', () => {
       'svc_delivery_claim_by_endpoint',
       `${literal(new Date(START.getTime() + 60_000), 'timestamptz')}, '{}'::text[], '{}'::text[], 3, 10, 30`,
     );
-    for (const plan of [record, claimPlan]) {
+    const readAhead = await cachedPlan(
+      'svc_delivery_claim_endpoint_after',
+      `${literal(endpoints[0], 'text')}, ${literal(START, 'timestamptz')}, ${literal(START, 'timestamptz')}, ` +
+        `${literal(5, 'bigint')}, ${literal(10, 'int')}`,
+    );
+    for (const plan of [record, claimPlan, readAhead]) {
       expect(plan).toMatch(/Index (Only )?Scan using deliveries_/);
       expect(plan).not.toMatch(/Seq Scan on deliveries/);
     }
