@@ -11,6 +11,7 @@ import type {AppEnv, EmulatorApp, EmulatorContext} from '../context.js';
 import {endpointRecord, keyRecord, LimitError} from '../db/repositories.js';
 import {conflict, HttpError, invalidRequest, notFound} from '../http-error.js';
 import {safeEqual} from '../auth/hash.js';
+import {readJsonBody} from '../delivery/read-json.js';
 import {clientAddress} from '../net/client-address.js';
 import {checkEndpointUrl, resolveAndCheck} from '../net/endpoint-url.js';
 
@@ -49,27 +50,9 @@ const CreateWebhookBody = z.strictObject({
 });
 const ClockBody = z.union([z.strictObject({advance: z.string()}), z.strictObject({set: z.string()})]);
 
-async function readJson<T>(c: Context, schema: z.ZodType<T>): Promise<T> {
-  let body: unknown;
-  try {
-    body = await c.req.json();
-  } catch {
-    throw invalidRequest('the request body must be a JSON object');
-  }
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-    throw invalidRequest('the request body must be a JSON object');
-  }
-  const parsed = schema.safeParse(body);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const message =
-      issue?.code === 'unrecognized_keys'
-        ? `unknown field ${issue.keys.map((k) => JSON.stringify(k)).join(', ')}`
-        : (issue?.message ?? 'invalid request body');
-    throw invalidRequest(message);
-  }
-  return parsed.data;
-}
+/** Control-surface bodies: problems are named without the field path, as these routes always have. */
+const readJson = <T>(c: Context, schema: z.ZodType<T>): Promise<T> =>
+  readJsonBody(c, schema, {fieldPaths: false});
 
 export function registerControlRoutes(app: EmulatorApp, ctx: EmulatorContext): void {
   app.use('/_emulator/*', adminAuth(ctx));

@@ -3,7 +3,18 @@ import type {Context} from 'hono';
 import type {z} from 'zod';
 import {invalidRequest} from '../http-error.js';
 
-export async function readJsonBody<T>(c: Context, schema: z.ZodType<T>, emptyAllowed = false): Promise<T> {
+export interface ReadJsonOptions {
+  /** An empty body reads as `{}`. */
+  emptyAllowed?: boolean;
+  /** Problems are prefixed with the path of the field they are in (`url: …`). */
+  fieldPaths?: boolean;
+}
+
+export async function readJsonBody<T>(
+  c: Context,
+  schema: z.ZodType<T>,
+  {emptyAllowed = false, fieldPaths = true}: ReadJsonOptions = {},
+): Promise<T> {
   let body: unknown;
   const text = await c.req.text();
   if (text.trim() === '' && emptyAllowed) body = {};
@@ -24,7 +35,7 @@ export async function readJsonBody<T>(c: Context, schema: z.ZodType<T>, emptyAll
       issue?.code === 'unrecognized_keys'
         ? `unknown field ${issue.keys.map((k) => JSON.stringify(k)).join(', ')}`
         : issue
-          ? `${issue.path.length ? `${issue.path.join('.')}: ` : ''}${issue.message}`
+          ? `${fieldPaths && issue.path.length ? `${issue.path.join('.')}: ` : ''}${issue.message}`
           : 'invalid request body';
     throw invalidRequest(message);
   }

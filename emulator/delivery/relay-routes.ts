@@ -42,7 +42,7 @@ const ReportBody = z.strictObject({
 
 export function registerRelayRoutes(app: EmulatorApp, ctx: EmulatorContext, hub: RelayHub): void {
   app.post('/_emulator/relay', async (c) => {
-    const body = await readJsonBody(c, RegisterBody, true);
+    const body = await readJsonBody(c, RegisterBody, {emptyAllowed: true});
     if (!ctx.vault.available) {
       throw new HttpError(
         503,

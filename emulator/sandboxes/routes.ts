@@ -56,7 +56,7 @@ export function registerSandboxRoutes(
   sandboxes: () => SandboxService,
 ): void {
   app.post('/_emulator/sandboxes', async (c) => {
-    const body = await readJsonBody(c, CreateBody, true);
+    const body = await readJsonBody(c, CreateBody, {emptyAllowed: true});
     let expiresInMs: number | undefined;
     if (body.expires_in !== undefined) {
       expiresInMs = parseDuration(body.expires_in);
@@ -90,7 +90,7 @@ export function registerSandboxRoutes(
         `no such sandbox action; use one of ${SANDBOX_ACTIONS.filter((a) => a !== 'expire').join(', ')}`,
       );
     }
-    const body = await readJsonBody(c, ActionBody, true);
+    const body = await readJsonBody(c, ActionBody, {emptyAllowed: true});
     const result = await handled(() =>
       sandboxes().act(id, action as SandboxAction, {lastError: body.last_error}),
     );
