@@ -1,0 +1,148 @@
+// The service's definitions, each in one place: identifier shapes, allowed values, limits, error codes.
+// The zod schemas, the emulator, the client, the receiver library and the CLI import them from here. This
+// module loads nothing (no zod, no node: modules), so the receiver library and the CLI's start-up stay lean.
+
+// ---- Identifiers and secrets ----------------------------------------------------------------------------
+
+/** Every public id is a prefix, an underscore and 24 base62 characters. */
+export const ID_BODY_LENGTH = 24;
+export const ID_PREFIXES = {
+  org: 'org',
+  apiKey: 'key',
+  webhookEndpoint: 'we',
+  event: 'evt',
+  delivery: 'dlv',
+  sandbox: 'sbx',
+  user: 'usr',
+} as const;
+export type IdKind = keyof typeof ID_PREFIXES;
+export type IdPrefix = (typeof ID_PREFIXES)[IdKind];
+
+const idShape = (prefix: IdPrefix) => new RegExp(`^${prefix}_[0-9A-Za-z]{${ID_BODY_LENGTH}}$`);
+/** The exact shape of each kind of id: a path segment that does not match names no record. */
+export const ID_PATTERNS: Readonly<Record<IdKind, RegExp>> = Object.freeze({
+  org: idShape('org'),
+  apiKey: idShape('key'),
+  webhookEndpoint: idShape('we'),
+  event: idShape('evt'),
+  delivery: idShape('dlv'),
+  sandbox: idShape('sbx'),
+  user: idShape('usr'),
+});
+/** Any id of the service. */
+export const ANY_ID_PATTERN = new RegExp(
+  `^(${Object.values(ID_PREFIXES).join('|')})_[0-9A-Za-z]{${ID_BODY_LENGTH}}$`,
+);
+
+export function isId(kind: IdKind, value: unknown): value is string {
+  return typeof value === 'string' && ID_PATTERNS[kind].test(value);
+}
+
+/** An API key secret: `svc_` and 40 base62 characters; only its SHA-256 is stored. */
+export const API_KEY_SECRET_PREFIX = 'svc_';
+export const API_KEY_SECRET_BODY_LENGTH = 40;
+export const API_KEY_SECRET_PATTERN = /^svc_[0-9A-Za-z]{40}$/;
+/** The part of a key secret shown in lists: its first 8 characters. */
+export const API_KEY_PREFIX_LENGTH = 8;
+/** A signing secret: `whsec_` and the base64 of 32 random bytes. */
+export const SIGNING_SECRET_PREFIX = 'whsec_';
+export const SIGNING_SECRET_BYTES = 32;
+
+// ---- Allowed values -------------------------------------------------------------------------------------
+
+/** The event types an endpoint can subscribe to. */
+export const EVENT_TYPES = ['sandbox.ready', 'sandbox.stopped', 'sandbox.error', 'sandbox.expired'] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/** Key expiry choices at creation, in days, or never. */
+export const KEY_EXPIRY_CHOICES = ['30', '90', '365', 'never'] as const;
+export type KeyExpiryChoice = (typeof KEY_EXPIRY_CHOICES)[number];
+
+/** The states of an API key. */
+export const API_KEY_STATUSES = ['active', 'revoked', 'expired'] as const;
+export type ApiKeyStatus = (typeof API_KEY_STATUSES)[number];
+
+/** The states of a delivery: pending until a 2xx answer (succeeded) or the last failed attempt (failed). */
+export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+/** What made an attempt: the retry schedule, or a person asking for a resend. */
+export const ATTEMPT_TRIGGERS = ['scheduled', 'manual'] as const;
+export type AttemptTrigger = (typeof ATTEMPT_TRIGGERS)[number];
+
+/** Sandbox statuses the emulator models (the service names running, stopped, error and a standby state). */
+export const SANDBOX_STATUSES = ['running', 'stopped', 'error', 'standby', 'deleting'] as const;
+export type SandboxStatus = (typeof SANDBOX_STATUSES)[number];
+
+/** The moves of a sandbox the emulator can make; each may emit an event. */
+export const SANDBOX_ACTIONS = [
+  'resume',
+  'fork',
+  'stop',
+  'quota-exhausted',
+  'disk-limit',
+  'crash',
+  'fail',
+  'standby',
+  'wake',
+  'expire',
+] as const;
+export type SandboxAction = (typeof SANDBOX_ACTIONS)[number];
+
+/** The roles of a person in an org. */
+export const ORG_ROLES = ['owner', 'admin'] as const;
+export type OrgRole = (typeof ORG_ROLES)[number];
+
+// ---- Limits ---------------------------------------------------------------------------------------------
+
+/** An org may hold at most this many active keys; revoked and expired ones do not count. */
+export const MAX_ACTIVE_KEYS_PER_ORG = 25;
+/** An org may register at most this many webhook endpoints. */
+export const MAX_ENDPOINTS_PER_ORG = 10;
+/** An endpoint URL is at most this many characters. */
+export const MAX_ENDPOINT_URL_LENGTH = 2048;
+/** An endpoint description is at most this many characters. */
+export const MAX_ENDPOINT_DESCRIPTION_LENGTH = 200;
+/** The deliveries list returns at most this many, newest first. */
+export const MAX_DELIVERIES_LISTED = 100;
+/** Events and deliveries are kept this long. */
+export const RETENTION_MS = 30 * 86_400_000;
+/** An attempt succeeds only on a 2xx answer within this time. */
+export const DELIVERY_TIMEOUT_MS = 10_000;
+/** Waits after failed attempts 1..8 (30 s, 2 min, 10 min, 30 min, 1 h, 3 h, 6 h, 12 h); the ninth failure is final. */
+export const RETRY_WAITS_MS: readonly number[] = Object.freeze([
+  30_000, 120_000, 600_000, 1_800_000, 3_600_000, 10_800_000, 21_600_000, 43_200_000,
+]);
+/** Attempts per delivery, the first included. */
+export const MAX_DELIVERY_ATTEMPTS = RETRY_WAITS_MS.length + 1;
+/** A receiver rejects signature timestamps further than this from its clock, in either direction. */
+export const SIGNATURE_TOLERANCE_SECONDS = 300;
+/** Bytes of a receiver's answer kept per attempt (emulator and relay). */
+export const RESPONSE_BODY_LIMIT_BYTES = 4096;
+
+// Limits of this project's own surfaces (the service leaves them open).
+
+/** Longest key name, org name, sandbox name and similar short text. */
+export const MAX_NAME_LENGTH = 100;
+/** Longest email address (RFC 5321). */
+export const MAX_EMAIL_LENGTH = 320;
+/** Longest API address a client accepts. */
+export const MAX_API_URL_LENGTH = 2048;
+
+// ---- Errors ---------------------------------------------------------------------------------------------
+
+/** The error codes of `{"error": {"code", "message"}}` bodies and the HTTP status each goes with. */
+export const ERROR_STATUS = {
+  invalid_request: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  conflict: 409,
+  payload_too_large: 413,
+  rate_limited: 429,
+  internal: 500,
+  vault_unavailable: 503,
+} as const;
+export type ErrorCode = keyof typeof ERROR_STATUS;
+export const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
