@@ -117,6 +117,8 @@ export const RETRY_WAITS_MS: readonly number[] = Object.freeze([
 export const MAX_DELIVERY_ATTEMPTS = RETRY_WAITS_MS.length + 1;
 /** A receiver rejects signature timestamps further than this from its clock, in either direction. */
 export const SIGNATURE_TOLERANCE_SECONDS = 300;
+/** Largest request body the receiver integrations read before answering 413 (events are a few kB). */
+export const RECEIVER_MAX_BODY_BYTES = 1_048_576;
 /** Bytes of a receiver's answer kept per attempt (emulator and relay). */
 export const RESPONSE_BODY_LIMIT_BYTES = 4096;
 
