@@ -17,6 +17,8 @@ import KeysList from '../commands/keys/list.js';
 import Listen from '../commands/listen.js';
 import Login from '../commands/login.js';
 import Logout from '../commands/logout.js';
+import Mcp from '../commands/mcp/index.js';
+import McpConfig from '../commands/mcp/config.js';
 import Org from '../commands/org.js';
 import Trigger from '../commands/trigger.js';
 import WebhooksDeliveries from '../commands/webhooks/deliveries.js';
@@ -41,6 +43,8 @@ export const COMMANDS = {
   listen: Listen,
   login: Login,
   logout: Logout,
+  mcp: Mcp,
+  'mcp:config': McpConfig,
   org: Org,
   trigger: Trigger,
   'webhooks:deliveries': WebhooksDeliveries,

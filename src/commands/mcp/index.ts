@@ -1,0 +1,21 @@
+import {BaseCommand} from '../../lib/base-command.js';
+
+export default class Mcp extends BaseCommand {
+  static override summary = 'Serve the org (keys, webhook endpoints, deliveries) to an MCP client over stdio';
+  static override description =
+    'Read-only, like an API key. The key comes from SVC_API_KEY or `svc login`, never from the client ' +
+    'configuration; `svc mcp config --client …` prints the snippet to register it.';
+  static override examples = ['<%= config.bin %> mcp', '<%= config.bin %> mcp config --client claude'];
+  // stdout belongs to the protocol: there is no --json, and nothing else may print there.
+  static override enableJsonFlag = false;
+
+  async run() {
+    await this.parse(Mcp);
+    // Anything that logs through console.log (a dependency, a warning) goes to stderr instead.
+    console.log = console.error;
+    console.info = console.error;
+    console.debug = console.error;
+    const {serveMcp} = await import('../../services/mcp/serve.js');
+    await serveMcp({env: process.env, version: this.config.version});
+  }
+}

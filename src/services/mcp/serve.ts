@@ -1,0 +1,35 @@
+// Runs the MCP server on stdin/stdout until the client closes stdin. stdout carries protocol only.
+import type {Readable, Writable} from 'node:stream';
+import {openSession} from '../../auth/session.js';
+import {fetchDeliveryDetail} from './delivery-detail.js';
+import {createMcpServer} from './server.js';
+
+export interface ServeMcpOptions {
+  env: NodeJS.ProcessEnv;
+  version: string;
+  stdin?: Readable;
+  stdout?: Writable;
+}
+
+/** Calls of an agent should fail fast: one retry, ten seconds per attempt. */
+const CLIENT_SETTINGS = {retries: 1, timeoutMs: 10_000};
+
+export async function serveMcp(options: ServeMcpOptions): Promise<void> {
+  const {env} = options;
+  const server = await createMcpServer({
+    version: options.version,
+    openSession: () => openSession({env, client: CLIENT_SETTINGS}),
+    deliveryDetail: (session, orgId, deliveryId) =>
+      fetchDeliveryDetail({apiUrl: session.credentials.apiUrl, orgId, deliveryId, env}),
+  });
+  const {StdioServerTransport} = await import('@modelcontextprotocol/sdk/server/stdio.js');
+  const stdin = options.stdin ?? process.stdin;
+  const transport = new StdioServerTransport(stdin, options.stdout ?? process.stdout);
+  const closed = new Promise<void>((resolve) => {
+    server.server.onclose = () => resolve();
+  });
+  await server.connect(transport);
+  // The client ends the session by closing our stdin.
+  stdin.once('end', () => void server.close());
+  await closed;
+}

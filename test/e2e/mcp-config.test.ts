@@ -1,0 +1,58 @@
+// `svc mcp config`: a snippet per client that references the login or the environment, never a key.
+import {describe, expect, it} from 'vitest';
+import {runCli} from '../helpers/run-cli.js';
+
+const KEY = `svc_${'k'.repeat(40)}`;
+const env = {
+  SVC_API_KEY: KEY,
+  SVC_API_URL: 'http://127.0.0.1:4010',
+  SVC_CONFIG_DIR: '/nonexistent-svc-config',
+};
+
+describe('svc mcp config', {timeout: 60_000}, () => {
+  it('prints a pasteable JSON snippet on stdout and where it goes on stderr', async () => {
+    const r = await runCli(['mcp', 'config', '--client', 'claude'], {env});
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({mcpServers: {svc: {command: 'svc', args: ['mcp']}}});
+    expect(r.stderr).toMatch(/Add this to \.mcp\.json/);
+    expect(r.stderr).toMatch(/svc login/);
+  });
+
+  it.each([
+    ['claude', {mcpServers: {svc: {command: 'svc', args: ['mcp'], env: {SVC_API_KEY: '${SVC_API_KEY:-}'}}}}],
+    [
+      'cursor',
+      {mcpServers: {svc: {command: 'svc', args: ['mcp'], env: {SVC_API_KEY: '${env:SVC_API_KEY}'}}}},
+    ],
+    [
+      'vscode',
+      {
+        servers: {
+          svc: {type: 'stdio', command: 'svc', args: ['mcp'], env: {SVC_API_KEY: '${env:SVC_API_KEY}'}},
+        },
+      },
+    ],
+  ])('--key-from env for %s references the variable, never its value', async (client, expected) => {
+    const r = await runCli(['mcp', 'config', '--client', client, '--key-from', 'env', '--json'], {env});
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out).toMatchObject({client, format: 'json', key_source: 'env', config: expected});
+    expect(JSON.parse(out.text)).toEqual(out.config);
+    expect(r.stdout + r.stderr).not.toContain(KEY);
+  });
+
+  it('writes TOML for codex, forwarding the variables by name', async () => {
+    const r = await runCli(['mcp', 'config', '--client', 'codex', '--key-from', 'env'], {env});
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(
+      '[mcp_servers.svc]\ncommand = "svc"\nargs = ["mcp"]\nenv_vars = ["SVC_API_KEY", "SVC_API_URL"]\n',
+    );
+    expect(r.stdout + r.stderr).not.toContain(KEY);
+  });
+
+  it('refuses an unknown client with a usage error that lists the choices', async () => {
+    const r = await runCli(['mcp', 'config', '--client', 'emacs'], {env});
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/claude, cursor, vscode, codex/);
+  });
+});

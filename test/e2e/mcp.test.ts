@@ -1,0 +1,366 @@
+// `svc mcp` driven over stdio by the MCP SDK's own client, against a real emulator on loopback.
+import {mkdtemp, rm} from 'node:fs/promises';
+import {createServer, request as httpRequest, type Server} from 'node:http';
+import type {AddressInfo} from 'node:net';
+import {tmpdir} from 'node:os';
+import {join} from 'node:path';
+import {Client} from '@modelcontextprotocol/sdk/client/index.js';
+import {StdioClientTransport} from '@modelcontextprotocol/sdk/client/stdio.js';
+import type {CallToolResult} from '@modelcontextprotocol/sdk/types.js';
+import {afterAll, beforeAll, describe, expect, it} from 'vitest';
+import {type RunningEmulator, startEmulator} from '../../emulator/index.js';
+import {writeRuntimeFile} from '../../emulator/runtime-file.js';
+import {waitFor} from '../emulator/delivery/helpers.js';
+import {BIN, runCli} from '../helpers/run-cli.js';
+
+let emu: RunningEmulator;
+let receiver: Server;
+let front: Server;
+let apiUrl: string;
+let emulatorDir: string;
+let configDir: string;
+let secret: string;
+let keyId: string;
+let okHook: string;
+let failingHook: string;
+const outputs: string[] = [];
+
+/**
+ * The emulator's delivery detail route, GET /_emulator/deliveries/:id, is being added separately; until
+ * it lands this front answers it from the emulator's tables in the same shape and passes every other
+ * request through, so the tool is tested against the shape it will read.
+ */
+async function detailStub(req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) {
+  const id = /^\/_emulator\/deliveries\/([^/?]+)$/.exec(req.url ?? '')?.[1];
+  if (req.headers.authorization !== `Bearer ${emu.adminToken}`) {
+    res.writeHead(401, {'content-type': 'application/json'});
+    res.end('{"error":{"code":"unauthorized","message":"admin token required"}}');
+    return;
+  }
+  const d = await emu.db.query<Record<string, unknown>>(
+    `SELECT d.id, d.event_id, d.event_type, d.status, d.attempts, d.created_at, d.last_attempt_at,
+            d.next_attempt_at, d.last_status_code, e.body
+       FROM deliveries d JOIN events e ON e.id = d.event_id WHERE d.id = $1`,
+    [id],
+  );
+  const row = d.rows[0];
+  if (!row) {
+    res.writeHead(404, {'content-type': 'application/json'});
+    res.end('{"error":{"code":"not_found","message":"no such delivery"}}');
+    return;
+  }
+  const iso = (v: unknown) => (v == null ? null : new Date(v as string).toISOString());
+  const attempts = await emu.db.query<Record<string, unknown>>(
+    'SELECT * FROM delivery_attempts WHERE delivery_id = $1 ORDER BY attempt',
+    [id],
+  );
+  const {body, ...delivery} = row;
+  res.writeHead(200, {'content-type': 'application/json'});
+  res.end(
+    JSON.stringify({
+      delivery: {
+        ...delivery,
+        created_at: iso(delivery.created_at),
+        last_attempt_at: iso(delivery.last_attempt_at),
+        next_attempt_at: iso(delivery.next_attempt_at),
+      },
+      event: JSON.parse(body as string),
+      attempts: attempts.rows.map((a) => ({
+        attempt: a.attempt,
+        started_at: iso(a.started_at),
+        signature_t: Math.floor(new Date(a.started_at as string).getTime() / 1000),
+        trigger: a.trigger,
+        status_code: a.status_code,
+        error: a.error,
+        duration_ms: a.duration_ms,
+        response_body: a.response_body,
+      })),
+    }),
+  );
+}
+
+function startFront(): Promise<Server> {
+  const target = new URL(emu.apiUrl);
+  const server = createServer((req, res) => {
+    if (req.method === 'GET' && req.url?.startsWith('/_emulator/deliveries/')) {
+      void detailStub(req, res);
+      return;
+    }
+    const upstream = httpRequest(
+      {host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers},
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
+    upstream.on('error', () => res.destroy());
+    req.pipe(upstream);
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
+
+beforeAll(async () => {
+  emu = await startEmulator({port: 0, inMemory: true, allowLocalEndpoints: true});
+  receiver = createServer((req, res) => {
+    req.resume();
+    res.writeHead(req.url === '/fail' ? 500 : 200, {'content-type': 'text/plain'});
+    res.end(req.url === '/fail' ? 'database is down' : 'ok');
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+  okHook = (await emu.control.createWebhook({url: `${base}/ok`, events: ['sandbox.ready']})).id;
+  failingHook = (await emu.control.createWebhook({url: `${base}/fail`, events: ['sandbox.ready']})).id;
+  const key = await emu.control.createKey({name: 'agent', created_by: 'mcp@example.com'});
+  secret = key.secret;
+  keyId = key.id;
+  await emu.control.trigger({type: 'sandbox.ready'});
+  const api = (path: string) =>
+    fetch(`${emu.apiUrl}${path}`, {headers: {authorization: `Bearer ${secret}`}}).then((r) => r.json());
+  await waitFor(async () => {
+    const [ok, failing] = await Promise.all([
+      api(`/v1/webhooks/${okHook}/deliveries`),
+      api(`/v1/webhooks/${failingHook}/deliveries`),
+    ]);
+    return ok.data[0]?.status === 'succeeded' && failing.data[0]?.attempts === 1;
+  });
+
+  front = await startFront();
+  apiUrl = `http://127.0.0.1:${(front.address() as AddressInfo).port}`;
+  emulatorDir = await mkdtemp(join(tmpdir(), 'svc-mcp-emu-'));
+  await writeRuntimeFile(emulatorDir, {
+    api_url: apiUrl,
+    account_url: `${apiUrl}/account`,
+    admin_token: emu.adminToken,
+    pid: process.pid,
+    data_dir: emulatorDir,
+  });
+  configDir = await mkdtemp(join(tmpdir(), 'svc-mcp-config-'));
+}, 60_000);
+
+afterAll(async () => {
+  front?.closeAllConnections();
+  await new Promise((resolve) => front?.close(resolve));
+  await emu?.stop();
+  receiver?.closeAllConnections();
+  await new Promise((resolve) => receiver?.close(resolve));
+  await rm(emulatorDir, {recursive: true, force: true});
+  await rm(configDir, {recursive: true, force: true});
+  // The key must not appear in anything the server wrote, on stdout (tool results) or stderr.
+  expect(outputs.length).toBeGreaterThan(5);
+  for (const text of outputs) expect(text).not.toContain(secret);
+});
+
+interface Connected {
+  client: Client;
+  stderr: () => string;
+  protocolErrors: Error[];
+  close: () => Promise<void>;
+}
+
+async function connect(env: Record<string, string>): Promise<Connected> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN, 'mcp'],
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      NO_COLOR: '1',
+      SVC_CONFIG_DIR: configDir,
+      SVC_EMULATOR_DATA_DIR: emulatorDir,
+      ...env,
+    },
+    stderr: 'pipe',
+  });
+  let stderr = '';
+  transport.stderr?.on('data', (d) => {
+    stderr += d;
+  });
+  const protocolErrors: Error[] = [];
+  const client = new Client({name: 'svc-test', version: '1.0.0'});
+  client.onerror = (err) => protocolErrors.push(err);
+  await client.connect(transport);
+  return {
+    client,
+    stderr: () => stderr,
+    protocolErrors,
+    close: async () => {
+      await client.close();
+      outputs.push(stderr);
+    },
+  };
+}
+
+async function call(c: Connected, name: string, args: Record<string, unknown> = {}): Promise<CallToolResult> {
+  const result = (await c.client.callTool({name, arguments: args})) as CallToolResult;
+  outputs.push(JSON.stringify(result));
+  return result;
+}
+
+function text(result: CallToolResult): string {
+  return result.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
+}
+
+describe('svc mcp with SVC_API_KEY', {timeout: 60_000}, () => {
+  let c: Connected;
+  beforeAll(async () => {
+    c = await connect({SVC_API_KEY: secret, SVC_API_URL: apiUrl});
+  });
+  afterAll(async () => {
+    await c?.close();
+  });
+
+  it('lists five read-only tools, each with a description, an input schema and an output schema', async () => {
+    const {tools} = await c.client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual([
+      'get_delivery_attempts',
+      'get_org',
+      'list_api_keys',
+      'list_deliveries',
+      'list_webhook_endpoints',
+    ]);
+    for (const tool of tools) {
+      expect(tool.description?.length).toBeGreaterThan(40);
+      expect(tool.inputSchema.type).toBe('object');
+      expect(tool.outputSchema?.type).toBe('object');
+      expect(tool.annotations?.readOnlyHint).toBe(true);
+      // No tool takes a key.
+      for (const name of Object.keys(tool.inputSchema.properties ?? {})) {
+        expect(name).not.toMatch(/key|token|secret|auth/i);
+      }
+    }
+    const deliveries = tools.find((t) => t.name === 'list_deliveries')!;
+    expect(deliveries.inputSchema.required).toEqual(['webhook_id']);
+    expect(deliveries.inputSchema.properties?.status).toMatchObject({
+      enum: ['pending', 'succeeded', 'failed'],
+    });
+  });
+
+  it('get_org returns the org as structured output', async () => {
+    const r = await call(c, 'get_org');
+    expect(r.isError).toBeFalsy();
+    expect(r.structuredContent).toMatchObject({id: emu.orgId, name: expect.any(String)});
+  });
+
+  it('list_api_keys lists keys by prefix, never a secret', async () => {
+    const r = await call(c, 'list_api_keys', {status: 'active'});
+    const keys = (r.structuredContent as {keys: {id: string; prefix: string; created_by: string}[]}).keys;
+    expect(keys.find((k) => k.id === keyId)).toMatchObject({
+      prefix: secret.slice(0, 8),
+      created_by: 'mcp@example.com',
+    });
+  });
+
+  it('list_webhook_endpoints lists both endpoints', async () => {
+    const r = await call(c, 'list_webhook_endpoints');
+    const ids = (r.structuredContent as {endpoints: {id: string}[]}).endpoints.map((e) => e.id);
+    expect(ids.sort()).toEqual([okHook, failingHook].sort());
+  });
+
+  it('list_deliveries filters by status', async () => {
+    const pending = await call(c, 'list_deliveries', {webhook_id: failingHook, status: 'pending'});
+    const items = (pending.structuredContent as {deliveries: {status: string; last_status_code: number}[]})
+      .deliveries;
+    expect(items).toHaveLength(1);
+    expect(items[0]).toMatchObject({status: 'pending', attempts: 1, last_status_code: 500});
+    const none = await call(c, 'list_deliveries', {webhook_id: failingHook, status: 'succeeded'});
+    expect((none.structuredContent as {deliveries: unknown[]}).deliveries).toEqual([]);
+  });
+
+  it('get_delivery_attempts shows the failed attempt with the receiver answer, and the event', async () => {
+    const list = await call(c, 'list_deliveries', {webhook_id: failingHook});
+    const delivery = (list.structuredContent as {deliveries: {id: string; event_id: string}[]})
+      .deliveries[0]!;
+    const r = await call(c, 'get_delivery_attempts', {delivery_id: delivery.id});
+    expect(r.isError).toBeFalsy();
+    const detail = r.structuredContent as {
+      delivery: {id: string};
+      event: {id: string; org_id: string};
+      attempts: {attempt: number; status_code: number; response_body: string; trigger: string}[];
+    };
+    expect(detail.delivery.id).toBe(delivery.id);
+    expect(detail.event).toMatchObject({id: delivery.event_id, org_id: emu.orgId});
+    expect(detail.attempts).toEqual([
+      expect.objectContaining({
+        attempt: 1,
+        status_code: 500,
+        response_body: 'database is down',
+        trigger: 'scheduled',
+      }),
+    ]);
+  });
+
+  it('a malformed id is a tool error, and an unknown delivery says where to find ids', async () => {
+    const bad = await call(c, 'list_deliveries', {webhook_id: 'we_nope'});
+    expect(bad.isError).toBe(true);
+    const unknown = await call(c, 'get_delivery_attempts', {delivery_id: `dlv_${'0'.repeat(24)}`});
+    expect(unknown.isError).toBe(true);
+    expect(text(unknown)).toMatch(
+      /no delivery dlv_0+ in this org\nNext step: Take the id from list_deliveries/,
+    );
+  });
+
+  it('wrote nothing but protocol on stdout', () => {
+    expect(c.protocolErrors).toEqual([]);
+  });
+});
+
+describe('svc mcp with the stored login', {timeout: 60_000}, () => {
+  it('reads the key from `svc login`, and reports a revoked key as a tool error with the next step', async () => {
+    const login = await runCli(['login', '--api-url', apiUrl], {
+      input: `${secret}\n`,
+      env: {SVC_CONFIG_DIR: configDir},
+    });
+    expect(login.code).toBe(0);
+    outputs.push(login.stdout, login.stderr);
+    const c = await connect({});
+    try {
+      const org = await call(c, 'get_org');
+      expect(org.structuredContent).toMatchObject({id: emu.orgId});
+      const list = await call(c, 'list_deliveries', {webhook_id: okHook});
+      expect((list.structuredContent as {deliveries: {status: string}[]}).deliveries[0]?.status).toBe(
+        'succeeded',
+      );
+
+      await emu.control.revokeKey(keyId);
+      for (const tool of ['get_org', 'list_webhook_endpoints', 'get_delivery_attempts'] as const) {
+        const args = tool === 'get_delivery_attempts' ? {delivery_id: `dlv_${'1'.repeat(24)}`} : {};
+        const r = await call(c, tool, args);
+        expect(r.isError).toBe(true);
+        expect(text(r)).toMatch(/the API key was rejected \(revoked or expired\?\)/);
+        expect(text(r)).toContain(`svc login --api-url ${apiUrl}`);
+      }
+      expect(c.protocolErrors).toEqual([]);
+    } finally {
+      await c.close();
+    }
+  });
+});
+
+describe('svc mcp when the API cannot be reached', {timeout: 60_000}, () => {
+  it('answers a tool error instead of hanging, and stays up', async () => {
+    const c = await connect({SVC_API_KEY: `svc_${'b'.repeat(40)}`, SVC_API_URL: apiUrl});
+    try {
+      front.closeAllConnections();
+      await new Promise((resolve) => front.close(resolve));
+      const r = await call(c, 'list_webhook_endpoints');
+      expect(r.isError).toBe(true);
+      expect(text(r)).toMatch(/could not reach/);
+      const again = await call(c, 'get_org');
+      expect(again.isError).toBe(true);
+      expect(c.protocolErrors).toEqual([]);
+    } finally {
+      await c.close();
+    }
+  });
+
+  it('without any key, a tool error says how to log in', async () => {
+    const c = await connect({SVC_CONFIG_DIR: join(configDir, 'empty'), SVC_API_URL: 'http://127.0.0.1:9'});
+    try {
+      const r = await call(c, 'get_org');
+      expect(r.isError).toBe(true);
+      expect(text(r)).toMatch(/not logged in to http:\/\/127\.0\.0\.1:9; run svc login --api-url/);
+    } finally {
+      await c.close();
+    }
+  });
+});
