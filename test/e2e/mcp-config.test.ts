@@ -1,4 +1,5 @@
 // `svc mcp config`: a snippet per client that references the login or the environment, never a key.
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: the expected snippets hold the clients' own ${…} placeholders
 import {describe, expect, it} from 'vitest';
 import {runCli} from '../helpers/run-cli.js';
 
