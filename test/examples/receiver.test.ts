@@ -1,0 +1,25 @@
+// The example receiver's own test, run exactly as its README says: through `svc emulator exec`.
+import {describe, expect, it} from 'vitest';
+import {runCli} from '../helpers/run-cli.js';
+
+describe('examples/receiver', () => {
+  it('passes its own test against a throwaway emulator with a manual clock', {timeout: 90_000}, async () => {
+    const r = await runCli(
+      [
+        'emulator',
+        'exec',
+        '--clock',
+        'manual',
+        '--allow-local-endpoints',
+        '--',
+        process.execPath,
+        '--test',
+        'examples/receiver/receiver.test.js',
+      ],
+      {timeoutMs: 80_000},
+    );
+    expect(r.stdout).toMatch(/^# pass 2$/m);
+    expect(r.stdout).toMatch(/^# fail 0$/m);
+    expect(r.code).toBe(0);
+  });
+});
