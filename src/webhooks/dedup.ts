@@ -115,14 +115,45 @@ export class EventDeduplicator {
   /**
    * Runs `handler` unless the id was handled already or is being handled right now. The id is claimed
    * before the handler runs and released if it throws, so the sender's next retry gets another chance.
+   * With a synchronous store and handler nothing waits on a promise between the claim and the result:
+   * this runs on every delivery.
    */
-  async once<T>(id: string, handler: () => T | Promise<T>): Promise<OnceResult<T>> {
-    if (!(await this.#store.add(id, this.#ttlMs))) return {duplicate: true};
+  once<T>(id: string, handler: () => T | Promise<T>): Promise<OnceResult<T>> {
+    let added: boolean | Promise<boolean>;
     try {
-      return {duplicate: false, value: await handler()};
+      added = this.#store.add(id, this.#ttlMs);
     } catch (err) {
-      await this.#store.delete(id);
-      throw err;
+      return Promise.reject(err);
     }
+    if (added === true) return this.#run(id, handler);
+    if (added === false) return Promise.resolve({duplicate: true});
+    return Promise.resolve(added).then((claimed) =>
+      claimed ? this.#run(id, handler) : {duplicate: true as const},
+    );
   }
+
+  #run<T>(id: string, handler: () => T | Promise<T>): Promise<OnceResult<T>> {
+    let value: T | Promise<T>;
+    try {
+      value = handler();
+    } catch (err) {
+      return this.#release(id, err);
+    }
+    if (isThenable(value)) {
+      return Promise.resolve(value).then(
+        (resolved) => ({duplicate: false as const, value: resolved}),
+        (err: unknown) => this.#release(id, err),
+      );
+    }
+    return Promise.resolve({duplicate: false, value});
+  }
+
+  async #release(id: string, err: unknown): Promise<never> {
+    await this.#store.delete(id);
+    throw err;
+  }
+}
+
+function isThenable<T>(value: T | Promise<T>): value is Promise<T> {
+  return typeof (value as {then?: unknown} | null)?.then === 'function';
 }

@@ -23,14 +23,13 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function isPrefixedId(value: unknown, prefix: string): boolean {
-  if (typeof value !== 'string' || value.length <= prefix.length || !value.startsWith(prefix)) return false;
-  for (let i = prefix.length; i < value.length; i++) {
-    const c = value.charCodeAt(i);
-    const alnum = (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
-    if (!alnum) return false;
-  }
-  return true;
+// The same shapes as EventSchema's (any length of base62 after the prefix). A regex test is a native
+// scan, several times faster here than a charCodeAt loop.
+const EVENT_ID = /^evt_[A-Za-z0-9]+$/;
+const ORG_ID = /^org_[A-Za-z0-9]+$/;
+
+function matches(pattern: RegExp, value: unknown): boolean {
+  return typeof value === 'string' && pattern.test(value);
 }
 
 export function isWebhookEventType(value: unknown): value is EventType {
@@ -42,25 +41,30 @@ export function isWebhookEventType(value: unknown): value is EventType {
   );
 }
 
-/** Returns the first problem with `value` as an event, or undefined when it is one. */
+function isOptionalString(value: unknown): boolean {
+  return value === undefined || typeof value === 'string';
+}
+
+/**
+ * Returns the first problem with `value` as an event, or undefined when it is one. It runs on every
+ * delivery, so the checks are written out: no arrays to loop over, no strings built unless one fails.
+ */
 export function describeEventProblem(value: unknown): string | undefined {
   if (!isRecord(value)) return 'the JSON is not an object';
-  if (!isPrefixedId(value.id, 'evt_')) return '"id" must be a string like "evt_…"';
+  if (!matches(EVENT_ID, value.id)) return '"id" must be a string like "evt_…"';
   if (!isWebhookEventType(value.type)) return `"type" must be one of ${WEBHOOK_EVENT_TYPES.join(', ')}`;
   if (typeof value.created_at !== 'string') return '"created_at" must be a string';
-  if (!isPrefixedId(value.org_id, 'org_')) return '"org_id" must be a string like "org_…"';
+  if (!matches(ORG_ID, value.org_id)) return '"org_id" must be a string like "org_…"';
   const data = value.data;
   if (!isRecord(data)) return '"data" must be an object';
   const sandbox = data.sandbox;
   if (!isRecord(sandbox)) return '"data.sandbox" must be an object';
-  for (const field of ['id', 'name', 'status', 'desired_state'] as const) {
-    if (typeof sandbox[field] !== 'string') return `"data.sandbox.${field}" must be a string`;
-  }
-  for (const field of ['last_error', 'expires_at'] as const) {
-    const v = sandbox[field];
-    if (v !== undefined && typeof v !== 'string')
-      return `"data.sandbox.${field}" must be a string when present`;
-  }
+  if (typeof sandbox.id !== 'string') return '"data.sandbox.id" must be a string';
+  if (typeof sandbox.name !== 'string') return '"data.sandbox.name" must be a string';
+  if (typeof sandbox.status !== 'string') return '"data.sandbox.status" must be a string';
+  if (typeof sandbox.desired_state !== 'string') return '"data.sandbox.desired_state" must be a string';
+  if (!isOptionalString(sandbox.last_error)) return '"data.sandbox.last_error" must be a string when present';
+  if (!isOptionalString(sandbox.expires_at)) return '"data.sandbox.expires_at" must be a string when present';
   return undefined;
 }
 
