@@ -364,3 +364,32 @@ describe('svc mcp when the API cannot be reached', {timeout: 60_000}, () => {
     }
   });
 });
+
+describe('svc mcp on a plain pipe', {timeout: 60_000}, () => {
+  it('answers a call sent just before stdin closes, with nothing but JSON-RPC lines on stdout', async () => {
+    const messages = [
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: {protocolVersion: '2025-06-18', capabilities: {}, clientInfo: {name: 'pipe', version: '0'}},
+      },
+      {jsonrpc: '2.0', method: 'notifications/initialized'},
+      {jsonrpc: '2.0', id: 2, method: 'tools/call', params: {name: 'get_org', arguments: {}}},
+    ];
+    const fresh = await emu.control.createKey({name: 'pipe'});
+    const r = await runCli(['mcp'], {
+      input: messages.map((m) => `${JSON.stringify(m)}\n`).join(''),
+      env: {SVC_CONFIG_DIR: join(configDir, 'pipe'), SVC_API_KEY: fresh.secret, SVC_API_URL: emu.apiUrl},
+    });
+    outputs.push(r.stdout, r.stderr);
+    expect(r.stdout + r.stderr).not.toContain(fresh.secret);
+    expect(r.code).toBe(0);
+    const lines = r.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(lines.map((m) => m.id)).toEqual([1, 2]);
+    expect(lines[1].result.structuredContent).toMatchObject({id: emu.orgId});
+  });
+});

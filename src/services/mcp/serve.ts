@@ -16,7 +16,7 @@ const CLIENT_SETTINGS = {retries: 1, timeoutMs: 10_000};
 
 export async function serveMcp(options: ServeMcpOptions): Promise<void> {
   const {env} = options;
-  const server = await createMcpServer({
+  const {server, drain} = await createMcpServer({
     version: options.version,
     openSession: () => openSession({env, client: CLIENT_SETTINGS}),
     deliveryDetail: (session, orgId, deliveryId) =>
@@ -29,7 +29,13 @@ export async function serveMcp(options: ServeMcpOptions): Promise<void> {
     server.server.onclose = () => resolve();
   });
   await server.connect(transport);
-  // The client ends the session by closing our stdin.
-  stdin.once('end', () => void server.close());
+  // The client ends the session by closing our stdin; calls it made just before still get their answers.
+  stdin.once('end', async () => {
+    // The last message read may not have reached its handler yet.
+    await new Promise((resolve) => setImmediate(resolve));
+    await drain();
+    await new Promise((resolve) => setImmediate(resolve));
+    await server.close();
+  });
   await closed;
 }

@@ -59,7 +59,7 @@ function result<T extends Record<string, unknown>>(structured: T): CallToolResul
 }
 
 /** Runs a tool body; every failure (401, network, bad id, no emulator) becomes a tool error. */
-async function guarded(run: () => Promise<Record<string, unknown>>): Promise<CallToolResult> {
+async function settle(run: () => Promise<Record<string, unknown>>): Promise<CallToolResult> {
   try {
     return result(await run());
   } catch (err) {
@@ -67,9 +67,22 @@ async function guarded(run: () => Promise<Record<string, unknown>>): Promise<Cal
   }
 }
 
+export interface SvcMcpServer {
+  server: McpServer;
+  /** Resolves once every tool call under way has its answer (a client may close stdin right after asking). */
+  drain(): Promise<void>;
+}
+
 /** The SDK loads here, with the command that needs it, never at the CLI's start. */
-export async function createMcpServer(deps: McpDependencies): Promise<McpServer> {
+export async function createMcpServer(deps: McpDependencies): Promise<SvcMcpServer> {
   const {McpServer} = await import('@modelcontextprotocol/sdk/server/mcp.js');
+  const inFlight = new Set<Promise<CallToolResult>>();
+  const guarded = (run: () => Promise<Record<string, unknown>>): Promise<CallToolResult> => {
+    const call = settle(run);
+    inFlight.add(call);
+    void call.finally(() => inFlight.delete(call));
+    return call;
+  };
   const server = new McpServer(
     {name: 'svc', title: 'svc', version: deps.version},
     {
@@ -187,5 +200,10 @@ export async function createMcpServer(deps: McpDependencies): Promise<McpServer>
       }),
   );
 
-  return server;
+  return {
+    server,
+    drain: async () => {
+      while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+    },
+  };
 }
