@@ -41,3 +41,28 @@ export async function readJsonBody<T>(
   }
   return parsed.data;
 }
+
+/** A JSON object body whose fields the caller checks itself; a field not in `fields` is refused by name. */
+export async function readJsonObject(
+  c: Context,
+  fields: readonly string[],
+  {emptyAllowed = false}: {emptyAllowed?: boolean} = {},
+): Promise<Record<string, unknown>> {
+  const text = await c.req.text();
+  let body: unknown;
+  if (text.trim() === '' && emptyAllowed) body = {};
+  else {
+    try {
+      body = JSON.parse(text);
+    } catch {
+      throw invalidRequest('the request body must be a JSON object');
+    }
+  }
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    throw invalidRequest('the request body must be a JSON object');
+  }
+  const unknown = Object.keys(body).filter((k) => !fields.includes(k));
+  if (unknown.length)
+    throw invalidRequest(`unknown field ${unknown.map((k) => JSON.stringify(k)).join(', ')}`);
+  return body as Record<string, unknown>;
+}
