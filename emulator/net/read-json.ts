@@ -15,19 +15,7 @@ export async function readJsonBody<T>(
   schema: z.ZodType<T>,
   {emptyAllowed = false, fieldPaths = true}: ReadJsonOptions = {},
 ): Promise<T> {
-  let body: unknown;
-  const text = await c.req.text();
-  if (text.trim() === '' && emptyAllowed) body = {};
-  else {
-    try {
-      body = JSON.parse(text);
-    } catch {
-      throw invalidRequest('the request body must be a JSON object');
-    }
-  }
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-    throw invalidRequest('the request body must be a JSON object');
-  }
+  const body = await readObject(c, emptyAllowed);
   const parsed = schema.safeParse(body);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -48,21 +36,24 @@ export async function readJsonObject(
   fields: readonly string[],
   {emptyAllowed = false}: {emptyAllowed?: boolean} = {},
 ): Promise<Record<string, unknown>> {
+  const body = await readObject(c, emptyAllowed);
+  const unknown = Object.keys(body).filter((k) => !fields.includes(k));
+  if (unknown.length)
+    throw invalidRequest(`unknown field ${unknown.map((k) => JSON.stringify(k)).join(', ')}`);
+  return body;
+}
+
+async function readObject(c: Context, emptyAllowed: boolean): Promise<Record<string, unknown>> {
   const text = await c.req.text();
+  if (text.trim() === '' && emptyAllowed) return {};
   let body: unknown;
-  if (text.trim() === '' && emptyAllowed) body = {};
-  else {
-    try {
-      body = JSON.parse(text);
-    } catch {
-      throw invalidRequest('the request body must be a JSON object');
-    }
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw invalidRequest('the request body must be a JSON object');
   }
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     throw invalidRequest('the request body must be a JSON object');
   }
-  const unknown = Object.keys(body).filter((k) => !fields.includes(k));
-  if (unknown.length)
-    throw invalidRequest(`unknown field ${unknown.map((k) => JSON.stringify(k)).join(', ')}`);
   return body as Record<string, unknown>;
 }
