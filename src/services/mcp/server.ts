@@ -5,7 +5,7 @@ import type {McpServer} from '@modelcontextprotocol/sdk/server/mcp.js';
 import type {CallToolResult} from '@modelcontextprotocol/sdk/types.js';
 import {z} from 'zod';
 import type {Session} from '../../auth/session.js';
-import {DELIVERY_STATUSES, ID_PATTERNS, MAX_DELIVERIES_LISTED} from '../../definitions.js';
+import {API_KEY_STATUSES, DELIVERY_STATUSES, ID_PATTERNS, MAX_DELIVERIES_LISTED} from '../../definitions.js';
 import {
   ApiKeySchema,
   DeliverySchema,
@@ -117,7 +117,7 @@ export async function createMcpServer(deps: McpDependencies): Promise<SvcMcpServ
         "The org's API keys: name, prefix (first 8 characters, never the secret), creator, creation, last " +
         'use, expiry and status (active, revoked, expired). Filter with `status`.',
       inputSchema: {
-        status: z.enum(['active', 'revoked', 'expired']).optional().describe('only keys in this state'),
+        status: z.enum(API_KEY_STATUSES).optional().describe('only keys in this state'),
       },
       outputSchema: {keys: z.array(ApiKeySchema)},
       annotations: readOnly,
