@@ -39,7 +39,7 @@ async function detailStub(req: import('node:http').IncomingMessage, res: import(
   }
   const d = await emu.db.query<Record<string, unknown>>(
     `SELECT d.id, d.event_id, d.event_type, d.status, d.attempts, d.created_at, d.last_attempt_at,
-            d.next_attempt_at, d.last_status_code, e.body
+            d.next_attempt_at, d.last_status_code, d.endpoint_id, e.body
        FROM deliveries d JOIN events e ON e.id = d.event_id WHERE d.id = $1`,
     [id],
   );
@@ -54,7 +54,7 @@ async function detailStub(req: import('node:http').IncomingMessage, res: import(
     'SELECT * FROM delivery_attempts WHERE delivery_id = $1 ORDER BY attempt',
     [id],
   );
-  const {body, ...delivery} = row;
+  const {body, endpoint_id, ...delivery} = row;
   res.writeHead(200, {'content-type': 'application/json'});
   res.end(
     JSON.stringify({
@@ -64,6 +64,7 @@ async function detailStub(req: import('node:http').IncomingMessage, res: import(
         last_attempt_at: iso(delivery.last_attempt_at),
         next_attempt_at: iso(delivery.next_attempt_at),
       },
+      endpoint_id,
       event: JSON.parse(body as string),
       attempts: attempts.rows.map((a) => ({
         attempt: a.attempt,
@@ -278,6 +279,7 @@ describe('svc mcp with SVC_API_KEY', {timeout: 60_000}, () => {
       attempts: {attempt: number; status_code: number; response_body: string; trigger: string}[];
     };
     expect(detail.delivery.id).toBe(delivery.id);
+    expect(r.structuredContent).toMatchObject({endpoint_id: failingHook});
     expect(detail.event).toMatchObject({id: delivery.event_id, org_id: emu.orgId});
     expect(detail.attempts).toEqual([
       expect.objectContaining({

@@ -11,7 +11,8 @@ import type {Delivery, SvcEvent} from '../../schemas/index.js';
 export interface DeliveryAttempt {
   attempt: number;
   started_at: string;
-  signature_t: number;
+  /** The `t` of the attempt's signature; null when none could be made. */
+  signature_t: number | null;
   trigger: string;
   status_code: number | null;
   error: string | null;
@@ -21,6 +22,7 @@ export interface DeliveryAttempt {
 
 export interface DeliveryDetail {
   delivery: Delivery;
+  endpoint_id?: string;
   event: SvcEvent;
   attempts: DeliveryAttempt[];
 }

@@ -26,7 +26,7 @@ export interface McpDependencies {
 const AttemptSchema = z.object({
   attempt: z.number().int(),
   started_at: z.string(),
-  signature_t: z.number().int(),
+  signature_t: z.number().int().nullable(),
   trigger: z.string(),
   status_code: z.number().int().nullable(),
   error: z.string().nullable(),
@@ -187,7 +187,12 @@ export async function createMcpServer(deps: McpDependencies): Promise<SvcMcpServ
           .regex(ID_PATTERNS.delivery)
           .describe('delivery id, dlv_ and 24 letters and digits, from list_deliveries'),
       },
-      outputSchema: {delivery: DeliverySchema, event: EventBodySchema, attempts: z.array(AttemptSchema)},
+      outputSchema: {
+        delivery: DeliverySchema,
+        endpoint_id: z.string().optional(),
+        event: EventBodySchema,
+        attempts: z.array(AttemptSchema),
+      },
       annotations: readOnly,
     },
     ({delivery_id}) =>
@@ -196,7 +201,12 @@ export async function createMcpServer(deps: McpDependencies): Promise<SvcMcpServ
         // The key is checked first: a revoked key reads nothing, not even from the emulator.
         const org = await session.client.getOrg();
         const detail = await deps.deliveryDetail(session, org.id, delivery_id);
-        return {delivery: detail.delivery, event: detail.event, attempts: detail.attempts};
+        return {
+          delivery: detail.delivery,
+          endpoint_id: detail.endpoint_id,
+          event: detail.event,
+          attempts: detail.attempts,
+        };
       }),
   );
 
