@@ -15,6 +15,12 @@ export default class Mcp extends BaseCommand {
     console.log = console.error;
     console.info = console.error;
     console.debug = console.error;
+    if (process.stdin.isTTY) {
+      process.stderr.write(
+        'svc mcp speaks the Model Context Protocol on stdin and stdout: an MCP client starts it.\n' +
+          'Register it with `svc mcp config --client claude|cursor|vscode|codex`. Ctrl-C stops it.\n',
+      );
+    }
     const {serveMcp} = await import('../../services/mcp/serve.js');
     await serveMcp({env: process.env, version: this.config.version});
   }
