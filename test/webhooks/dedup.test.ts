@@ -1,5 +1,5 @@
 // Receivers see the same event id more than once; the deduplicator runs the handler once per id.
-import {describe, expect, it} from 'vitest';
+import {describe, expect, it, vi} from 'vitest';
 import {
   type DeduplicationStore,
   EventDeduplicator,
@@ -50,6 +50,28 @@ describe('EventDeduplicator', () => {
     ).rejects.toThrow('database down');
     expect(await dedup.seen('evt_fail')).toBe(false);
     expect(await dedup.once('evt_fail', () => 'ok')).toEqual({duplicate: false, value: 'ok'});
+  });
+
+  it('releases the id when an async handler rejects, and when a store fails the call rejects', async () => {
+    const dedup = new EventDeduplicator();
+    await expect(dedup.once('evt_async', async () => Promise.reject(new Error('timeout')))).rejects.toThrow(
+      'timeout',
+    );
+    expect(await dedup.seen('evt_async')).toBe(false);
+    expect(await dedup.once('evt_async', async () => 2)).toEqual({duplicate: false, value: 2});
+
+    const broken = new EventDeduplicator({
+      store: {
+        add: () => {
+          throw new Error('redis unreachable');
+        },
+        has: () => false,
+        delete: () => undefined,
+      },
+    });
+    const handler = vi.fn();
+    await expect(broken.once('evt_y', handler)).rejects.toThrow('redis unreachable');
+    expect(handler).not.toHaveBeenCalled();
   });
 
   it('supports seen/markProcessed/forget for receivers that manage their own flow', async () => {
