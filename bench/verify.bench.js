@@ -283,7 +283,7 @@ if (!stripe) {
   );
 }
 
-const ri = await compareOps(integrationCases, {minMs: 60, rounds: 15, clock: 'cpu'});
+const ri = await compareOps(integrationCases, {minMs: 60, rounds: 11, clock: 'cpu'});
 const vsi = (name, baseline, target) => ({
   case: name,
   baseline: ri[baseline].opsPerSec,
