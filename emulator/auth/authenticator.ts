@@ -1,5 +1,5 @@
 // Bearer authentication for /v1: a hot request is answered from memory, a revoked key fails on the very next request.
-import {API_KEY_SECRET_PATTERN} from '../../src/lib/ids.js';
+import {API_KEY_SECRET_PATTERN} from '../../src/definitions.js';
 import type {Clock} from '../clock.js';
 import {type ApiKeyRepository, keyStatus, type StoredKey} from '../db/repositories.js';
 import {digestsEqual, hashSecret} from './hash.js';

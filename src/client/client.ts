@@ -1,9 +1,10 @@
-// The typed svc API client. Read-only by design: the API lets keys only read (spec §5).
-import {DEFAULT_ACCOUNT_URL, DEFAULT_API_URL} from '../auth/constants.js';
-import {redactKeys} from '../auth/redact.js';
-import {normalizeApiUrl} from '../auth/url-policy.js';
+// The typed svc API client. Read-only by design: an API key can only read.
+import {ID_PATTERNS, isId} from '../definitions.js';
 import type {ApiKey, Delivery, Org, WebhookEndpoint} from '../schemas/index.js';
+import {normalizeApiUrl} from './api-url.js';
+import {DEFAULT_ACCOUNT_URL, DEFAULT_API_URL} from './defaults.js';
 import {ApiError, InvalidRequestError} from './errors.js';
+import {redactKeys} from './redact.js';
 import {type FetchLike, getJson, realSleep, type Sleep, type TransportOptions} from './transport.js';
 import {defaultUserAgent} from './user-agent.js';
 
@@ -38,10 +39,11 @@ export interface SvcClient {
   listDeliveries(webhookId: string, options?: RequestOptions): Promise<Delivery[]>;
 }
 
-export const WEBHOOK_ID_PATTERN = /^we_[0-9A-Za-z]{24}$/;
+/** The shape of a webhook endpoint id; kept as an export of the client for its users. */
+export const WEBHOOK_ID_PATTERN = ID_PATTERNS.webhookEndpoint;
 
 export function isWebhookId(value: string): boolean {
-  return WEBHOOK_ID_PATTERN.test(value);
+  return isId('webhookEndpoint', value);
 }
 
 /** The account page that belongs to an API address: the hosted one, or the emulator's own. */
@@ -88,7 +90,7 @@ export function createClient(options: ClientOptions): SvcClient {
       const where = (err as {issues?: {path?: PropertyKey[]}[]}).issues?.[0]?.path?.join('.') ?? '';
       throw new ApiError(
         `the API at ${apiUrl}${path} answered with an unexpected shape${where ? ` (at ${where})` : ''}`,
-        {code: 'invalid_response', suggestions: ['Check that the API address points at an svc API']},
+        {code: 'invalid_response', cause: err},
       );
     }
   }

@@ -1,4 +1,4 @@
-// Identifiers and secrets in the shapes of the contract (§2), from the OS CSPRNG without modulo bias.
+// New identifiers and secrets in the shapes definitions.ts gives, from the OS CSPRNG without modulo bias.
 import {randomBytes} from 'node:crypto';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -29,6 +29,3 @@ export function newApiKeySecret(): string {
 export function newSigningSecret(): string {
   return `whsec_${randomBytes(32).toString('base64')}`;
 }
-
-export const ID_PATTERN = /^(org|key|we|evt|dlv|sbx|usr|att)_[0-9A-Za-z]{24}$/;
-export const API_KEY_SECRET_PATTERN = /^svc_[0-9A-Za-z]{40}$/;

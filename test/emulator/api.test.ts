@@ -1,6 +1,6 @@
 // The /v1 API and the control surface of one real emulator, over real HTTP on loopback.
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
-import {API_KEY_SECRET_PATTERN} from '../../src/lib/ids.js';
+import {API_KEY_SECRET_PATTERN} from '../../src/definitions.js';
 import {
   ApiKeySchema,
   DeliverySchema,

@@ -1,5 +1,6 @@
 import {Flags} from '@oclif/core';
 import {BaseCommand} from '../../lib/base-command.js';
+import {dataDirFlag} from '../../lib/flags.js';
 import {processIo} from '../../lib/output.js';
 import {emulatorExec} from '../../services/emulator/exec.js';
 
@@ -14,10 +15,7 @@ export default class EmulatorExec extends BaseCommand {
     '<%= config.bin %> emulator exec -- svc org --json',
   ];
   static override flags = {
-    'data-dir': Flags.string({
-      description: 'keep the data in this dir instead of in memory',
-      helpValue: 'DIR',
-    }),
+    'data-dir': dataDirFlag({description: 'keep the data in this dir instead of in memory'}),
     'database-url': Flags.string({
       description: 'use a real PostgreSQL (or set SVC_EMULATOR_DATABASE_URL)',
       helpValue: 'postgres://…',

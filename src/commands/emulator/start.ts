@@ -1,5 +1,6 @@
 import {Flags} from '@oclif/core';
 import {BaseCommand} from '../../lib/base-command.js';
+import {dataDirFlag} from '../../lib/flags.js';
 import {processIo} from '../../lib/output.js';
 import {emulatorStart} from '../../services/emulator/start.js';
 
@@ -23,10 +24,7 @@ Environment: SVC_EMULATOR_DATA_DIR (data dir), SVC_EMULATOR_DATABASE_URL (Postgr
       max: 65535,
     }),
     host: Flags.string({description: 'address to listen on', default: '127.0.0.1'}),
-    'data-dir': Flags.string({
-      description: 'where the emulator keeps its data (default: the user data dir)',
-      helpValue: 'DIR',
-    }),
+    'data-dir': dataDirFlag({description: 'where the emulator keeps its data (default: the user data dir)'}),
     'in-memory': Flags.boolean({description: 'keep nothing after stopping'}),
     'database-url': Flags.string({
       description: 'use a real PostgreSQL instead of the embedded one (or set SVC_EMULATOR_DATABASE_URL)',

@@ -1,18 +1,12 @@
-// `svc emulator sandboxes action`: moves a sandbox along spec §3 (stop, crash, fail, standby, …).
+// `svc emulator sandboxes action`: moves a sandbox along its state table (stop, crash, fail, standby, …).
 import type {SandboxMove} from '../../../../emulator/control-client.js';
+import {SANDBOX_ACTIONS, type SandboxAction} from '../../../definitions.js';
 import {type ConnectOptions, withControl} from '../connect.js';
 
-export const SANDBOX_ACTION_NAMES = [
-  'resume',
-  'fork',
-  'stop',
-  'quota-exhausted',
-  'disk-limit',
-  'crash',
-  'fail',
-  'standby',
-  'wake',
-] as const;
+/** Every move but `expire`: only the clock expires a sandbox, when its expires_at passes. */
+export const SANDBOX_ACTION_NAMES = SANDBOX_ACTIONS.filter(
+  (action): action is Exclude<SandboxAction, 'expire'> => action !== 'expire',
+);
 
 export interface SandboxActionOptions extends ConnectOptions {
   id: string;
