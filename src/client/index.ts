@@ -23,6 +23,5 @@ export {
 } from './errors.js';
 export {nodeHttpFetch} from './node-transport.js';
 export type {FetchLike, ResponseLike, Sleep} from './transport.js';
-export {ApiUrlError, isLoopbackHost, normalizeApiUrl} from './api-url.js';
+export {ApiUrlError, normalizeApiUrl} from './api-url.js';
 export {DEFAULT_ACCOUNT_URL, DEFAULT_API_URL} from './defaults.js';
-export {redactKeys} from './redact.js';
