@@ -76,7 +76,7 @@ export const SandboxSchema = z.object({
 });
 export type SandboxSnapshot = z.infer<typeof SandboxSchema>;
 
-/** The event body of spec §2, exactly: `last_error` and `expires_at` only when present. */
+/** The event body, exactly (ids read by prefix only, so a longer id from the service still parses): `last_error` and `expires_at` only when present. */
 export const EventSchema = z.object({
   id: z.string().regex(/^evt_[A-Za-z0-9]+$/),
   type: EventTypeSchema,

@@ -18,9 +18,8 @@ interface Http {
   request: typeof import('undici').request;
 }
 
-/** The local server gets the time the service gives any endpoint, and as much of its answer is kept. */
+/** The local server gets the time the service gives any endpoint. */
 export const FORWARD_TIMEOUT_MS = DELIVERY_TIMEOUT_MS;
-const REPORT_BODY_LIMIT = RESPONSE_BODY_LIMIT_BYTES;
 /** The emulator pings every 15 s; three missed pings mean the connection went stale (e.g. after a laptop sleep). */
 const STALE_AFTER_MS = 45_000;
 const RELAY_NAME = 'default';
@@ -259,9 +258,9 @@ async function forward(
     let size = 0;
     for await (const chunk of res.body) {
       const buf = chunk as Buffer;
-      chunks.push(buf.subarray(0, Math.max(0, REPORT_BODY_LIMIT - size)));
+      chunks.push(buf.subarray(0, Math.max(0, RESPONSE_BODY_LIMIT_BYTES - size)));
       size += buf.length;
-      if (size >= REPORT_BODY_LIMIT) break;
+      if (size >= RESPONSE_BODY_LIMIT_BYTES) break;
     }
     const error =
       res.statusCode >= 300 && res.statusCode < 400 ? `redirect (${res.statusCode}) not followed` : null;

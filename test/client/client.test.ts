@@ -12,8 +12,8 @@ import {
   UnauthorizedError,
   VaultUnavailableError,
 } from '../../src/client/index.js';
+import {newApiKeySecret} from '../../emulator/ids.js';
 import {toUserError} from '../../src/lib/error-mapper.js';
-import {newApiKeySecret} from '../../src/lib/ids.js';
 import {fixtures} from '../helpers/msw-handlers.js';
 
 const API = 'https://api.svc.test';

@@ -11,8 +11,8 @@ import {
   type SvcClient,
   UnauthorizedError,
 } from '../../src/client/index.js';
+import {newApiKeySecret, newId} from '../../emulator/ids.js';
 import {toUserError} from '../../src/lib/error-mapper.js';
-import {newApiKeySecret, newId} from '../../src/lib/ids.js';
 import {
   ApiKeySchema,
   DELIVERY_STATUSES,

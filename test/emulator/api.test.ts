@@ -10,7 +10,7 @@ import {
 } from '../../src/schemas/index.js';
 import {type RunningEmulator, startEmulator} from '../../emulator/index.js';
 import {EmulatorControl, EmulatorControlError} from '../../emulator/control-client.js';
-import {newId} from '../../src/lib/ids.js';
+import {newId} from '../../emulator/ids.js';
 
 let em: RunningEmulator;
 const publicLookup = async () => [{address: '93.184.215.14', family: 4}];
