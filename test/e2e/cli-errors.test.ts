@@ -89,6 +89,26 @@ describe('svc errors', {timeout: 60_000}, () => {
     expect(human.stderr).not.toContain('internal error');
   });
 
+  it('shows a bug as an internal error with the way to see where; --debug shows where', async () => {
+    // A fault injected into the real process: reading the credentials file's owner throws, as a bug would.
+    const fault = join(configDir, 'fault.mjs');
+    writeFileSync(fault, "process.getuid = () => { throw new TypeError('injected fault'); };\n");
+    writeFileSync(join(configDir, 'credentials.json'), '{"version":1,"credentials":{}}', {mode: 0o600});
+    const env = {NODE_OPTIONS: `--import=${fault}`};
+    const r = await svc(['org'], env);
+    expect(r.code).toBe(1);
+    expect(flat(r.stderr)).toContain('internal error: injected fault');
+    expect(flat(r.stderr)).toContain('Run the command again with --debug');
+    expect(r.stderr).not.toMatch(STACK_LINE);
+    const debug = await svc(['org', '--json', '--debug'], env);
+    expect(debug.code).toBe(1);
+    expect(JSON.parse(debug.stdout)).toEqual({
+      error: {code: 'internal', message: 'internal error: injected fault'},
+    });
+    expect(debug.stderr).toMatch(/TypeError: injected fault/);
+    expect(debug.stderr).toMatch(STACK_LINE);
+  });
+
   it('lets `svc login` take --debug (and still never a key as an argument)', async () => {
     const key = newApiKeySecret();
     const r = await svc(['login', '--debug', '--api-url', 'http://127.0.0.1:9'], {}, `${key}\n`);
