@@ -91,10 +91,6 @@ function collect(path: string): FoundImport[] {
   );
 }
 
-function isUnder(target: string, folder: string): boolean {
-  return target === folder || target.startsWith(`${folder}/`);
-}
-
 function refuses(refused: string, i: FoundImport): boolean {
   if (i.target !== undefined) return i.target === refused || i.target.startsWith(`${refused}/`);
   if (refused.endsWith(':')) return i.specifier.startsWith(refused);

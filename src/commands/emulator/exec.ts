@@ -1,4 +1,3 @@
-import {Flags} from '@oclif/core';
 import {BaseCommand} from '../../lib/base-command.js';
 import {allowLocalEndpointsFlag, dataDirFlag, databaseUrlFlag, emulatorClockFlag} from '../../lib/flags.js';
 import {processIo} from '../../lib/output.js';
