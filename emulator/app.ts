@@ -3,6 +3,7 @@ import {Hono} from 'hono';
 import {methodNotAllowed} from 'hono/method-not-allowed';
 import {registerV1Routes} from './api/v1.js';
 import type {AppEnv, EmulatorApp, EmulatorContext, EmulatorPlugin} from './context.js';
+import {registerLimiterRoutes} from './control/limiter-routes.js';
 import {registerControlRoutes} from './control/routes.js';
 import {errorHandler, HttpError, notFound} from './http-error.js';
 import {registerAccountPage} from './web/account-page.js';
@@ -28,6 +29,7 @@ export function createApp(ctx: EmulatorContext, options: CreateAppOptions = {}):
 
   registerV1Routes(app, ctx);
   registerControlRoutes(app, ctx);
+  registerLimiterRoutes(app, ctx);
   registerAccountPage(app, ctx);
   for (const plugin of options.plugins ?? []) plugin.routes?.(app, ctx);
   return app;

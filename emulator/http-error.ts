@@ -47,6 +47,9 @@ export const forbidden = (message: string) => new HttpError(403, 'forbidden', me
 export const notFound = (message = 'no such resource') => new HttpError(404, 'not_found', message);
 export const invalidRequest = (message: string) => new HttpError(400, 'invalid_request', message);
 export const conflict = (message: string) => new HttpError(409, 'conflict', message);
+/** 429 for an address that used up its failed authentications; the message and Retry-After say when to retry. */
+export const rateLimited = (err: {message: string; retryAfterSeconds: number}) =>
+  new HttpError(429, 'rate_limited', err.message, {'Retry-After': String(err.retryAfterSeconds)});
 
 /** Hono's onError: known errors render themselves; anything else is logged and answered without internals. */
 export function errorHandler(log: (line: string) => void) {

@@ -149,6 +149,7 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
       vault,
       auth: new Authenticator(repos.keys, clock, log, {ttlMs: sharedDatabase ? 1000 : undefined}),
       limiter: new AuthFailureLimiter(clock, options.rateLimit),
+      controlLimiter: new AuthFailureLimiter(clock, options.rateLimit),
       orgId,
       adminToken,
       allowLocalEndpoints: options.allowLocalEndpoints ?? false,

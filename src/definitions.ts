@@ -129,6 +129,19 @@ export const MAX_EMAIL_LENGTH = 320;
 /** Longest API address a client accepts. */
 export const MAX_API_URL_LENGTH = 2048;
 
+// Time. Dates are stored as PostgreSQL timestamps and written as ISO 8601, both of which end with year 9999.
+
+/** The earliest time the emulator's clock can show: the Unix epoch. */
+export const EARLIEST_CLOCK_MS = 0;
+/**
+ * The latest time the emulator's clock can show, 9998-12-31T00:00:00Z: a year short of the last storable
+ * date, so every date derived from the clock (a 365-day key expiry, a retry, the next step of a sandbox)
+ * still fits.
+ */
+export const LATEST_CLOCK_MS = 253_370_678_400_000;
+/** The last date anything is stored with, 9999-12-31T23:59:59.999Z. */
+export const LATEST_DATE_MS = 253_402_300_799_999;
+
 // ---- Errors ---------------------------------------------------------------------------------------------
 
 /** The error codes of `{"error": {"code", "message"}}` bodies and the HTTP status each goes with. */

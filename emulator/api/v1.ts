@@ -3,6 +3,7 @@ import {createMiddleware} from 'hono/factory';
 import type {Context} from 'hono';
 import type {AppEnv, EmulatorApp, EmulatorContext} from '../context.js';
 import {endpointRecord, keyRecord, type StoredEndpoint} from '../db/repositories.js';
+import {reserveOrRefuse} from '../auth/rate-limiter.js';
 import {forbidden, HttpError, notFound, unauthorized} from '../http-error.js';
 import {clientAddress} from '../net/client-address.js';
 import {requestHeader} from '../net/request-header.js';
@@ -71,18 +72,20 @@ export function registerV1Routes(app: EmulatorApp, ctx: EmulatorContext): void {
 
 function bearerAuth(ctx: EmulatorContext) {
   return createMiddleware<AppEnv>(async (c: Context<AppEnv>, next) => {
-    const address = clientAddress(c);
-    const wait = ctx.limiter.retryAfterSeconds(address);
-    if (wait > 0) {
-      throw new HttpError(429, 'rate_limited', 'too many failed authentication attempts; try again later', {
-        'Retry-After': String(wait),
-      });
+    const reservation = await reserveOrRefuse(ctx.limiter, clientAddress(c));
+    let key: Awaited<ReturnType<typeof ctx.auth.authenticate>>;
+    try {
+      key = await ctx.auth.authenticate(requestHeader(c, 'authorization'));
+    } catch (err) {
+      // The lookup broke, not the caller's key: that is no failed guess.
+      reservation.succeeded();
+      throw err;
     }
-    const key = await ctx.auth.authenticate(requestHeader(c, 'authorization'));
     if (!key) {
-      ctx.limiter.recordFailure(address);
+      reservation.failed();
       throw unauthorized();
     }
+    reservation.succeeded();
     c.set('key', {id: key.id, orgId: key.orgId});
     await next();
   });

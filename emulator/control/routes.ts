@@ -5,12 +5,13 @@ import {createMiddleware} from 'hono/factory';
 import {z} from 'zod';
 import {newSigningSecret} from '../../src/lib/ids.js';
 import {EVENT_TYPES, KEY_EXPIRY_CHOICES} from '../../src/schemas/index.js';
-import {parseDuration} from '../clock.js';
+import {ClockRangeError, parseDuration} from '../clock.js';
 import type {ManualClock} from '../clock.js';
 import type {AppEnv, EmulatorApp, EmulatorContext} from '../context.js';
 import {endpointRecord, keyRecord, LimitError} from '../db/repositories.js';
 import {conflict, HttpError, invalidRequest, notFound} from '../http-error.js';
 import {safeEqual} from '../auth/hash.js';
+import {reserveOrRefuse} from '../auth/rate-limiter.js';
 import {readJsonBody} from '../delivery/read-json.js';
 import {clientAddress} from '../net/client-address.js';
 import {checkEndpointUrl, resolveAndCheck} from '../net/endpoint-url.js';
@@ -162,14 +163,19 @@ export function registerControlRoutes(app: EmulatorApp, ctx: EmulatorContext): v
       throw conflict('the clock is real; start the emulator with --clock manual to move time');
     }
     const clock = ctx.clock as ManualClock;
-    if ('advance' in body) {
-      const ms = parseDuration(body.advance);
-      if (ms === undefined) throw invalidRequest('advance must be a duration like 90s, 10m, 3h or 31d');
-      clock.advance(ms);
-    } else {
-      const to = parseIsoTime(body.set);
-      if (!to) throw invalidRequest('set must be an ISO 8601 time like 2030-01-01T00:00:00Z');
-      clock.set(to);
+    try {
+      if ('advance' in body) {
+        const ms = parseDuration(body.advance);
+        if (ms === undefined) throw invalidRequest('advance must be a duration like 90s, 10m, 3h or 31d');
+        clock.advance(ms);
+      } else {
+        const to = parseIsoTime(body.set);
+        if (!to) throw invalidRequest('set must be an ISO 8601 time like 2030-01-01T00:00:00Z');
+        clock.set(to);
+      }
+    } catch (err) {
+      if (err instanceof ClockRangeError) throw invalidRequest(err.message);
+      throw err;
     }
     return c.json(clockState(ctx));
   });
@@ -199,23 +205,19 @@ function validateEvents(events: string[]): string[] {
 
 function adminAuth(ctx: EmulatorContext) {
   return createMiddleware<AppEnv>(async (c, next) => {
-    const address = clientAddress(c);
-    const wait = ctx.limiter.retryAfterSeconds(address);
-    if (wait > 0) {
-      throw new HttpError(429, 'rate_limited', 'too many failed authentication attempts; try again later', {
-        'Retry-After': String(wait),
-      });
-    }
+    // Its own budget: failed API keys on /v1 never lock the control surface out.
+    const reservation = await reserveOrRefuse(ctx.controlLimiter, clientAddress(c));
     const header = c.req.header('authorization') ?? '';
     const m = /^Bearer +(\S+) *$/i.exec(header.length > 500 ? '' : header);
     if (!m || !safeEqual(m[1] as string, ctx.adminToken)) {
-      ctx.limiter.recordFailure(address);
+      reservation.failed();
       throw new HttpError(
         401,
         'unauthorized',
         'the emulator control surface needs its admin token (see emulator.json)',
       );
     }
+    reservation.succeeded();
     await next();
   });
 }

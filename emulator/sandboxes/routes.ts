@@ -1,6 +1,7 @@
 // Control routes for sandboxes and `svc trigger` (under /_emulator, so admin-token only).
 import {z} from 'zod';
 import {EVENT_TYPES} from '../../src/schemas/index.js';
+import {LATEST_DATE_MS} from '../../src/definitions.js';
 import {parseDuration} from '../clock.js';
 import type {EmulatorApp, EmulatorContext} from '../context.js';
 import {readJsonBody} from '../delivery/read-json.js';
@@ -62,6 +63,8 @@ export function registerSandboxRoutes(
       expiresInMs = parseDuration(body.expires_in);
       if (expiresInMs === undefined)
         throw invalidRequest('expires_in must be a duration like 90s, 10m, 3h or 31d');
+      if (ctx.clock.nowMs() + expiresInMs > LATEST_DATE_MS)
+        throw invalidRequest('expires_in is too long: the sandbox would expire after the year 9999');
     }
     const result = await handled(() =>
       sandboxes().create({orgId: body.org_id ?? ctx.orgId, name: body.name, expiresInMs}),
