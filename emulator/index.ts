@@ -1,6 +1,6 @@
 // The emulator as a library: startEmulator() opens storage, serves the API and the control surface, and stops cleanly.
 import {randomBytes} from 'node:crypto';
-import {mkdir, mkdtemp, rm} from 'node:fs/promises';
+import {mkdtemp, rm} from 'node:fs/promises';
 import type {Server} from 'node:http';
 import type {AddressInfo} from 'node:net';
 import {tmpdir} from 'node:os';
@@ -8,6 +8,7 @@ import {join, resolve} from 'node:path';
 import {serve} from '@hono/node-server';
 import {emulatorDataDir} from '../src/lib/paths.js';
 import {createApp} from './app.js';
+import {DataDirError, makeDataDirPrivate} from './data-dir.js';
 import {Authenticator} from './auth/authenticator.js';
 import {AuthFailureLimiter, type RateLimitOptions} from './auth/rate-limiter.js';
 import {type Clock, manualClock, realClock} from './clock.js';
@@ -79,7 +80,7 @@ export interface RunningEmulator {
 export class EmulatorStartError extends Error {
   constructor(
     message: string,
-    readonly code: 'already_running' | 'port_in_use' | 'start_failed',
+    readonly code: 'already_running' | 'port_in_use' | 'data_dir_not_private' | 'start_failed',
   ) {
     super(message);
     this.name = 'EmulatorStartError';
@@ -107,7 +108,13 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
     options.dataDir ??
       (options.inMemory ? await mkdtemp(join(tmpdir(), 'svc-emulator-')) : emulatorDataDir(env)),
   );
-  await mkdir(dataDir, {recursive: true, mode: 0o700});
+  // Made (when missing) and locked down before anything is read from it or written to it.
+  try {
+    await makeDataDirPrivate(dataDir);
+  } catch (err) {
+    if (err instanceof DataDirError) throw new EmulatorStartError(err.message, 'data_dir_not_private');
+    throw err;
+  }
 
   const existing = await readRuntimeFile(dataDir);
   if (existing && existing.pid !== process.pid && isProcessAlive(existing.pid)) {
@@ -124,6 +131,12 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
   ]);
   if (opened.status === 'rejected') throw opened.reason;
   const storage = opened.value;
+  // Again, for what opening the storage just wrote there (the embedded database's files).
+  await makeDataDirPrivate(dataDir).catch(async (err: unknown) => {
+    await storage.db.close().catch(() => undefined);
+    await storage.cleanup();
+    throw err;
+  });
   // Every write bumps a generation, so the read cache below can never serve what a write changed.
   const db = trackWrites(storage.db, CACHED_TABLES);
   const cleanupStorage = async () => {
