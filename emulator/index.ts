@@ -18,6 +18,7 @@ import type {Database} from './db/database.js';
 import {openStorage} from './db/open.js';
 import {ReadCache, trackWrites} from './db/read-cache.js';
 import {createRepositories, type Repositories} from './db/repositories.js';
+import {answerClientError} from './net/client-error.js';
 import {type LookupAll, systemLookup} from './net/endpoint-url.js';
 import {isProcessAlive, readRuntimeFile, removeRuntimeFile, writeRuntimeFile} from './runtime-file.js';
 import {createVault} from './vault.js';
@@ -298,6 +299,7 @@ function listen(
 ) {
   return new Promise<Server>((resolvePromise, reject) => {
     const server = serve({fetch, port, hostname: host}) as Server;
+    server.on('clientError', answerClientError);
     server.once('listening', () => {
       server.removeListener('error', reject);
       resolvePromise(server);
