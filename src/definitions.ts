@@ -99,6 +99,11 @@ export type OrgRole = (typeof ORG_ROLES)[number];
 export const MAX_ACTIVE_KEYS_PER_ORG = 25;
 /** An org may register at most this many webhook endpoints. */
 export const MAX_ENDPOINTS_PER_ORG = 10;
+/**
+ * Relay endpoints (`svc listen`, emulator only) an org may hold besides its webhook endpoints: they do not
+ * take one of the MAX_ENDPOINTS_PER_ORG places, so a suite testing that limit sees the service's behaviour.
+ */
+export const MAX_RELAYS_PER_ORG = 10;
 /** An endpoint URL is at most this many characters. */
 export const MAX_ENDPOINT_URL_LENGTH = 2048;
 /** An endpoint description is at most this many characters. */
