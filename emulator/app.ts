@@ -17,6 +17,14 @@ export function createApp(ctx: EmulatorContext, options: CreateAppOptions = {}):
   const app = new Hono<AppEnv>();
   app.onError(errorHandler(ctx.log));
   app.notFound(() => notFound('no such route').toResponse());
+  if (ctx.clock.mode === 'manual') {
+    // Every answer is dated by the emulator's clock, as a server's Date header is by its own, so clients
+    // count "expires in 3 days" from the time the emulator lives in.
+    app.use(async (c, next) => {
+      await next();
+      c.res.headers.set('Date', ctx.clock.now().toUTCString());
+    });
+  }
   app.use(
     methodNotAllowed({
       app,
