@@ -3,7 +3,7 @@
 // lookup (the key table) holds a reservation while it waits: a reservation counts as a failure until the
 // lookup succeeds, so parallel guesses cannot all pass the check before any of them is recorded.
 import type {Clock} from '../clock.js';
-import {rateLimited} from '../http-error.js';
+import {rateLimited} from './bearer.js';
 
 export interface RateLimitOptions {
   /** Failures allowed per address within one window before it is refused. Default 20. */
@@ -39,10 +39,7 @@ export interface Reservation {
 /** Thrown when an address has used up its failures; `retryAfterSeconds` is when its window ends. */
 export class RateLimitedError extends Error {
   constructor(readonly retryAfterSeconds: number) {
-    super(
-      `too many failed authentication attempts from this address; retry in ${retryAfterSeconds} ` +
-        `second${retryAfterSeconds === 1 ? '' : 's'} (Retry-After)`,
-    );
+    super(`too many failed authentication attempts from this address; try again in ${retryAfterSeconds} s`);
     this.name = 'RateLimitedError';
   }
 }
@@ -170,7 +167,7 @@ export async function reserveOrRefuse(limiter: AuthFailureLimiter, address: stri
   try {
     return await limiter.reserve(address);
   } catch (err) {
-    if (err instanceof RateLimitedError) throw rateLimited(err);
+    if (err instanceof RateLimitedError) throw rateLimited(err.retryAfterSeconds);
     throw err;
   }
 }

@@ -1,6 +1,6 @@
 // Relay endpoints for `svc listen`: one per org and name, reused across runs so its signing secret stays stable.
 import {MAX_RELAYS_PER_ORG} from '../../src/definitions.js';
-import {newId, newSigningSecret} from '../../src/lib/ids.js';
+import {newId, newSigningSecret} from '../ids.js';
 import type {Database} from '../db/database.js';
 import type {Vault} from '../vault.js';
 

@@ -93,7 +93,7 @@ describe('a hostile probe, bounded', {timeout: 120_000}, () => {
       for (const a of limited) {
         expect(Number(a.retryAfter)).toBeGreaterThan(0);
         const message = (JSON.parse(a.body) as {error: {message: string}}).error.message;
-        expect(message).toContain(`retry in ${a.retryAfter} second`);
+        expect(message).toContain(`try again in ${a.retryAfter} s`);
       }
     } finally {
       agent.destroy();

@@ -57,9 +57,8 @@ describe('reservations', () => {
 
   it('says in the message when to retry', () => {
     expect(new RateLimitedError(42).message).toBe(
-      'too many failed authentication attempts from this address; retry in 42 seconds (Retry-After)',
+      'too many failed authentication attempts from this address; try again in 42 s',
     );
-    expect(new RateLimitedError(1).message).toContain('retry in 1 second (');
   });
 
   it('forgets every failure on reset', async () => {
@@ -98,7 +97,7 @@ describe('the emulator under parallel guesses', () => {
       expect(Number(wait)).toBeGreaterThan(0);
       const body = (await a.json()) as {error: {code: string; message: string}};
       expect(body.error.code).toBe('rate_limited');
-      expect(body.error.message).toContain(`retry in ${wait} seconds`);
+      expect(body.error.message).toContain(`try again in ${wait} s`);
     }
   });
 
