@@ -38,17 +38,20 @@ const EARLIEST = new Date(EARLIEST_CLOCK_MS).toISOString();
 const LATEST = new Date(LATEST_CLOCK_MS).toISOString();
 
 /** Throws ClockRangeError unless `ms` is a time the clock can show. */
-export function checkClockTime(ms: number, what: string): number {
+export function checkClockTime(ms: number): number {
   if (!Number.isFinite(ms) || ms < EARLIEST_CLOCK_MS || ms > LATEST_CLOCK_MS) {
     throw new ClockRangeError(
-      `${what} would leave the clock's range: it stays between ${EARLIEST} and ${LATEST}`,
+      `would move the clock outside the times it can show, ${EARLIEST} to ${LATEST}; nothing moved`,
     );
   }
   return ms;
 }
 
 export function manualClock(start: Date = new Date()): ManualClock {
-  let current = checkClockTime(start.getTime(), 'the start time');
+  let current = start.getTime();
+  if (!Number.isFinite(current) || current < EARLIEST_CLOCK_MS || current > LATEST_CLOCK_MS) {
+    throw new ClockRangeError(`a manual clock starts between ${EARLIEST} and ${LATEST}`);
+  }
   const listeners = new Set<(now: Date) => void>();
   const notify = () => {
     const now = new Date(current);
@@ -66,11 +69,11 @@ export function manualClock(start: Date = new Date()): ManualClock {
     advance(ms) {
       if (!Number.isFinite(ms) || ms < 0)
         throw new ClockRangeError('the clock only moves forward by a finite duration');
-      current = checkClockTime(current + ms, 'advancing that far');
+      current = checkClockTime(current + ms);
       return notify();
     },
     set(to) {
-      current = checkClockTime(to.getTime(), 'that time');
+      current = checkClockTime(to.getTime());
       return notify();
     },
   };
