@@ -56,5 +56,6 @@ function explainRejections(client: SvcClient, credentials: ResolvedCredentials):
     listApiKeys: explain(client.listApiKeys),
     listWebhooks: explain(client.listWebhooks),
     listDeliveries: explain(client.listDeliveries),
+    serverNowMs: client.serverNowMs,
   };
 }

@@ -37,10 +37,19 @@ export interface SvcClient {
   listWebhooks(options?: RequestOptions): Promise<WebhookEndpoint[]>;
   /** The 100 most recent deliveries to one endpoint, newest first. */
   listDeliveries(webhookId: string, options?: RequestOptions): Promise<Delivery[]>;
+  /**
+   * The API's time now, for "in 5 minutes" and "2 hours ago": this machine's clock, unless the `Date`
+   * header of the latest answer showed the API's clock elsewhere (an emulator whose clock is moved by
+   * hand), beyond what that header's one-second precision and the trip explain.
+   */
+  serverNowMs(): number;
 }
 
 /** The shape of a webhook endpoint id; kept as an export of the client for its users. */
 export const WEBHOOK_ID_PATTERN = ID_PATTERNS.webhookEndpoint;
+
+/** A `Date` header is whole seconds and was stamped before the trip back: differences within this are noise. */
+const CLOCK_AGREEMENT_MS = 2000;
 
 export function isWebhookId(value: string): boolean {
   return isId('webhookEndpoint', value);
@@ -69,7 +78,15 @@ export function createClient(options: ClientOptions): SvcClient {
     retries: Math.max(0, options.retries ?? 2),
     sleep: options.sleep ?? realSleep,
     random: options.random ?? Math.random,
+    onDate(value, receivedAtMs) {
+      const serverMs = Date.parse(value);
+      if (Number.isNaN(serverMs)) return;
+      const offset = serverMs - receivedAtMs;
+      // The header drops milliseconds: half a second on average is added back.
+      clockOffsetMs = Math.abs(offset) > CLOCK_AGREEMENT_MS ? offset + 500 : 0;
+    },
   };
+  let clockOffsetMs = 0;
 
   // zod is loaded with the first request, not at import: `svc --help` and friends never pay for it.
   const schemas = (): Promise<Schemas> => import('../schemas/index.js');
@@ -97,6 +114,7 @@ export function createClient(options: ClientOptions): SvcClient {
 
   return {
     apiUrl,
+    serverNowMs: () => Date.now() + clockOffsetMs,
     getOrg(request) {
       return get('/v1/org', (z, b) => z.OrgSchema.parse(b), request);
     },

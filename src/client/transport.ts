@@ -22,6 +22,8 @@ export interface TransportOptions {
   retries: number;
   sleep: Sleep;
   random: () => number;
+  /** Told the `Date` header of every answer, with the local time it arrived. */
+  onDate?: (value: string, receivedAtMs: number) => void;
 }
 
 /** Answers worth another try: the request was a GET, so repeating it is harmless. */
@@ -91,6 +93,8 @@ export async function getJson(
       }
       throw networkError(url, err, options.timeoutMs);
     }
+    const date = response.headers.get('date');
+    if (date !== null) options.onDate?.(date, Date.now());
     if (response.ok) {
       let text: string;
       try {

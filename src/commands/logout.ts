@@ -16,6 +16,13 @@ export default class Logout extends BaseCommand {
     const {flags} = await this.parse(Logout);
     const result = await logout({env: process.env, apiUrl: flags['api-url']});
     if (!this.jsonEnabled()) {
+      if (result.repaired) {
+        this.logToStderr(
+          `The credentials path ${result.repaired.path} held ${result.repaired.was === 'folder' ? 'a folder' : 'a damaged file'} that no key could be read from; removed it, so no key is stored for any address now.`,
+        );
+        this.logToStderr('Run `svc login` to store a key again.');
+        return result;
+      }
       this.logToStderr(
         result.removed
           ? `Forgot the key stored for ${result.api_url}.`

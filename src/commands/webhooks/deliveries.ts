@@ -34,7 +34,9 @@ export default class WebhooksDeliveries extends BaseCommand {
     if (!flags.watch) {
       const deliveries = await listDeliveries({client, webhookId: args.webhook_id, status});
       if (!this.jsonEnabled())
-        process.stdout.write(renderDeliveries(deliveries, terminalView(process.stdout, process.env)));
+        process.stdout.write(
+          renderDeliveries(deliveries, terminalView(process.stdout, process.env, client.serverNowMs())),
+        );
       return {data: deliveries};
     }
     const stop = new AbortController();
@@ -48,11 +50,15 @@ export default class WebhooksDeliveries extends BaseCommand {
         intervalMs: WATCH_INTERVAL_MS,
         signal: stop.signal,
         onUpdate: ({deliveries, error}) => {
-          const frame = renderWatchFrame(deliveries, terminalView(process.stdout, process.env), {
-            title: `${args.webhook_id} · every ${WATCH_INTERVAL_MS / 1000} s`,
-            clear: Boolean(process.stdout.isTTY),
-            error: error?.message,
-          });
+          const frame = renderWatchFrame(
+            deliveries,
+            terminalView(process.stdout, process.env, client.serverNowMs()),
+            {
+              title: `${args.webhook_id} · every ${WATCH_INTERVAL_MS / 1000} s`,
+              clear: Boolean(process.stdout.isTTY),
+              error: error?.message,
+            },
+          );
           process.stdout.write(frame);
         },
       });
