@@ -29,8 +29,11 @@ const EXTERNAL_PACKAGES = new Set([
   'typescript',
   'undici',
 ]);
-/** The emulator's entry (server, database, worker) stays out too; the compiled copy in dist/ is loaded. */
-const EXTERNAL_FILES = [join(root, 'emulator', 'index.ts')];
+/**
+ * The emulator's entry (server, database, worker) stays out too, and so does the TUI's (it imports Ink and React,
+ * ESM packages a CommonJS bundle could not require): the compiled copies in dist/ are loaded.
+ */
+const EXTERNAL_FILES = [join(root, 'emulator', 'index.ts'), join(root, 'src', 'ui', 'tui', 'index.tsx')];
 
 function packageName(specifier) {
   const parts = specifier.split('/');
