@@ -86,7 +86,7 @@ export async function openTuiSource(options: OpenTuiSourceOptions): Promise<TuiS
 export function requireTerminal(stdin: {isTTY?: boolean}, stdout: {isTTY?: boolean}): void {
   if (stdin.isTTY && stdout.isTTY) return;
   throw usageError('svc tui is a full-screen browser and needs a terminal (stdin and stdout)', [
-    'For scripts: `svc webhooks list --json`, then `svc webhooks deliveries WEBHOOK_ID --json`',
-    'and `svc webhooks deliveries show DELIVERY_ID --json` for one delivery with its attempts',
+    'Endpoints and their deliveries: `svc webhooks list --json`, then `svc webhooks deliveries WEBHOOK_ID --json`',
+    'One delivery with its attempts: `svc webhooks deliveries show DELIVERY_ID --json`',
   ]);
 }
