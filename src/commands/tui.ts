@@ -1,7 +1,8 @@
 import {Flags} from '@oclif/core';
 import {BaseCommand} from '../lib/base-command.js';
 import {colorEnabled} from '../lib/output.js';
-import {openTuiSource, requireTerminal} from '../services/tui.js';
+import {openTuiSource, prefetchEndpoints, requireTerminal} from '../services/tui.js';
+import {enterScreen, leaveScreen} from '../ui/tui/screen.js';
 
 export default class Tui extends BaseCommand {
   static override summary = 'Browse webhook endpoints and deliveries full-screen, live';
@@ -28,17 +29,24 @@ export default class Tui extends BaseCommand {
   async run() {
     const {flags} = await this.parse(Tui);
     requireTerminal(process.stdin, process.stdout);
-    const source = await openTuiSource({
+    const opened = await openTuiSource({
       env: process.env,
       apiUrl: flags['api-url'],
       dataDir: flags['data-dir'],
     });
-    const {runTui} = await import('../ui/tui/index.js');
-    await runTui({
-      source,
-      color: colorEnabled(process.stdout, process.env),
-      stdin: process.stdin,
-      stdout: process.stdout,
-    });
+    // The endpoints are asked for while Ink loads, and the frame is on screen before either is done.
+    const source = prefetchEndpoints(opened);
+    enterScreen(process.stdout, source);
+    try {
+      const {runTui} = await import('../ui/tui/index.js');
+      await runTui({
+        source,
+        color: colorEnabled(process.stdout, process.env),
+        stdin: process.stdin,
+        stdout: process.stdout,
+      });
+    } finally {
+      leaveScreen(process.stdout);
+    }
   }
 }

@@ -1,44 +1,15 @@
 // `svc tui`: where the delivery browser gets its data. Always /v1 through the client; when the API address is a
 // running emulator's, also its control surface, for attempt detail and resends. No Ink here: the UI is loaded
 // by the command, and takes this source as it is.
-import type {DeliveryDetail, EmulatorControl} from '../../emulator/control-client.js';
+import type {EmulatorControl} from '../../emulator/control-client.js';
 import {defaultFileStore, resolveStoredApiUrl} from '../auth/resolve.js';
 import {openSession, type Session} from '../auth/session.js';
-import {ExitCode} from '../lib/exit-codes.js';
 import {usageError} from '../lib/errors.js';
-import type {Delivery, WebhookEndpoint} from '../schemas/index.js';
 import {emulatorControlFor} from './emulator/for-api-url.js';
+import type {TuiSource} from './tui-source.js';
 
-export interface TuiSource {
-  readonly apiUrl: string;
-  /** Attempt detail and resend are there (the API address is a running emulator's). */
-  readonly emulator: boolean;
-  listEndpoints(): Promise<WebhookEndpoint[]>;
-  listDeliveries(endpointId: string): Promise<Delivery[]>;
-  /** The emulator's detail of one delivery; undefined against the service, which lists deliveries only. */
-  deliveryDetail?(deliveryId: string): Promise<DeliveryDetail>;
-  resend?(deliveryId: string): Promise<DeliveryDetail>;
-}
-
-/** How a failed refresh is shown: each kind has its own screen and next step. */
-export type TroubleKind = 'unauthorized' | 'vault_unavailable' | 'network' | 'not_found' | 'other';
-
-export interface Trouble {
-  kind: TroubleKind;
-  message: string;
-}
-
-export function describeTrouble(err: unknown): Trouble {
-  const e = err as {code?: unknown; status?: unknown; exitCode?: unknown; message?: unknown};
-  const message = typeof e?.message === 'string' ? e.message : String(err);
-  if (e?.exitCode === ExitCode.unauthorized || e?.status === 401 || e?.code === 'unauthorized')
-    return {kind: 'unauthorized', message};
-  if (e?.code === 'vault_unavailable' || e?.status === 503) return {kind: 'vault_unavailable', message};
-  if (e?.code === 'network_error' || e?.code === 'unreachable' || e?.status === 0 || e?.code === 'timeout')
-    return {kind: 'network', message};
-  if (e?.code === 'not_found' || e?.status === 404) return {kind: 'not_found', message};
-  return {kind: 'other', message};
-}
+export type {Trouble, TroubleKind, TuiSource} from './tui-source.js';
+export {describeTrouble} from './tui-source.js';
 
 export interface OpenTuiSourceOptions {
   env: NodeJS.ProcessEnv;
@@ -54,9 +25,12 @@ export async function openTuiSource(options: OpenTuiSourceOptions): Promise<TuiS
     flags,
     fileStore: defaultFileStore(options.env),
   });
+  const {nodeHttpFetch} = await import('../client/node-transport.js');
   const control: EmulatorControl | undefined = await emulatorControlFor(apiUrl, {
     env: options.env,
     dataDir: options.dataDir,
+    // Node's own fetch would load all of undici before the first screen; its calls send no body.
+    fetch: nodeHttpFetch() as unknown as typeof fetch,
   });
   // Opened on first use, so that "not logged in" is a screen of the browser (which keeps trying) rather than an exit.
   let session: Promise<Session> | undefined;
@@ -80,6 +54,21 @@ export async function openTuiSource(options: OpenTuiSourceOptions): Promise<TuiS
     source.resend = (id) => control.resendDelivery(id);
   }
   return source;
+}
+
+/** The same source, whose endpoints are already being fetched: the first screen's data loads beside Ink. */
+export function prefetchEndpoints(source: TuiSource): TuiSource {
+  let first: Promise<Awaited<ReturnType<TuiSource['listEndpoints']>>> | undefined = source.listEndpoints();
+  // Handled here; the browser's first refresh receives the outcome, failure included.
+  first.catch(() => undefined);
+  return {
+    ...source,
+    listEndpoints: () => {
+      const answer = first ?? source.listEndpoints();
+      first = undefined;
+      return answer;
+    },
+  };
 }
 
 /** A full-screen browser needs a person at a terminal; scripts get the commands that print the same as JSON. */

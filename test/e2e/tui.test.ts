@@ -50,6 +50,8 @@ beforeAll(async () => {
     SVC_CONFIG_DIR: join(dataDir, 'config'),
   };
   expect((await cli(['trigger', 'sandbox.stopped'])).code).toBe(0);
+  // The clock is manual: moved a second, so that "newest first" has an order to show.
+  expect((await cli(['emulator', 'clock', 'advance', '1s'])).code).toBe(0);
   expect((await cli(['trigger', 'sandbox.error', '--last-error', 'disk full'])).code).toBe(0);
 });
 
@@ -111,10 +113,11 @@ describe('svc tui in a terminal', () => {
     await sees('main', webhookId);
     expect(screen('main')).toContain(`${emu?.apiUrl} (emulator)`);
     await keys('main', 'Enter');
+    // Both events were delivered once by now or soon: wait for the rows to show it.
     let text = await until(
       'main',
-      (s) => s.includes('sandbox.error') && s.includes('sandbox.stopped'),
-      'both rows',
+      (s) => /sandbox\.error\s+pending\s+1\s+500/.test(s) && /sandbox\.stopped\s+succeeded/.test(s),
+      'both rows after their first attempt',
     );
     // Newest first: the failing sandbox.error delivery is on top.
     const rows = text.split('\n').filter((l) => l.includes('sandbox.'));

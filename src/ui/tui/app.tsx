@@ -6,7 +6,7 @@ import type React from 'react';
 import {useCallback, useEffect, useRef, useState} from 'react';
 import type {DeliveryDetail} from '../../../emulator/control-client.js';
 import type {Delivery, WebhookEndpoint} from '../../schemas/index.js';
-import {describeTrouble, type Trouble, type TuiSource} from '../../services/tui.js';
+import {describeTrouble, type Trouble, type TuiSource} from '../../services/tui-source.js';
 import {attemptOutcome, attemptSucceeded, bodyLines, clockTime, prettyEvent} from '../delivery-detail.js';
 import {sanitize} from '../text.js';
 import {relativeTime} from '../time.js';

@@ -1,7 +1,7 @@
-// Starts the delivery browser full-screen (the terminal's alternate screen, restored on exit). Loaded with
-// import() by `svc tui` only: Ink and React are not part of any other command's start.
+// Runs the delivery browser on the screen the command prepared (screen.ts). Loaded with import() by `svc tui`
+// only, as a bundle of its own: Ink and React are not part of any other command's start.
 import {render} from 'ink';
-import type {TuiSource} from '../../services/tui.js';
+import type {TuiSource} from '../../services/tui-source.js';
 import {App} from './app.js';
 import {FrameWriter} from './frame-writer.js';
 
@@ -12,11 +12,7 @@ export interface RunTuiOptions {
   stdout: NodeJS.WriteStream;
 }
 
-const ENTER_ALTERNATE_SCREEN = '\u001B[?1049h\u001B[H\u001B[2J';
-const LEAVE_ALTERNATE_SCREEN = '\u001B[?1049l';
-
 export async function runTui(options: RunTuiOptions): Promise<void> {
-  options.stdout.write(ENTER_ALTERNATE_SCREEN);
   const screen = new FrameWriter(options.stdout);
   try {
     // Debug mode hands over each whole frame; the frame writer puts only the changed lines on screen.
@@ -30,6 +26,5 @@ export async function runTui(options: RunTuiOptions): Promise<void> {
     await app.waitUntilExit();
   } finally {
     screen.close();
-    options.stdout.write(LEAVE_ALTERNATE_SCREEN);
   }
 }
