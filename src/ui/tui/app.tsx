@@ -389,7 +389,7 @@ function troubleLines(trouble: Trouble, source: TuiSource, paint: Painter): Reac
     lines.push(
       ['Not logged in, or the API key was rejected (401).', 'red'],
       [sanitize(trouble.message), undefined],
-      [`Log in with \`${login} < key.txt\` (or set SVC_API_KEY); this screen retries on its own.`, undefined],
+      [`Log in from another terminal (\`${login} < key.txt\`): this screen retries on its own.`, undefined],
     );
   } else if (trouble.kind === 'vault_unavailable') {
     lines.push(
