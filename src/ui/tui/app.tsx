@@ -80,7 +80,13 @@ export function App({source, color, size: fixedSize, backoff = LIVE_BACKOFF}: Ap
     endpoints: '',
     deliveries: '',
   });
-  const [editing, setEditing] = useState(false);
+  const [editing, setEditingState] = useState(false);
+  // Read by the key handler, which may run again before the next render.
+  const editingNow = useRef(false);
+  const setEditing = (value: boolean) => {
+    editingNow.current = value;
+    setEditingState(value);
+  };
   const [help, setHelp] = useState(false);
   const [message, setMessage] = useState<Message | undefined>();
   const [detailTop, setDetailTop] = useState(0);
@@ -133,13 +139,17 @@ export function App({source, color, size: fixedSize, backoff = LIVE_BACKOFF}: Ap
     if (id === undefined) return;
     setSelected((s) => (screen.name === 'endpoints' ? {...s, endpoint: id} : {...s, delivery: id}));
   };
+  // Moves made before the next render (keys that arrive together) add up: they start from the latest move.
+  const cursor = useRef(selectedIndex);
+  cursor.current = selectedIndex;
   const move = (by: number) => {
     if (screen.name === 'delivery') {
       setDetailTop((t) => Math.min(Math.max(t + by, 0), maxDetailTop));
       return;
     }
     if (rowIds.length === 0) return;
-    const next = Math.min(Math.max((selectedIndex < 0 ? 0 : selectedIndex) + by, 0), rowIds.length - 1);
+    const next = Math.min(Math.max((cursor.current < 0 ? 0 : cursor.current) + by, 0), rowIds.length - 1);
+    cursor.current = next;
     select(rowIds[next]);
   };
   const open = () => {
@@ -194,26 +204,34 @@ export function App({source, color, size: fixedSize, backoff = LIVE_BACKOFF}: Ap
 
   const filterName = screen.name === 'endpoints' ? 'endpoints' : 'deliveries';
   const filter = screen.name === 'delivery' ? '' : filters[filterName];
-  const setFilter = (value: string) => setFilters((f) => ({...f, [filterName]: value}));
+  // From the latest value, not this render's: keys typed faster than a frame each count.
+  const setFilter = (value: string | ((current: string) => string)) =>
+    setFilters((f) => ({...f, [filterName]: typeof value === 'string' ? value : value(f[filterName])}));
 
   // One subscription for the app's life (Ink re-subscribes whenever the handler changes); the ref holds the
   // handler of the latest render.
   const onKey = useRef<(input: string, key: Key) => void>(() => undefined);
   useInput(useCallback((input: string, key: Key) => onKey.current(input, key), []));
   onKey.current = (input, key) => {
+    // Keys typed faster than a frame (or held down) arrive together: each is a key of its own.
+    if (!editingNow.current && !help && input.length > 1 && !input.startsWith('/')) {
+      const plain = Object.fromEntries(Object.keys(key).map((k) => [k, false])) as unknown as Key;
+      for (const ch of input) onKey.current(ch, plain);
+      return;
+    }
     if (help) {
       setHelp(false);
       return;
     }
-    if (editing) {
+    if (editingNow.current) {
       if (key.escape) {
         setFilter('');
         setEditing(false);
       } else if (key.return) setEditing(false);
-      else if (key.backspace || key.delete) setFilter(filter.slice(0, -1));
+      else if (key.backspace || key.delete) setFilter((current) => current.slice(0, -1));
       else if (key.upArrow) move(-1);
       else if (key.downArrow) move(1);
-      else if (input && !key.ctrl && !key.meta && !key.tab) setFilter(sanitize(filter + input));
+      else if (input && !key.ctrl && !key.meta && !key.tab) setFilter((current) => sanitize(current + input));
       return;
     }
     if (input === 'q') exit();

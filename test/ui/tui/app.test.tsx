@@ -193,10 +193,14 @@ describe('the deliveries screen', () => {
     await press('j', 'k', 'j');
     expect(selectedLine(app?.lastFrame() ?? '')).toContain(older.id);
 
+
     const newer = [delivery(), delivery()];
     state.deliveries = [...newer.reverse(), target, older];
     const frame = await sees(newer[0]?.id as string);
     expect(selectedLine(frame)).toContain(older.id);
+    // Keys that arrive together (typed fast, held down) each count.
+    await press('kk');
+    expect(selectedLine(app?.lastFrame() ?? '')).toContain(newer[1]?.id);
   });
 
   it('filters by event type, status or id as you type, and esc clears the filter', async () => {
