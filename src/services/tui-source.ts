@@ -13,6 +13,8 @@ export interface TuiSource {
   /** The emulator's detail of one delivery; undefined against the service, which lists deliveries only. */
   deliveryDetail?(deliveryId: string): Promise<DeliveryDetail>;
   resend?(deliveryId: string): Promise<DeliveryDetail>;
+  /** The API's idea of now (ms), for "in 30 seconds": an emulator's clock may be set or stopped. */
+  now?(): number;
 }
 
 /** How a failed refresh is shown: each kind has its own screen and next step. */

@@ -52,6 +52,18 @@ export async function openTuiSource(options: OpenTuiSourceOptions): Promise<TuiS
   if (control) {
     source.deliveryDetail = (id) => control.delivery(id);
     source.resend = (id) => control.resendDelivery(id);
+    // Read with each list of deliveries: an emulator's clock can be manual, so "next attempt in …" is
+    // reckoned from its time, not this machine's.
+    let offsetMs = 0;
+    source.listDeliveries = async (endpointId) => {
+      const [deliveries, clock] = await Promise.all([
+        (await client()).listDeliveries(endpointId),
+        control.clock().catch(() => undefined),
+      ]);
+      if (clock) offsetMs = Date.parse(clock.now) - Date.now();
+      return deliveries;
+    };
+    source.now = () => Date.now() + offsetMs;
   }
   return source;
 }

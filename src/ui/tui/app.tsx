@@ -289,7 +289,7 @@ export function App({source, color, size: fixedSize, backoff = LIVE_BACKOFF}: Ap
             .map((e) => endpointRow(e, e.id === selectedId, width, paint));
   } else if (screen.name === 'deliveries') {
     columns = deliveryColumns(width);
-    const nowMs = Date.now();
+    const nowMs = source.now?.() ?? Date.now();
     body =
       deliveries.length === 0
         ? emptyLines(
@@ -599,7 +599,7 @@ function detailBody(
     line('This delivery is no longer among the endpoint’s 100 most recent.');
     return lines;
   }
-  const nowMs = Date.now();
+  const nowMs = source.now?.() ?? Date.now();
   const label = (text: string) => <Text bold>{text.padEnd(10)}</Text>;
   line(
     <>
