@@ -4,7 +4,9 @@ import type {AttemptTrigger} from '../../src/definitions.js';
 import type {Delivery} from '../../src/schemas/index.js';
 import type {EmulatorContext} from '../context.js';
 import type {Queryable} from '../db/database.js';
-import {OperationError} from './errors.js';
+import {iso, isoRequired} from '../db/repository-support.js';
+import {toDeliveryRecord} from '../delivery/repository.js';
+import {notFound} from './errors.js';
 
 export interface AttemptDetail {
   /** 1 for the first attempt; resends take the next number, like any attempt. */
@@ -36,7 +38,7 @@ interface DeliveryRow {
   endpoint_id: string;
   event_id: string;
   event_type: string;
-  status: Delivery['status'];
+  status: string;
   attempts: number;
   created_at: Date | string;
   last_attempt_at: Date | string | null;
@@ -57,7 +59,7 @@ interface AttemptRow {
 }
 
 export function checkDeliveryId(deliveryId: string): void {
-  if (!isId('delivery', deliveryId)) throw new OperationError('not_found', 'no delivery with this id');
+  if (!isId('delivery', deliveryId)) throw notFound('no delivery with this id');
 }
 
 /** The delivery within the retention window (the list shows nothing older either), or not_found. */
@@ -76,29 +78,19 @@ export async function getDeliveryDetail(
     [input.deliveryId, since],
   );
   const row = found.rows[0];
-  if (!row) throw new OperationError('not_found', 'no delivery with this id');
+  if (!row) throw notFound('no delivery with this id');
   const attempts = await q.query<AttemptRow>(
     `SELECT attempt, started_at, signature_t, trigger, status_code, error, duration_ms, response_body
        FROM delivery_attempts WHERE delivery_id = $1 ORDER BY attempt`,
     [input.deliveryId],
   );
   return {
-    delivery: {
-      id: row.id,
-      event_id: row.event_id,
-      event_type: row.event_type,
-      status: row.status,
-      attempts: Number(row.attempts),
-      created_at: iso(row.created_at) as string,
-      last_attempt_at: iso(row.last_attempt_at),
-      next_attempt_at: iso(row.next_attempt_at),
-      last_status_code: row.last_status_code == null ? null : Number(row.last_status_code),
-    },
+    delivery: toDeliveryRecord(row),
     endpoint_id: row.endpoint_id,
     event: parseBody(row.body),
     attempts: attempts.rows.map((a) => ({
       attempt: Number(a.attempt),
-      started_at: iso(a.started_at) as string,
+      started_at: isoRequired(a.started_at),
       signature_t: a.signature_t == null ? null : Number(a.signature_t),
       trigger: a.trigger,
       status_code: a.status_code == null ? null : Number(a.status_code),
@@ -107,11 +99,6 @@ export async function getDeliveryDetail(
       response_body: a.response_body,
     })),
   };
-}
-
-function iso(value: Date | string | null): string | null {
-  if (value == null) return null;
-  return (value instanceof Date ? value : new Date(value)).toISOString();
 }
 
 /** The stored bytes are the emulator's own JSON; should they ever not parse, they are shown as they are. */

@@ -13,7 +13,7 @@ import type {EmulatorContext} from '../context.js';
 import type {ClaimedDelivery} from '../delivery/repository.js';
 import type {AttemptResult} from '../delivery/sender.js';
 import {checkDeliveryId, type DeliveryDetail, getDeliveryDetail} from './delivery-detail.js';
-import {OperationError} from './errors.js';
+import {conflict, notFound, vaultUnavailable} from './errors.js';
 
 /** What sends the attempt: the delivery worker. */
 export interface Attempter {
@@ -47,10 +47,7 @@ export async function resendDelivery(ctx: EmulatorContext, input: ResendInput): 
   // Found through the detail first, so a delivery past retention is not_found here as everywhere else.
   await getDeliveryDetail(ctx, {deliveryId: input.deliveryId});
   if (!ctx.vault.available) {
-    throw new OperationError(
-      'vault_unavailable',
-      'resending needs the vault key to read the endpoint signing secret',
-    );
+    throw vaultUnavailable('resending needs the vault key to read the endpoint signing secret');
   }
   const found = await ctx.db.query<TargetRow>(
     `SELECT d.id, d.endpoint_id, d.event_id, d.event_type, e.body, w.url, w.secret_ciphertext,
@@ -60,7 +57,7 @@ export async function resendDelivery(ctx: EmulatorContext, input: ResendInput): 
     [input.deliveryId],
   );
   const target = found.rows[0];
-  if (!target) throw new OperationError('not_found', 'no delivery with this id');
+  if (!target) throw notFound('no delivery with this id');
 
   const {attempter} = input;
   await attempter.holdEndpoint(target.endpoint_id, async () => {
@@ -88,7 +85,7 @@ export async function resendDelivery(ctx: EmulatorContext, input: ResendInput): 
     }
     if (sent.result.aborted) {
       await releaseLease(ctx, input.deliveryId, owner);
-      throw new OperationError('conflict', 'the emulator is stopping; the resend was not made');
+      throw conflict('the emulator is stopping; the resend was not made');
     }
     const r = sent.result;
     const recorded = await ctx.db.query(
@@ -114,7 +111,7 @@ export async function resendDelivery(ctx: EmulatorContext, input: ResendInput): 
     );
     if (recorded.rowCount === 0) {
       await releaseLease(ctx, input.deliveryId, owner);
-      throw new OperationError('not_found', 'the delivery was deleted while it was being resent');
+      throw notFound('the delivery was deleted while it was being resent');
     }
   });
   return getDeliveryDetail(ctx, {deliveryId: input.deliveryId});
@@ -142,12 +139,9 @@ async function takeLease(
     const row = r.rows[0];
     if (row) return Number(row.attempts);
     const exists = await ctx.db.query('SELECT 1 FROM deliveries WHERE id = $1', [input.deliveryId]);
-    if (exists.rows.length === 0) throw new OperationError('not_found', 'no delivery with this id');
+    if (exists.rows.length === 0) throw notFound('no delivery with this id');
     if (Date.now() >= giveUpAt) {
-      throw new OperationError(
-        'conflict',
-        'an attempt of this delivery is in flight; try again in a few seconds',
-      );
+      throw conflict('an attempt of this delivery is in flight; try again in a few seconds');
     }
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
