@@ -3,8 +3,8 @@ import {isId, RETENTION_MS} from '../../src/definitions.js';
 import type {AttemptTrigger} from '../../src/definitions.js';
 import type {Delivery} from '../../src/schemas/index.js';
 import type {EmulatorContext} from '../context.js';
-import type {Queryable} from '../db/database.js';
-import {iso, isoRequired} from '../db/repository-support.js';
+import {isoRequired} from '../db/repository-support.js';
+import {findDeliveryWithEvent, listAttempts} from '../delivery/attempt-repository.js';
 import {toDeliveryRecord} from '../delivery/repository.js';
 import {notFound} from './errors.js';
 
@@ -33,31 +33,6 @@ export interface DeliveryDetail {
   attempts: AttemptDetail[];
 }
 
-interface DeliveryRow {
-  id: string;
-  endpoint_id: string;
-  event_id: string;
-  event_type: string;
-  status: string;
-  attempts: number;
-  created_at: Date | string;
-  last_attempt_at: Date | string | null;
-  next_attempt_at: Date | string | null;
-  last_status_code: number | null;
-  body: string;
-}
-
-interface AttemptRow {
-  attempt: number;
-  started_at: Date | string;
-  signature_t: string | number | null;
-  trigger: AttemptTrigger;
-  status_code: number | null;
-  error: string | null;
-  duration_ms: number;
-  response_body: string | null;
-}
-
 export function checkDeliveryId(deliveryId: string): void {
   if (!isId('delivery', deliveryId)) throw notFound('no delivery with this id');
 }
@@ -66,29 +41,17 @@ export function checkDeliveryId(deliveryId: string): void {
 export async function getDeliveryDetail(
   ctx: Pick<EmulatorContext, 'db' | 'clock'>,
   input: {deliveryId: string},
-  q: Queryable = ctx.db,
 ): Promise<DeliveryDetail> {
   checkDeliveryId(input.deliveryId);
   const since = new Date(ctx.clock.now().getTime() - RETENTION_MS);
-  const found = await q.query<DeliveryRow>(
-    `SELECT d.id, d.endpoint_id, d.event_id, d.event_type, d.status, d.attempts, d.created_at, d.last_attempt_at,
-            d.next_attempt_at, d.last_status_code, e.body
-       FROM deliveries d JOIN events e ON e.id = d.event_id
-      WHERE d.id = $1 AND d.created_at > $2`,
-    [input.deliveryId, since],
-  );
-  const row = found.rows[0];
+  const row = await findDeliveryWithEvent(ctx.db, input.deliveryId, since);
   if (!row) throw notFound('no delivery with this id');
-  const attempts = await q.query<AttemptRow>(
-    `SELECT attempt, started_at, signature_t, trigger, status_code, error, duration_ms, response_body
-       FROM delivery_attempts WHERE delivery_id = $1 ORDER BY attempt`,
-    [input.deliveryId],
-  );
+  const attempts = await listAttempts(ctx.db, input.deliveryId);
   return {
     delivery: toDeliveryRecord(row),
     endpoint_id: row.endpoint_id,
     event: parseBody(row.body),
-    attempts: attempts.rows.map((a) => ({
+    attempts: attempts.map((a) => ({
       attempt: Number(a.attempt),
       started_at: isoRequired(a.started_at),
       signature_t: a.signature_t == null ? null : Number(a.signature_t),

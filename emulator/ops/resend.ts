@@ -10,6 +10,12 @@
 //   so numbers never collide and a receiver still sees one request at a time per endpoint.
 import {randomBytes} from 'node:crypto';
 import type {EmulatorContext} from '../context.js';
+import {
+  findResendTarget,
+  leaseForResend,
+  recordResend,
+  releaseResendLease,
+} from '../delivery/attempt-repository.js';
 import type {ClaimedDelivery} from '../delivery/repository.js';
 import type {AttemptResult} from '../delivery/sender.js';
 import {checkDeliveryId, type DeliveryDetail, getDeliveryDetail} from './delivery-detail.js';
@@ -31,17 +37,6 @@ export interface ResendInput {
   leaseWaitMs?: number;
 }
 
-interface TargetRow {
-  id: string;
-  endpoint_id: string;
-  event_id: string;
-  event_type: string;
-  body: string;
-  url: string;
-  secret_ciphertext: string;
-  relay: boolean;
-}
-
 export async function resendDelivery(ctx: EmulatorContext, input: ResendInput): Promise<DeliveryDetail> {
   checkDeliveryId(input.deliveryId);
   // Found through the detail first, so a delivery past retention is not_found here as everywhere else.
@@ -49,14 +44,7 @@ export async function resendDelivery(ctx: EmulatorContext, input: ResendInput): 
   if (!ctx.vault.available) {
     throw vaultUnavailable('resending needs the vault key to read the endpoint signing secret');
   }
-  const found = await ctx.db.query<TargetRow>(
-    `SELECT d.id, d.endpoint_id, d.event_id, d.event_type, e.body, w.url, w.secret_ciphertext,
-            EXISTS (SELECT 1 FROM relay_endpoints r WHERE r.endpoint_id = w.id) AS relay
-       FROM deliveries d JOIN events e ON e.id = d.event_id JOIN webhook_endpoints w ON w.id = d.endpoint_id
-      WHERE d.id = $1`,
-    [input.deliveryId],
-  );
-  const target = found.rows[0];
+  const target = await findResendTarget(ctx.db, input.deliveryId);
   if (!target) throw notFound('no delivery with this id');
 
   const {attempter} = input;
@@ -80,37 +68,26 @@ export async function resendDelivery(ctx: EmulatorContext, input: ResendInput): 
     try {
       sent = await attempter.attemptNow(item);
     } catch (err) {
-      await releaseLease(ctx, input.deliveryId, owner);
+      await releaseResendLease(ctx.db, input.deliveryId, owner);
       throw err;
     }
     if (sent.result.aborted) {
-      await releaseLease(ctx, input.deliveryId, owner);
+      await releaseResendLease(ctx.db, input.deliveryId, owner);
       throw conflict('the emulator is stopping; the resend was not made');
     }
     const r = sent.result;
-    const recorded = await ctx.db.query(
-      `WITH moved AS (
-         UPDATE deliveries
-            SET attempts = $2, manual_attempts = manual_attempts + 1, last_attempt_at = $3, last_status_code = $4,
-                locked_until = NULL, locked_by = NULL
-          WHERE id = $1 AND attempts = $2 - 1
-          RETURNING id)
-       INSERT INTO delivery_attempts
-              (delivery_id, attempt, started_at, duration_ms, status_code, error, response_body, trigger, signature_t)
-       SELECT id, $2, $3, $5, $4, $6, $7, 'manual', $8 FROM moved`,
-      [
-        input.deliveryId,
-        item.attempt,
-        sent.startedAt,
-        r.statusCode,
-        r.durationMs,
-        r.error?.replaceAll('\u0000', '') ?? null,
-        r.responseBody?.replaceAll('\u0000', '') ?? null,
-        sent.signatureT,
-      ],
-    );
-    if (recorded.rowCount === 0) {
-      await releaseLease(ctx, input.deliveryId, owner);
+    const recorded = await recordResend(ctx.db, {
+      deliveryId: input.deliveryId,
+      attempt: item.attempt,
+      startedAt: sent.startedAt,
+      durationMs: r.durationMs,
+      statusCode: r.statusCode,
+      error: r.error,
+      responseBody: r.responseBody,
+      signatureT: sent.signatureT,
+    });
+    if (!recorded) {
+      await releaseResendLease(ctx.db, input.deliveryId, owner);
       throw notFound('the delivery was deleted while it was being resent');
     }
   });
@@ -130,26 +107,17 @@ async function takeLease(
   const giveUpAt = Date.now() + (input.leaseWaitMs ?? 15_000);
   for (;;) {
     const now = Date.now();
-    const r = await ctx.db.query<{attempts: number}>(
-      `UPDATE deliveries SET locked_until = $3, locked_by = $4
-        WHERE id = $1 AND (locked_until IS NULL OR locked_until <= $2)
-        RETURNING attempts`,
-      [input.deliveryId, new Date(now), new Date(now + leaseMs), owner],
-    );
-    const row = r.rows[0];
-    if (row) return Number(row.attempts);
-    const exists = await ctx.db.query('SELECT 1 FROM deliveries WHERE id = $1', [input.deliveryId]);
-    if (exists.rows.length === 0) throw notFound('no delivery with this id');
+    const lease = await leaseForResend(ctx.db, {
+      deliveryId: input.deliveryId,
+      now: new Date(now),
+      until: new Date(now + leaseMs),
+      owner,
+    });
+    if (lease === 'gone') throw notFound('no delivery with this id');
+    if (lease !== 'held') return lease.attempts;
     if (Date.now() >= giveUpAt) {
       throw conflict('an attempt of this delivery is in flight; try again in a few seconds');
     }
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
-}
-
-async function releaseLease(ctx: EmulatorContext, deliveryId: string, owner: string): Promise<void> {
-  await ctx.db.query(
-    'UPDATE deliveries SET locked_until = NULL, locked_by = NULL WHERE id = $1 AND locked_by = $2',
-    [deliveryId, owner],
-  );
 }

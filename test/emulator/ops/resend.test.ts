@@ -44,7 +44,8 @@ if (pgUrl) {
       };
       const url = new URL(pgUrl);
       url.searchParams.set('options', `-c search_path=${schema}`);
-      return {databaseUrl: url.toString()};
+      // inMemory: no data dir of its own to keep (the rows are in PostgreSQL).
+      return {databaseUrl: url.toString(), inMemory: true};
     },
   ]);
 }

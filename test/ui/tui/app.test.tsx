@@ -193,7 +193,6 @@ describe('the deliveries screen', () => {
     await press('j', 'k', 'j');
     expect(selectedLine(app?.lastFrame() ?? '')).toContain(older.id);
 
-
     const newer = [delivery(), delivery()];
     state.deliveries = [...newer.reverse(), target, older];
     const frame = await sees(newer[0]?.id as string);

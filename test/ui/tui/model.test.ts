@@ -63,8 +63,11 @@ describe('nextDelay', () => {
     expect(d).toBe(LIVE_BACKOFF.idleMaxMs);
     expect(nextDelay(d, 'changed')).toBe(LIVE_BACKOFF.minMs);
     let e = LIVE_BACKOFF.minMs;
-    const seen = [];
-    for (let i = 0; i < 6; i++) seen.push((e = nextDelay(e, 'failed')));
+    const seen: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      e = nextDelay(e, 'failed');
+      seen.push(e);
+    }
     expect(seen).toEqual([2_000, 4_000, 8_000, 15_000, 15_000, 15_000]);
   });
 });
