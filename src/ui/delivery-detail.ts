@@ -22,6 +22,13 @@ export function clockTime(iso: string): string {
   return iso.replace('T', ' ').replace(/\.\d+Z$|Z$/, 'Z');
 }
 
+/** When the next attempt comes: "in 2 minutes", or "due now" once its time has come (it is about to be made). */
+export function nextAttemptText(iso: string | null, nowMs: number): string {
+  if (!iso) return '-';
+  const at = Date.parse(iso);
+  return Number.isFinite(at) && at <= nowMs ? 'due now' : relativeTime(iso, nowMs);
+}
+
 /** Where the delivery stands, in one line: "pending · 2 attempts · next in 30 seconds". */
 export function deliverySummary(d: Delivery, nowMs: number): string {
   const parts: string[] = [d.status, `${d.attempts} attempt${d.attempts === 1 ? '' : 's'}`];

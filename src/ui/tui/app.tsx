@@ -7,7 +7,14 @@ import {useCallback, useEffect, useRef, useState} from 'react';
 import type {DeliveryDetail} from '../../../emulator/control-client.js';
 import type {Delivery, WebhookEndpoint} from '../../schemas/index.js';
 import {describeTrouble, type Trouble, type TuiSource} from '../../services/tui-source.js';
-import {attemptOutcome, attemptSucceeded, bodyLines, clockTime, prettyEvent} from '../delivery-detail.js';
+import {
+  attemptOutcome,
+  attemptSucceeded,
+  bodyLines,
+  clockTime,
+  nextAttemptText,
+  prettyEvent,
+} from '../delivery-detail.js';
 import {sanitize} from '../text.js';
 import {relativeTime} from '../time.js';
 import {
@@ -443,7 +450,7 @@ function helpLines(source: TuiSource, paint: Painter): React.ReactNode[] {
     ['PgUp PgDn  g G', 'page, first, last'],
     ['enter  → l', 'open the endpoint or delivery'],
     ['esc  ← h', 'back (esc first clears a filter)'],
-    ['/', 'filter: event type, status, event or delivery id (endpoints: id, URL, events)'],
+    ['/', 'filter by event type, status or id (endpoints: id, URL, events)'],
     [
       'r',
       source.emulator ? 'resend the delivery now (a manual attempt)' : 'resend (only against the emulator)',
@@ -462,8 +469,8 @@ function helpLines(source: TuiSource, paint: Painter): React.ReactNode[] {
   lines.push(
     <Text key="gap"> </Text>,
     <Text key="live" wrap="wrap" color={paint('gray')}>
-      Screens refresh on their own: every second while things change, less often while nothing does, at once
-      after a resend. Full attempt answers: `svc webhooks deliveries show DELIVERY_ID`.
+      Screens refresh by themselves, more often while things change, and at once after a resend. Whole
+      answers: `svc webhooks deliveries show DELIVERY_ID`.
     </Text>,
   );
   return lines;
@@ -546,7 +553,7 @@ function deliveryRow(
 ): React.ReactNode {
   const l = deliveryLayout(width);
   const code = d.last_status_code === null ? '-' : String(d.last_status_code);
-  const next = d.status === 'pending' ? relativeTime(d.next_attempt_at, nowMs) : '-';
+  const next = d.status === 'pending' ? nextAttemptText(d.next_attempt_at, nowMs) : '-';
   return (
     <Text key={d.id} wrap="truncate-end" inverse={isSelected}>
       {isSelected ? '> ' : '  '}
@@ -608,7 +615,7 @@ function detailBody(
       {` · ${delivery.attempts} attempt${delivery.attempts === 1 ? '' : 's'}`}
       {delivery.last_status_code === null ? '' : ` · last answer ${delivery.last_status_code}`}
       {delivery.status === 'pending' && delivery.next_attempt_at
-        ? ` · next ${relativeTime(delivery.next_attempt_at, nowMs)}`
+        ? ` · next ${nextAttemptText(delivery.next_attempt_at, nowMs)}`
         : ''}
     </>,
   );
@@ -627,11 +634,9 @@ function detailBody(
   if (!('detail' in data)) {
     line(' ');
     line(
-      <Text color={paint('yellow')}>
-        Attempt detail, the event body and resend come from the emulator; {source.apiUrl} lists deliveries
-        only.
-      </Text>,
+      <Text color={paint('yellow')}>Attempt detail, the event body and resend come from the emulator;</Text>,
     );
+    line(<Text color={paint('yellow')}>{source.apiUrl} lists deliveries only.</Text>);
     return lines;
   }
   const {detail} = data;
