@@ -1,4 +1,4 @@
-import {Flags} from '@oclif/core';
+import {apiUrlFlag, dataDirFlag} from '../lib/flags.js';
 import {BaseCommand} from '../lib/base-command.js';
 import {colorEnabled} from '../lib/output.js';
 import {openTuiSource, prefetchEndpoints, requireTerminal} from '../services/tui.js';
@@ -15,14 +15,10 @@ export default class Tui extends BaseCommand {
   ];
   static override enableJsonFlag = false;
   static override flags = {
-    'api-url': Flags.string({
-      description: 'API address (default: SVC_API_URL, then the latest login’s)',
-      helpValue: 'URL',
-    }),
-    'data-dir': Flags.string({
+    'api-url': apiUrlFlag(),
+    'data-dir': dataDirFlag({
       description:
         'data dir of the emulator to use for attempts and resends (default: SVC_EMULATOR_DATA_DIR)',
-      helpValue: 'DIR',
     }),
   };
 

@@ -13,7 +13,7 @@ export interface TuiSource {
   /** The emulator's detail of one delivery; undefined against the service, which lists deliveries only. */
   deliveryDetail?(deliveryId: string): Promise<DeliveryDetail>;
   resend?(deliveryId: string): Promise<DeliveryDetail>;
-  /** The API's idea of now (ms), for "in 30 seconds": an emulator's clock may be set or stopped. */
+  /** The API's idea of now (ms), for "in 30 seconds": an emulator's clock may be set by hand. */
   now?(): number;
 }
 

@@ -34,10 +34,12 @@ export async function openTuiSource(options: OpenTuiSourceOptions): Promise<TuiS
   });
   // Opened on first use, so that "not logged in" is a screen of the browser (which keeps trying) rather than an exit.
   let session: Promise<Session> | undefined;
+  let opened: Session['client'] | undefined;
   const client = async () => {
     session ??= openSession({env: options.env, flags, client: {retries: 0, timeoutMs: 5_000}});
     try {
-      return (await session).client;
+      opened = (await session).client;
+      return opened;
     } catch (err) {
       session = undefined;
       throw err;
@@ -48,22 +50,12 @@ export async function openTuiSource(options: OpenTuiSourceOptions): Promise<TuiS
     emulator: control !== undefined,
     listEndpoints: async () => (await client()).listWebhooks(),
     listDeliveries: async (endpointId) => (await client()).listDeliveries(endpointId),
+    // The API's clock as its answers date them: an emulator's may be set by hand.
+    now: () => opened?.serverNowMs() ?? Date.now(),
   };
   if (control) {
     source.deliveryDetail = (id) => control.delivery(id);
     source.resend = (id) => control.resendDelivery(id);
-    // Read with each list of deliveries: an emulator's clock can be manual, so "next attempt in …" is
-    // reckoned from its time, not this machine's.
-    let offsetMs = 0;
-    source.listDeliveries = async (endpointId) => {
-      const [deliveries, clock] = await Promise.all([
-        (await client()).listDeliveries(endpointId),
-        control.clock().catch(() => undefined),
-      ]);
-      if (clock) offsetMs = Date.parse(clock.now) - Date.now();
-      return deliveries;
-    };
-    source.now = () => Date.now() + offsetMs;
   }
   return source;
 }

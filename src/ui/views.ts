@@ -106,10 +106,12 @@ export function renderWatchChange(
 export function terminalView(
   stdout: {isTTY?: boolean; columns?: number},
   env: NodeJS.ProcessEnv,
+  /** The time relative times count from: the API's clock when known (see SvcClient.serverNowMs). */
+  nowMs: number = Date.now(),
 ): ViewOptions {
   return {
     paint: painter(colorEnabled(stdout, env)),
     width: stdout.isTTY ? (stdout.columns ?? 80) : undefined,
-    nowMs: Date.now(),
+    nowMs,
   };
 }

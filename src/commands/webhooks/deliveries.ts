@@ -1,7 +1,8 @@
 import {Args, Flags} from '@oclif/core';
 import {openSession} from '../../auth/session.js';
+import {DELIVERY_STATUSES, type DeliveryStatus} from '../../definitions.js';
 import {BaseCommand} from '../../lib/base-command.js';
-import type {DeliveryStatus} from '../../schemas/index.js';
+import {apiUrlFlag} from '../../lib/flags.js';
 import type {Delivery} from '../../schemas/index.js';
 import {
   checkWebhookId,
@@ -11,8 +12,6 @@ import {
 } from '../../services/webhooks/deliveries.js';
 import {renderDeliveries, renderWatchChange, renderWatchStart, terminalView} from '../../ui/views.js';
 
-// Spelled out rather than imported from the schemas so that parsing flags does not load zod.
-const STATUSES: DeliveryStatus[] = ['pending', 'succeeded', 'failed'];
 const WATCH_INTERVAL_MS = 3000;
 
 export default class WebhooksDeliveries extends BaseCommand {
@@ -25,15 +24,12 @@ export default class WebhooksDeliveries extends BaseCommand {
     webhook_id: Args.string({description: 'endpoint id (we_…), from `svc webhooks list`', required: true}),
   };
   static override flags = {
-    status: Flags.string({description: 'only deliveries with this status', options: STATUSES}),
+    status: Flags.string({description: 'only deliveries with this status', options: [...DELIVERY_STATUSES]}),
     watch: Flags.boolean({
       description:
         'poll every few seconds until Ctrl-C, printing each new or changed delivery (with --json: one JSON line each)',
     }),
-    'api-url': Flags.string({
-      description: 'API address (default: SVC_API_URL, then https://api.svc.dev)',
-      helpValue: 'URL',
-    }),
+    'api-url': apiUrlFlag(),
   };
 
   async run() {
@@ -44,7 +40,9 @@ export default class WebhooksDeliveries extends BaseCommand {
     if (!flags.watch) {
       const deliveries = await listDeliveries({client, webhookId: args.webhook_id, status});
       if (!this.jsonEnabled())
-        process.stdout.write(renderDeliveries(deliveries, terminalView(process.stdout, process.env)));
+        process.stdout.write(
+          renderDeliveries(deliveries, terminalView(process.stdout, process.env, client.serverNowMs())),
+        );
       return {data: deliveries};
     }
     const stop = new AbortController();
@@ -61,7 +59,7 @@ export default class WebhooksDeliveries extends BaseCommand {
         intervalMs: WATCH_INTERVAL_MS,
         signal: stop.signal,
         onUpdate: ({deliveries, error}) => {
-          const view = terminalView(process.stdout, process.env);
+          const view = terminalView(process.stdout, process.env, client.serverNowMs());
           if (error) {
             // Said once per spell of trouble, on stderr: the stream on stdout stays data only.
             if (!failing)

@@ -1,4 +1,5 @@
-import {Args, Flags} from '@oclif/core';
+import {Args} from '@oclif/core';
+import {dataDirFlag} from '../../../lib/flags.js';
 import {BaseCommand} from '../../../lib/base-command.js';
 import {resendDelivery} from '../../../services/emulator/deliveries/resend.js';
 import {renderDeliveryDetail} from '../../../ui/delivery-detail.js';
@@ -13,10 +14,7 @@ export default class EmulatorDeliveriesResend extends BaseCommand {
     delivery_id: Args.string({description: 'delivery id (dlv_…)', required: true}),
   };
   static override flags = {
-    'data-dir': Flags.string({
-      description: 'data dir of the emulator (default: SVC_EMULATOR_DATA_DIR, then the user data dir)',
-      helpValue: 'DIR',
-    }),
+    'data-dir': dataDirFlag(),
   };
 
   async run() {

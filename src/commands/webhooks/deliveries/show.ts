@@ -1,4 +1,5 @@
-import {Args, Flags} from '@oclif/core';
+import {Args} from '@oclif/core';
+import {apiUrlFlag} from '../../../lib/flags.js';
 import {BaseCommand} from '../../../lib/base-command.js';
 import {showDelivery} from '../../../services/webhooks/deliveries/show.js';
 import {renderDeliveryDetail} from '../../../ui/delivery-detail.js';
@@ -19,10 +20,7 @@ export default class WebhooksDeliveriesShow extends BaseCommand {
     }),
   };
   static override flags = {
-    'api-url': Flags.string({
-      description: 'API address (default: SVC_API_URL, then https://api.svc.dev)',
-      helpValue: 'URL',
-    }),
+    'api-url': apiUrlFlag(),
   };
 
   async run() {

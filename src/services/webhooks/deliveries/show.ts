@@ -6,7 +6,6 @@ import {isId} from '../../../definitions.js';
 import {UserError, usageError} from '../../../lib/errors.js';
 import type {Delivery} from '../../../schemas/index.js';
 import {emulatorControlFor} from '../../emulator/for-api-url.js';
-import {toControlUserError} from '../../emulator/connect.js';
 
 export interface ShowDeliveryOptions {
   deliveryId: string;
@@ -39,13 +38,8 @@ export async function showDelivery(options: ShowDeliveryOptions): Promise<ShownD
     fileStore: defaultFileStore(options.env),
   });
   const control = await emulatorControlFor(apiUrl, {env: options.env});
-  if (control) {
-    try {
-      return await control.delivery(options.deliveryId);
-    } catch (err) {
-      throw toControlUserError(err);
-    }
-  }
+  // Its EmulatorControlError reaches the CLI's error mapper like any control command's.
+  if (control) return control.delivery(options.deliveryId);
   // The API has no route for one delivery: look for it in each endpoint's list.
   const {client} = await openSession({env: options.env, flags});
   for (const endpoint of await client.listWebhooks()) {
