@@ -167,6 +167,21 @@ describe('svc tui in a terminal', () => {
     expect(text).not.toContain('NEXT ATTEMPT');
   });
 
+  it('follows the terminal when it is resized', async () => {
+    startTui('resize');
+    await sees('resize', webhookId);
+    await keys('resize', 'Enter');
+    let text = await sees('resize', 'NEXT ATTEMPT');
+    // 80 columns: no room for the delivery id column.
+    expect(text).not.toMatch(/NEXT ATTEMPT\s+ID/);
+    tmux('resize-window', '-t', 'resize', '-x', '120', '-y', '30');
+    text = await until('resize', (s) => /NEXT ATTEMPT\s+ID/.test(s), 'the id column at 120 columns');
+    expect(text).toMatch(/dlv_\w{24}/);
+    // The key line moved down to the new last row.
+    expect(text.split('\n')[29]).toContain('q quit');
+    await keys('resize', 'q');
+  });
+
   it('honours NO_COLOR, and uses colour otherwise', async () => {
     startTui('plain', {NO_COLOR: '1'});
     startTui('colour');
