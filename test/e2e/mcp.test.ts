@@ -1,6 +1,6 @@
 // `svc mcp` driven over stdio by the MCP SDK's own client, against a real emulator on loopback.
 import {mkdtemp, rm} from 'node:fs/promises';
-import {createServer, request as httpRequest, type Server} from 'node:http';
+import {createServer, type Server} from 'node:http';
 import type {AddressInfo} from 'node:net';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
@@ -9,13 +9,11 @@ import {StdioClientTransport} from '@modelcontextprotocol/sdk/client/stdio.js';
 import type {CallToolResult} from '@modelcontextprotocol/sdk/types.js';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {type RunningEmulator, startEmulator} from '../../emulator/index.js';
-import {writeRuntimeFile} from '../../emulator/runtime-file.js';
 import {waitFor} from '../emulator/delivery/helpers.js';
 import {BIN, runCli} from '../helpers/run-cli.js';
 
 let emu: RunningEmulator;
 let receiver: Server;
-let front: Server;
 let apiUrl: string;
 let emulatorDir: string;
 let configDir: string;
@@ -24,81 +22,6 @@ let keyId: string;
 let okHook: string;
 let failingHook: string;
 const outputs: string[] = [];
-
-/**
- * The emulator's delivery detail route, GET /_emulator/deliveries/:id, is being added separately; until
- * it lands this front answers it from the emulator's tables in the same shape and passes every other
- * request through, so the tool is tested against the shape it will read.
- */
-async function detailStub(req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) {
-  const id = /^\/_emulator\/deliveries\/([^/?]+)$/.exec(req.url ?? '')?.[1];
-  if (req.headers.authorization !== `Bearer ${emu.adminToken}`) {
-    res.writeHead(401, {'content-type': 'application/json'});
-    res.end('{"error":{"code":"unauthorized","message":"admin token required"}}');
-    return;
-  }
-  const d = await emu.db.query<Record<string, unknown>>(
-    `SELECT d.id, d.event_id, d.event_type, d.status, d.attempts, d.created_at, d.last_attempt_at,
-            d.next_attempt_at, d.last_status_code, d.endpoint_id, e.body
-       FROM deliveries d JOIN events e ON e.id = d.event_id WHERE d.id = $1`,
-    [id],
-  );
-  const row = d.rows[0];
-  if (!row) {
-    res.writeHead(404, {'content-type': 'application/json'});
-    res.end('{"error":{"code":"not_found","message":"no such delivery"}}');
-    return;
-  }
-  const iso = (v: unknown) => (v == null ? null : new Date(v as string).toISOString());
-  const attempts = await emu.db.query<Record<string, unknown>>(
-    'SELECT * FROM delivery_attempts WHERE delivery_id = $1 ORDER BY attempt',
-    [id],
-  );
-  const {body, endpoint_id, ...delivery} = row;
-  res.writeHead(200, {'content-type': 'application/json'});
-  res.end(
-    JSON.stringify({
-      delivery: {
-        ...delivery,
-        created_at: iso(delivery.created_at),
-        last_attempt_at: iso(delivery.last_attempt_at),
-        next_attempt_at: iso(delivery.next_attempt_at),
-      },
-      endpoint_id,
-      event: JSON.parse(body as string),
-      attempts: attempts.rows.map((a) => ({
-        attempt: a.attempt,
-        started_at: iso(a.started_at),
-        signature_t: Math.floor(new Date(a.started_at as string).getTime() / 1000),
-        trigger: a.trigger,
-        status_code: a.status_code,
-        error: a.error,
-        duration_ms: a.duration_ms,
-        response_body: a.response_body,
-      })),
-    }),
-  );
-}
-
-function startFront(): Promise<Server> {
-  const target = new URL(emu.apiUrl);
-  const server = createServer((req, res) => {
-    if (req.method === 'GET' && req.url?.startsWith('/_emulator/deliveries/')) {
-      void detailStub(req, res);
-      return;
-    }
-    const upstream = httpRequest(
-      {host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers},
-      (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      },
-    );
-    upstream.on('error', () => res.destroy());
-    req.pipe(upstream);
-  });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
-}
 
 beforeAll(async () => {
   emu = await startEmulator({port: 0, inMemory: true, allowLocalEndpoints: true});
@@ -125,26 +48,15 @@ beforeAll(async () => {
     return ok.data[0]?.status === 'succeeded' && failing.data[0]?.attempts === 1;
   });
 
-  front = await startFront();
-  apiUrl = `http://127.0.0.1:${(front.address() as AddressInfo).port}`;
-  emulatorDir = await mkdtemp(join(tmpdir(), 'svc-mcp-emu-'));
-  await writeRuntimeFile(emulatorDir, {
-    api_url: apiUrl,
-    account_url: `${apiUrl}/account`,
-    admin_token: emu.adminToken,
-    pid: process.pid,
-    data_dir: emulatorDir,
-  });
+  apiUrl = emu.apiUrl;
+  emulatorDir = emu.dataDir;
   configDir = await mkdtemp(join(tmpdir(), 'svc-mcp-config-'));
 }, 60_000);
 
 afterAll(async () => {
-  front?.closeAllConnections();
-  await new Promise((resolve) => front?.close(resolve));
   await emu?.stop();
   receiver?.closeAllConnections();
   await new Promise((resolve) => receiver?.close(resolve));
-  await rm(emulatorDir, {recursive: true, force: true});
   await rm(configDir, {recursive: true, force: true});
   // The key must not appear in anything the server wrote, on stdout (tool results) or stderr.
   expect(outputs.length).toBeGreaterThan(5);
@@ -287,6 +199,8 @@ describe('svc mcp with SVC_API_KEY', {timeout: 60_000}, () => {
         status_code: 500,
         response_body: 'database is down',
         trigger: 'scheduled',
+        signature_t: expect.any(Number),
+        duration_ms: expect.any(Number),
       }),
     ]);
   });
@@ -339,17 +253,25 @@ describe('svc mcp with the stored login', {timeout: 60_000}, () => {
 });
 
 describe('svc mcp when the API cannot be reached', {timeout: 60_000}, () => {
-  it('answers a tool error instead of hanging, and stays up', async () => {
-    const c = await connect({SVC_API_KEY: `svc_${'b'.repeat(40)}`, SVC_API_URL: apiUrl});
+  it('answers a tool error instead of hanging when the emulator stops, and stays up', async () => {
+    const gone = await startEmulator({port: 0, inMemory: true});
+    const key = await gone.control.createKey({name: 'short-lived'});
+    const c = await connect({
+      SVC_API_KEY: key.secret,
+      SVC_API_URL: gone.apiUrl,
+      SVC_EMULATOR_DATA_DIR: gone.dataDir,
+    });
     try {
-      front.closeAllConnections();
-      await new Promise((resolve) => front.close(resolve));
+      const before = await call(c, 'get_org');
+      expect(before.structuredContent).toMatchObject({id: gone.orgId});
+      await gone.stop();
       const r = await call(c, 'list_webhook_endpoints');
       expect(r.isError).toBe(true);
       expect(text(r)).toMatch(/could not reach/);
-      const again = await call(c, 'get_org');
+      const again = await call(c, 'get_delivery_attempts', {delivery_id: `dlv_${'2'.repeat(24)}`});
       expect(again.isError).toBe(true);
       expect(c.protocolErrors).toEqual([]);
+      expect(outputs.join('\n')).not.toContain(key.secret);
     } finally {
       await c.close();
     }

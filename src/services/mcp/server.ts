@@ -189,7 +189,7 @@ export async function createMcpServer(deps: McpDependencies): Promise<SvcMcpServ
       },
       outputSchema: {
         delivery: DeliverySchema,
-        endpoint_id: z.string().optional(),
+        endpoint_id: z.string(),
         event: EventBodySchema,
         attempts: z.array(AttemptSchema),
       },
@@ -204,7 +204,7 @@ export async function createMcpServer(deps: McpDependencies): Promise<SvcMcpServ
         return {
           delivery: detail.delivery,
           endpoint_id: detail.endpoint_id,
-          event: detail.event,
+          event: detail.event as Record<string, unknown>,
           attempts: detail.attempts,
         };
       }),
