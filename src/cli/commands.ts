@@ -19,6 +19,7 @@ import Login from '../commands/login.js';
 import Logout from '../commands/logout.js';
 import Org from '../commands/org.js';
 import Trigger from '../commands/trigger.js';
+import Version from '../commands/version.js';
 import WebhooksDeliveries from '../commands/webhooks/deliveries.js';
 import WebhooksList from '../commands/webhooks/list.js';
 import WebhooksVerify from '../commands/webhooks/verify.js';
@@ -43,6 +44,7 @@ export const COMMANDS = {
   logout: Logout,
   org: Org,
   trigger: Trigger,
+  version: Version,
   'webhooks:deliveries': WebhooksDeliveries,
   'webhooks:list': WebhooksList,
   'webhooks:verify': WebhooksVerify,
