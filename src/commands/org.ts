@@ -18,7 +18,8 @@ export default class Org extends BaseCommand {
     const {flags} = await this.parse(Org);
     const {client} = await openSession({env: process.env, flags: {apiUrl: flags['api-url']}});
     const org = await showOrg({client});
-    if (!this.jsonEnabled()) process.stdout.write(renderOrg(org, terminalView(process.stdout, process.env)));
+    if (!this.jsonEnabled())
+      process.stdout.write(renderOrg(org, await terminalView(process.stdout, process.env)));
     return org;
   }
 }

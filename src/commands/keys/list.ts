@@ -19,7 +19,7 @@ export default class KeysList extends BaseCommand {
     const {client} = await openSession({env: process.env, flags: {apiUrl: flags['api-url']}});
     const keys = await listKeys({client});
     if (!this.jsonEnabled())
-      process.stdout.write(renderKeys(keys, terminalView(process.stdout, process.env)));
+      process.stdout.write(renderKeys(keys, await terminalView(process.stdout, process.env)));
     return {data: keys};
   }
 }

@@ -36,11 +36,14 @@ export default class WebhooksDeliveries extends BaseCommand {
     checkWebhookId(args.webhook_id);
     const {client} = await openSession({env: process.env, flags: {apiUrl: flags['api-url']}});
     if (!flags.watch) {
-      const deliveries = await listDeliveries({client, webhookId: args.webhook_id, status});
-      if (!this.jsonEnabled())
-        process.stdout.write(renderDeliveries(deliveries, terminalView(process.stdout, process.env)));
+      const {deliveries, total} = await listDeliveries({client, webhookId: args.webhook_id, status});
+      if (!this.jsonEnabled()) {
+        const view = await terminalView(process.stdout, process.env);
+        process.stdout.write(renderDeliveries(deliveries, view, {status, unfiltered: total}));
+      }
       return {data: deliveries};
     }
+    const view = await terminalView(process.stdout, process.env);
     const stop = new AbortController();
     const onSigint = () => stop.abort();
     process.once('SIGINT', onSigint);
@@ -51,11 +54,17 @@ export default class WebhooksDeliveries extends BaseCommand {
         status,
         intervalMs: WATCH_INTERVAL_MS,
         signal: stop.signal,
-        onUpdate: ({deliveries, error}) => {
-          const frame = renderWatchFrame(deliveries, terminalView(process.stdout, process.env), {
+        onUpdate: ({deliveries, total, error}) => {
+          const now = {
+            ...view,
+            nowMs: Date.now(),
+            width: process.stdout.isTTY ? process.stdout.columns : undefined,
+          };
+          const frame = renderWatchFrame(deliveries, now, {
             title: `${args.webhook_id} · every ${WATCH_INTERVAL_MS / 1000} s`,
             clear: Boolean(process.stdout.isTTY),
             error: error?.message,
+            filter: {status, unfiltered: total},
           });
           process.stdout.write(frame);
         },

@@ -19,7 +19,7 @@ export default class WebhooksList extends BaseCommand {
     const {client} = await openSession({env: process.env, flags: {apiUrl: flags['api-url']}});
     const endpoints = await listWebhooks({client});
     if (!this.jsonEnabled())
-      process.stdout.write(renderWebhooks(endpoints, terminalView(process.stdout, process.env)));
+      process.stdout.write(renderWebhooks(endpoints, await terminalView(process.stdout, process.env)));
     return {data: endpoints};
   }
 }
