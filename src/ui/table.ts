@@ -36,7 +36,7 @@ export function renderTable<Row>(columns: Column<Row>[], rows: Row[], options: T
   const shown =
     options.width === undefined
       ? columns.map((_c, i) => i)
-      : fit(
+      : fitColumns(
           columns,
           widths,
           columns.map((c) => measure(c.header)),
@@ -62,7 +62,7 @@ export function renderTable<Row>(columns: Column<Row>[], rows: Row[], options: T
  * Returns the indexes of the columns to show and narrows `widths` in place. Headers are never cut, so a
  * shortened column never reads like its neighbour ("CREATED…" beside "CREATED").
  */
-function fit<Row>(
+function fitColumns<Row>(
   columns: Column<Row>[],
   widths: number[],
   headerWidths: number[],
