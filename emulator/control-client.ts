@@ -30,6 +30,8 @@ export interface CreatedWebhook {
   description: string | null;
   created_at: string;
   secret: string;
+  /** What the emulator accepted but wants said, e.g. a host it could not resolve offline. */
+  warnings?: string[];
 }
 
 export interface ClockState {

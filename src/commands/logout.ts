@@ -1,6 +1,7 @@
 import {Flags} from '@oclif/core';
 import {BaseCommand} from '../lib/base-command.js';
 import {logout} from '../services/logout.js';
+import {loggedOut} from '../ui/auth.js';
 
 export default class Logout extends BaseCommand {
   static override summary = 'Forget the stored API key for an address (does not revoke it)';
@@ -18,18 +19,7 @@ export default class Logout extends BaseCommand {
   async run() {
     const {flags} = await this.parse(Logout);
     const result = await logout({env: process.env, apiUrl: flags['api-url']});
-    if (!this.jsonEnabled()) {
-      this.logToStderr(
-        result.removed
-          ? `Forgot the key stored for ${result.api_url}.`
-          : `No key was stored for ${result.api_url}.`,
-      );
-      this.logToStderr(
-        `This does not revoke the key: keys are revoked on the account page (${result.account_url}).`,
-      );
-      if (result.env_key_set)
-        this.logToStderr('SVC_API_KEY is still set and keeps being used until you unset it.');
-    }
+    if (!this.jsonEnabled()) for (const line of loggedOut(result)) this.logToStderr(line);
     return result;
   }
 }

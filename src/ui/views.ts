@@ -67,6 +67,18 @@ export function renderWebhooks(endpoints: WebhookEndpoint[], view: ViewOptions):
   return renderTable(columns, endpoints, view);
 }
 
+/** Under the endpoints: the command that shows one's deliveries, with a real id so it runs as printed. */
+export function webhooksListHint(
+  endpoints: WebhookEndpoint[],
+  svc: string,
+  apiUrl?: string,
+): string | undefined {
+  const first = endpoints[0];
+  if (!first) return undefined;
+  const url = apiUrl === undefined ? '' : ` --api-url ${apiUrl}`;
+  return `Deliveries of an endpoint: ${svc} webhooks deliveries ${first.id}${url}`;
+}
+
 export interface DeliveriesFilter {
   /** The --status the list was filtered by, so an empty list is not mistaken for no deliveries at all. */
   status?: string;

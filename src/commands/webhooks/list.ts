@@ -2,7 +2,8 @@ import {Flags} from '@oclif/core';
 import {openSession} from '../../auth/session.js';
 import {BaseCommand} from '../../lib/base-command.js';
 import {listWebhooks} from '../../services/webhooks/list.js';
-import {renderWebhooks, terminalView} from '../../ui/views.js';
+import {currentSvcCommand} from '../../lib/invocation.js';
+import {renderWebhooks, terminalView, webhooksListHint} from '../../ui/views.js';
 
 export default class WebhooksList extends BaseCommand {
   static override summary = "List the org's webhook endpoints";
@@ -18,8 +19,11 @@ export default class WebhooksList extends BaseCommand {
     const {flags} = await this.parse(WebhooksList);
     const {client} = await openSession({env: process.env, flags: {apiUrl: flags['api-url']}});
     const endpoints = await listWebhooks({client});
-    if (!this.jsonEnabled())
+    if (!this.jsonEnabled()) {
       process.stdout.write(renderWebhooks(endpoints, await terminalView(process.stdout, process.env)));
+      const hint = webhooksListHint(endpoints, currentSvcCommand(), flags['api-url']);
+      if (hint) this.logToStderr(hint);
+    }
     return {data: endpoints};
   }
 }

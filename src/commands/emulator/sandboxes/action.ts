@@ -1,7 +1,7 @@
 import {Args, Flags} from '@oclif/core';
 import {BaseCommand} from '../../../lib/base-command.js';
 import {SANDBOX_ACTION_NAMES, sandboxAction} from '../../../services/emulator/sandboxes/action.js';
-import {describeMove} from '../../../services/trigger.js';
+import {describeMove} from '../../../ui/trigger.js';
 
 export default class EmulatorSandboxesAction extends BaseCommand {
   static override summary = 'Move an emulator sandbox: resume, fork, stop, crash, fail, standby, wake, …';

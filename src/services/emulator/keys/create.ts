@@ -10,13 +10,22 @@ export interface CreateKeyOptions extends ConnectOptions {
 
 export type CreateKeyResult = Pick<CreatedKey, 'id' | 'name' | 'secret' | 'expires_at'>;
 
-export function createKey(options: CreateKeyOptions): Promise<CreateKeyResult> {
-  return withControl(options, async (control) => {
+export interface CreatedKeyAt {
+  key: CreateKeyResult;
+  /** The emulator's API address: where the key works. */
+  apiUrl: string;
+}
+
+export function createKey(options: CreateKeyOptions): Promise<CreatedKeyAt> {
+  return withControl(options, async (control, info) => {
     const key = await control.createKey({
       name: options.name,
       expires: options.expires,
       created_by: options.createdBy,
     });
-    return {id: key.id, name: key.name, secret: key.secret, expires_at: key.expires_at};
+    return {
+      key: {id: key.id, name: key.name, secret: key.secret, expires_at: key.expires_at},
+      apiUrl: info.api_url,
+    };
   });
 }

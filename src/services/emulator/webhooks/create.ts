@@ -1,5 +1,9 @@
 // `svc emulator webhooks create`: adds an endpoint; its signing secret is shown exactly once.
-import {type ConnectOptions, withControl} from '../connect.js';
+import {EmulatorControlError} from '../../../../emulator/control-client.js';
+import {UserError} from '../../../lib/errors.js';
+import {currentSvcCommand} from '../../../lib/invocation.js';
+import {localUrlWaysOut} from '../../../ui/emulator.js';
+import {type ConnectOptions, connectControl, toControlUserError} from '../connect.js';
 
 export interface CreateWebhookOptions extends ConnectOptions {
   url: string;
@@ -13,15 +17,44 @@ export interface CreateWebhookResult {
   events: string[];
   description: string | null;
   secret: string;
+  /** Said by the emulator about an endpoint it accepted (e.g. a host it could not resolve offline). */
+  warnings: string[];
 }
 
-export function createWebhook(options: CreateWebhookOptions): Promise<CreateWebhookResult> {
-  return withControl(options, async (control) => {
+export interface CreatedWebhookAt {
+  endpoint: CreateWebhookResult;
+  apiUrl: string;
+}
+
+/** A refusal of a URL on this machine (http://, localhost, a private address): there are two ways forward. */
+export function isLocalUrlRefusal(err: unknown): boolean {
+  if (!(err instanceof EmulatorControlError) || err.code !== 'invalid_request') return false;
+  return /must use https:\/\/|public host|public address|private, loopback/.test(err.message);
+}
+
+export async function createWebhook(options: CreateWebhookOptions): Promise<CreatedWebhookAt> {
+  const {control, info} = await connectControl(options);
+  try {
     const w = await control.createWebhook({
       url: options.url,
       events: options.events,
       description: options.description,
     });
-    return {id: w.id, url: w.url, events: w.events, description: w.description, secret: w.secret};
-  });
+    const endpoint = {
+      id: w.id,
+      url: w.url,
+      events: w.events,
+      description: w.description,
+      secret: w.secret,
+      warnings: Array.isArray(w.warnings) ? w.warnings.filter((x) => typeof x === 'string') : [],
+    };
+    return {endpoint, apiUrl: info.api_url};
+  } catch (err) {
+    const userError = toControlUserError(err);
+    if (isLocalUrlRefusal(err) && userError instanceof UserError) {
+      const svc = currentSvcCommand(options.env);
+      userError.suggestions.push(...localUrlWaysOut({svc, url: options.url, dataDir: options.dataDir}));
+    }
+    throw userError;
+  }
 }
