@@ -1,6 +1,7 @@
 // Names the closest command when a mistyped one is not found and nobody can be asked. At a terminal
-// @oclif/plugin-not-found asks "Did you mean …?" itself; in a pipe or CI it only says the command does not
-// exist, so this hook adds the suggestion there, spelled as it is typed (spaces, never colons).
+// @oclif/plugin-not-found asks "Did you mean …?" itself; in a pipe or CI (where src/cli/main.ts leaves that
+// plugin out) this hook answers: a usage error (exit 2) naming the closest command or topic, spelled as it is
+// typed (spaces, never colons).
 import type {Hook} from '@oclif/core';
 
 /** Edit distance (insertions, deletions, substitutions), small inputs only. */
@@ -30,18 +31,21 @@ export function closestCommand(id: string, ids: readonly string[]): string | und
 }
 
 const hook: Hook<'command_not_found'> = async (options) => {
+  // At a terminal the not-found plugin asks "Did you mean …?" and runs the answer.
   if (process.stdin.isTTY) return;
   const config = options.config;
+  const separator = config.topicSeparator ?? ' ';
   const hidden = new Set(config.commands.filter((c) => c.hidden).map((c) => c.id));
   // Topics too: `svc webhook` is most likely `svc webhooks`.
   const ids = [...config.commandIDs.filter((id) => !hidden.has(id)), ...config.topics.map((t) => t.name)];
   const suggestion = closestCommand(options.id, ids);
-  if (!suggestion) return;
-  const typed = suggestion.split(':').join(config.topicSeparator ?? ' ');
-  // Written last, under the plugin's "is not a svc command" error, the way gh ends with "Did you mean this?".
-  process.once('exit', () => {
-    process.stderr.write(`Did you mean \`${config.bin} ${typed}\`?\n`);
-  });
+  const typed = options.id.split(':').join(separator);
+  const suggestions = [
+    ...(suggestion ? [`Did you mean \`${config.bin} ${suggestion.split(':').join(separator)}\`?`] : []),
+    `Run \`${config.bin} help\` for the list of commands`,
+  ];
+  // Shaped like oclif's CLIError (its printer reads these fields), without loading a second copy of oclif.
+  throw Object.assign(new Error(`command ${typed} not found`), {oclif: {exit: 2}, suggestions, bang: '›'});
 };
 
 export default hook;
