@@ -1,5 +1,8 @@
 // `svc emulator keys create`: mints a key through the control surface; the secret is shown exactly once.
 import type {CreatedKey} from '../../../../emulator/control-client.js';
+import {UserError} from '../../../lib/errors.js';
+import {currentSvcCommand} from '../../../lib/invocation.js';
+import {dataDirFlag} from '../../../ui/emulator.js';
 import {type ConnectOptions, withControl} from '../connect.js';
 
 export interface CreateKeyOptions extends ConnectOptions {
@@ -16,7 +19,22 @@ export interface CreatedKeyAt {
   apiUrl: string;
 }
 
-export function createKey(options: CreateKeyOptions): Promise<CreatedKeyAt> {
+export async function createKey(options: CreateKeyOptions): Promise<CreatedKeyAt> {
+  try {
+    return await mintKey(options);
+  } catch (err) {
+    // At the limit of active keys: the way out is revoking one.
+    if (err instanceof UserError && err.code === 'conflict') {
+      const svc = currentSvcCommand(options.env);
+      err.suggestions.push(
+        `Revoke a key you no longer use: \`${svc} keys list\` shows their ids, \`${svc} emulator keys revoke\` followed by one revokes it${dataDirFlag(options.dataDir) ? ` (with${dataDirFlag(options.dataDir)})` : ''}`,
+      );
+    }
+    throw err;
+  }
+}
+
+function mintKey(options: CreateKeyOptions): Promise<CreatedKeyAt> {
   return withControl(options, async (control, info) => {
     const key = await control.createKey({
       name: options.name,

@@ -2,7 +2,7 @@
 import {EmulatorControlError} from '../../../../emulator/control-client.js';
 import {UserError} from '../../../lib/errors.js';
 import {currentSvcCommand} from '../../../lib/invocation.js';
-import {localUrlWaysOut} from '../../../ui/emulator.js';
+import {dataDirFlag, localUrlWaysOut} from '../../../ui/emulator.js';
 import {type ConnectOptions, connectControl, toControlUserError} from '../connect.js';
 
 export interface CreateWebhookOptions extends ConnectOptions {
@@ -51,9 +51,19 @@ export async function createWebhook(options: CreateWebhookOptions): Promise<Crea
     return {endpoint, apiUrl: info.api_url};
   } catch (err) {
     const userError = toControlUserError(err);
-    if (isLocalUrlRefusal(err) && userError instanceof UserError) {
+    if (userError instanceof UserError) {
       const svc = currentSvcCommand(options.env);
-      userError.suggestions.push(...localUrlWaysOut({svc, url: options.url, dataDir: options.dataDir}));
+      const dir = dataDirFlag(options.dataDir);
+      if (isLocalUrlRefusal(err))
+        userError.suggestions.push(...localUrlWaysOut({svc, url: options.url, dataDir: options.dataDir}));
+      else if (userError.code === 'conflict')
+        userError.suggestions.push(
+          `Delete an endpoint you no longer use: \`${svc} webhooks list\` shows their ids, \`${svc} emulator webhooks delete\` followed by one deletes it${dir ? ` (with${dir})` : ''}`,
+        );
+      else if (userError.code === 'vault_unavailable')
+        userError.suggestions.push(
+          `The emulator runs without a vault key: stop it (${svc} emulator stop${dir}) and start it again without --no-vault-key`,
+        );
     }
     throw userError;
   }
