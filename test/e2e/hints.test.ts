@@ -258,6 +258,29 @@ describe.each(modes)('svc emulator start --demo, $name', (mode) => {
   });
 });
 
+describe('svc emulator start without --demo', () => {
+  it('prints a next step that mints a key and logs in with it, as printed', {timeout: 120_000}, async () => {
+    const m = machine('no-demo', {svcOnPath: true});
+    const emulator = await background(
+      m,
+      `"${process.execPath}" "${BIN}" emulator start --in-memory --port 0`,
+      /Press Ctrl\+C to stop\./,
+    );
+    try {
+      const next = block(emulator.out, 'Next');
+      expect(next.length).toBeGreaterThan(0);
+      for (const line of next) {
+        const r = await sh(m, line);
+        expect(r.code, `${line}\n${r.stdout}\n${r.stderr}`).toBe(0);
+      }
+      // The key went from one command to the other through the pipe, never through argv or the screen.
+      expect(next.join('\n')).not.toMatch(/svc_\w{40}/);
+    } finally {
+      await emulator.stop();
+    }
+  });
+});
+
 describe('svc login without --api-url', () => {
   it('names the running emulator when the default address cannot be reached', {
     timeout: 120_000,
