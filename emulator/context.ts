@@ -5,7 +5,7 @@ import type {AuthFailureLimiter} from './auth/rate-limiter.js';
 import type {Clock} from './clock.js';
 import type {Database} from './db/database.js';
 import type {Repositories} from './db/repositories.js';
-import type {LookupAll} from './net/endpoint-url.js';
+import type {Resolver} from './net/address-policy.js';
 import type {Vault} from './vault.js';
 
 export interface EmulatorContext {
@@ -14,13 +14,16 @@ export interface EmulatorContext {
   clock: Clock;
   vault: Vault;
   auth: Authenticator;
+  /** Failed API keys on /v1, per address. */
   limiter: AuthFailureLimiter;
+  /** Failed admin tokens on /_emulator, per address: a budget of its own. */
+  controlLimiter: AuthFailureLimiter;
   /** The org that control calls act on when they name none. */
   orgId: string;
   adminToken: string;
   allowLocalEndpoints: boolean;
   /** DNS resolution for endpoint checks; injectable so tests need no network. */
-  lookup: LookupAll;
+  lookup: Resolver;
   log: (line: string) => void;
 }
 

@@ -1,5 +1,5 @@
-import {Flags} from '@oclif/core';
 import {BaseCommand} from '../lib/base-command.js';
+import {apiUrlFlag} from '../lib/flags.js';
 import {logout} from '../services/logout.js';
 import {loggedOut} from '../ui/auth.js';
 
@@ -10,10 +10,7 @@ export default class Logout extends BaseCommand {
     '<%= config.bin %> logout --api-url http://127.0.0.1:4010',
   ];
   static override flags = {
-    'api-url': Flags.string({
-      description: 'API address to log out of (default https://api.svc.dev)',
-      helpValue: 'URL',
-    }),
+    'api-url': apiUrlFlag({description: 'API address to log out of (default https://api.svc.dev)'}),
   };
 
   async run() {

@@ -1,7 +1,8 @@
 import {Args, Flags} from '@oclif/core';
+import {EVENT_TYPES} from '../definitions.js';
 import {BaseCommand} from '../lib/base-command.js';
-import {EVENT_TYPES} from '../schemas/index.js';
 import {currentSvcCommand} from '../lib/invocation.js';
+import {dataDirFlag} from '../lib/flags.js';
 import {triggerEvent} from '../services/trigger.js';
 import {describeMove, triggerHint} from '../ui/trigger.js';
 
@@ -24,10 +25,7 @@ export default class Trigger extends BaseCommand {
       helpValue: 'SBX_ID',
     }),
     'last-error': Flags.string({description: 'last_error carried by the sandbox', helpValue: 'TEXT'}),
-    'data-dir': Flags.string({
-      description: 'data dir of the emulator (default: SVC_EMULATOR_DATA_DIR, then the user data dir)',
-      helpValue: 'DIR',
-    }),
+    'data-dir': dataDirFlag(),
   };
 
   async run() {

@@ -23,6 +23,13 @@ export function loggedIn(result: LoginResult): string {
 }
 
 export function loggedOut(result: LogoutResult): string[] {
+  if (result.repaired) {
+    const what = result.repaired.was === 'folder' ? 'a folder' : 'a damaged file';
+    return [
+      `The credentials path ${result.repaired.path} held ${what} that no key could be read from; removed it, so no key is stored for any address now.`,
+      'Run `svc login` to store a key again.',
+    ];
+  }
   return [
     result.removed
       ? `Forgot the key stored for ${result.api_url}.`

@@ -17,7 +17,7 @@ export interface ReadyView {
 }
 
 /** ` --data-dir DIR` when the user named one, so a printed command reaches the same emulator. */
-export function dataDirFlag(dataDir: string | undefined): string {
+export function dataDirArg(dataDir: string | undefined): string {
   return dataDir === undefined ? '' : ` --data-dir ${shellQuote(dataDir)}`;
 }
 
@@ -33,7 +33,7 @@ export function renderReady(v: ReadyView): string {
   ];
   const where = v.svc === 'npx svc' ? 'in another terminal, in this folder' : 'in another terminal';
   // Each line stands alone (a flag rather than an export), so it runs in whichever terminal it is typed.
-  const dir = dataDirFlag(v.dataDir);
+  const dir = dataDirArg(v.dataDir);
   const login = `${v.svc} login --api-url ${v.apiUrl}`;
   if (v.demoKey) {
     lines.push(
@@ -71,14 +71,14 @@ export function keyCreatedHint(o: {svc: string; apiUrl: string; name: string; da
   const login = `${o.svc} login --api-url ${o.apiUrl}`;
   return [
     `Log in with it: ${login}   (paste the key when asked)`,
-    `Or create and log in in one step: ${o.svc} emulator keys create --name ${shellQuote(o.name)}${dataDirFlag(o.dataDir)} | ${login}`,
+    `Or create and log in in one step: ${o.svc} emulator keys create --name ${shellQuote(o.name)}${dataDirArg(o.dataDir)} | ${login}`,
   ].join('\n');
 }
 
 /** Under an endpoint just added: how to see what it receives. */
 export function webhookCreatedHint(o: {svc: string; id: string; event: string; dataDir?: string}): string {
   return [
-    `Send it an event: ${o.svc} trigger ${o.event}${dataDirFlag(o.dataDir)}`,
+    `Send it an event: ${o.svc} trigger ${o.event}${dataDirArg(o.dataDir)}`,
     `Then see its deliveries: ${o.svc} webhooks deliveries ${o.id}`,
   ].join('\n');
 }
@@ -86,7 +86,7 @@ export function webhookCreatedHint(o: {svc: string; id: string; event: string; d
 /** The ways out when the emulator refuses a local URL: relay to it, or let the emulator post to it. */
 export function localUrlWaysOut(o: {svc: string; url: string; dataDir?: string}): string[] {
   return [
-    `To receive events on this machine, relay them: ${o.svc} listen --forward-to ${shellQuote(o.url)}${dataDirFlag(o.dataDir)}`,
-    `Or let the emulator post to local URLs: stop it (${o.svc} emulator stop${dataDirFlag(o.dataDir)}) and start it again with ${o.svc} emulator start --allow-local-endpoints${dataDirFlag(o.dataDir)}`,
+    `To receive events on this machine, relay them: ${o.svc} listen --forward-to ${shellQuote(o.url)}${dataDirArg(o.dataDir)}`,
+    `Or let the emulator post to local URLs: stop it (${o.svc} emulator stop${dataDirArg(o.dataDir)}) and start it again with ${o.svc} emulator start --allow-local-endpoints${dataDirArg(o.dataDir)}`,
   ];
 }

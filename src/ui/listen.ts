@@ -2,7 +2,7 @@
 import type {RelayRegistration} from '../../emulator/control-client.js';
 import type {RelayDelivery} from '../../emulator/delivery/relay-hub.js';
 import {colorEnabled, type Io, type Paint, painter} from '../lib/output.js';
-import {dataDirFlag} from './emulator.js';
+import {dataDirArg} from './emulator.js';
 
 /** The local URL the examples and hints use. */
 export const FORWARD_EXAMPLE = 'http://localhost:3000/webhooks';
@@ -48,7 +48,7 @@ export class ListenOutput {
     this.#err(
       `Ready! Your webhook signing secret is ${relay.secret} (^C to quit)\n` +
         `Forwarding ${relay.events.join(', ')} to ${forwardUrl.href}\n` +
-        `Send one from another terminal: ${this.#svc} trigger ${relay.events[0] ?? 'sandbox.ready'}${dataDirFlag(this.#dataDir)}\n`,
+        `Send one from another terminal: ${this.#svc} trigger ${relay.events[0] ?? 'sandbox.ready'}${dataDirArg(this.#dataDir)}\n`,
     );
   }
 

@@ -1,6 +1,6 @@
 // What `svc trigger` says: what was emitted, for which sandbox, how many deliveries, and what to do next.
 import type {SandboxMove} from '../../emulator/control-client.js';
-import {dataDirFlag} from './emulator.js';
+import {dataDirArg} from './emulator.js';
 import {FORWARD_EXAMPLE} from './listen.js';
 
 /** One line for a person: what was emitted, for which sandbox, and how many endpoints will receive it. */
@@ -15,7 +15,7 @@ export function describeMove(move: SandboxMove): string {
 export function triggerHint(move: SandboxMove, o: {svc: string; dataDir?: string}): string | undefined {
   if (!move.event) return undefined;
   if (move.deliveries === 0) {
-    return `No endpoint receives ${move.event.type} yet. Relay events to a local server: ${o.svc} listen --forward-to ${FORWARD_EXAMPLE}${dataDirFlag(o.dataDir)}`;
+    return `No endpoint receives ${move.event.type} yet. Relay events to a local server: ${o.svc} listen --forward-to ${FORWARD_EXAMPLE}${dataDirArg(o.dataDir)}`;
   }
   return `Follow them: \`${o.svc} webhooks list\` shows each endpoint's id for \`${o.svc} webhooks deliveries ID\``;
 }

@@ -136,11 +136,13 @@ export function renderWatchFrame(
 export async function terminalView(
   stdout: {isTTY?: boolean; columns?: number},
   env: NodeJS.ProcessEnv,
+  /** The time relative times count from: the API's clock when known (see SvcClient.serverNowMs). */
+  nowMs: number = Date.now(),
 ): Promise<ViewOptions> {
   return {
     paint: painter(colorEnabled(stdout, env)),
     width: stdout.isTTY ? (stdout.columns ?? 80) : undefined,
-    nowMs: Date.now(),
+    nowMs,
     measure: await loadMeasure(),
   };
 }

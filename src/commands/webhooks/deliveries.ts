@@ -1,13 +1,12 @@
 import {Args, Flags} from '@oclif/core';
 import {openSession} from '../../auth/session.js';
+import {DELIVERY_STATUSES, type DeliveryStatus} from '../../definitions.js';
 import {BaseCommand} from '../../lib/base-command.js';
+import {apiUrlFlag} from '../../lib/flags.js';
 import {usageError} from '../../lib/errors.js';
-import type {DeliveryStatus} from '../../schemas/index.js';
 import {checkWebhookId, listDeliveries, watchDeliveries} from '../../services/webhooks/deliveries.js';
 import {renderDeliveries, renderWatchFrame, terminalView} from '../../ui/views.js';
 
-// Spelled out rather than imported from the schemas so that parsing flags does not load zod.
-const STATUSES: DeliveryStatus[] = ['pending', 'succeeded', 'failed'];
 const WATCH_INTERVAL_MS = 3000;
 
 export default class WebhooksDeliveries extends BaseCommand {
@@ -20,12 +19,9 @@ export default class WebhooksDeliveries extends BaseCommand {
     webhook_id: Args.string({description: 'endpoint id (we_…), from `svc webhooks list`', required: true}),
   };
   static override flags = {
-    status: Flags.string({description: 'only deliveries with this status', options: STATUSES}),
+    status: Flags.string({description: 'only deliveries with this status', options: [...DELIVERY_STATUSES]}),
     watch: Flags.boolean({description: 'poll every few seconds and redraw until Ctrl-C'}),
-    'api-url': Flags.string({
-      description: 'API address (default: SVC_API_URL, then https://api.svc.dev)',
-      helpValue: 'URL',
-    }),
+    'api-url': apiUrlFlag(),
   };
 
   async run() {
@@ -38,7 +34,7 @@ export default class WebhooksDeliveries extends BaseCommand {
     if (!flags.watch) {
       const {deliveries, total} = await listDeliveries({client, webhookId: args.webhook_id, status});
       if (!this.jsonEnabled()) {
-        const view = await terminalView(process.stdout, process.env);
+        const view = await terminalView(process.stdout, process.env, client.serverNowMs());
         process.stdout.write(renderDeliveries(deliveries, view, {status, unfiltered: total}));
       }
       return {data: deliveries};
@@ -57,7 +53,7 @@ export default class WebhooksDeliveries extends BaseCommand {
         onUpdate: ({deliveries, total, error}) => {
           const now = {
             ...view,
-            nowMs: Date.now(),
+            nowMs: client.serverNowMs(),
             width: process.stdout.isTTY ? process.stdout.columns : undefined,
           };
           const frame = renderWatchFrame(deliveries, now, {

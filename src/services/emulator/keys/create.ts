@@ -1,13 +1,14 @@
 // `svc emulator keys create`: mints a key through the control surface; the secret is shown exactly once.
 import type {CreatedKey} from '../../../../emulator/control-client.js';
-import {UserError} from '../../../lib/errors.js';
+import {toUserError} from '../../../lib/error-mapper.js';
 import {currentSvcCommand} from '../../../lib/invocation.js';
-import {dataDirFlag} from '../../../ui/emulator.js';
+import {dataDirArg} from '../../../ui/emulator.js';
+import type {KeyExpiryChoice} from '../../../definitions.js';
 import {type ConnectOptions, withControl} from '../connect.js';
 
 export interface CreateKeyOptions extends ConnectOptions {
   name: string;
-  expires?: '30' | '90' | '365' | 'never';
+  expires?: KeyExpiryChoice;
   createdBy?: string;
 }
 
@@ -23,14 +24,15 @@ export async function createKey(options: CreateKeyOptions): Promise<CreatedKeyAt
   try {
     return await mintKey(options);
   } catch (err) {
+    const userError = toUserError(err);
     // At the limit of active keys: the way out is revoking one.
-    if (err instanceof UserError && err.code === 'conflict') {
+    if (userError.code === 'conflict') {
       const svc = currentSvcCommand(options.env);
-      err.suggestions.push(
-        `Revoke a key you no longer use: \`${svc} keys list\` shows their ids, \`${svc} emulator keys revoke\` followed by one revokes it${dataDirFlag(options.dataDir) ? ` (with${dataDirFlag(options.dataDir)})` : ''}`,
+      userError.suggestions.push(
+        `Revoke a key you no longer use: \`${svc} keys list\` shows their ids, \`${svc} emulator keys revoke\` followed by one revokes it${dataDirArg(options.dataDir) ? ` (with${dataDirArg(options.dataDir)})` : ''}`,
       );
     }
-    throw err;
+    throw userError;
   }
 }
 

@@ -1,9 +1,9 @@
 // `svc emulator webhooks create`: adds an endpoint; its signing secret is shown exactly once.
 import {EmulatorControlError} from '../../../../emulator/control-client.js';
-import {UserError} from '../../../lib/errors.js';
 import {currentSvcCommand} from '../../../lib/invocation.js';
-import {dataDirFlag, localUrlWaysOut} from '../../../ui/emulator.js';
-import {type ConnectOptions, connectControl, toControlUserError} from '../connect.js';
+import {dataDirArg, localUrlWaysOut} from '../../../ui/emulator.js';
+import {toUserError} from '../../../lib/error-mapper.js';
+import {type ConnectOptions, connectControl} from '../connect.js';
 
 export interface CreateWebhookOptions extends ConnectOptions {
   url: string;
@@ -50,21 +50,19 @@ export async function createWebhook(options: CreateWebhookOptions): Promise<Crea
     };
     return {endpoint, apiUrl: info.api_url};
   } catch (err) {
-    const userError = toControlUserError(err);
-    if (userError instanceof UserError) {
-      const svc = currentSvcCommand(options.env);
-      const dir = dataDirFlag(options.dataDir);
-      if (isLocalUrlRefusal(err))
-        userError.suggestions.push(...localUrlWaysOut({svc, url: options.url, dataDir: options.dataDir}));
-      else if (userError.code === 'conflict')
-        userError.suggestions.push(
-          `Delete an endpoint you no longer use: \`${svc} webhooks list\` shows their ids, \`${svc} emulator webhooks delete\` followed by one deletes it${dir ? ` (with${dir})` : ''}`,
-        );
-      else if (userError.code === 'vault_unavailable')
-        userError.suggestions.push(
-          `The emulator runs without a vault key: stop it (${svc} emulator stop${dir}) and start it again without --no-vault-key`,
-        );
-    }
+    const userError = toUserError(err);
+    const svc = currentSvcCommand(options.env);
+    const dir = dataDirArg(options.dataDir);
+    if (isLocalUrlRefusal(err))
+      userError.suggestions.push(...localUrlWaysOut({svc, url: options.url, dataDir: options.dataDir}));
+    else if (userError.code === 'conflict')
+      userError.suggestions.push(
+        `Delete an endpoint you no longer use: \`${svc} webhooks list\` shows their ids, \`${svc} emulator webhooks delete\` followed by one deletes it${dir ? ` (with${dir})` : ''}`,
+      );
+    else if (userError.code === 'vault_unavailable')
+      userError.suggestions.push(
+        `The emulator runs without a vault key: stop it (${svc} emulator stop${dir}) and start it again without --no-vault-key`,
+      );
     throw userError;
   }
 }
