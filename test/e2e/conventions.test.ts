@@ -105,3 +105,60 @@ describe('against an emulator', {timeout: 60_000}, () => {
     expect(flat(r.stderr)).toContain(`keys are revoked on the account page, ${emu.apiUrl}/account`);
   });
 });
+
+describe('svc emulator webhooks create', {timeout: 60_000}, () => {
+  let emu: RunningEmulator;
+  let dataDir: string;
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'svc-endpoint-warnings-'));
+    emu = await startEmulator({port: 0, inMemory: true, dataDir, clock: 'manual'});
+  });
+  afterAll(async () => {
+    await emu?.stop();
+    rmSync(dataDir, {recursive: true, force: true});
+  });
+
+  it("prints the emulator's warnings on stderr, with --json too, and keeps stdout for the result", async () => {
+    // .invalid never resolves (RFC 6761): the endpoint is accepted with a warning, as on a machine offline.
+    const url = 'https://hooks.example.invalid/svc';
+    const args = [
+      'emulator',
+      'webhooks',
+      'create',
+      '--url',
+      url,
+      '--events',
+      'sandbox.ready',
+      '--data-dir',
+      dataDir,
+    ];
+    const plain = await runCli(args);
+    expect(plain.code, plain.stderr).toBe(0);
+    expect(plain.stdout.trim()).toMatch(/^whsec_\S+$/);
+    expect(flat(plain.stderr)).toMatch(/Warning: .*hooks\.example\.invalid/);
+    expect(plain.stderr).toMatch(/Then see its deliveries: .* webhooks deliveries we_\w{24}/);
+
+    const json = await runCli([...args, '--json']);
+    expect(json.code, json.stderr).toBe(0);
+    expect(JSON.parse(json.stdout).warnings).toEqual([expect.stringContaining('hooks.example.invalid')]);
+    expect(flat(json.stderr)).toMatch(/Warning: .*hooks\.example\.invalid/);
+  });
+
+  it('names both ways out when a local URL is refused', async () => {
+    const r = await runCli([
+      'emulator',
+      'webhooks',
+      'create',
+      '--url',
+      'http://localhost:3000/hook',
+      '--events',
+      'sandbox.ready',
+      '--data-dir',
+      dataDir,
+    ]);
+    expect(r.code).not.toBe(0);
+    const text = flat(r.stderr);
+    expect(text).toContain(`listen --forward-to http://localhost:3000/hook --data-dir ${dataDir}`);
+    expect(text).toContain(`emulator start --allow-local-endpoints --data-dir ${dataDir}`);
+  });
+});

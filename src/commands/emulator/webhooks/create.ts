@@ -33,7 +33,7 @@ export default class EmulatorWebhooksCreate extends BaseCommand {
       env: process.env,
     });
     // Warnings go to stderr with --json too: stdout holds only the JSON document.
-    for (const warning of endpoint.warnings) this.logToStderr(`Warning: ${warning}`);
+    for (const warning of endpoint.warnings) process.stderr.write(`Warning: ${warning}\n`);
     if (!this.jsonEnabled()) {
       this.logToStderr(
         `Added ${endpoint.id} for ${endpoint.events.join(', ')} → ${endpoint.url}. The signing secret is shown once:`,
