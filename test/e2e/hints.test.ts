@@ -233,6 +233,11 @@ describe.each(modes)('svc emulator start --demo, $name', (mode) => {
       const dirFlag = dataDir || (inMemoryDir ? ` --data-dir ${inMemoryDir}` : '');
       const created = await sh(m, `${svc} emulator keys create --name laptop${dirFlag}`);
       expect(created.code, created.stderr).toBe(0);
+      // "Log in with it: … (paste the key when asked)": the pasted key arrives on standard input.
+      const logIn = /Log in with it: (.+?)\s+\(paste the key when asked\)/.exec(created.stderr)?.[1];
+      expect(logIn, created.stderr).toBeTruthy();
+      const pasted = await sh(m, logIn!, created.stdout);
+      expect(pasted.code, `${logIn}\n${pasted.stderr}`).toBe(0);
       const oneStep = /Or create and log in in one step: (.+)/.exec(created.stderr)?.[1];
       expect(oneStep, created.stderr).toBeTruthy();
       expect(oneStep).not.toContain(created.stdout.trim());
