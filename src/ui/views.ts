@@ -12,6 +12,8 @@ export interface ViewOptions {
   nowMs: number;
   /** Display width of text; default counts code points. */
   measure?: Measure;
+  /** Where keys and endpoints are managed, named when a list is empty. */
+  accountUrl?: string;
 }
 
 const STATUS_STYLE: Record<string, Style> = {
@@ -35,8 +37,11 @@ export function renderOrg(org: Org, view: ViewOptions): string {
   );
 }
 
+/** `: URL` without a closing period, so the address copies cleanly; `.` when it is not known. */
+const at = (url: string | undefined) => (url ? `: ${url}` : '.');
+
 export function renderKeys(keys: ApiKey[], view: ViewOptions): string {
-  if (keys.length === 0) return 'No API keys. Keys are created on the account page.\n';
+  if (keys.length === 0) return `No API keys. Keys are created on the account page${at(view.accountUrl)}\n`;
   const columns: Column<ApiKey>[] = [
     {header: 'NAME', value: (k) => k.name, flexible: true},
     {header: 'PREFIX', value: (k) => `${k.prefix}…`},
@@ -56,7 +61,8 @@ function expiry(key: ApiKey, nowMs: number): string {
 }
 
 export function renderWebhooks(endpoints: WebhookEndpoint[], view: ViewOptions): string {
-  if (endpoints.length === 0) return 'No webhook endpoints. Endpoints are added on the account page.\n';
+  if (endpoints.length === 0)
+    return `No webhook endpoints. Endpoints are added on the account page${at(view.accountUrl)}\n`;
   const columns: Column<WebhookEndpoint>[] = [
     {header: 'ID', value: (w) => w.id},
     {header: 'URL', value: (w) => w.url, flexible: true, minWidth: 20},

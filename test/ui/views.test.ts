@@ -123,3 +123,15 @@ describe('deliveries', () => {
     expect(renderDeliveries([], v)).toBe('No deliveries yet.\n');
   });
 });
+
+describe('empty lists', () => {
+  it('name the account page where keys and endpoints are managed, by its address', async () => {
+    const v = {...(await view(80)), accountUrl: 'http://127.0.0.1:4010/account'};
+    expect(renderKeys([], v)).toBe(
+      'No API keys. Keys are created on the account page: http://127.0.0.1:4010/account\n',
+    );
+    expect(renderWebhooks([], v)).toBe(
+      'No webhook endpoints. Endpoints are added on the account page: http://127.0.0.1:4010/account\n',
+    );
+  });
+});

@@ -17,7 +17,10 @@ export default class KeysList extends BaseCommand {
     const keys = await listKeys({client});
     if (!this.jsonEnabled())
       process.stdout.write(
-        renderKeys(keys, await terminalView(process.stdout, process.env, client.serverNowMs())),
+        renderKeys(keys, {
+          ...(await terminalView(process.stdout, process.env, client.serverNowMs())),
+          accountUrl: (await import('../../client/client.js')).accountUrlFor(client.apiUrl),
+        }),
       );
     return {data: keys};
   }

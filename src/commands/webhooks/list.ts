@@ -17,7 +17,10 @@ export default class WebhooksList extends BaseCommand {
     const {client} = await openSession({env: process.env, flags: {apiUrl: flags['api-url']}});
     const endpoints = await listWebhooks({client});
     if (!this.jsonEnabled()) {
-      const view = await terminalView(process.stdout, process.env, client.serverNowMs());
+      const view = {
+        ...(await terminalView(process.stdout, process.env, client.serverNowMs())),
+        accountUrl: (await import('../../client/client.js')).accountUrlFor(client.apiUrl),
+      };
       process.stdout.write(renderWebhooks(endpoints, view));
       const hint = webhooksListHint(endpoints, currentSvcCommand(), flags['api-url']);
       if (hint) this.logToStderr(hint);
