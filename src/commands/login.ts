@@ -2,6 +2,7 @@ import {Flags} from '@oclif/core';
 import {BaseCommand} from '../lib/base-command.js';
 import {apiUrlFlag} from '../lib/flags.js';
 import {usageError} from '../lib/errors.js';
+import {currentSvcCommand} from '../lib/invocation.js';
 import {login, STDIN_ONLY_MESSAGE} from '../services/login.js';
 import {readSecret} from '../ui/secret-input.js';
 import {loggedIn} from '../ui/auth.js';
@@ -53,7 +54,7 @@ export default class Login extends BaseCommand {
       readKey: () => readSecret(process.stdin, process.stderr, 'Paste the API key (input is hidden): '),
       warn: (message) => this.warn(message),
     });
-    if (!this.jsonEnabled()) this.logToStderr(loggedIn(result));
+    if (!this.jsonEnabled()) this.logToStderr(loggedIn(result, currentSvcCommand()));
     return result;
   }
 }

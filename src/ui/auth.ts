@@ -17,9 +17,12 @@ export function renderAuthStatus(status: AuthStatus, paint: Paint): string {
   return `${lines.join('\n')}\n`;
 }
 
-export function loggedIn(result: LoginResult): string {
+export function loggedIn(result: LoginResult, svc = 'svc'): string {
   const where = result.store === 'file' ? `file ${result.location}` : 'keychain';
-  return `Logged in to ${sanitize(result.org.name)} (${sanitize(result.org.id)}) at ${result.api_url}; key stored in ${where}`;
+  return [
+    `Logged in to ${sanitize(result.org.name)} (${sanitize(result.org.id)}) at ${result.api_url}; key stored in ${where}`,
+    `Next: ${svc} org, ${svc} keys list, ${svc} webhooks list`,
+  ].join('\n');
 }
 
 export function loggedOut(result: LogoutResult): string[] {
