@@ -14,6 +14,11 @@ export interface Clock {
 export interface ManualClock extends Clock {
   advance(ms: number): Date;
   set(to: Date): Date;
+  /**
+   * Resolves once the moves made so far are stored where every process sharing the clock reads them (at once
+   * for a clock of one process), with now() then showing the stored time.
+   */
+  synced(): Promise<void>;
 }
 
 export function realClock(): Clock {
@@ -53,6 +58,7 @@ export function manualClock(start: Date = new Date()): ManualClock {
       current = ms;
       return notify();
     },
+    synced: () => Promise.resolve(),
   };
 }
 

@@ -171,6 +171,8 @@ export function registerControlRoutes(app: EmulatorApp, ctx: EmulatorContext): v
       if (!to) throw invalidRequest('set must be an ISO 8601 time like 2030-01-01T00:00:00Z');
       clock.set(to);
     }
+    // Shared by several processes on one PostgreSQL: answered once every one of them can see the move.
+    await clock.synced();
     return c.json(clockState(ctx));
   });
 }
