@@ -15,7 +15,7 @@ interface StoredTime {
   version: string | number;
 }
 
-const MOVED = `SELECT now_ms, version, pg_notify('${SIGNAL_CHANNELS.clock}', version || ':' || now_ms)
+const MOVED = `SELECT now_ms, version, pg_notify('${SIGNAL_CHANNELS.clock}', current_schema() || ':' || version || ':' || now_ms)
                  FROM (SELECT (extract(epoch FROM now) * 1000)::bigint::text AS now_ms, version::text AS version
                          FROM moved) m`;
 
@@ -53,17 +53,22 @@ export async function openSharedManualClock(
   };
   const applyRow = (row: StoredTime) => apply(Number(row.now_ms), Number(row.version));
 
+  // A notification carries the move; emulators on other schemas of the same database hear the same channel, so
+  // each names its schema. Moves apply in version order, so a late one changes nothing.
+  const {rows: schemaRows} = await db.query<{schema: string}>('SELECT current_schema() AS schema');
+  const schema = schemaRows[0]?.schema ?? '';
+  const reread = () => {
+    read().then(applyRow, (err: unknown) =>
+      log(`could not re-read the shared clock: ${(err as Error).message}`),
+    );
+  };
   const unsubscribe = [
     signals.on(SIGNAL_CHANNELS.clock, (payload) => {
-      const [v, ms] = payload.split(':');
-      apply(Number(ms), Number(v));
+      const [ofSchema, v, ms] = payload.split(':');
+      if (ofSchema === schema) apply(Number(ms), Number(v));
     }),
     // Moves announced while the connection was down are read back.
-    signals.onReconnect(() => {
-      read().then(applyRow, (err: unknown) =>
-        log(`could not re-read the shared clock: ${(err as Error).message}`),
-      );
-    }),
+    signals.onReconnect(reread),
   ];
 
   // Moves of this process are written one after another, in the order they were made.
@@ -72,6 +77,8 @@ export async function openSharedManualClock(
     const next = writes.then(async () => {
       const {rows} = await db.query<StoredTime>(sql, params);
       if (rows[0]) applyRow(rows[0]);
+      // Answered once the other processes have been sent the move, as every other write is.
+      await signals.sync();
     });
     writes = next.catch(() => undefined);
     return next;

@@ -10,7 +10,7 @@ export const SIGNAL_CHANNELS = {
   change: 'svc_change',
   /** Something may be due now (an event recorded, deliveries handed back). */
   due: 'svc_due',
-  /** Payload: the manual clock's new time in epoch milliseconds. */
+  /** Payload: schema:version:epoch milliseconds of the manual clock after a move. */
   clock: 'svc_clock',
   /** Payload: a token; lets a process know that its earlier notifications have been delivered. */
   sync: 'svc_sync',
@@ -96,7 +96,8 @@ export async function listenToDatabase(options: ListenOptions): Promise<Database
   };
 
   const connect = async (): Promise<void> => {
-    const c = new pgModule.Client({connectionString: options.connectionString});
+    // Keep-alive probes notice a connection that died without a word (a network gone), not only a closed one.
+    const c = new pgModule.Client({connectionString: options.connectionString, keepAlive: true});
     c.on('error', (err) => lost(c, err.message));
     c.on('end', () => lost(c, 'closed by the server'));
     c.on('notification', (n) => dispatch(n.channel, n.payload ?? ''));
