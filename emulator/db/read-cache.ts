@@ -26,7 +26,7 @@ const READ_ONLY = /^\s*(SELECT|SHOW|EXPLAIN)\b/i;
 /**
  * watchedTables: the tables whose rows are cached. Writes elsewhere (deliveries, events: the busy
  * tables of the delivery worker) leave the cache alone. Deleting an org cascades, and its statement
- * names `orgs`, which is watched.
+ * writes `orgs`, which is watched.
  */
 export function trackWrites(
   db: Database,
@@ -35,7 +35,12 @@ export function trackWrites(
 ): WriteTrackedDatabase {
   let generation = 0;
   const afterWrite = options.afterWrite;
-  const watched = new RegExp(`\\b(${watchedTables.join('|')})\\b`, 'i');
+  // Named as the target of a write: a statement that only reads a watched table (the event fan-out reads the
+  // endpoints) changes nothing cached, and on a shared database would cost every process its cache.
+  const watched = new RegExp(
+    `\\b(INSERT\\s+INTO|UPDATE|DELETE\\s+FROM|TRUNCATE)\\s+(ONLY\\s+)?(${watchedTables.join('|')})\\b`,
+    'i',
+  );
   const writesWatched = (sql: string) => !READ_ONLY.test(sql) && watched.test(sql);
   const track = <F extends (sql: string, ...rest: never[]) => Promise<unknown>>(
     q: F,

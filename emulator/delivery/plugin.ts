@@ -47,12 +47,29 @@ export function createDeliveryPlugin(options: DeliveryPluginOptions = {}): Deliv
     const relay = new RelayHub();
     let worker: DeliveryWorker | undefined;
     const signals = ctx.signals;
-    // Other processes sharing the database hear of new work at once rather than at their next look.
+    // Other processes sharing the database hear of new work at once rather than at their next look. One
+    // notification is in flight at a time; work recorded meanwhile is announced by one more once it is out.
+    let telling = false;
+    let tellAgain = false;
     const tellOthers = signals
       ? () => {
-          signals.notify(SIGNAL_CHANNELS.due, processTag).catch((err: unknown) => {
-            ctx.log(`could not tell other processes of new deliveries: ${(err as Error).message}`);
-          });
+          if (telling) {
+            tellAgain = true;
+            return;
+          }
+          telling = true;
+          signals
+            .notify(SIGNAL_CHANNELS.due, processTag)
+            .catch((err: unknown) => {
+              ctx.log(`could not tell other processes of new deliveries: ${(err as Error).message}`);
+            })
+            .finally(() => {
+              telling = false;
+              if (tellAgain) {
+                tellAgain = false;
+                tellOthers();
+              }
+            });
         }
       : () => undefined;
     const sandboxes = new SandboxService({
