@@ -113,7 +113,7 @@ describe.skipIf(!pgUrl)('the shared emulator under load and faults', () => {
   }
 
   it('delivers a burst of 10,000 events through a kill -9 and a lost database connection', {
-    timeout: 120_000,
+    timeout: 180_000,
   }, async () => {
     const port = (receiver.address() as AddressInfo).port;
     const second = await a.control.createOrg({name: 'second'});
