@@ -6,7 +6,7 @@ import type {Clock} from './clock.js';
 import type {Database} from './db/database.js';
 import type {DatabaseSignals} from './db/notify.js';
 import type {Repositories} from './db/repositories.js';
-import type {LookupAll} from './net/endpoint-url.js';
+import type {Resolver} from './net/address-policy.js';
 import type {Vault} from './vault.js';
 
 export interface EmulatorContext {
@@ -15,13 +15,16 @@ export interface EmulatorContext {
   clock: Clock;
   vault: Vault;
   auth: Authenticator;
+  /** Failed API keys on /v1, per address. */
   limiter: AuthFailureLimiter;
+  /** Failed admin tokens on /_emulator, per address: a budget of its own. */
+  controlLimiter: AuthFailureLimiter;
   /** The org that control calls act on when they name none. */
   orgId: string;
   adminToken: string;
   allowLocalEndpoints: boolean;
   /** DNS resolution for endpoint checks; injectable so tests need no network. */
-  lookup: LookupAll;
+  lookup: Resolver;
   log: (line: string) => void;
   /** Only on PostgreSQL, which other emulator processes may share: word of their writes, events and clock moves. */
   signals?: DatabaseSignals;

@@ -1,13 +1,13 @@
 // The emulator as a library: startEmulator() opens storage, serves the API and the control surface, and stops cleanly.
 import {randomBytes} from 'node:crypto';
-import {mkdir, mkdtemp, rm} from 'node:fs/promises';
+import {mkdtemp, rm} from 'node:fs/promises';
 import type {Server} from 'node:http';
 import type {AddressInfo} from 'node:net';
 import {tmpdir} from 'node:os';
 import {join, resolve} from 'node:path';
 import {serve} from '@hono/node-server';
-import {emulatorDataDir} from '../src/lib/paths.js';
 import {createApp} from './app.js';
+import {DataDirError, makeDataDirPrivate} from './data-dir.js';
 import {Authenticator} from './auth/authenticator.js';
 import {AuthFailureLimiter, type RateLimitOptions} from './auth/rate-limiter.js';
 import {type Clock, manualClock, realClock} from './clock.js';
@@ -18,7 +18,8 @@ import {openStorage} from './db/open.js';
 import {type DatabaseSignals, listenToDatabase, SIGNAL_CHANNELS} from './db/notify.js';
 import {ReadCache, trackWrites} from './db/read-cache.js';
 import {createRepositories, type Repositories} from './db/repositories.js';
-import {type LookupAll, systemLookup} from './net/endpoint-url.js';
+import {type Resolver, systemResolver} from './net/address-policy.js';
+import {answerClientError} from './net/client-error.js';
 import {isProcessAlive, readRuntimeFile, removeRuntimeFile, writeRuntimeFile} from './runtime-file.js';
 import {openSharedManualClock, type SharedManualClock} from './shared-clock.js';
 import {createVault} from './vault.js';
@@ -28,7 +29,8 @@ import {loadOrCreateVaultKey} from './vault-key.js';
 export {createApp} from './app.js';
 export {EmulatorControl, EmulatorControlError} from './control-client.js';
 export type {EmulatorContext, EmulatorPlugin} from './context.js';
-export {checkEndpointUrl, isPublicAddress, resolveAndCheck} from './net/endpoint-url.js';
+export {checkEndpointHost, checkEndpointUrl, isPublicAddress, type Resolver} from './net/address-policy.js';
+export {OperationError, type Problem} from './ops/errors.js';
 export {DEFAULT_RATE_LIMIT} from './auth/rate-limiter.js';
 export {readRuntimeFile, runtimeFilePath, type RuntimeInfo} from './runtime-file.js';
 
@@ -36,8 +38,13 @@ export interface StartEmulatorOptions {
   /** Default 4010; 0 picks a free port. */
   port?: number;
   host?: string;
-  /** Where data, vault.key and emulator.json live. Default: the user data dir (a temporary one with inMemory). */
+  /**
+   * Where data, vault.key and emulator.json live; required unless inMemory (then a temporary one by default).
+   * The CLI passes the user data dir.
+   */
   dataDir?: string;
+  /** Where a database template is made and kept when the package has none built (the CLI passes the user cache). */
+  templateCacheDir?: string;
   /** Nothing survives stop(). */
   inMemory?: boolean;
   /** A real PostgreSQL instead of the embedded one. */
@@ -54,9 +61,8 @@ export interface StartEmulatorOptions {
   demo?: boolean;
   rateLimit?: RateLimitOptions;
   log?: (line: string) => void;
-  /** DNS lookup for endpoint checks (tests pass a fake one). */
-  lookup?: LookupAll;
-  env?: NodeJS.ProcessEnv;
+  /** DNS resolution for endpoint checks and deliveries (tests pass a fake one). */
+  lookup?: Resolver;
   /** Delivery engine tuning (tests shorten the attempt timeout; benchmarks size the lanes). */
   delivery?: DeliveryPluginOptions;
 }
@@ -81,7 +87,7 @@ export interface RunningEmulator {
 export class EmulatorStartError extends Error {
   constructor(
     message: string,
-    readonly code: 'already_running' | 'port_in_use' | 'start_failed',
+    readonly code: 'already_running' | 'port_in_use' | 'data_dir_not_private' | 'start_failed',
   ) {
     super(message);
     this.name = 'EmulatorStartError';
@@ -103,13 +109,18 @@ const DEMO_KEY_CREATOR = 'svc emulator --demo';
 
 export async function startEmulator(options: StartEmulatorOptions = {}): Promise<RunningEmulator> {
   const log = options.log ?? (() => undefined);
-  const env = options.env ?? process.env;
-  const ownsDataDir = !options.dataDir && Boolean(options.inMemory);
-  const dataDir = resolve(
-    options.dataDir ??
-      (options.inMemory ? await mkdtemp(join(tmpdir(), 'svc-emulator-')) : emulatorDataDir(env)),
-  );
-  await mkdir(dataDir, {recursive: true, mode: 0o700});
+  if (!options.dataDir && !options.inMemory) {
+    throw new TypeError('startEmulator needs a dataDir, or inMemory: true');
+  }
+  const ownsDataDir = !options.dataDir;
+  const dataDir = resolve(options.dataDir ?? (await mkdtemp(join(tmpdir(), 'svc-emulator-'))));
+  // Made (when missing) and locked down before anything is read from it or written to it.
+  try {
+    await makeDataDirPrivate(dataDir);
+  } catch (err) {
+    if (err instanceof DataDirError) throw new EmulatorStartError(err.message, 'data_dir_not_private');
+    throw err;
+  }
 
   const existing = await readRuntimeFile(dataDir);
   if (existing && existing.pid !== process.pid && isProcessAlive(existing.pid)) {
@@ -125,13 +136,19 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
       dataDir,
       inMemory: options.inMemory,
       databaseUrl: options.databaseUrl,
-      env,
+      templateCacheDir: options.templateCacheDir,
       holdStartupLock: true,
     }),
     loadVaultKey(options, options.inMemory ? undefined : dataDir),
   ]);
   if (opened.status === 'rejected') throw opened.reason;
   const storage = opened.value;
+  // Again, for what opening the storage just wrote there (the embedded database's files).
+  await makeDataDirPrivate(dataDir).catch(async (err: unknown) => {
+    await storage.db.close().catch(() => undefined);
+    await storage.cleanup();
+    throw err;
+  });
   let signals: DatabaseSignals | undefined;
   let sharedClock: SharedManualClock | undefined;
   if (storage.db.kind === 'postgres' && options.databaseUrl) {
@@ -190,10 +207,11 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
       vault,
       auth,
       limiter: new AuthFailureLimiter(clock, options.rateLimit),
+      controlLimiter: new AuthFailureLimiter(clock, options.rateLimit),
       orgId,
       adminToken,
       allowLocalEndpoints: options.allowLocalEndpoints ?? false,
-      lookup: options.lookup ?? systemLookup,
+      lookup: options.lookup ?? systemResolver,
       log,
       signals,
     };
@@ -327,6 +345,7 @@ function listen(
 ) {
   return new Promise<Server>((resolvePromise, reject) => {
     const server = serve({fetch, port, hostname: host}) as Server;
+    server.on('clientError', answerClientError);
     server.once('listening', () => {
       server.removeListener('error', reject);
       resolvePromise(server);

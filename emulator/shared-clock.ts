@@ -1,7 +1,7 @@
 // A manual clock shared by every emulator process on one PostgreSQL: its time lives in emulator_clock, a move
 // through any process is written there and announced on svc_clock, and every process applies the moves in the
 // order of their version numbers, whichever way (its own write, a notification, a re-read) it hears of them.
-import type {ManualClock} from './clock.js';
+import {checkClockTime, ClockRangeError, type ManualClock} from './clock.js';
 import type {Database} from './db/database.js';
 import {type DatabaseSignals, SIGNAL_CHANNELS} from './db/notify.js';
 
@@ -29,6 +29,7 @@ export async function openSharedManualClock(
   start: Date,
   log: (line: string) => void = () => undefined,
 ): Promise<SharedManualClock> {
+  checkClockTime(start.getTime());
   await db.query('INSERT INTO emulator_clock (id, now) VALUES (1, $1) ON CONFLICT (id) DO NOTHING', [start]);
   const read = async () => {
     const {rows} = await db.query<StoredTime>(
@@ -95,7 +96,8 @@ export async function openSharedManualClock(
     },
     advance(ms) {
       if (!Number.isFinite(ms) || ms < 0)
-        throw new RangeError('the clock only moves forward by a finite duration');
+        throw new ClockRangeError('the clock only moves forward by a finite duration');
+      checkClockTime(current + ms);
       pending = write(
         `WITH moved AS (UPDATE emulator_clock SET now = now + $1 * interval '1 millisecond', version = version + 1
                          WHERE id = 1 RETURNING now, version) ${MOVED}`,
@@ -105,8 +107,7 @@ export async function openSharedManualClock(
       return new Date(current + ms);
     },
     set(to) {
-      const ms = to.getTime();
-      if (!Number.isFinite(ms)) throw new RangeError('not a valid time');
+      checkClockTime(to.getTime());
       pending = write(
         `WITH moved AS (UPDATE emulator_clock SET now = $1, version = version + 1
                          WHERE id = 1 RETURNING now, version) ${MOVED}`,

@@ -12,7 +12,8 @@ export interface StorageOptions {
   dataDir: string;
   inMemory?: boolean;
   databaseUrl?: string;
-  env?: NodeJS.ProcessEnv;
+  /** Where a PGlite template is made and kept when the package has none built. */
+  templateCacheDir?: string;
   /**
    * PostgreSQL only: keep holding the start-up lock after migrating, until endStartup() (or close) is called, so
    * the caller's first writes (the default org) are made by one starting process at a time.
@@ -80,7 +81,7 @@ export async function openStorage(options: StorageOptions): Promise<OpenedStorag
     const scratch = await mkdtemp(join(tmpdir(), 'svc-emulator-mem-'));
     const pgdata = join(scratch, PGDATA);
     try {
-      await copyTemplate(await ensureTemplate(options.env), pgdata);
+      await copyTemplate(await ensureTemplate(options.templateCacheDir), pgdata);
       const db = await openPGliteThread(pgdata);
       try {
         await migrate(db);
@@ -98,7 +99,7 @@ export async function openStorage(options: StorageOptions): Promise<OpenedStorag
   const pgdata = join(options.dataDir, PGDATA);
   if (!existsSync(join(pgdata, 'PG_VERSION'))) {
     await rm(pgdata, {recursive: true, force: true});
-    await copyTemplate(await ensureTemplate(options.env), pgdata);
+    await copyTemplate(await ensureTemplate(options.templateCacheDir), pgdata);
   }
   const db = await openPGliteThread(pgdata);
   try {

@@ -1,5 +1,7 @@
 import {Flags} from '@oclif/core';
+import {KEY_EXPIRY_CHOICES, type KeyExpiryChoice} from '../../../definitions.js';
 import {BaseCommand} from '../../../lib/base-command.js';
+import {dataDirFlag} from '../../../lib/flags.js';
 import {createKey} from '../../../services/emulator/keys/create.js';
 
 export default class EmulatorKeysCreate extends BaseCommand {
@@ -13,21 +15,18 @@ export default class EmulatorKeysCreate extends BaseCommand {
     name: Flags.string({description: 'name of the key', required: true}),
     expires: Flags.string({
       description: 'days until it expires, or never',
-      options: ['30', '90', '365', 'never'],
+      options: [...KEY_EXPIRY_CHOICES],
       default: 'never',
     }),
     'created-by': Flags.string({description: 'who created it (an email address)', helpValue: 'EMAIL'}),
-    'data-dir': Flags.string({
-      description: 'data dir of the emulator (default: SVC_EMULATOR_DATA_DIR, then the user data dir)',
-      helpValue: 'DIR',
-    }),
+    'data-dir': dataDirFlag(),
   };
 
   async run() {
     const {flags} = await this.parse(EmulatorKeysCreate);
     const key = await createKey({
       name: flags.name,
-      expires: flags.expires as '30' | '90' | '365' | 'never',
+      expires: flags.expires as KeyExpiryChoice,
       createdBy: flags['created-by'],
       dataDir: flags['data-dir'],
       env: process.env,

@@ -1,6 +1,8 @@
 import {Args, Flags} from '@oclif/core';
 import {BaseCommand} from '../../../lib/base-command.js';
-import {SANDBOX_ACTION_NAMES, sandboxAction} from '../../../services/emulator/sandboxes/action.js';
+import {dataDirFlag} from '../../../lib/flags.js';
+import {SANDBOX_REQUESTABLE_ACTIONS} from '../../../definitions.js';
+import {sandboxAction} from '../../../services/emulator/sandboxes/action.js';
 import {describeMove} from '../../../services/trigger.js';
 
 export default class EmulatorSandboxesAction extends BaseCommand {
@@ -17,22 +19,19 @@ export default class EmulatorSandboxesAction extends BaseCommand {
     action: Args.string({
       description: 'what happens to it',
       required: true,
-      options: [...SANDBOX_ACTION_NAMES],
+      options: [...SANDBOX_REQUESTABLE_ACTIONS],
     }),
   };
   static override flags = {
     'last-error': Flags.string({description: 'last_error for crash or fail', helpValue: 'TEXT'}),
-    'data-dir': Flags.string({
-      description: 'data dir of the emulator (default: SVC_EMULATOR_DATA_DIR, then the user data dir)',
-      helpValue: 'DIR',
-    }),
+    'data-dir': dataDirFlag(),
   };
 
   async run() {
     const {args, flags} = await this.parse(EmulatorSandboxesAction);
     const move = await sandboxAction({
       id: args.id,
-      action: args.action as (typeof SANDBOX_ACTION_NAMES)[number],
+      action: args.action as (typeof SANDBOX_REQUESTABLE_ACTIONS)[number],
       lastError: flags['last-error'],
       dataDir: flags['data-dir'],
       env: process.env,
