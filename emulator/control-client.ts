@@ -1,7 +1,10 @@
 // A typed client for the /_emulator control surface, used by the CLI's `svc emulator …` commands and by tests.
 import type {EventType, KeyExpiryChoice} from '../src/definitions.js';
 import type {Org, SvcEvent} from '../src/schemas/index.js';
+import type {DeliveryDetail} from './ops/delivery-detail.js';
 import type {SandboxRecord} from './sandboxes/repository.js';
+
+export type {AttemptDetail, DeliveryDetail} from './ops/delivery-detail.js';
 
 export interface CreatedKey {
   id: string;
@@ -161,6 +164,16 @@ export class EmulatorControl {
   /** Finds or creates the relay endpoint `svc listen` receives through; its secret is the same every time. */
   registerRelay(input: {name?: string; events?: string[]; org_id?: string} = {}): Promise<RelayRegistration> {
     return this.call('POST', '/_emulator/relay', input);
+  }
+
+  /** One delivery with its event and every attempt, oldest first. */
+  delivery(id: string): Promise<DeliveryDetail> {
+    return this.call('GET', `/_emulator/deliveries/${encodeURIComponent(id)}`);
+  }
+
+  /** A new attempt now (trigger manual, freshly signed, the same body); the schedule is left as it was. */
+  resendDelivery(id: string): Promise<DeliveryDetail> {
+    return this.call('POST', `/_emulator/deliveries/${encodeURIComponent(id)}/resend`);
   }
 
   /** Any control route, including those the delivery engine adds. */

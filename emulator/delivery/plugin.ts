@@ -2,6 +2,7 @@
 import {randomBytes} from 'node:crypto';
 import type {Dispatcher} from 'undici';
 import type {EmulatorContext, EmulatorPlugin} from '../context.js';
+import {registerDeliveryControlRoutes} from '../control/delivery-routes.js';
 import {SIGNAL_CHANNELS} from '../db/notify.js';
 import {registerSandboxRoutes} from '../sandboxes/routes.js';
 import {SandboxService} from '../sandboxes/service.js';
@@ -125,6 +126,7 @@ export function createDeliveryPlugin(options: DeliveryPluginOptions = {}): Deliv
       const e = ensure(ctx);
       registerSandboxRoutes(app, ctx, () => e.sandboxes);
       registerRelayRoutes(app, ctx, e.relay);
+      registerDeliveryControlRoutes(app, ctx, () => e.worker);
     },
     start(ctx) {
       ensure(ctx).worker.start();

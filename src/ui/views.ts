@@ -80,16 +80,26 @@ export function renderDeliveries(deliveries: Delivery[], view: ViewOptions): str
   return renderTable(columns, deliveries, view);
 }
 
-/** One redraw of `--watch`: clears a terminal (a pipe gets frames one after another), then a header and the table. */
-export function renderWatchFrame(
-  deliveries: Delivery[],
+/** The start of `--watch`: a header and the table as it is now. Changes then follow it line by line. */
+export function renderWatchStart(deliveries: Delivery[], view: ViewOptions, title: string): string {
+  return `${view.paint('bold', title)} · Ctrl-C to stop\n\n${renderDeliveries(deliveries, view)}\n`;
+}
+
+/** One change seen by `--watch`, as a line that scrolls: time, status, event, attempts, last code, id. */
+export function renderWatchChange(
+  change: {change: 'new' | 'updated'; delivery: Delivery},
   view: ViewOptions,
-  frame: {title: string; clear: boolean; error?: string},
 ): string {
-  const clear = frame.clear ? '\u001B[H\u001B[2J' : '\n';
-  const time = new Date(view.nowMs).toLocaleTimeString();
-  const note = frame.error ? view.paint('red', `  (last poll failed: ${sanitize(frame.error)})`) : '';
-  return `${clear}${frame.title} · ${time} · Ctrl-C to stop${note}\n\n${renderDeliveries(deliveries, view)}`;
+  const d = change.delivery;
+  const time = new Date(view.nowMs).toISOString().slice(11, 19);
+  const status = view.paint(STATUS_STYLE[d.status] ?? 'bold', d.status.padEnd(9));
+  const code = d.last_status_code === null ? '-' : String(d.last_status_code);
+  const next =
+    d.status === 'pending' && d.next_attempt_at
+      ? `  next ${relativeTime(d.next_attempt_at, view.nowMs)}`
+      : '';
+  const what = change.change === 'new' ? 'new    ' : 'updated';
+  return `${view.paint('dim', time)}  ${what}  ${status} ${sanitize(d.event_type).padEnd(16)} attempts ${String(d.attempts).padEnd(2)} last ${code.padEnd(3)}  ${d.id}${next}\n`;
 }
 
 /** View settings for a real terminal: its width, and colour unless NO_COLOR or not a TTY. */

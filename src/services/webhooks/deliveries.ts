@@ -58,7 +58,33 @@ export async function watchDeliveries(options: WatchDeliveriesOptions): Promise<
   }
 }
 
-function isPassing(err: unknown): boolean {
+export interface DeliveryChange {
+  change: 'new' | 'updated';
+  delivery: Delivery;
+}
+
+/** What differs between two polls, oldest first: deliveries not seen before, and those whose state moved. */
+export function deliveryChanges(
+  before: ReadonlyMap<string, Delivery>,
+  now: readonly Delivery[],
+): DeliveryChange[] {
+  const changes: DeliveryChange[] = [];
+  for (const d of [...now].reverse()) {
+    const old = before.get(d.id);
+    if (!old) changes.push({change: 'new', delivery: d});
+    else if (
+      old.status !== d.status ||
+      old.attempts !== d.attempts ||
+      old.last_status_code !== d.last_status_code ||
+      old.last_attempt_at !== d.last_attempt_at ||
+      old.next_attempt_at !== d.next_attempt_at
+    )
+      changes.push({change: 'updated', delivery: d});
+  }
+  return changes;
+}
+
+export function isPassing(err: unknown): boolean {
   return (
     err instanceof NetworkError ||
     err instanceof RateLimitedError ||
