@@ -133,6 +133,14 @@ describe.skipIf(!pgUrl)('emulator processes sharing one PostgreSQL', () => {
     expect((await apiGet(a.apiUrl, '/v1/org', key.secret)).status).toBe(401);
   });
 
+  it('add up moves made through both processes at once, and agree on the result', async () => {
+    const before = new Date((await a.control.clock()).now).getTime();
+    await Promise.all(Array.from({length: 20}, (_, i) => (i % 2 ? a : b).control.advanceClock('1m')));
+    const [onA, onB] = await Promise.all([a.control.clock(), b.control.clock()]);
+    expect(new Date(onA.now).getTime() - before).toBe(20 * 60_000);
+    expect(onB.now).toBe(onA.now);
+  });
+
   it('take the shared time when a process joins later, whatever time it was started with', async () => {
     const c = await startProcess(schema.url, vaultKey, {
       clock: 'manual',
