@@ -18,13 +18,12 @@ if (!pgUrl) {
 
 const SCRIPT = fileURLToPath(new URL('./emulator-process.js', import.meta.url));
 
-/** The application_name every emulator connection of a test carries, so a test can cut them. */
-export const APP_NAME = 'svc-emulator-under-test';
-
 export interface Schema {
   name: string;
   /** A URL whose connections use only this schema. */
   url: string;
+  /** The application_name of every connection made through `url`, so a test can cut exactly those. */
+  appName: string;
   /** A client on the test's own connection (not the emulators'). */
   admin: pg.Client;
   drop(): Promise<void>;
@@ -39,10 +38,12 @@ export async function freshSchema(): Promise<Schema> {
   await admin.query(`SET search_path = ${name}`);
   const url = new URL(pgUrl);
   url.searchParams.set('options', `-c search_path=${name}`);
-  url.searchParams.set('application_name', APP_NAME);
+  const appName = `svc-emulator-${name}`;
+  url.searchParams.set('application_name', appName);
   return {
     name,
     url: url.toString(),
+    appName,
     admin,
     async drop() {
       await admin.query(`DROP SCHEMA ${name} CASCADE`).catch(() => undefined);

@@ -10,7 +10,6 @@ import type {AddressInfo} from 'node:net';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {EVENT_TYPES, RETRY_WAITS_MS} from '../../../src/definitions.js';
 import {
-  APP_NAME,
   apiGet,
   type EmulatorProcess,
   freshSchema,
@@ -163,7 +162,7 @@ describe.skipIf(!pgUrl)('the shared emulator under load and faults', () => {
             const {rows} = await schema.admin.query(
               `SELECT pg_terminate_backend(pid) AS cut FROM pg_stat_activity
                 WHERE application_name = $1 AND datname = current_database()`,
-              [APP_NAME],
+              [schema.appName],
             );
             expect(rows.length).toBeGreaterThan(0);
           }

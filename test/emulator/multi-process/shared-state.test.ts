@@ -4,15 +4,7 @@ import {randomBytes} from 'node:crypto';
 import {createServer, type Server} from 'node:http';
 import type {AddressInfo} from 'node:net';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
-import {
-  APP_NAME,
-  apiGet,
-  type EmulatorProcess,
-  freshSchema,
-  pgUrl,
-  type Schema,
-  startProcess,
-} from './cluster.js';
+import {apiGet, type EmulatorProcess, freshSchema, pgUrl, type Schema, startProcess} from './cluster.js';
 
 describe('PostgreSQL availability for the multi-process tests', () => {
   it.runIf(process.env.CI === 'true')('has SVC_TEST_DATABASE_URL in CI', () => {
@@ -202,7 +194,7 @@ describe.skipIf(!pgUrl)('emulator processes sharing one PostgreSQL', () => {
     await schema.admin.query(
       `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
         WHERE application_name = $1 AND query LIKE 'LISTEN%' AND datname = current_database()`,
-      [APP_NAME],
+      [schema.appName],
     );
     await expect
       .poll(() => b.stderr(), {timeout: 10_000})
