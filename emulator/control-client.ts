@@ -34,6 +34,8 @@ export interface CreatedWebhook {
   description: string | null;
   created_at: string;
   secret: string;
+  /** What the emulator accepted but wants said, e.g. a host it could not resolve offline. */
+  warnings?: string[];
 }
 
 export interface ClockState {
@@ -60,6 +62,8 @@ export class EmulatorControlError extends Error {
     message: string,
     readonly status: number,
     readonly code: string,
+    /** Each refused input field of an invalid_request, so a caller can tell which one to fix. */
+    readonly problems: readonly {field?: string; message: string}[] = [],
   ) {
     super(message);
     this.name = 'EmulatorControlError';
@@ -198,14 +202,23 @@ export class EmulatorControl {
     if (!res.ok) {
       let code = 'error';
       let message = `the emulator answered ${res.status}`;
+      let problems: {field?: string; message: string}[] = [];
       try {
-        const parsed = JSON.parse(text) as {error?: {code?: string; message?: string}};
+        const parsed = JSON.parse(text) as {
+          error?: {code?: string; message?: string; problems?: unknown};
+        };
         code = parsed.error?.code ?? code;
         message = parsed.error?.message ?? message;
+        if (Array.isArray(parsed.error?.problems)) {
+          problems = parsed.error.problems.filter(
+            (p): p is {field?: string; message: string} =>
+              typeof p === 'object' && p !== null && typeof (p as {message?: unknown}).message === 'string',
+          );
+        }
       } catch {
         // Not our error shape; keep the status-based message.
       }
-      throw new EmulatorControlError(message, res.status, code);
+      throw new EmulatorControlError(message, res.status, code, problems);
     }
     return (text ? JSON.parse(text) : undefined) as T;
   }

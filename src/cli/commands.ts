@@ -24,6 +24,7 @@ import McpConfig from '../commands/mcp/config.js';
 import Org from '../commands/org.js';
 import Trigger from '../commands/trigger.js';
 import Tui from '../commands/tui.js';
+import Version from '../commands/version.js';
 import WebhooksDeliveries from '../commands/webhooks/deliveries.js';
 import WebhooksDeliveriesShow from '../commands/webhooks/deliveries/show.js';
 import WebhooksList from '../commands/webhooks/list.js';
@@ -54,6 +55,7 @@ export const COMMANDS = {
   org: Org,
   trigger: Trigger,
   tui: Tui,
+  version: Version,
   'webhooks:deliveries': WebhooksDeliveries,
   'webhooks:deliveries:show': WebhooksDeliveriesShow,
   'webhooks:list': WebhooksList,

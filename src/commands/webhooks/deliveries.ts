@@ -38,13 +38,14 @@ export default class WebhooksDeliveries extends BaseCommand {
     checkWebhookId(args.webhook_id);
     const {client} = await openSession({env: process.env, flags: {apiUrl: flags['api-url']}});
     if (!flags.watch) {
-      const deliveries = await listDeliveries({client, webhookId: args.webhook_id, status});
-      if (!this.jsonEnabled())
-        process.stdout.write(
-          renderDeliveries(deliveries, terminalView(process.stdout, process.env, client.serverNowMs())),
-        );
+      const {deliveries, total} = await listDeliveries({client, webhookId: args.webhook_id, status});
+      if (!this.jsonEnabled()) {
+        const view = await terminalView(process.stdout, process.env, client.serverNowMs());
+        process.stdout.write(renderDeliveries(deliveries, view, {status, unfiltered: total}));
+      }
       return {data: deliveries};
     }
+    const view = await terminalView(process.stdout, process.env, client.serverNowMs());
     const stop = new AbortController();
     const onSigint = () => stop.abort();
     process.once('SIGINT', onSigint);
@@ -58,8 +59,8 @@ export default class WebhooksDeliveries extends BaseCommand {
         status,
         intervalMs: WATCH_INTERVAL_MS,
         signal: stop.signal,
-        onUpdate: ({deliveries, error}) => {
-          const view = terminalView(process.stdout, process.env, client.serverNowMs());
+        onUpdate: ({deliveries, total, error}) => {
+          const now = {...view, nowMs: client.serverNowMs()};
           if (error) {
             // Said once per spell of trouble, on stderr: the stream on stdout stays data only.
             if (!failing)
@@ -73,11 +74,14 @@ export default class WebhooksDeliveries extends BaseCommand {
           failing = false;
           if (!seen && !json) {
             process.stdout.write(
-              renderWatchStart(deliveries, view, `${args.webhook_id} · every ${WATCH_INTERVAL_MS / 1000} s`),
+              renderWatchStart(deliveries, now, `${args.webhook_id} · every ${WATCH_INTERVAL_MS / 1000} s`, {
+                status,
+                unfiltered: total,
+              }),
             );
           } else {
             for (const change of deliveryChanges(seen ?? new Map(), deliveries)) {
-              process.stdout.write(json ? `${JSON.stringify(change)}\n` : renderWatchChange(change, view));
+              process.stdout.write(json ? `${JSON.stringify(change)}\n` : renderWatchChange(change, now));
             }
           }
           seen = new Map(deliveries.map((d) => [d.id, d]));

@@ -25,7 +25,7 @@ export default class EmulatorDeliveriesResend extends BaseCommand {
       env: process.env,
     });
     if (!this.jsonEnabled())
-      process.stdout.write(renderDeliveryDetail(detail, terminalView(process.stdout, process.env)));
+      process.stdout.write(renderDeliveryDetail(detail, await terminalView(process.stdout, process.env)));
     return detail;
   }
 }

@@ -31,7 +31,7 @@ export default class WebhooksDeliveriesShow extends BaseCommand {
       apiUrl: flags['api-url'],
     });
     if (!this.jsonEnabled())
-      process.stdout.write(renderDeliveryDetail(shown, terminalView(process.stdout, process.env)));
+      process.stdout.write(renderDeliveryDetail(shown, await terminalView(process.stdout, process.env)));
     return shown;
   }
 }
