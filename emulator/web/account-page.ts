@@ -598,13 +598,27 @@ function statusOf(err: unknown): number {
   throw err;
 }
 
+/** How the forms name their fields, so `url must …` from an operation reads `URL must …` on the page. */
+const FIELD_NAMES: Record<string, string> = {
+  url: 'URL',
+  events: 'Events',
+  description: 'Description',
+  name: 'Name',
+  expires: 'Expires',
+};
+
 /** An operation's problems, each next to its field; anything not tied to a field goes to the form as a whole. */
 function formErrors(err: unknown, fields: string[]): FormErrors {
   if (!(err instanceof ops.OperationError)) throw err;
   const errors: FormErrors = {};
   for (const p of err.problems) {
     const field = fields.includes(p.field) ? p.field : 'form';
-    errors[field] ??= sentence(p.message);
+    const named = FIELD_NAMES[field];
+    const message =
+      named && p.message.toLowerCase().startsWith(`${field} `)
+        ? named + p.message.slice(field.length)
+        : p.message;
+    errors[field] ??= sentence(message);
   }
   if (Object.keys(errors).length === 0) errors.form = sentence(err.message);
   return errors;

@@ -49,16 +49,22 @@ export const PAGE_HEADERS: Record<string, string> = {
     "form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
   'X-Content-Type-Options': 'nosniff',
   'X-Frame-Options': 'DENY',
-  // Sign-in links carry their token in the address; no other site may see it.
-  'Referrer-Policy': 'no-referrer',
+  // Sign-in links carry their token in the address; no other site may see it. (Not no-referrer: with it,
+  // browsers send `Origin: null` on the page's own form posts.)
+  'Referrer-Policy': 'same-origin',
   'Cache-Control': 'no-store',
   'Cross-Origin-Opener-Policy': 'same-origin',
 };
 
-/** A post whose Origin names another site is refused even before its token is read. */
+/**
+ * A post that says it comes from another site is refused even before its token is read: by its Origin, or when
+ * that is withheld (`null`), by the browser's Sec-Fetch-Site.
+ */
 export function sameOrigin(c: Context): boolean {
   const origin = c.req.header('origin');
-  if (origin === undefined || origin === 'null') return origin === undefined;
+  const site = c.req.header('sec-fetch-site');
+  if (site !== undefined && site !== 'same-origin' && site !== 'none') return false;
+  if (origin === undefined || origin === 'null') return true;
   try {
     return new URL(origin).host === new URL(c.req.url).host;
   } catch {

@@ -129,17 +129,17 @@ export function ErrorSummary({errors, labels}: {errors: FormErrors; labels: Reco
       <ul>
         {entries.map(([field, message]) => (
           <li key={field}>
-            {field === 'form' ? (
-              message
-            ) : (
-              <a href={`#${field}`}>{labels[field] ? `${labels[field]}: ${message}` : message}</a>
-            )}
+            {field === 'form' ? message : <a href={`#${field}`}>{withLabel(labels[field], message)}</a>}
           </li>
         ))}
       </ul>
     </div>
   );
 }
+
+/** "Label: message", unless the message already starts by naming its field. */
+const withLabel = (label: string | undefined, message: string) =>
+  !label || message.toLowerCase().startsWith(label.toLowerCase()) ? message : `${label}: ${message}`;
 
 /** The rule of a field under its label, and its error when it has one; ids let the input point at both. */
 export function FieldHelp({id, rule, error}: {id: string; rule?: Child; error?: string}) {

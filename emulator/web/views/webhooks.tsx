@@ -205,8 +205,10 @@ export function NewEndpointPage(p: {
             <div class="choices stacked">
               {EVENT_TYPES.map((t) => (
                 <label class="choice" key={t}>
-                  <input type="checkbox" name="events" value={t} checked={picked.has(t)} /> <code>{t}</code>{' '}
-                  <span class="muted">{EVENT_HELP[t]}</span>
+                  <input type="checkbox" name="events" value={t} checked={picked.has(t)} />
+                  <span>
+                    <code>{t}</code> <span class="muted">{EVENT_HELP[t]}</span>
+                  </span>
                 </label>
               ))}
             </div>
@@ -281,7 +283,7 @@ export function DeliveriesPage(p: {
       <p>
         <a href="/account/webhooks">← Webhook endpoints</a>
       </p>
-      <h1 class="endpoint-url">{e.url}</h1>
+      <h1 class="endpoint-url endpoint-title">{e.url}</h1>
       <p class="tags">
         {e.events.map((t) => (
           <span class="tag" key={t}>
@@ -327,7 +329,9 @@ export function DeliveriesPage(p: {
                   <span class={`badge badge-${d.status}`}>{d.status}</span>
                 </td>
                 <td data-label="Attempts">
-                  {d.attempts} <span class="muted">of {MAX_DELIVERY_ATTEMPTS}</span>
+                  <span>
+                    {d.attempts} <span class="muted">of {MAX_DELIVERY_ATTEMPTS}</span>
+                  </span>
                 </td>
                 <td data-label="Last answer">{d.last_status_code ?? <span class="muted">—</span>}</td>
                 <td data-label="Created">
