@@ -19,7 +19,7 @@ import {DeliveryWorker} from '../dist/emulator/delivery/worker.js';
 import {startEmulator} from '../dist/emulator/index.js';
 import {SandboxService} from '../dist/emulator/sandboxes/service.js';
 import {createVault} from '../dist/emulator/vault.js';
-import {newId, newSigningSecret} from '../dist/src/lib/ids.js';
+import {newId, newSigningSecret} from '../dist/emulator/ids.js';
 import {percentile, printTable} from './lib.js';
 
 const EVENTS = Number(process.env.BENCH_DELIVERY_EVENTS ?? 500);

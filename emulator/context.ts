@@ -5,7 +5,7 @@ import type {AuthFailureLimiter} from './auth/rate-limiter.js';
 import type {Clock} from './clock.js';
 import type {Database} from './db/database.js';
 import type {Repositories} from './db/repositories.js';
-import type {LookupAll} from './net/endpoint-url.js';
+import type {Resolver} from './net/address-policy.js';
 import type {Vault} from './vault.js';
 
 export interface EmulatorContext {
@@ -20,7 +20,7 @@ export interface EmulatorContext {
   adminToken: string;
   allowLocalEndpoints: boolean;
   /** DNS resolution for endpoint checks; injectable so tests need no network. */
-  lookup: LookupAll;
+  lookup: Resolver;
   log: (line: string) => void;
 }
 

@@ -1,5 +1,6 @@
 // A typed client for the /_emulator control surface, used by the CLI's `svc emulator …` commands and by tests.
-import type {EventType, Org, SvcEvent} from '../src/schemas/index.js';
+import type {EventType, KeyExpiryChoice} from '../src/definitions.js';
+import type {Org, SvcEvent} from '../src/schemas/index.js';
 import type {SandboxRecord} from './sandboxes/repository.js';
 
 export interface CreatedKey {
@@ -89,7 +90,7 @@ export class EmulatorControl {
 
   createKey(input: {
     name: string;
-    expires?: '30' | '90' | '365' | 'never';
+    expires?: KeyExpiryChoice;
     created_by?: string;
     org_id?: string;
   }): Promise<CreatedKey> {

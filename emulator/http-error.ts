@@ -1,42 +1,35 @@
-// Errors that render themselves in the contract's shape, and the one last-resort handler for everything else.
+// Errors that render themselves in the service's error shape, and the one last-resort handler for everything else.
 import type {Context} from 'hono';
 import type {ContentfulStatusCode} from 'hono/utils/http-status';
-
-export type ErrorCode =
-  | 'unauthorized'
-  | 'forbidden'
-  | 'not_found'
-  | 'invalid_request'
-  | 'rate_limited'
-  | 'vault_unavailable'
-  | 'method_not_allowed'
-  | 'conflict'
-  | 'payload_too_large'
-  | 'internal';
+import type {ErrorCode} from '../src/definitions.js';
+import {OperationError, type Problem} from './ops/errors.js';
 
 export class HttpError extends Error {
   readonly status: ContentfulStatusCode;
   readonly code: ErrorCode;
   readonly headers: Record<string, string>;
+  readonly problems: readonly Problem[];
 
   constructor(
     status: ContentfulStatusCode,
     code: ErrorCode,
     message: string,
     headers: Record<string, string> = {},
+    problems: readonly Problem[] = [],
   ) {
     super(message);
     this.name = 'HttpError';
     this.status = status;
     this.code = code;
     this.headers = headers;
+    this.problems = problems;
   }
 
   toResponse(): Response {
-    return Response.json(
-      {error: {code: this.code, message: this.message}},
-      {status: this.status, headers: this.headers},
-    );
+    const error = this.problems.length
+      ? {code: this.code, message: this.message, problems: this.problems}
+      : {code: this.code, message: this.message};
+    return Response.json({error}, {status: this.status, headers: this.headers});
   }
 }
 
@@ -48,10 +41,16 @@ export const notFound = (message = 'no such resource') => new HttpError(404, 'no
 export const invalidRequest = (message: string) => new HttpError(400, 'invalid_request', message);
 export const conflict = (message: string) => new HttpError(409, 'conflict', message);
 
+/** The one mapping of an operation's error to its HTTP answer. */
+export function fromOperationError(err: OperationError): HttpError {
+  return new HttpError(err.status as ContentfulStatusCode, err.code, err.message, {}, err.problems);
+}
+
 /** Hono's onError: known errors render themselves; anything else is logged and answered without internals. */
 export function errorHandler(log: (line: string) => void) {
   return (err: Error, c: Context): Response => {
     if (err instanceof HttpError) return err.toResponse();
+    if (err instanceof OperationError) return fromOperationError(err).toResponse();
     // Hono's own HTTPException (e.g. from a middleware) carries a status we can keep.
     const status = (err as {status?: unknown}).status;
     if (typeof status === 'number' && status >= 400 && status < 500) {

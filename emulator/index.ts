@@ -6,7 +6,6 @@ import type {AddressInfo} from 'node:net';
 import {tmpdir} from 'node:os';
 import {join, resolve} from 'node:path';
 import {serve} from '@hono/node-server';
-import {emulatorDataDir} from '../src/lib/paths.js';
 import {createApp} from './app.js';
 import {Authenticator} from './auth/authenticator.js';
 import {AuthFailureLimiter, type RateLimitOptions} from './auth/rate-limiter.js';
@@ -17,7 +16,7 @@ import type {Database} from './db/database.js';
 import {openStorage} from './db/open.js';
 import {ReadCache, trackWrites} from './db/read-cache.js';
 import {createRepositories, type Repositories} from './db/repositories.js';
-import {type LookupAll, systemLookup} from './net/endpoint-url.js';
+import {type Resolver, systemResolver} from './net/address-policy.js';
 import {isProcessAlive, readRuntimeFile, removeRuntimeFile, writeRuntimeFile} from './runtime-file.js';
 import {createVault} from './vault.js';
 import {createDeliveryPlugin, type DeliveryPluginOptions} from './delivery/plugin.js';
@@ -26,7 +25,8 @@ import {loadOrCreateVaultKey} from './vault-key.js';
 export {createApp} from './app.js';
 export {EmulatorControl, EmulatorControlError} from './control-client.js';
 export type {EmulatorContext, EmulatorPlugin} from './context.js';
-export {checkEndpointUrl, isPublicAddress, resolveAndCheck} from './net/endpoint-url.js';
+export {checkEndpointHost, checkEndpointUrl, isPublicAddress, type Resolver} from './net/address-policy.js';
+export {OperationError, type Problem} from './ops/errors.js';
 export {DEFAULT_RATE_LIMIT} from './auth/rate-limiter.js';
 export {readRuntimeFile, runtimeFilePath, type RuntimeInfo} from './runtime-file.js';
 
@@ -34,8 +34,13 @@ export interface StartEmulatorOptions {
   /** Default 4010; 0 picks a free port. */
   port?: number;
   host?: string;
-  /** Where data, vault.key and emulator.json live. Default: the user data dir (a temporary one with inMemory). */
+  /**
+   * Where data, vault.key and emulator.json live; required unless inMemory (then a temporary one by default).
+   * The CLI passes the user data dir.
+   */
   dataDir?: string;
+  /** Where a database template is made and kept when the package has none built (the CLI passes the user cache). */
+  templateCacheDir?: string;
   /** Nothing survives stop(). */
   inMemory?: boolean;
   /** A real PostgreSQL instead of the embedded one. */
@@ -52,9 +57,8 @@ export interface StartEmulatorOptions {
   demo?: boolean;
   rateLimit?: RateLimitOptions;
   log?: (line: string) => void;
-  /** DNS lookup for endpoint checks (tests pass a fake one). */
-  lookup?: LookupAll;
-  env?: NodeJS.ProcessEnv;
+  /** DNS resolution for endpoint checks and deliveries (tests pass a fake one). */
+  lookup?: Resolver;
   /** Delivery engine tuning (tests shorten the attempt timeout; benchmarks size the lanes). */
   delivery?: DeliveryPluginOptions;
 }
@@ -101,12 +105,11 @@ const DEMO_KEY_CREATOR = 'svc emulator --demo';
 
 export async function startEmulator(options: StartEmulatorOptions = {}): Promise<RunningEmulator> {
   const log = options.log ?? (() => undefined);
-  const env = options.env ?? process.env;
-  const ownsDataDir = !options.dataDir && Boolean(options.inMemory);
-  const dataDir = resolve(
-    options.dataDir ??
-      (options.inMemory ? await mkdtemp(join(tmpdir(), 'svc-emulator-')) : emulatorDataDir(env)),
-  );
+  if (!options.dataDir && !options.inMemory) {
+    throw new TypeError('startEmulator needs a dataDir, or inMemory: true');
+  }
+  const ownsDataDir = !options.dataDir;
+  const dataDir = resolve(options.dataDir ?? (await mkdtemp(join(tmpdir(), 'svc-emulator-'))));
   await mkdir(dataDir, {recursive: true, mode: 0o700});
 
   const existing = await readRuntimeFile(dataDir);
@@ -119,7 +122,12 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
 
   // The vault key is read while the database opens; a failure of either is reported after both settle.
   const [opened, vaultKey] = await Promise.allSettled([
-    openStorage({dataDir, inMemory: options.inMemory, databaseUrl: options.databaseUrl, env}),
+    openStorage({
+      dataDir,
+      inMemory: options.inMemory,
+      databaseUrl: options.databaseUrl,
+      templateCacheDir: options.templateCacheDir,
+    }),
     loadVaultKey(options, options.inMemory ? undefined : dataDir),
   ]);
   if (opened.status === 'rejected') throw opened.reason;
@@ -152,7 +160,7 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
       orgId,
       adminToken,
       allowLocalEndpoints: options.allowLocalEndpoints ?? false,
-      lookup: options.lookup ?? systemLookup,
+      lookup: options.lookup ?? systemResolver,
       log,
     };
     if (ctx.allowLocalEndpoints) {

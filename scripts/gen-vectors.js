@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Writes fixtures/webhooks/vectors.json: cross-language test vectors for the Svc-Signature rule
-// (CONTRACT §3). Headers are built here with plain node:crypto, never with the library under test, and
+// (the signing rule). Headers are built here with plain node:crypto, never with the library under test, and
 // every expected result is stated by hand. Deterministic: running it again gives the same file.
 import {createHash, createHmac} from 'node:crypto';
 import {writeFileSync} from 'node:fs';

@@ -88,6 +88,10 @@ export const SANDBOX_ACTIONS = [
   'expire',
 ] as const;
 export type SandboxAction = (typeof SANDBOX_ACTIONS)[number];
+/** The moves a person or script may ask for; `expire` happens only when `expires_at` passes. */
+export const SANDBOX_REQUESTABLE_ACTIONS = SANDBOX_ACTIONS.filter(
+  (a): a is Exclude<SandboxAction, 'expire'> => a !== 'expire',
+);
 
 /** The roles of a person in an org. */
 export const ORG_ROLES = ['owner', 'admin'] as const;
@@ -134,6 +138,13 @@ export const SIGN_IN_LINK_TTL_MS = 15 * 60_000;
 export const ACCOUNT_SESSION_TTL_MS = 12 * 3_600_000;
 /** Form posts to the account page are at most this many bytes. */
 export const MAX_ACCOUNT_FORM_BYTES = 16 * 1024;
+
+// ---- Text -----------------------------------------------------------------------------------------------
+
+/** Short text (names, addresses, descriptions) refuses every control character, NUL included. */
+export const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
+/** Free text (an error message) may hold tabs and line breaks, and no other control character. */
+export const LINE_CONTROL_CHARACTER = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
 
 // ---- Errors ---------------------------------------------------------------------------------------------
 

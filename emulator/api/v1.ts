@@ -2,27 +2,25 @@
 import {createMiddleware} from 'hono/factory';
 import type {Context} from 'hono';
 import type {AppEnv, EmulatorApp, EmulatorContext} from '../context.js';
-import {endpointRecord, keyRecord, type StoredEndpoint} from '../db/repositories.js';
-import {forbidden, HttpError, notFound, unauthorized} from '../http-error.js';
+import {rateLimited} from '../auth/bearer.js';
+import {endpointRecord, type StoredEndpoint} from '../db/webhook-endpoints.js';
+import {forbidden, HttpError, unauthorized} from '../http-error.js';
 import {clientAddress} from '../net/client-address.js';
 import {requestHeader} from '../net/request-header.js';
-
-const ENDPOINT_ID = /^we_[0-9A-Za-z]{24}$/;
+import {listDeliveries} from '../ops/deliveries.js';
+import {listKeys} from '../ops/keys.js';
+import {getOrg} from '../ops/orgs.js';
 
 export function registerV1Routes(app: EmulatorApp, ctx: EmulatorContext): void {
   // Authentication first on every /v1 path, known or not, so nothing is revealed without a key.
   app.use('/v1/*', bearerAuth(ctx));
 
   app.get('/v1/org', async (c) => {
-    const org = await ctx.repos.orgs.get(c.get('key').orgId);
-    if (!org) throw notFound('the org of this key no longer exists');
-    return c.json(org);
+    return c.json(await getOrg(ctx, c.get('key').orgId));
   });
 
   app.get('/v1/api-keys', async (c) => {
-    const now = ctx.clock.now();
-    const keys = await ctx.repos.keys.list(c.get('key').orgId);
-    return c.json({data: keys.map((k) => keyRecord({...k, lastUsedAt: ctx.auth.lastUsedAt(k)}, now))});
+    return c.json({data: await listKeys(ctx, c.get('key').orgId)});
   });
   app.post('/v1/api-keys', () => {
     throw forbidden('API keys are created on the account page, never with an API key');
@@ -53,19 +51,8 @@ export function registerV1Routes(app: EmulatorApp, ctx: EmulatorContext): void {
   });
 
   app.get('/v1/webhooks/:webhook/deliveries', async (c) => {
-    if (!ctx.vault.available) {
-      throw new HttpError(
-        503,
-        'vault_unavailable',
-        'deliveries cannot be listed: this deployment has no vault key',
-      );
-    }
-    const id = c.req.param('webhook');
-    const org = c.get('key').orgId;
-    // Endpoints of other orgs answer exactly like unknown ones.
-    const endpoint = ENDPOINT_ID.test(id) ? await ctx.repos.endpoints.get(org, id) : undefined;
-    if (!endpoint) throw notFound('no webhook endpoint with this id');
-    return c.json({data: await ctx.repos.deliveries.listForEndpoint(endpoint.id, ctx.clock.now())});
+    const data = await listDeliveries(ctx, {orgId: c.get('key').orgId, endpointId: c.req.param('webhook')});
+    return c.json({data});
   });
 }
 
@@ -73,11 +60,7 @@ function bearerAuth(ctx: EmulatorContext) {
   return createMiddleware<AppEnv>(async (c: Context<AppEnv>, next) => {
     const address = clientAddress(c);
     const wait = ctx.limiter.retryAfterSeconds(address);
-    if (wait > 0) {
-      throw new HttpError(429, 'rate_limited', 'too many failed authentication attempts; try again later', {
-        'Retry-After': String(wait),
-      });
-    }
+    if (wait > 0) throw rateLimited(wait);
     const key = await ctx.auth.authenticate(requestHeader(c, 'authorization'));
     if (!key) {
       ctx.limiter.recordFailure(address);

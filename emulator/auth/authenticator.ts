@@ -1,20 +1,17 @@
 // Bearer authentication for /v1: a hot request is answered from memory, a revoked key fails on the very next request.
-import {API_KEY_SECRET_PATTERN} from '../../src/lib/ids.js';
+import {API_KEY_SECRET_PATTERN} from '../../src/definitions.js';
 import type {Clock} from '../clock.js';
-import {type ApiKeyRepository, keyStatus, type StoredKey} from '../db/repositories.js';
+import {type ApiKeyRepository, keyStatus, type StoredKey} from '../db/api-keys.js';
+import {bearerToken} from './bearer.js';
 import {digestsEqual, hashSecret} from './hash.js';
 
 // last_used_at is written at most this often per key: exact enough for a key page, cheap on the hot path.
 export const LAST_USED_WRITE_INTERVAL_MS = 60_000;
 
-const BEARER = /^Bearer +(\S+) *$/i;
-
 /** Extracts the secret of `Authorization: Bearer svc_…`, or undefined for anything else. */
 export function parseBearer(header: string | undefined): string | undefined {
   // Real keys are 44 characters; refusing long headers early keeps hostile input cheap.
-  if (!header || header.length > 200) return undefined;
-  const m = BEARER.exec(header);
-  const token = m?.[1];
+  const token = bearerToken(header, 200);
   return token && API_KEY_SECRET_PATTERN.test(token) ? token : undefined;
 }
 

@@ -12,7 +12,8 @@ export interface StorageOptions {
   dataDir: string;
   inMemory?: boolean;
   databaseUrl?: string;
-  env?: NodeJS.ProcessEnv;
+  /** Where a PGlite template is made and kept when the package has none built. */
+  templateCacheDir?: string;
 }
 
 export interface OpenedStorage {
@@ -43,7 +44,7 @@ export async function openStorage(options: StorageOptions): Promise<OpenedStorag
     const scratch = await mkdtemp(join(tmpdir(), 'svc-emulator-mem-'));
     const pgdata = join(scratch, PGDATA);
     try {
-      await copyTemplate(await ensureTemplate(options.env), pgdata);
+      await copyTemplate(await ensureTemplate(options.templateCacheDir), pgdata);
       const db = await openPGliteThread(pgdata);
       try {
         await migrate(db);
@@ -61,7 +62,7 @@ export async function openStorage(options: StorageOptions): Promise<OpenedStorag
   const pgdata = join(options.dataDir, PGDATA);
   if (!existsSync(join(pgdata, 'PG_VERSION'))) {
     await rm(pgdata, {recursive: true, force: true});
-    await copyTemplate(await ensureTemplate(options.env), pgdata);
+    await copyTemplate(await ensureTemplate(options.templateCacheDir), pgdata);
   }
   const db = await openPGliteThread(pgdata);
   try {

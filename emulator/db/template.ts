@@ -1,12 +1,12 @@
 // A migrated PGlite data directory made once (at build time, or lazily into the user cache) and copied
 // for every fresh data dir: PGlite's initdb costs seconds, a copy costs milliseconds.
 import {createHash, randomBytes} from 'node:crypto';
-import {mkdir, readFile, rename, rm, writeFile} from 'node:fs/promises';
+import {mkdir, mkdtemp, readFile, rename, rm, writeFile} from 'node:fs/promises';
 import {cpSync, existsSync} from 'node:fs';
 import {createRequire} from 'node:module';
+import {tmpdir} from 'node:os';
 import {dirname, join} from 'node:path';
 import {fileURLToPath} from 'node:url';
-import {cacheDir} from '../../src/lib/paths.js';
 import {listMigrations, migrate, wrapPGlite} from './database.js';
 import {openPGlite} from './pglite.js';
 
@@ -51,13 +51,10 @@ function packageRoot(from = dirname(fileURLToPath(import.meta.url))): string | u
   }
 }
 
-/** Where build time puts the template (inside the package) and where it is made lazily otherwise. */
-export function templateLocations(env: NodeJS.ProcessEnv = process.env): {built?: string; cache: string} {
+/** Where build time puts the template: inside the package. */
+export function templateLocations(): {built?: string} {
   const root = packageRoot();
-  return {
-    built: root ? join(root, 'dist', 'emulator', 'pg-template') : undefined,
-    cache: join(cacheDir(env), 'emulator-pg-template'),
-  };
+  return {built: root ? join(root, 'dist', 'emulator', 'pg-template') : undefined};
 }
 
 async function isValidTemplate(dir: string, key: string): Promise<boolean> {
@@ -96,11 +93,15 @@ export async function prepareTemplate(dir: string, key?: string): Promise<void> 
   }
 }
 
-/** The directory of a valid template, making one in the user cache when none exists. */
-export async function ensureTemplate(env: NodeJS.ProcessEnv = process.env): Promise<string> {
+/**
+ * The directory of a valid template: the package's own, else one kept in cacheDir (made there once; the CLI
+ * passes the user cache), else one made for this call in a fresh temporary directory.
+ */
+export async function ensureTemplate(cacheDir?: string): Promise<string> {
   const key = await templateKey();
-  const {built, cache} = templateLocations(env);
+  const {built} = templateLocations();
   if (built && (await isValidTemplate(built, key))) return built;
+  const cache = cacheDir ?? join(await mkdtemp(join(tmpdir(), 'svc-emulator-template-')), 'template');
   if (await isValidTemplate(cache, key)) return cache;
   await prepareTemplate(cache, key);
   return cache;

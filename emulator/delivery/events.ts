@@ -1,7 +1,8 @@
-// Events of spec §2 and their fan-out: the body is serialised once, stored, and sent byte for byte on every attempt.
-import {newId} from '../../src/lib/ids.js';
-import type {EventType, SvcEvent} from '../../src/schemas/index.js';
+// Events and their fan-out: the body is serialised once, stored, and sent byte for byte on every attempt.
+import type {EventType} from '../../src/definitions.js';
+import type {SvcEvent} from '../../src/schemas/index.js';
 import type {Queryable} from '../db/database.js';
+import {newId} from '../ids.js';
 import type {PreparedStatements, Statement} from './statements.js';
 
 export interface SandboxFields {

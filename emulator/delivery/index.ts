@@ -1,5 +1,5 @@
 // The delivery engine's public surface.
-export {BlockedAddressError, isPublicAddress, type Resolver} from './address-policy.js';
+export {BlockedAddressError, isPublicAddress, type Resolver} from '../net/address-policy.js';
 export {createDeliveryAgent} from './delivery-agent.js';
 export {buildEvent, recordEvent} from './events.js';
 export {
@@ -11,7 +11,7 @@ export {
 export {RelayHub, type RelayDelivery, type RelayReport} from './relay-hub.js';
 export {
   DELIVERY_TIMEOUT_MS,
-  MAX_ATTEMPTS,
+  MAX_DELIVERY_ATTEMPTS,
   RESPONSE_BODY_LIMIT_BYTES,
   RETENTION_MS,
   RETRY_WAITS_MS,

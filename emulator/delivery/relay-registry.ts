@@ -1,5 +1,5 @@
 // Relay endpoints for `svc listen`: one per org and name, reused across runs so its signing secret stays stable.
-import {newId, newSigningSecret} from '../../src/lib/ids.js';
+import {newId, newSigningSecret} from '../ids.js';
 import type {Database} from '../db/database.js';
 import type {Vault} from '../vault.js';
 

@@ -1,15 +1,13 @@
 // Control routes behind `svc listen`: register a relay endpoint, stream its deliveries as NDJSON, take reports.
 import {z} from 'zod';
-import {EVENT_TYPES} from '../../src/schemas/index.js';
+import {EVENT_TYPES, ID_PATTERNS} from '../../src/definitions.js';
 import type {EmulatorApp, EmulatorContext} from '../context.js';
 import {conflict, HttpError, invalidRequest, notFound} from '../http-error.js';
-import {readJsonBody} from './read-json.js';
+import {readJsonBody} from '../net/read-json.js';
 import type {RelayHub} from './relay-hub.js';
 import {isRelayEndpoint, registerRelay} from './relay-registry.js';
 import {isSuccessStatus, RESPONSE_BODY_LIMIT_BYTES} from './retry-policy.js';
 
-const ENDPOINT_ID = /^we_[0-9A-Za-z]{24}$/;
-const ORG_ID = /^org_[0-9A-Za-z]{24}$/;
 /** Keeps idle proxies and the listener's stale-connection check satisfied. */
 export const RELAY_PING_INTERVAL_MS = 15_000;
 
@@ -24,7 +22,7 @@ const RegisterBody = z.strictObject({
     .optional(),
   org_id: z
     .string({error: 'org_id must be a string'})
-    .regex(ORG_ID, {error: 'org_id is not an org id'})
+    .regex(ID_PATTERNS.org, {error: 'org_id is not an org id'})
     .optional(),
 });
 
@@ -66,7 +64,7 @@ export function registerRelayRoutes(app: EmulatorApp, ctx: EmulatorContext, hub:
 
   app.get('/_emulator/relay/:id/stream', async (c) => {
     const id = c.req.param('id');
-    if (!ENDPOINT_ID.test(id) || !(await isRelayEndpoint(ctx.db, id)))
+    if (!ID_PATTERNS.webhookEndpoint.test(id) || !(await isRelayEndpoint(ctx.db, id)))
       throw notFound('no relay endpoint with this id');
     const encoder = new TextEncoder();
     let cleanup: () => void = () => undefined;
@@ -110,7 +108,7 @@ export function registerRelayRoutes(app: EmulatorApp, ctx: EmulatorContext, hub:
 
   app.post('/_emulator/relay/:id/results', async (c) => {
     const id = c.req.param('id');
-    if (!ENDPOINT_ID.test(id)) throw notFound('no relay endpoint with this id');
+    if (!ID_PATTERNS.webhookEndpoint.test(id)) throw notFound('no relay endpoint with this id');
     const body = await readJsonBody(c, ReportBody);
     if (body.status_code === null && body.error === null) {
       throw invalidRequest('a report needs status_code or error');

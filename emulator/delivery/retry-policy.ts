@@ -1,27 +1,14 @@
-// The delivery retry policy of spec §6: a pure function of the attempt number, so a test can walk it on a manual clock.
+// The delivery retry policy as a pure function of the attempt number, so a test can walk it on a manual clock.
+// The schedule itself (waits, attempts, timeout, retention) is defined in src/definitions.ts.
+import {RETRY_WAITS_MS} from '../../src/definitions.js';
 
-/** Waits after failed attempts 1..8; the ninth failure is final. */
-export const RETRY_WAITS_MS: readonly number[] = Object.freeze([
-  30_000, // 30 s
-  120_000, // 2 min
-  600_000, // 10 min
-  1_800_000, // 30 min
-  3_600_000, // 1 h
-  10_800_000, // 3 h
-  21_600_000, // 6 h
-  43_200_000, // 12 h
-]);
-
-export const MAX_ATTEMPTS = RETRY_WAITS_MS.length + 1;
-
-/** An attempt succeeds only when a 2xx status arrives within this many (real) milliseconds. */
-export const DELIVERY_TIMEOUT_MS = 10_000;
-
-/** Bytes of a receiver's answer kept per attempt; reading stops past this, so a huge answer costs nothing. */
-export const RESPONSE_BODY_LIMIT_BYTES = 4096;
-
-/** Events and deliveries older than this (by the emulator clock) are purged. */
-export const RETENTION_MS = 30 * 86_400_000;
+export {
+  DELIVERY_TIMEOUT_MS,
+  MAX_DELIVERY_ATTEMPTS,
+  RESPONSE_BODY_LIMIT_BYTES,
+  RETENTION_MS,
+  RETRY_WAITS_MS,
+} from '../../src/definitions.js';
 
 /**
  * What happens after attempt `attempt` (1-based) failed: the wait before the next one,
@@ -32,6 +19,7 @@ export function retryDelayAfter(attempt: number): number | null {
   return RETRY_WAITS_MS[attempt - 1] ?? null;
 }
 
+/** An attempt succeeds only on a 2xx answer. */
 export function isSuccessStatus(status: number): boolean {
   return status >= 200 && status <= 299;
 }

@@ -2,7 +2,7 @@
 // reading after the body cap. Whatever happens becomes an AttemptResult; nothing here throws.
 import {performance} from 'node:perf_hooks';
 import type {Dispatcher} from 'undici';
-import {checkLiteralHost} from './address-policy.js';
+import {checkLiteralHost} from '../net/address-policy.js';
 import {isSuccessStatus} from './retry-policy.js';
 
 export interface AttemptResult {

@@ -1,4 +1,4 @@
-// Signs attempts by the rule every receiver checks (contract §3): HMAC-SHA256 keyed with the whole secret string.
+// Signs attempts by the rule every receiver checks: HMAC-SHA256 keyed with the whole secret string.
 import {createHmac, createSecretKey, type KeyObject} from 'node:crypto';
 import {signPayload} from '../../src/webhooks/verify.js';
 

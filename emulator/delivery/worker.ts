@@ -6,7 +6,7 @@ import type {Dispatcher} from 'undici';
 import type {Clock} from '../clock.js';
 import type {Database} from '../db/database.js';
 import type {Vault} from '../vault.js';
-import type {Resolver} from './address-policy.js';
+import type {Resolver} from '../net/address-policy.js';
 import type {RelayHub} from './relay-hub.js';
 import {
   type AttemptRecord,

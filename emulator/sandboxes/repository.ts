@@ -1,6 +1,7 @@
 // Sandbox rows: plain SQL over the Queryable interface so the same code runs inside and outside transactions.
 import type {Queryable} from '../db/database.js';
-import type {SandboxState, SandboxStatus} from './transitions.js';
+import type {SandboxStatus} from '../../src/definitions.js';
+import type {SandboxState} from './transitions.js';
 
 export interface SandboxRow extends SandboxState {
   id: string;

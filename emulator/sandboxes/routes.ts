@@ -1,53 +1,15 @@
 // Control routes for sandboxes and `svc trigger` (under /_emulator, so admin-token only).
-import {z} from 'zod';
-import {EVENT_TYPES} from '../../src/schemas/index.js';
-import {parseDuration} from '../clock.js';
 import type {EmulatorApp, EmulatorContext} from '../context.js';
-import {readJsonBody} from '../delivery/read-json.js';
-import {conflict, invalidRequest, notFound} from '../http-error.js';
-import {SandboxNotFoundError, type SandboxService} from './service.js';
-import {SANDBOX_ACTIONS, type SandboxAction, TransitionError} from './transitions.js';
+import {invalidRequest} from '../http-error.js';
+import {readJsonObject} from '../net/read-json.js';
+import {actOnSandbox, createSandbox, getSandbox, listSandboxes, triggerEvent} from '../ops/sandboxes.js';
+import type {SandboxService} from './service.js';
 
-const SANDBOX_ID = /^sbx_[0-9A-Za-z]{24}$/;
-const ORG_ID = /^org_[0-9A-Za-z]{24}$/;
-
-const orgId = z
-  .string({error: 'org_id must be a string'})
-  .regex(ORG_ID, {error: 'org_id is not an org id'})
-  .optional();
-const lastError = z
-  .string({error: 'last_error must be a string'})
-  .min(1, {error: 'last_error must not be empty'})
-  .max(1000, {error: 'last_error must be at most 1000 characters'})
-  .optional();
-
-const CreateBody = z.strictObject({
-  name: z
-    .string({error: 'name must be a string'})
-    .trim()
-    .min(1, {error: 'name must not be empty'})
-    .max(100, {error: 'name must be at most 100 characters'})
-    .optional(),
-  expires_in: z.string({error: 'expires_in must be a duration like 10m'}).optional(),
-  org_id: orgId,
-});
-const ActionBody = z.strictObject({last_error: lastError});
-const TriggerBody = z.strictObject({
-  type: z.enum(EVENT_TYPES, {error: `type must be one of ${EVENT_TYPES.join(', ')}`}),
-  sandbox_id: z.string({error: 'sandbox_id must be a string'}).optional(),
-  last_error: lastError,
-  org_id: orgId,
-});
-
-/** Maps the service's domain errors to HTTP ones, so no route answers 500 for a bad request. */
-async function handled<T>(fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (err) {
-    if (err instanceof SandboxNotFoundError) throw notFound(err.message);
-    if (err instanceof TransitionError) throw conflict(err.message);
-    throw err;
-  }
+function orgIdOf(body: Record<string, unknown>, fallback: string): string {
+  const value = body.org_id;
+  if (value === undefined) return fallback;
+  if (typeof value !== 'string') throw invalidRequest('org_id must be a string');
+  return value;
 }
 
 export function registerSandboxRoutes(
@@ -56,59 +18,37 @@ export function registerSandboxRoutes(
   sandboxes: () => SandboxService,
 ): void {
   app.post('/_emulator/sandboxes', async (c) => {
-    const body = await readJsonBody(c, CreateBody, {emptyAllowed: true});
-    let expiresInMs: number | undefined;
-    if (body.expires_in !== undefined) {
-      expiresInMs = parseDuration(body.expires_in);
-      if (expiresInMs === undefined)
-        throw invalidRequest('expires_in must be a duration like 90s, 10m, 3h or 31d');
-    }
-    const result = await handled(() =>
-      sandboxes().create({orgId: body.org_id ?? ctx.orgId, name: body.name, expiresInMs}),
-    );
+    const body = await readJsonObject(c, ['name', 'expires_in', 'org_id'], {emptyAllowed: true});
+    const result = await createSandbox(sandboxes(), {
+      orgId: orgIdOf(body, ctx.orgId),
+      name: body.name,
+      expiresIn: body.expires_in,
+    });
     return c.json(result, 201);
   });
 
   app.get('/_emulator/sandboxes', async (c) => {
-    const org = c.req.query('org_id') ?? ctx.orgId;
-    if (!ORG_ID.test(org)) throw notFound('no org with this id');
-    return c.json({data: await handled(() => sandboxes().list(org))});
+    return c.json({data: await listSandboxes(sandboxes(), c.req.query('org_id') ?? ctx.orgId)});
   });
 
-  app.get('/_emulator/sandboxes/:id', async (c) => {
-    const id = c.req.param('id');
-    if (!SANDBOX_ID.test(id)) throw notFound('no sandbox with this id');
-    return c.json(await handled(() => sandboxes().get(id)));
-  });
+  app.get('/_emulator/sandboxes/:id', async (c) => c.json(await getSandbox(sandboxes(), c.req.param('id'))));
 
   app.post('/_emulator/sandboxes/:id/:action', async (c) => {
-    const id = c.req.param('id');
     const action = c.req.param('action');
-    if (!SANDBOX_ID.test(id)) throw notFound('no sandbox with this id');
-    if (!(SANDBOX_ACTIONS as readonly string[]).includes(action) || action === 'expire') {
-      throw notFound(
-        `no such sandbox action; use one of ${SANDBOX_ACTIONS.filter((a) => a !== 'expire').join(', ')}`,
-      );
-    }
-    const body = await readJsonBody(c, ActionBody, {emptyAllowed: true});
-    const result = await handled(() =>
-      sandboxes().act(id, action as SandboxAction, {lastError: body.last_error}),
-    );
+    const id = c.req.param('id');
+    const body = await readJsonObject(c, ['last_error'], {emptyAllowed: true});
+    const result = await actOnSandbox(sandboxes(), {id, action, lastError: body.last_error});
     return c.json(result, action === 'fork' ? 201 : 200);
   });
 
   app.post('/_emulator/trigger', async (c) => {
-    const body = await readJsonBody(c, TriggerBody);
-    if (body.sandbox_id !== undefined && !SANDBOX_ID.test(body.sandbox_id))
-      throw notFound('no sandbox with this id');
-    const result = await handled(() =>
-      sandboxes().trigger({
-        orgId: body.org_id ?? ctx.orgId,
-        type: body.type,
-        sandboxId: body.sandbox_id,
-        lastError: body.last_error,
-      }),
-    );
+    const body = await readJsonObject(c, ['type', 'sandbox_id', 'last_error', 'org_id']);
+    const result = await triggerEvent(sandboxes(), {
+      orgId: orgIdOf(body, ctx.orgId),
+      type: body.type,
+      sandboxId: body.sandbox_id,
+      lastError: body.last_error,
+    });
     return c.json(result, 201);
   });
 }

@@ -1,9 +1,11 @@
 // Sandbox moves and the events they emit, each in one transaction with the event and its deliveries.
-import {base62, newId} from '../../src/lib/ids.js';
-import type {EventType, SvcEvent} from '../../src/schemas/index.js';
+import type {EventType, SandboxAction} from '../../src/definitions.js';
+import type {SvcEvent} from '../../src/schemas/index.js';
 import type {Clock} from '../clock.js';
 import type {Database, Queryable} from '../db/database.js';
 import {recordEvent} from '../delivery/events.js';
+import {base62, newId} from '../ids.js';
+import {OperationError} from '../ops/errors.js';
 import {PreparedStatements} from '../delivery/statements.js';
 import {
   dueForExpiry,
@@ -17,18 +19,12 @@ import {
   toRecord,
   updateSandbox,
 } from './repository.js';
-import {
-  applyAction,
-  forceForEvent,
-  readyState,
-  type SandboxAction,
-  type SandboxState,
-  TransitionError,
-} from './transitions.js';
+import {applyAction, forceForEvent, readyState, type SandboxState, TransitionError} from './transitions.js';
 
-export class SandboxNotFoundError extends Error {
+/** 404 not found. */
+export class SandboxNotFoundError extends OperationError {
   constructor(what: string) {
-    super(`no such ${what}`);
+    super('not_found', `no such ${what}`);
     this.name = 'SandboxNotFoundError';
   }
 }

@@ -1,23 +1,7 @@
-// Sandbox state machine of spec §3 as a pure function: which actions are allowed from which status, what the
+// The sandbox state machine as a pure function: which actions are allowed from which status, what the
 // sandbox looks like afterwards, and which event (if any) the move emits.
-import type {EventType} from '../../src/schemas/index.js';
-
-export const SANDBOX_STATUSES = ['running', 'stopped', 'error', 'standby', 'deleting'] as const;
-export type SandboxStatus = (typeof SANDBOX_STATUSES)[number];
-
-export const SANDBOX_ACTIONS = [
-  'resume',
-  'fork',
-  'stop',
-  'quota-exhausted',
-  'disk-limit',
-  'crash',
-  'fail',
-  'standby',
-  'wake',
-  'expire',
-] as const;
-export type SandboxAction = (typeof SANDBOX_ACTIONS)[number];
+import type {EventType, SandboxAction, SandboxStatus} from '../../src/definitions.js';
+import {OperationError} from '../ops/errors.js';
 
 export interface SandboxState {
   status: SandboxStatus;
@@ -31,9 +15,10 @@ export interface Transition {
   event: EventType | null;
 }
 
-export class TransitionError extends Error {
+/** A move the sandbox's status does not allow: 409 conflict. */
+export class TransitionError extends OperationError {
   constructor(message: string) {
-    super(message);
+    super('conflict', message);
     this.name = 'TransitionError';
   }
 }

@@ -2,7 +2,7 @@
 // SVC_API_URL over the default; a stored key only ever for the exact address it was stored for.
 import {UserError} from '../lib/errors.js';
 import {ExitCode} from '../lib/exit-codes.js';
-import {API_KEY_SECRET_PATTERN} from '../lib/ids.js';
+import {API_KEY_SECRET_PATTERN} from '../definitions.js';
 import {configDir} from '../lib/paths.js';
 import {DEFAULT_API_URL} from './constants.js';
 import {FileCredentialStore} from './file-store.js';

@@ -1,4 +1,4 @@
-// The typed svc API client. Read-only by design: the API lets keys only read (spec §5).
+// The typed svc API client. Read-only by design: the API lets keys only read (an API key can only read).
 import {DEFAULT_ACCOUNT_URL, DEFAULT_API_URL} from '../auth/constants.js';
 import {redactKeys} from '../auth/redact.js';
 import {normalizeApiUrl} from '../auth/url-policy.js';

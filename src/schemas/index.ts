@@ -1,25 +1,20 @@
 // Wire records of the svc API, defined once: the emulator answers with them, the client parses with them.
 // Objects are loose so that fields the public spec does not name survive a round trip.
 import {z} from 'zod';
+import {API_KEY_STATUSES, DELIVERY_STATUSES, EVENT_TYPES} from '../definitions.js';
 
-export const EVENT_TYPES = ['sandbox.ready', 'sandbox.stopped', 'sandbox.error', 'sandbox.expired'] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
+export {
+  API_KEY_STATUSES,
+  DELIVERY_STATUSES,
+  type DeliveryStatus,
+  ERROR_CODES,
+  EVENT_TYPES,
+  type EventType,
+  KEY_EXPIRY_CHOICES,
+  type KeyExpiryChoice,
+} from '../definitions.js';
+
 export const EventTypeSchema = z.enum(EVENT_TYPES);
-
-export const KEY_EXPIRY_CHOICES = ['30', '90', '365', 'never'] as const;
-export type KeyExpiryChoice = (typeof KEY_EXPIRY_CHOICES)[number];
-
-export const ERROR_CODES = [
-  'unauthorized',
-  'forbidden',
-  'not_found',
-  'invalid_request',
-  'rate_limited',
-  'vault_unavailable',
-  'method_not_allowed',
-  'conflict',
-  'internal',
-] as const;
 
 const timestamp = z.string();
 const nullableTimestamp = z.string().nullable();
@@ -36,7 +31,6 @@ export const OrgSchema = z.looseObject({
 });
 export type Org = z.infer<typeof OrgSchema>;
 
-export const API_KEY_STATUSES = ['active', 'revoked', 'expired'] as const;
 export const ApiKeySchema = z.looseObject({
   id: z.string(),
   name: z.string(),
@@ -58,8 +52,6 @@ export const WebhookEndpointSchema = z.looseObject({
 });
 export type WebhookEndpoint = z.infer<typeof WebhookEndpointSchema>;
 
-export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
-export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 export const DeliverySchema = z.looseObject({
   id: z.string(),
   event_id: z.string(),
@@ -83,7 +75,7 @@ export const SandboxSchema = z.object({
 });
 export type SandboxSnapshot = z.infer<typeof SandboxSchema>;
 
-/** The event body of spec §2, exactly: `last_error` and `expires_at` only when present. */
+/** The event body, exactly (ids read by prefix only, so a longer id from the service still parses): `last_error` and `expires_at` only when present. */
 export const EventSchema = z.object({
   id: z.string().regex(/^evt_[A-Za-z0-9]+$/),
   type: EventTypeSchema,

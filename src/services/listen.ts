@@ -7,6 +7,7 @@ import type {RelayRegistration} from '../../emulator/control-client.js';
 import {EmulatorControl} from '../../emulator/control-client.js';
 import type {RelayDelivery} from '../../emulator/delivery/relay-hub.js';
 import type {RuntimeInfo} from '../../emulator/runtime-file.js';
+import {DELIVERY_TIMEOUT_MS, RESPONSE_BODY_LIMIT_BYTES} from '../definitions.js';
 import {usageError} from '../lib/errors.js';
 import {colorEnabled, type Io, type Paint, painter} from '../lib/output.js';
 import {EVENT_TYPES} from '../schemas/index.js';
@@ -18,8 +19,7 @@ interface Http {
   request: typeof import('undici').request;
 }
 
-export const FORWARD_TIMEOUT_MS = 10_000;
-const REPORT_BODY_LIMIT = 4096;
+export const FORWARD_TIMEOUT_MS = DELIVERY_TIMEOUT_MS;
 /** The emulator pings every 15 s; three missed pings mean the connection went stale (e.g. after a laptop sleep). */
 const STALE_AFTER_MS = 45_000;
 const RELAY_NAME = 'default';
@@ -262,9 +262,9 @@ async function forward(
     let size = 0;
     for await (const chunk of res.body) {
       const buf = chunk as Buffer;
-      chunks.push(buf.subarray(0, Math.max(0, REPORT_BODY_LIMIT - size)));
+      chunks.push(buf.subarray(0, Math.max(0, RESPONSE_BODY_LIMIT_BYTES - size)));
       size += buf.length;
-      if (size >= REPORT_BODY_LIMIT) break;
+      if (size >= RESPONSE_BODY_LIMIT_BYTES) break;
     }
     const error =
       res.statusCode >= 300 && res.statusCode < 400 ? `redirect (${res.statusCode}) not followed` : null;

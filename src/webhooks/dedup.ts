@@ -1,4 +1,4 @@
-// Handling each event id once (spec §6: the same event can arrive more than once). The store is
+// Handling each event id once (the same event can arrive more than once). The store is
 // pluggable so a receiver with several processes can put the ids in Redis or SQL instead of memory.
 
 /**

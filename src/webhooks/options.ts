@@ -1,11 +1,12 @@
 // Option types and their checks, shared by the node:crypto and the WebCrypto verifiers so both behave alike.
 // Misuse by the caller (no secret, a negative tolerance) is a TypeError: it is a bug to fix, not a bad request.
+import {SIGNATURE_TOLERANCE_SECONDS} from '../definitions.js';
 import type {SignatureHeaderInput} from './header.js';
 
 /** The raw body exactly as received. A Buffer is a Uint8Array. */
 export type WebhookPayload = string | Uint8Array;
 
-export const DEFAULT_TOLERANCE_SECONDS = 300;
+export const DEFAULT_TOLERANCE_SECONDS = SIGNATURE_TOLERANCE_SECONDS;
 
 export interface VerifySignatureOptions {
   /** The raw request body, before any JSON parsing. */

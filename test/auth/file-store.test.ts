@@ -3,7 +3,7 @@ import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {afterEach, beforeEach, describe, expect, it} from 'vitest';
 import {FileCredentialStore} from '../../src/auth/file-store.js';
-import {newApiKeySecret} from '../../src/lib/ids.js';
+import {newApiKeySecret} from '../../emulator/ids.js';
 
 const posix = process.platform !== 'win32';
 let root: string;

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import {describe, expect, it} from 'vitest';
 import {ApiUrlError, normalizeApiUrl} from '../../src/auth/url-policy.js';
-import {newApiKeySecret} from '../../src/lib/ids.js';
+import {newApiKeySecret} from '../../emulator/ids.js';
 
 describe('normalizeApiUrl', () => {
   it.each([

@@ -12,7 +12,7 @@ import {
   UnauthorizedError,
   VaultUnavailableError,
 } from '../../src/client/index.js';
-import {newApiKeySecret} from '../../src/lib/ids.js';
+import {newApiKeySecret} from '../../emulator/ids.js';
 import {fixtures} from '../helpers/msw-handlers.js';
 
 const API = 'https://api.svc.test';

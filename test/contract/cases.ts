@@ -11,7 +11,7 @@ import {
   type SvcClient,
   UnauthorizedError,
 } from '../../src/client/index.js';
-import {newApiKeySecret, newId} from '../../src/lib/ids.js';
+import {newApiKeySecret, newId} from '../../emulator/ids.js';
 import {
   ApiKeySchema,
   DELIVERY_STATUSES,

@@ -4,7 +4,7 @@ import {mkdtempSync, rmSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {afterAll, describe, expect, it} from 'vitest';
-import {API_KEY_SECRET_PATTERN} from '../../src/lib/ids.js';
+import {API_KEY_SECRET_PATTERN} from '../../src/definitions.js';
 import {BIN, runCli} from '../helpers/run-cli.js';
 
 const dataRoot = mkdtempSync(join(tmpdir(), 'svc-demo-'));

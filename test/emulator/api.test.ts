@@ -1,6 +1,6 @@
 // The /v1 API and the control surface of one real emulator, over real HTTP on loopback.
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
-import {API_KEY_SECRET_PATTERN} from '../../src/lib/ids.js';
+import {API_KEY_SECRET_PATTERN} from '../../src/definitions.js';
 import {
   ApiKeySchema,
   DeliverySchema,
@@ -10,7 +10,7 @@ import {
 } from '../../src/schemas/index.js';
 import {type RunningEmulator, startEmulator} from '../../emulator/index.js';
 import {EmulatorControl, EmulatorControlError} from '../../emulator/control-client.js';
-import {newId} from '../../src/lib/ids.js';
+import {newId} from '../../emulator/ids.js';
 
 let em: RunningEmulator;
 const publicLookup = async () => [{address: '93.184.215.14', family: 4}];

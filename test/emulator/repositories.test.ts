@@ -4,13 +4,10 @@ import pg from 'pg';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import type {Database} from '../../emulator/db/database.js';
 import {openStorage, type OpenedStorage} from '../../emulator/db/open.js';
-import {
-  createRepositories,
-  keyRecord,
-  LimitError,
-  MAX_ACTIVE_KEYS_PER_ORG,
-  type Repositories,
-} from '../../emulator/db/repositories.js';
+import {keyRecord} from '../../emulator/db/api-keys.js';
+import {createRepositories, type Repositories} from '../../emulator/db/repositories.js';
+import {LimitError} from '../../emulator/db/repository-support.js';
+import {MAX_ACTIVE_KEYS_PER_ORG} from '../../src/definitions.js';
 import {hashSecret} from '../../emulator/auth/hash.js';
 
 const pgUrl = process.env.SVC_TEST_DATABASE_URL;

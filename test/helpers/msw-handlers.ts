@@ -1,9 +1,9 @@
-// msw handlers of the documented /v1 API (CONTRACT.md §4), backed by a small in-memory state.
+// msw handlers of the documented /v1 API, backed by a small in-memory state.
 // Every answer goes through the shared zod schemas, so the mock can only say what the wire allows.
 import {createHash} from 'node:crypto';
 import {readFileSync} from 'node:fs';
 import {HttpResponse, http, type RequestHandler} from 'msw';
-import {newApiKeySecret, newId} from '../../src/lib/ids.js';
+import {newApiKeySecret, newId} from '../../emulator/ids.js';
 import {
   type ApiKey,
   ApiKeySchema,

@@ -6,6 +6,8 @@ import {describe, expect, it} from 'vitest';
 import * as web from '../../src/webhooks/web.js';
 
 const SRC = resolve(dirname(fileURLToPath(import.meta.url)), '../../src/webhooks');
+/** The service's definitions: a local module that itself imports nothing (its own imports are followed too). */
+const DEFINITIONS = resolve(SRC, '../definitions.ts');
 
 /** Runtime imports only: `import type` and `export type` vanish from the compiled output. */
 function runtimeImports(file: string): string[] {
@@ -34,7 +36,7 @@ function graph(entry: string): Set<string> {
 describe('svc/webhooks/web', () => {
   it('imports nothing from node:* or any package, directly or through its modules', () => {
     const modules = [...graph(join(SRC, 'web.ts'))];
-    expect(modules.filter((m) => !m.startsWith(SRC))).toEqual([]);
+    expect(modules.filter((m) => !m.startsWith(SRC) && m !== DEFINITIONS)).toEqual([]);
     expect(modules.length).toBeGreaterThan(4);
   });
 

@@ -4,6 +4,7 @@ import {delimiter, join} from 'node:path';
 import type {RunningEmulator, StartEmulatorOptions} from '../../../emulator/index.js';
 import {parseVaultKey, VaultKeyError} from '../../../emulator/vault-key.js';
 import {UserError, usageError} from '../../lib/errors.js';
+import {cacheDir, emulatorDataDir} from '../../lib/paths.js';
 import type {Io} from '../../lib/output.js';
 
 export interface EmulatorStartOptions {
@@ -50,7 +51,9 @@ export function resolveStartOptions(
   return {
     port: o.port,
     host: o.host,
-    dataDir: o.dataDir,
+    // The CLI owns where its files live: the user data dir unless told otherwise, the user cache for templates.
+    dataDir: o.dataDir ?? (o.inMemory ? undefined : emulatorDataDir(o.env)),
+    templateCacheDir: join(cacheDir(o.env), 'emulator-pg-template'),
     inMemory: o.inMemory,
     databaseUrl,
     clock: o.clock,
@@ -58,7 +61,6 @@ export function resolveStartOptions(
     vaultKey,
     allowLocalEndpoints: o.allowLocalEndpoints,
     demo: o.demo,
-    env: o.env,
     log,
   };
 }

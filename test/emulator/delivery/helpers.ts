@@ -5,7 +5,7 @@ import type {AddressInfo} from 'node:net';
 import {PGlite} from '@electric-sql/pglite';
 import {type Database, migrate, wrapPGlite} from '../../../emulator/db/database.js';
 import type {Vault} from '../../../emulator/vault.js';
-import {newId, newSigningSecret} from '../../../src/lib/ids.js';
+import {newId, newSigningSecret} from '../../../emulator/ids.js';
 
 export async function openTestDb(): Promise<Database> {
   const db = wrapPGlite(new PGlite() as never);

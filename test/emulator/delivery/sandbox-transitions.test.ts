@@ -1,16 +1,14 @@
-// The sandbox state table of spec §3 as a pure function: which moves are allowed and which event each emits.
+// The sandbox state table as a pure function: which moves are allowed and which event each emits.
 import fc from 'fast-check';
 import {describe, expect, it} from 'vitest';
 import {
   applyAction,
   forceForEvent,
   readyState,
-  SANDBOX_ACTIONS,
-  SANDBOX_STATUSES,
   type SandboxState,
   TransitionError,
 } from '../../../emulator/sandboxes/transitions.js';
-import {EVENT_TYPES} from '../../../src/schemas/index.js';
+import {EVENT_TYPES, SANDBOX_ACTIONS, SANDBOX_STATUSES} from '../../../src/definitions.js';
 
 const at = (status: SandboxState['status'], extra: Partial<SandboxState> = {}): SandboxState => ({
   status,

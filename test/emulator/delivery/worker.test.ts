@@ -6,7 +6,7 @@ import {type ManualClock, manualClock} from '../../../emulator/clock.js';
 import type {Database} from '../../../emulator/db/database.js';
 import {
   DELIVERY_TIMEOUT_MS,
-  MAX_ATTEMPTS,
+  MAX_DELIVERY_ATTEMPTS,
   RETRY_WAITS_MS,
   retryDelayAfter,
 } from '../../../emulator/delivery/retry-policy.js';
@@ -105,7 +105,7 @@ function independentSignature(secret: string, t: string, body: Buffer): string {
 describe('retry policy', () => {
   it('waits 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, 6 h, 12 h and gives up after the ninth attempt', () => {
     expect(RETRY_WAITS_MS).toEqual([30e3, 120e3, 600e3, 1800e3, 3600e3, 10800e3, 21600e3, 43200e3]);
-    expect(MAX_ATTEMPTS).toBe(9);
+    expect(MAX_DELIVERY_ATTEMPTS).toBe(9);
     expect([1, 2, 3, 4, 5, 6, 7, 8].map(retryDelayAfter)).toEqual(RETRY_WAITS_MS);
     expect(retryDelayAfter(9)).toBeNull();
     expect(() => retryDelayAfter(0)).toThrow(RangeError);

@@ -1,4 +1,5 @@
 import {Flags} from '@oclif/core';
+import {KEY_EXPIRY_CHOICES, type KeyExpiryChoice} from '../../../definitions.js';
 import {BaseCommand} from '../../../lib/base-command.js';
 import {createKey} from '../../../services/emulator/keys/create.js';
 
@@ -13,7 +14,7 @@ export default class EmulatorKeysCreate extends BaseCommand {
     name: Flags.string({description: 'name of the key', required: true}),
     expires: Flags.string({
       description: 'days until it expires, or never',
-      options: ['30', '90', '365', 'never'],
+      options: [...KEY_EXPIRY_CHOICES],
       default: 'never',
     }),
     'created-by': Flags.string({description: 'who created it (an email address)', helpValue: 'EMAIL'}),
@@ -27,7 +28,7 @@ export default class EmulatorKeysCreate extends BaseCommand {
     const {flags} = await this.parse(EmulatorKeysCreate);
     const key = await createKey({
       name: flags.name,
-      expires: flags.expires as '30' | '90' | '365' | 'never',
+      expires: flags.expires as KeyExpiryChoice,
       createdBy: flags['created-by'],
       dataDir: flags['data-dir'],
       env: process.env,

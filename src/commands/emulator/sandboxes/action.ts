@@ -1,6 +1,7 @@
 import {Args, Flags} from '@oclif/core';
 import {BaseCommand} from '../../../lib/base-command.js';
-import {SANDBOX_ACTION_NAMES, sandboxAction} from '../../../services/emulator/sandboxes/action.js';
+import {SANDBOX_REQUESTABLE_ACTIONS} from '../../../definitions.js';
+import {sandboxAction} from '../../../services/emulator/sandboxes/action.js';
 import {describeMove} from '../../../services/trigger.js';
 
 export default class EmulatorSandboxesAction extends BaseCommand {
@@ -17,7 +18,7 @@ export default class EmulatorSandboxesAction extends BaseCommand {
     action: Args.string({
       description: 'what happens to it',
       required: true,
-      options: [...SANDBOX_ACTION_NAMES],
+      options: [...SANDBOX_REQUESTABLE_ACTIONS],
     }),
   };
   static override flags = {
@@ -32,7 +33,7 @@ export default class EmulatorSandboxesAction extends BaseCommand {
     const {args, flags} = await this.parse(EmulatorSandboxesAction);
     const move = await sandboxAction({
       id: args.id,
-      action: args.action as (typeof SANDBOX_ACTION_NAMES)[number],
+      action: args.action as (typeof SANDBOX_REQUESTABLE_ACTIONS)[number],
       lastError: flags['last-error'],
       dataDir: flags['data-dir'],
       env: process.env,

@@ -1,10 +1,11 @@
 // `svc emulator keys create`: mints a key through the control surface; the secret is shown exactly once.
 import type {CreatedKey} from '../../../../emulator/control-client.js';
+import type {KeyExpiryChoice} from '../../../definitions.js';
 import {type ConnectOptions, withControl} from '../connect.js';
 
 export interface CreateKeyOptions extends ConnectOptions {
   name: string;
-  expires?: '30' | '90' | '365' | 'never';
+  expires?: KeyExpiryChoice;
   createdBy?: string;
 }
 

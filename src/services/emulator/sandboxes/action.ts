@@ -1,22 +1,11 @@
-// `svc emulator sandboxes action`: moves a sandbox along spec §3 (stop, crash, fail, standby, …).
+// `svc emulator sandboxes action`: moves a sandbox (stop, crash, fail, standby, …); each move emits its event.
 import type {SandboxMove} from '../../../../emulator/control-client.js';
+import type {SANDBOX_REQUESTABLE_ACTIONS} from '../../../definitions.js';
 import {type ConnectOptions, withControl} from '../connect.js';
-
-export const SANDBOX_ACTION_NAMES = [
-  'resume',
-  'fork',
-  'stop',
-  'quota-exhausted',
-  'disk-limit',
-  'crash',
-  'fail',
-  'standby',
-  'wake',
-] as const;
 
 export interface SandboxActionOptions extends ConnectOptions {
   id: string;
-  action: (typeof SANDBOX_ACTION_NAMES)[number];
+  action: (typeof SANDBOX_REQUESTABLE_ACTIONS)[number];
   lastError?: string;
 }
 

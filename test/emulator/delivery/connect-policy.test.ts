@@ -1,6 +1,6 @@
 // The SSRF guard at delivery time: resolved addresses filtered at connect, IP literals judged before connecting.
 import {describe, expect, it} from 'vitest';
-import {publicOnlyLookup} from '../../../emulator/delivery/address-policy.js';
+import {publicOnlyLookup} from '../../../emulator/net/address-policy.js';
 import {createDeliveryAgent} from '../../../emulator/delivery/delivery-agent.js';
 import {sendAttempt} from '../../../emulator/delivery/sender.js';
 import {startReceiver} from './helpers.js';

@@ -1,5 +1,13 @@
-// Identifiers and secrets in the shapes of the contract (§2), from the OS CSPRNG without modulo bias.
+// Fresh identifiers and secrets in the service's shapes (src/definitions.ts), from the OS CSPRNG without modulo bias.
 import {randomBytes} from 'node:crypto';
+import {
+  API_KEY_SECRET_BODY_LENGTH,
+  API_KEY_SECRET_PREFIX,
+  ID_BODY_LENGTH,
+  type IdPrefix,
+  SIGNING_SECRET_BYTES,
+  SIGNING_SECRET_PREFIX,
+} from '../src/definitions.js';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
@@ -16,19 +24,14 @@ export function base62(length: number): string {
   return out;
 }
 
-export type IdPrefix = 'org' | 'key' | 'we' | 'evt' | 'dlv' | 'sbx' | 'usr' | 'att';
-
 export function newId(prefix: IdPrefix): string {
-  return `${prefix}_${base62(24)}`;
+  return `${prefix}_${base62(ID_BODY_LENGTH)}`;
 }
 
 export function newApiKeySecret(): string {
-  return `svc_${base62(40)}`;
+  return `${API_KEY_SECRET_PREFIX}${base62(API_KEY_SECRET_BODY_LENGTH)}`;
 }
 
 export function newSigningSecret(): string {
-  return `whsec_${randomBytes(32).toString('base64')}`;
+  return `${SIGNING_SECRET_PREFIX}${randomBytes(SIGNING_SECRET_BYTES).toString('base64')}`;
 }
-
-export const ID_PATTERN = /^(org|key|we|evt|dlv|sbx|usr|att)_[0-9A-Za-z]{24}$/;
-export const API_KEY_SECRET_PATTERN = /^svc_[0-9A-Za-z]{40}$/;

@@ -1,7 +1,7 @@
 // The webhook URL policy: every spelling of a non-public address is refused, and resolved names are checked too.
 import fc from 'fast-check';
 import {describe, expect, it} from 'vitest';
-import {checkEndpointUrl, isPublicAddress, resolveAndCheck} from '../../emulator/net/endpoint-url.js';
+import {checkEndpointHost, checkEndpointUrl, isPublicAddress} from '../../emulator/net/address-policy.js';
 
 const refused = (url: string) => {
   const r = checkEndpointUrl(url);
@@ -51,6 +51,9 @@ describe('checkEndpointUrl', () => {
     ['IPv6 link-local', 'https://[fe80::1]/'],
     ['IPv6 documentation', 'https://[2001:db8::1]/'],
     ['IPv6 multicast', 'https://[ff02::1]/'],
+    ['IPv4-compatible IPv6 loopback', 'https://[::127.0.0.1]/x'],
+    ['IPv4-compatible IPv6 public', 'https://[::93.184.215.14]/x'],
+    ['port 0', 'https://hooks.example.com:0/x'],
   ])('refuses %s', (_name, url) => {
     expect(refused(url)).toBe(true);
   });
@@ -99,6 +102,17 @@ describe('checkEndpointUrl', () => {
   });
 });
 
+describe('the stored URL', () => {
+  it('is the normalised form, so what is listed is where deliveries go', () => {
+    const r = checkEndpointUrl('https://93.184.215.14\\@127.0.0.1/h');
+    expect(r).toMatchObject({ok: true, normalized: 'https://93.184.215.14/@127.0.0.1/h'});
+    expect(checkEndpointUrl('HTTPS://Hooks.Example.COM:443/a/../b')).toMatchObject({
+      ok: true,
+      normalized: 'https://hooks.example.com/b',
+    });
+  });
+});
+
 describe('isPublicAddress', () => {
   it('knows public from special-purpose addresses', () => {
     expect(isPublicAddress('8.8.8.8')).toBe(true);
@@ -106,17 +120,19 @@ describe('isPublicAddress', () => {
     expect(isPublicAddress('127.0.0.1')).toBe(false);
     expect(isPublicAddress('::ffff:10.0.0.1')).toBe(false);
     expect(isPublicAddress('fc00::1')).toBe(false);
+    expect(isPublicAddress('::127.0.0.1')).toBe(false);
+    expect(isPublicAddress('::8.8.8.8')).toBe(false);
     expect(isPublicAddress('not an address')).toBe(false);
   });
 });
 
-describe('resolveAndCheck', () => {
+describe('checkEndpointHost', () => {
   it('refuses a name when any of its addresses is private (DNS answers are not trusted one by one)', async () => {
     const lookup = async () => [
       {address: '93.184.215.14', family: 4},
       {address: '10.0.0.5', family: 4},
     ];
-    expect(await resolveAndCheck('mixed.example.com', lookup)).toMatchObject({ok: false});
+    expect(await checkEndpointHost('mixed.example.com', lookup)).toMatchObject({ok: false});
   });
 
   it('accepts a name whose addresses are all public', async () => {
@@ -124,26 +140,31 @@ describe('resolveAndCheck', () => {
       {address: '93.184.215.14', family: 4},
       {address: '2606:2800:21f:cb07:6820:80da:af6b:8b2c', family: 6},
     ];
-    expect(await resolveAndCheck('hooks.example.com', lookup)).toEqual({
+    expect(await checkEndpointHost('hooks.example.com', lookup)).toEqual({
       ok: true,
       addresses: ['93.184.215.14', '2606:2800:21f:cb07:6820:80da:af6b:8b2c'],
     });
   });
 
-  it('refuses names that do not resolve, and localhost without asking DNS', async () => {
+  it('accepts a name DNS cannot answer for with a warning (offline), and refuses localhost without asking DNS', async () => {
     const failing = async () => {
       throw Object.assign(new Error('ENOTFOUND'), {code: 'ENOTFOUND'});
     };
-    expect(await resolveAndCheck('nowhere.invalid', failing)).toMatchObject({
-      ok: false,
-      reason: /could not be resolved/,
+    expect(await checkEndpointHost('nowhere.invalid', failing)).toMatchObject({
+      ok: true,
+      addresses: [],
+      warning: expect.stringMatching(/could not be resolved now; the endpoint is saved/),
+    });
+    expect(await checkEndpointHost('empty.example', async () => [])).toMatchObject({
+      ok: true,
+      warning: expect.any(String),
     });
     let asked = false;
     const spy = async () => {
       asked = true;
       return [{address: '93.184.215.14', family: 4}];
     };
-    expect(await resolveAndCheck('db.localhost', spy)).toMatchObject({ok: false});
+    expect(await checkEndpointHost('db.localhost', spy)).toMatchObject({ok: false});
     expect(asked).toBe(false);
   });
 });

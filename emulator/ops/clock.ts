@@ -1,0 +1,45 @@
+// The emulator's clock: read it, and move a manual one (a real clock cannot be moved).
+import type {ClockMode, ManualClock} from '../clock.js';
+import {parseDuration} from '../clock.js';
+import type {EmulatorContext} from '../context.js';
+import {conflict, invalidInput} from './errors.js';
+
+export interface ClockState {
+  now: string;
+  mode: ClockMode;
+}
+
+export function readClock(ctx: EmulatorContext): ClockState {
+  return {now: ctx.clock.now().toISOString(), mode: ctx.clock.mode};
+}
+
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
+
+/** Moves a manual clock forward by a duration (`90s`, `10m`, `3h`, `31d`) or to a time. */
+export function moveClock(ctx: EmulatorContext, input: {advance: string} | {set: string}): ClockState {
+  if (ctx.clock.mode !== 'manual') {
+    throw conflict('the clock is real; start the emulator with --clock manual to move time');
+  }
+  const clock = ctx.clock as ManualClock;
+  try {
+    if ('advance' in input) {
+      const ms = parseDuration(input.advance);
+      if (ms === undefined) {
+        throw invalidInput([{field: 'advance', message: 'must be a duration like 90s, 10m, 3h or 31d'}]);
+      }
+      clock.advance(ms);
+    } else {
+      const to = ISO_TIME.test(input.set) ? new Date(input.set) : undefined;
+      if (!to || !Number.isFinite(to.getTime())) {
+        throw invalidInput([{field: 'set', message: 'must be an ISO 8601 time like 2030-01-01T00:00:00Z'}]);
+      }
+      clock.set(to);
+    }
+  } catch (err) {
+    // The clock refuses to leave the range of times it can represent; say so rather than fail.
+    if (err instanceof RangeError)
+      throw invalidInput([{field: 'advance' in input ? 'advance' : 'set', message: err.message}]);
+    throw err;
+  }
+  return readClock(ctx);
+}
