@@ -5,7 +5,6 @@ import {readFileSync} from 'node:fs';
 import type {Context} from 'hono';
 import {bodyLimit} from 'hono/body-limit';
 import {
-  ERROR_STATUS,
   isId,
   MAX_ACCOUNT_FORM_BYTES,
   MAX_ACTIVE_KEYS_PER_ORG,
@@ -13,11 +12,13 @@ import {
   SIGN_IN_LINK_TTL_MS,
 } from '../../src/definitions.js';
 import type {EmulatorApp, EmulatorContext} from '../context.js';
-import {checkEndpointUrl} from '../net/endpoint-url.js';
+import {listDeliveries} from '../ops/deliveries.js';
+import {createEndpoint, deleteEndpoint, LOCAL_RECEIVER_WAY_OUT, listEndpoints} from '../ops/endpoints.js';
+import {OperationError} from '../ops/errors.js';
+import {createKey, listKeys, revokeKey} from '../ops/keys.js';
 import {Accounts, parseEmail} from './accounts.js';
 import type {SessionView} from './db/sessions.js';
 import {readDeliveryDetail} from './delivery-detail.js';
-import * as ops from './ops.js';
 import {
   clearCookie,
   csrfTokenFor,
@@ -215,8 +216,8 @@ export function registerAccountPage(app: EmulatorApp, ctx: EmulatorContext): voi
     '/account',
     signedIn(async (c, s) => {
       const [keys, endpoints] = await Promise.all([
-        ops.listKeys(ctx, s.session.orgId),
-        ops.listEndpoints(ctx, s.session.orgId),
+        listKeys(ctx, s.session.orgId),
+        listEndpoints(ctx, s.session.orgId),
       ]);
       return render(
         c,
@@ -368,7 +369,7 @@ export function registerAccountPage(app: EmulatorApp, ctx: EmulatorContext): voi
       KeysPage({
         assets,
         viewer: s.viewer,
-        keys: await ops.listKeys(ctx, s.session.orgId),
+        keys: await listKeys(ctx, s.session.orgId),
         created: flash?.kind === 'key' ? flash.created : undefined,
         notice: flash?.kind === 'notice' ? flash.text : undefined,
         apiUrl: new URL(c.req.url).origin,
@@ -390,7 +391,7 @@ export function registerAccountPage(app: EmulatorApp, ctx: EmulatorContext): voi
       const name = clip(form.get('name'));
       const expires = clip(form.get('expires'));
       try {
-        const {key, secret} = await ops.createKey(ctx, {
+        const {key, secret} = await createKey(ctx, {
           orgId: s.session.orgId,
           name,
           expires,
@@ -406,7 +407,7 @@ export function registerAccountPage(app: EmulatorApp, ctx: EmulatorContext): voi
   );
 
   const keyOf = async (orgId: string, id: string) =>
-    isId('apiKey', id) ? (await ops.listKeys(ctx, orgId)).find((k) => k.id === id) : undefined;
+    isId('apiKey', id) ? (await listKeys(ctx, orgId)).find((k) => k.id === id) : undefined;
 
   app.get(
     '/account/keys/:id/revoke',
@@ -426,14 +427,14 @@ export function registerAccountPage(app: EmulatorApp, ctx: EmulatorContext): voi
       if (!isId('apiKey', id))
         return notFoundPage(c, s.viewer, 'This org has no such API key.', '/account/keys');
       try {
-        const key = await ops.revokeKey(ctx, {orgId: s.session.orgId, keyId: id});
+        const key = await revokeKey(ctx, {orgId: s.session.orgId, keyId: id});
         putFlash(s, {
           kind: 'notice',
           text: `Key "${key.name}" (${key.prefix}…) is revoked: requests with it now get 401.`,
         });
         return c.redirect('/account/keys', 303);
       } catch (err) {
-        if (err instanceof ops.OperationError && err.code === 'not_found')
+        if (err instanceof OperationError && err.code === 'not_found')
           return notFoundPage(c, s.viewer, 'This org has no such API key.', '/account/keys');
         throw err;
       }
@@ -451,7 +452,7 @@ export function registerAccountPage(app: EmulatorApp, ctx: EmulatorContext): voi
         WebhooksPage({
           assets,
           viewer: s.viewer,
-          endpoints: await ops.listEndpoints(ctx, s.session.orgId),
+          endpoints: await listEndpoints(ctx, s.session.orgId),
           created: flash?.kind === 'endpoint' ? flash.created : undefined,
           notice: flash?.kind === 'notice' ? flash.text : undefined,
         }),
@@ -462,7 +463,7 @@ export function registerAccountPage(app: EmulatorApp, ctx: EmulatorContext): voi
   app.get(
     '/account/webhooks/new',
     signedIn(async (c, s) => {
-      const count = (await ops.listEndpoints(ctx, s.session.orgId)).length;
+      const count = (await listEndpoints(ctx, s.session.orgId)).length;
       if (count >= MAX_ENDPOINTS_PER_ORG) return c.redirect('/account/webhooks', 303);
       return render(c, NewEndpointPage({assets, viewer: s.viewer, allowLocal: ctx.allowLocalEndpoints}));
     }),
@@ -476,7 +477,7 @@ export function registerAccountPage(app: EmulatorApp, ctx: EmulatorContext): voi
       const events = form.getAll('events').slice(0, 20);
       const descriptionText = clip(form.get('description'), 1000).trim();
       try {
-        const {endpoint, secret} = await ops.createEndpoint(ctx, {
+        const {endpoint, secret} = await createEndpoint(ctx, {
           orgId: s.session.orgId,
           url,
           events,
@@ -486,12 +487,11 @@ export function registerAccountPage(app: EmulatorApp, ctx: EmulatorContext): voi
         return c.redirect('/account/webhooks', 303);
       } catch (err) {
         const errors = formErrors(err, ['url', 'events', 'description']);
-        // A local address on an emulator that refuses them: say how to receive events locally instead.
-        const wayOut =
-          Boolean(errors.url) &&
-          !ctx.allowLocalEndpoints &&
-          checkEndpointUrl(url, {allowLocal: true}).ok &&
-          !checkEndpointUrl(url, {allowLocal: false}).ok;
+        // A local address on an emulator that refuses them: the operation names the ways to receive events
+        // locally, which the page shows apart from the field's error.
+        const wayOut = errors.url?.includes(LOCAL_RECEIVER_WAY_OUT) ?? false;
+        if (wayOut && errors.url)
+          errors.url = sentence(errors.url.replace(`; ${LOCAL_RECEIVER_WAY_OUT}`, ''));
         return render(
           c,
           NewEndpointPage({
@@ -509,7 +509,7 @@ export function registerAccountPage(app: EmulatorApp, ctx: EmulatorContext): voi
   );
 
   const endpointOf = async (orgId: string, id: string) =>
-    isId('webhookEndpoint', id) ? (await ops.listEndpoints(ctx, orgId)).find((e) => e.id === id) : undefined;
+    isId('webhookEndpoint', id) ? (await listEndpoints(ctx, orgId)).find((e) => e.id === id) : undefined;
 
   app.get(
     '/account/webhooks/:id/delete',
@@ -528,7 +528,7 @@ export function registerAccountPage(app: EmulatorApp, ctx: EmulatorContext): voi
       const endpoint = await endpointOf(s.session.orgId, c.req.param('id') as string);
       if (!endpoint)
         return notFoundPage(c, s.viewer, 'This org has no such webhook endpoint.', '/account/webhooks');
-      await ops.deleteEndpoint(ctx, {orgId: s.session.orgId, endpointId: endpoint.id});
+      await deleteEndpoint(ctx, {orgId: s.session.orgId, endpointId: endpoint.id});
       putFlash(s, {kind: 'notice', text: `The endpoint ${endpoint.url} is deleted.`});
       return c.redirect('/account/webhooks', 303);
     }),
@@ -540,7 +540,18 @@ export function registerAccountPage(app: EmulatorApp, ctx: EmulatorContext): voi
       const endpoint = await endpointOf(s.session.orgId, c.req.param('id') as string);
       if (!endpoint)
         return notFoundPage(c, s.viewer, 'This org has no such webhook endpoint.', '/account/webhooks');
-      const deliveries = await ops.listDeliveries(ctx, {orgId: s.session.orgId, endpointId: endpoint.id});
+      let deliveries: Awaited<ReturnType<typeof listDeliveries>>;
+      try {
+        deliveries = await listDeliveries(ctx, {orgId: s.session.orgId, endpointId: endpoint.id});
+      } catch (err) {
+        if (!(err instanceof OperationError)) throw err;
+        const message = sentence(err.message);
+        return render(
+          c,
+          ProblemPage({assets, viewer: s.viewer, title: 'Deliveries unavailable', message}),
+          err.status,
+        );
+      }
       return render(c, DeliveriesPage({assets, viewer: s.viewer, endpoint, deliveries}));
     }),
   );
@@ -594,7 +605,7 @@ function clip(value: string | null, max = 1000): string {
 }
 
 function statusOf(err: unknown): number {
-  if (err instanceof ops.OperationError) return ERROR_STATUS[err.code];
+  if (err instanceof OperationError) return err.status;
   throw err;
 }
 
@@ -609,15 +620,16 @@ const FIELD_NAMES: Record<string, string> = {
 
 /** An operation's problems, each next to its field; anything not tied to a field goes to the form as a whole. */
 function formErrors(err: unknown, fields: string[]): FormErrors {
-  if (!(err instanceof ops.OperationError)) throw err;
+  if (!(err instanceof OperationError)) throw err;
   const errors: FormErrors = {};
   for (const p of err.problems) {
     const field = fields.includes(p.field) ? p.field : 'form';
     const named = FIELD_NAMES[field];
-    const message =
-      named && p.message.toLowerCase().startsWith(`${field} `)
-        ? named + p.message.slice(field.length)
-        : p.message;
+    // Operations name the field apart from the message ("must use https://"); some messages start with it.
+    const bare = p.message.toLowerCase().startsWith(`${field} `)
+      ? p.message.slice(field.length + 1)
+      : p.message;
+    const message = named && /^(is|are|must|contains|has) /.test(bare) ? `${named} ${bare}` : bare;
     errors[field] ??= sentence(message);
   }
   if (Object.keys(errors).length === 0) errors.form = sentence(err.message);

@@ -1,5 +1,5 @@
 // People who sign in to the account page, one row per email address.
-import {newId} from '../../../src/lib/ids.js';
+import {newId} from '../../ids.js';
 import type {Queryable} from '../../db/database.js';
 
 export interface Person {

@@ -318,7 +318,7 @@ describe.skipIf(!chromiumAvailable)('the account page in Chromium', {timeout: 60
     await alice.getByRole('button', {name: 'Add endpoint'}).click();
     expect(await errorsOn(alice)).toEqual([
       'Error: URL is required.',
-      'Error: Events must name at least one event type.',
+      'Error: Events must name at least one event type (sandbox.ready, sandbox.stopped, sandbox.error, sandbox.expired).',
     ]);
     await checkPage(alice, 'webhook-errors');
 
@@ -354,7 +354,7 @@ describe.skipIf(!chromiumAvailable)('the account page in Chromium', {timeout: 60
     });
     await alice.getByRole('button', {name: 'Add endpoint'}).click();
     expect(await errorsOn(alice)).toEqual([
-      'Error: Events must be among sandbox.ready, sandbox.stopped, sandbox.error, sandbox.expired.',
+      'Error: Unknown event type "sandbox.exploded"; known: sandbox.ready, sandbox.stopped, sandbox.error, sandbox.expired.',
       'Error: Description must not contain control characters.',
     ]);
   });
