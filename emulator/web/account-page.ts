@@ -98,7 +98,8 @@ export function registerAccountPage(app: EmulatorApp, ctx: EmulatorContext): voi
 
   app.use('/account', pageHeaders);
   app.use('/account/*', pageHeaders);
-  app.post(
+  // `use`, not `post`: a route for one method would make every other path under /account answer 405.
+  app.use(
     '/account/*',
     bodyLimit({
       maxSize: MAX_ACCOUNT_FORM_BYTES,

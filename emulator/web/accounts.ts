@@ -28,7 +28,18 @@ export function parseEmail(value: unknown): {ok: true; email: string} | {ok: fal
   return {ok: true, email};
 }
 
+/**
+ * Every page view looks its session up; a looked-up session is reused for this long (real time) unless this
+ * process changed a session or membership meanwhile. The bound covers another process sharing a PostgreSQL.
+ */
+const SESSION_CACHE_MS = 1000;
+const SESSION_CACHE_ENTRIES = 1000;
+
 export class Accounts {
+  // idHash -> a session as last read; `generation` moves on every write this class makes, dropping them all.
+  private readonly sessionCache = new Map<string, {view: SessionView; generation: number; readAt: number}>();
+  private generation = 0;
+
   readonly mailbox: Mailbox;
   readonly persons: PersonRepository;
   readonly memberships: MembershipRepository;
@@ -62,6 +73,7 @@ export class Accounts {
     // Housekeeping rides on sign-in requests: spent links and ended sessions need no timer of their own.
     await this.links.purgeExpired(new Date(now.getTime() - 86_400_000));
     await this.sessions.purgeExpired(now);
+    this.changed();
   }
 
   peekLink(token: string): Promise<SpendResult> {
@@ -90,7 +102,11 @@ export class Accounts {
       }
       orgs = await this.memberships.orgsOf(person.id);
     }
-    if (previousSessionHash) await this.sessions.delete(previousSessionHash);
+    if (previousSessionHash) {
+      this.changed();
+      await this.sessions.delete(previousSessionHash);
+      this.changed();
+    }
     const sessionId = newToken();
     await this.sessions.create({
       idHash: hashToken(sessionId),
@@ -103,12 +119,32 @@ export class Accounts {
     return {ok: true, sessionId};
   }
 
-  session(sessionId: string): Promise<SessionView | undefined> {
-    return this.sessions.find(hashToken(sessionId), this.ctx.clock.now());
+  async session(sessionId: string): Promise<SessionView | undefined> {
+    const idHash = hashToken(sessionId);
+    const now = this.ctx.clock.now();
+    const hit = this.sessionCache.get(idHash);
+    if (hit && hit.generation === this.generation && Date.now() - hit.readAt < SESSION_CACHE_MS) {
+      return hit.view.expiresAt.getTime() > now.getTime() ? hit.view : undefined;
+    }
+    const generation = this.generation;
+    const view = await this.sessions.find(idHash, now);
+    if (view && generation === this.generation) {
+      if (this.sessionCache.size >= SESSION_CACHE_ENTRIES) this.sessionCache.clear();
+      this.sessionCache.set(idHash, {view, generation, readAt: Date.now()});
+    }
+    return view;
   }
 
-  signOut(session: SessionView): Promise<void> {
-    return this.sessions.delete(session.idHash);
+  /** Sessions and memberships change: no cached session may be served any more. */
+  private changed(): void {
+    this.generation++;
+    this.sessionCache.clear();
+  }
+
+  async signOut(session: SessionView): Promise<void> {
+    this.changed();
+    await this.sessions.delete(session.idHash);
+    this.changed();
   }
 
   /** Owners add admins by address; the invitation arrives in the mailbox. False when already a member. */
@@ -116,6 +152,7 @@ export class Accounts {
     const now = this.ctx.clock.now();
     const person = await this.persons.findOrCreate(email, now);
     const added = await this.memberships.addAdmin(session.orgId, person.id, session.personId, now);
+    this.changed();
     if (added) {
       this.mailbox.send({
         to: email,
@@ -131,7 +168,9 @@ export class Accounts {
   async switchOrg(session: SessionView, orgId: string): Promise<boolean> {
     const orgs = await this.memberships.orgsOf(session.personId);
     if (!orgs.some((o) => o.orgId === orgId)) return false;
+    this.changed();
     await this.sessions.switchOrg(session.idHash, orgId);
+    this.changed();
     return true;
   }
 }

@@ -31,6 +31,7 @@ export async function readDeliveryDetail(
   db: Queryable,
   input: {orgId: string; endpointId: string; deliveryId: string},
 ): Promise<DeliveryDetail | undefined> {
+  // One statement, attempts aggregated as JSON: each query is a round trip to the database.
   const {rows} = await db.query<{
     id: string;
     endpoint_id: string;
@@ -41,27 +42,30 @@ export async function readDeliveryDetail(
     created_at: Date | string;
     next_attempt_at: Date | string | null;
     body: string;
+    attempt_list: string | null;
   }>(
-    `SELECT d.id, d.endpoint_id, d.event_id, d.event_type, d.status, d.attempts, d.created_at, d.next_attempt_at, e.body
+    `SELECT d.id, d.endpoint_id, d.event_id, d.event_type, d.status, d.attempts, d.created_at, d.next_attempt_at, e.body,
+            (SELECT json_agg(json_build_object(
+                      'attempt', a.attempt, 'started_at', a.started_at, 'duration_ms', a.duration_ms,
+                      'status_code', a.status_code, 'error', a.error,
+                      'response_body', left(a.response_body, ${RESPONSE_BODY_LIMIT_BYTES}), 'trigger', a.trigger)
+                    ORDER BY a.attempt DESC)::text
+               FROM delivery_attempts a WHERE a.delivery_id = d.id) AS attempt_list
        FROM deliveries d JOIN events e ON e.id = d.event_id
       WHERE d.id = $1 AND d.endpoint_id = $2 AND d.org_id = $3`,
     [input.deliveryId, input.endpointId, input.orgId],
   );
   const d = rows[0];
   if (!d) return undefined;
-  const attempts = await db.query<{
+  const attempts = JSON.parse(d.attempt_list ?? '[]') as {
     attempt: number;
-    started_at: Date | string;
+    started_at: string;
     duration_ms: number;
     status_code: number | null;
     error: string | null;
     response_body: string | null;
     trigger: string;
-  }>(
-    `SELECT attempt, started_at, duration_ms, status_code, error, left(response_body, ${RESPONSE_BODY_LIMIT_BYTES}) AS response_body, trigger
-       FROM delivery_attempts WHERE delivery_id = $1 ORDER BY attempt DESC`,
-    [d.id],
-  );
+  }[];
   return {
     id: d.id,
     endpointId: d.endpoint_id,
@@ -72,7 +76,7 @@ export async function readDeliveryDetail(
     createdAt: new Date(d.created_at),
     nextAttemptAt: d.next_attempt_at == null ? null : new Date(d.next_attempt_at),
     eventBody: d.body,
-    attemptList: attempts.rows.map((a) => ({
+    attemptList: attempts.map((a) => ({
       attempt: Number(a.attempt),
       startedAt: new Date(a.started_at),
       durationMs: Number(a.duration_ms),

@@ -11,6 +11,7 @@ export interface SessionView {
   role: OrgRole;
   /** How many orgs the person belongs to (a switcher shows when more than one). */
   orgCount: number;
+  expiresAt: Date;
 }
 
 export class SessionRepository {
@@ -32,8 +33,9 @@ export class SessionRepository {
       org_name: string;
       role: OrgRole;
       org_count: number | string;
+      expires_at: Date | string;
     }>(
-      `SELECT s.person_id, p.email, s.org_id, o.name AS org_name, m.role,
+      `SELECT s.person_id, p.email, s.org_id, o.name AS org_name, m.role, s.expires_at,
               (SELECT count(*) FROM memberships x WHERE x.person_id = s.person_id) AS org_count
          FROM account_sessions s
          JOIN persons p ON p.id = s.person_id
@@ -52,6 +54,7 @@ export class SessionRepository {
         orgName: r.org_name,
         role: r.role,
         orgCount: Number(r.org_count),
+        expiresAt: new Date(r.expires_at),
       }
     );
   }

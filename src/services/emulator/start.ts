@@ -130,6 +130,12 @@ function readyMessage(e: RunningEmulator, o: EmulatorStartOptions): string {
     `  Clock:        ${e.clock.mode}`,
     '',
   ];
+  lines.push(
+    'Manage keys and webhook endpoints on the account page:',
+    `  open ${e.accountUrl} and sign in with any email address; the sign-in link`,
+    `  appears here and at ${e.accountUrl}/mailbox (the first address to sign in owns this org)`,
+    '',
+  );
   if (e.demoKey) {
     lines.push(
       'Demo API key (shown once, keep it):',
