@@ -199,7 +199,7 @@ export function HomePage(p: {
         </a>
       </div>
       <h2>Use a key</h2>
-      <pre class="code">
+      <pre class="code" tabindex={0}>
         {`export SVC_API_URL=${p.apiUrl}\nexport SVC_API_KEY=svc_…   # from "Create key"\nsvc org`}
       </pre>
     </Page>
