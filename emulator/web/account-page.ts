@@ -478,13 +478,16 @@ export function registerAccountPage(app: EmulatorApp, ctx: EmulatorContext): voi
       const events = form.getAll('events').slice(0, 20);
       const descriptionText = clip(form.get('description'), 1000).trim();
       try {
-        const {endpoint, secret} = await createEndpoint(ctx, {
+        const {endpoint, secret, warnings} = await createEndpoint(ctx, {
           orgId: s.session.orgId,
           url,
           events,
           description: descriptionText === '' ? null : descriptionText,
         });
-        putFlash(s, {kind: 'endpoint', created: {endpointId: endpoint.id, url: endpoint.url, secret}});
+        putFlash(s, {
+          kind: 'endpoint',
+          created: {endpointId: endpoint.id, url: endpoint.url, secret, warnings},
+        });
         return c.redirect('/account/webhooks', 303);
       } catch (err) {
         const errors = formErrors(err, ['url', 'events', 'description']);

@@ -172,11 +172,20 @@ export function Notice({kind = 'info', children}: {kind?: 'info' | 'success' | '
 }
 
 /** A time as people read it, in UTC (the emulator's clock may not be the wall clock). */
-export function Time({at, empty = 'never'}: {at: Date | string | null | undefined; empty?: string}) {
+export function Time({
+  at,
+  empty = 'never',
+  seconds = false,
+}: {
+  at: Date | string | null | undefined;
+  empty?: string;
+  /** Where retries 30 s apart must be told apart (deliveries and attempts). */
+  seconds?: boolean;
+}) {
   if (at == null) return <span class="muted">{empty}</span>;
   const d = typeof at === 'string' ? new Date(at) : at;
   const iso = d.toISOString();
-  return <time datetime={iso}>{`${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`}</time>;
+  return <time datetime={iso}>{`${iso.slice(0, 10)} ${iso.slice(11, seconds ? 19 : 16)} UTC`}</time>;
 }
 
 export function CsrfField({token}: {token: string}) {

@@ -34,6 +34,8 @@ export interface NewEndpointSecret {
   endpointId: string;
   url: string;
   secret: string;
+  /** Accepted, but worth saying (e.g. a host DNS cannot answer for right now). */
+  warnings: string[];
 }
 
 export function WebhooksPage(p: {
@@ -132,6 +134,11 @@ function SigningSecretOnce({created}: {created: NewEndpointSecret}) {
         </button>
       </div>
       <p class="copy-status muted" aria-live="polite" />
+      {created.warnings.map((w) => (
+        <p class="warning-text" key={w}>
+          Note: {w}
+        </p>
+      ))}
     </section>
   );
 }
@@ -335,10 +342,10 @@ export function DeliveriesPage(p: {
                 </td>
                 <td data-label="Last answer">{d.last_status_code ?? <span class="muted">—</span>}</td>
                 <td data-label="Created">
-                  <Time at={d.created_at} />
+                  <Time at={d.created_at} seconds />
                 </td>
                 <td data-label="Next attempt">
-                  <Time at={d.next_attempt_at} empty="—" />
+                  <Time at={d.next_attempt_at} empty="—" seconds />
                 </td>
               </tr>
             ))}
@@ -383,13 +390,13 @@ export function DeliveryPage(p: {
         <div>
           <dt>Created</dt>
           <dd>
-            <Time at={d.createdAt} />
+            <Time at={d.createdAt} seconds />
           </dd>
         </div>
         <div>
           <dt>Next attempt</dt>
           <dd>
-            <Time at={d.nextAttemptAt} empty="none" />
+            <Time at={d.nextAttemptAt} empty="none" seconds />
           </dd>
         </div>
         <div>
@@ -426,7 +433,7 @@ export function DeliveryPage(p: {
                 {a.trigger === 'manual' ? <span class="badge">resent</span> : null}
               </p>
               <p class="muted">
-                <Time at={a.startedAt} /> · {a.durationMs} ms
+                <Time at={a.startedAt} seconds /> · {a.durationMs} ms
               </p>
               {a.error ? <p class="field-error">{a.error}</p> : null}
               {a.responseBody ? (
