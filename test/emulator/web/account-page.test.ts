@@ -456,7 +456,7 @@ describe.skipIf(!chromiumAvailable)('the account page in Chromium', {timeout: 60
     const invite = await carol.request.post('/account/team', {form: {csrf, email: 'x@example.com'}});
     expect(invite.status()).toBe(403);
 
-    const {page: bob} = await newPage();
+    let {page: bob} = await newPage();
     await signIn(bob, 'bob@example.com');
     const bobOrg = await bob.locator('.org-line code').textContent();
     expect(bobOrg).not.toBe(emu.orgId);
@@ -491,6 +491,28 @@ describe.skipIf(!chromiumAvailable)('the account page in Chromium', {timeout: 60
     expect(remove.status()).toBe(404);
     expect((await emu.repos.keys.get(undefined, aliceKey?.id as string))?.revokedAt).toBeNull();
     expect(await emu.repos.endpoints.get(undefined, aliceHook?.id as string)).toBeDefined();
+
+    // Bob, invited to Alice's org as well, lands there at his next sign-in and can switch between the two.
+    await alice.goto('/account/team');
+    await alice.getByLabel('Email address').fill('bob@example.com');
+    await alice.getByRole('button', {name: 'Invite admin'}).click();
+    const {page: bobAgain} = await newPage();
+    await signIn(bobAgain, 'bob@example.com');
+    bob = bobAgain;
+    expect(await bob.locator('.org-line code').textContent()).toBe(emu.orgId);
+    await checkPage(bob, 'overview-two-orgs');
+    await bob.getByLabel('Switch org').selectOption({label: "bob@example.com's org"});
+    await bob.getByRole('button', {name: 'Switch', exact: true}).click();
+    expect(await bob.locator('.org-line code').textContent()).toBe(bobOrg);
+    await bob.goto('/account/keys');
+    expect(await bob.content()).not.toContain('bulk 1');
+    // A forged switch to an org he does not belong to is refused.
+    const csrfNow = await bob.locator('input[name=csrf]').first().inputValue();
+    const strangerOrg = (await emu.control.createOrg({name: 'Stranger org'})).id;
+    const forgedSwitch = await bob.request.post('/account/org', {form: {csrf: csrfNow, org_id: strangerOrg}});
+    expect(forgedSwitch.status()).toBe(404);
+    await bob.goto('/account');
+    expect(await bob.locator('.org-line code').textContent()).toBe(bobOrg);
   });
 
   it('works from the keyboard alone: sign out reached by Tab and Enter', async () => {
