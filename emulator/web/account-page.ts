@@ -77,12 +77,14 @@ export function loadAccountAssets(): {assets: Assets; files: Asset[]} {
 }
 
 const HTML_DOCTYPE = '<!doctype html>';
+/** A secret not picked up by the page it was made for within this time (real time) is dropped. */
+const FLASH_KEPT_MS = 10 * 60_000;
 
 export function registerAccountPage(app: EmulatorApp, ctx: EmulatorContext): void {
   const accounts = new Accounts(ctx);
   const {assets, files} = loadAccountAssets();
   // A secret shown once: kept in memory from the create to the next page view of the same session, no longer.
-  const flashes = new Map<string, Flash>();
+  const flashes = new Map<string, {page: 'keys' | 'webhooks'; flash: Flash; at: number}>();
 
   for (const file of files) {
     app.get(file.path, () => {
@@ -116,7 +118,7 @@ export function registerAccountPage(app: EmulatorApp, ctx: EmulatorContext): voi
     }),
   );
 
-  const accountBase = (c: Context) => `${new URL(c.req.url).origin}/account`;
+  const accountBase = (c: Context) => `${serverOrigin(c)}/account`;
 
   /** The signed-in person, or undefined. */
   const sessionOf = async (c: Context): Promise<{session: SessionView; id: string} | undefined> => {
@@ -200,15 +202,17 @@ export function registerAccountPage(app: EmulatorApp, ctx: EmulatorContext): voi
   const notFoundPage = (c: Context, viewer: Viewer | undefined, message: string, back?: string) =>
     render(c, ProblemPage({assets, viewer, title: 'Not found', message, back}), 404);
 
-  const takeFlash = (s: {session: SessionView}) => {
-    const f = flashes.get(s.session.idHash);
+  /** The flash for this page (keys or webhooks), taken: a reload no longer has it. */
+  const takeFlash = (s: {session: SessionView}, page: 'keys' | 'webhooks') => {
+    const held = flashes.get(s.session.idHash);
+    if (!held || held.page !== page) return undefined;
     flashes.delete(s.session.idHash);
-    return f;
+    return Date.now() - held.at < FLASH_KEPT_MS ? held.flash : undefined;
   };
-  const putFlash = (s: {session: SessionView}, flash: Flash) => {
+  const putFlash = (s: {session: SessionView}, page: 'keys' | 'webhooks', flash: Flash) => {
     // Bounded: a flash nobody came back for is dropped oldest first.
     if (flashes.size >= 1000) flashes.delete(flashes.keys().next().value as string);
-    flashes.set(s.session.idHash, flash);
+    flashes.set(s.session.idHash, {page, flash, at: Date.now()});
   };
 
   // ---- Sign-in ----------------------------------------------------------------------------------------
@@ -229,7 +233,7 @@ export function registerAccountPage(app: EmulatorApp, ctx: EmulatorContext): voi
           maxKeys: MAX_ACTIVE_KEYS_PER_ORG,
           endpoints: endpoints.length,
           maxEndpoints: MAX_ENDPOINTS_PER_ORG,
-          apiUrl: new URL(c.req.url).origin,
+          apiUrl: serverOrigin(c),
         }),
       );
     }),
@@ -364,7 +368,7 @@ export function registerAccountPage(app: EmulatorApp, ctx: EmulatorContext): voi
     extra: {form?: {name: string; expires: string}; errors?: FormErrors} = {},
     status = 200,
   ) => {
-    const flash = status === 200 ? takeFlash(s) : undefined;
+    const flash = status === 200 ? takeFlash(s, 'keys') : undefined;
     return render(
       c,
       KeysPage({
@@ -373,7 +377,7 @@ export function registerAccountPage(app: EmulatorApp, ctx: EmulatorContext): voi
         keys: await listKeys(ctx, s.session.orgId),
         created: flash?.kind === 'key' ? flash.created : undefined,
         notice: flash?.kind === 'notice' ? flash.text : undefined,
-        apiUrl: new URL(c.req.url).origin,
+        apiUrl: serverOrigin(c),
         ...extra,
       }),
       status,
@@ -398,7 +402,7 @@ export function registerAccountPage(app: EmulatorApp, ctx: EmulatorContext): voi
           expires,
           createdBy: s.session.email,
         });
-        putFlash(s, {kind: 'key', created: {name: key.name, secret, expiresAt: key.expires_at}});
+        putFlash(s, 'keys', {kind: 'key', created: {name: key.name, secret, expiresAt: key.expires_at}});
         return c.redirect('/account/keys', 303);
       } catch (err) {
         const errors = formErrors(err, ['name', 'expires']);
@@ -429,7 +433,7 @@ export function registerAccountPage(app: EmulatorApp, ctx: EmulatorContext): voi
         return notFoundPage(c, s.viewer, 'This org has no such API key.', '/account/keys');
       try {
         const key = await revokeKey(ctx, {orgId: s.session.orgId, keyId: id});
-        putFlash(s, {
+        putFlash(s, 'keys', {
           kind: 'notice',
           text: `Key "${key.name}" (${key.prefix}…) is revoked: requests with it now get 401.`,
         });
@@ -447,7 +451,7 @@ export function registerAccountPage(app: EmulatorApp, ctx: EmulatorContext): voi
   app.get(
     '/account/webhooks',
     signedIn(async (c, s) => {
-      const flash = takeFlash(s);
+      const flash = takeFlash(s, 'webhooks');
       return render(
         c,
         WebhooksPage({
@@ -484,7 +488,7 @@ export function registerAccountPage(app: EmulatorApp, ctx: EmulatorContext): voi
           events,
           description: descriptionText === '' ? null : descriptionText,
         });
-        putFlash(s, {
+        putFlash(s, 'webhooks', {
           kind: 'endpoint',
           created: {endpointId: endpoint.id, url: endpoint.url, secret, warnings},
         });
@@ -533,7 +537,7 @@ export function registerAccountPage(app: EmulatorApp, ctx: EmulatorContext): voi
       if (!endpoint)
         return notFoundPage(c, s.viewer, 'This org has no such webhook endpoint.', '/account/webhooks');
       await deleteEndpoint(ctx, {orgId: s.session.orgId, endpointId: endpoint.id});
-      putFlash(s, {kind: 'notice', text: `The endpoint ${endpoint.url} is deleted.`});
+      putFlash(s, 'webhooks', {kind: 'notice', text: `The endpoint ${endpoint.url} is deleted.`});
       return c.redirect('/account/webhooks', 303);
     }),
   );
@@ -580,6 +584,19 @@ export function registerAccountPage(app: EmulatorApp, ctx: EmulatorContext): voi
     const s = await sessionOf(c);
     return notFoundPage(c, s && (await viewerOf(s)), 'There is no such page.');
   });
+}
+
+/**
+ * The address this request reached, from the socket rather than the Host header: links in the mailbox and the
+ * log must not point wherever a request's Host header says (someone could otherwise ask for a link for another
+ * person's address that leads to their own server). In-process requests (tests) have no socket.
+ */
+function serverOrigin(c: Context): string {
+  const socket = (c.env as {incoming?: {socket?: {localAddress?: string; localPort?: number}}} | undefined)
+    ?.incoming?.socket;
+  if (!socket?.localAddress || !socket.localPort) return new URL(c.req.url).origin;
+  const address = socket.localAddress.replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/, '$1');
+  return `http://${address.includes(':') ? `[${address}]` : address}:${socket.localPort}`;
 }
 
 async function pageHeaders(c: Context, next: () => Promise<void>): Promise<void> {

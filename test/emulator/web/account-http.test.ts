@@ -1,6 +1,7 @@
 // The account page over plain HTTP (no browser): what is stored, what is logged, and how hostile or odd posts
 // are answered. The whole flows in Chromium live in account-page.test.ts.
 import {createHash, randomBytes} from 'node:crypto';
+import {request} from 'node:http';
 import pg from 'pg';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {type RunningEmulator, type StartEmulatorOptions, startEmulator} from '../../../emulator/index.js';
@@ -197,6 +198,36 @@ describe.each(backends)('on $name', (backend) => {
       expect(bell.status).toBe(400);
       expect(bell.text).toContain('Enter an address like name@example.com.');
       expect(logs.some((l) => l.includes('ring'))).toBe(false);
+    });
+
+    it('builds sign-in links from the address the request reached, whatever its Host header says', async () => {
+      const c = client();
+      const page = await c.request('/account');
+      const body = new URLSearchParams({csrf: csrfOf(page.text), email: 'host@example.com'}).toString();
+      const status = await new Promise<number>((resolve, reject) => {
+        const req = request(
+          `${emu.apiUrl}/account/login`,
+          {
+            method: 'POST',
+            headers: {
+              host: 'evil.example',
+              cookie: [...c.jar].map(([k, v]) => `${k}=${v}`).join('; '),
+              'content-type': 'application/x-www-form-urlencoded',
+              'content-length': Buffer.byteLength(body),
+            },
+          },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          },
+        );
+        req.on('error', reject);
+        req.end(body);
+      });
+      expect(status).toBe(200);
+      const line = logs.findLast((l) => l.includes('to host@example.com:')) as string;
+      expect(line).toContain(`${emu.apiUrl}/account/sign-in?token=`);
+      expect(line).not.toContain('evil.example');
     });
 
     it('treats a malformed sign-in link as unknown, without a lookup error', async () => {
