@@ -179,7 +179,19 @@ export function registerAccountPage(app: EmulatorApp, ctx: EmulatorContext): voi
       const s = await sessionOf(c);
       const form = await readForm(c);
       const bound = mode === 'session' ? s?.id : (s?.id ?? readCookie(c, PRE_SESSION_COOKIE));
-      if (!sameOrigin(c) || !form || !csrfTokenMatches(bound, form.get('csrf'))) {
+      if (!form) {
+        return render(
+          c,
+          ProblemPage({
+            assets,
+            viewer: s && (await viewerOf(s)),
+            title: 'Form not readable',
+            message: 'The pages here take ordinary form posts (application/x-www-form-urlencoded) only.',
+          }),
+          415,
+        );
+      }
+      if (!sameOrigin(c) || !csrfTokenMatches(bound, form.get('csrf'))) {
         if (mode === 'session' && !s)
           return loginPage(c, {note: 'Your session has ended. Sign in again.'}, 401);
         return render(

@@ -15,11 +15,13 @@ CREATE TABLE memberships (
   role        text NOT NULL CHECK (role IN ('owner', 'admin')),
   invited_by  text REFERENCES persons (id) ON DELETE SET NULL,
   created_at  timestamptz NOT NULL,
+  -- insertion order: the emulator's clock may give two memberships the same time
+  seq         bigserial,
   PRIMARY KEY (org_id, person_id)
 );
 -- One owner per org: two first sign-ins at once cannot both take the default org.
 CREATE UNIQUE INDEX memberships_one_owner ON memberships (org_id) WHERE role = 'owner';
-CREATE INDEX memberships_person ON memberships (person_id, created_at);
+CREATE INDEX memberships_person ON memberships (person_id, seq);
 
 CREATE TABLE sign_in_links (
   token_hash  text PRIMARY KEY,

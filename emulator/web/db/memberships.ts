@@ -44,11 +44,11 @@ export class MembershipRepository {
     return r.rowCount > 0;
   }
 
-  /** The orgs a person belongs to, oldest membership first. */
+  /** The orgs a person belongs to, in the order they joined them. */
   async orgsOf(personId: string): Promise<PersonOrg[]> {
     const {rows} = await this.db.query<{org_id: string; name: string; role: OrgRole}>(
       `SELECT m.org_id, o.name, m.role FROM memberships m JOIN orgs o ON o.id = m.org_id
-        WHERE m.person_id = $1 ORDER BY m.created_at, m.org_id`,
+        WHERE m.person_id = $1 ORDER BY m.seq`,
       [personId],
     );
     return rows.map((r) => ({orgId: r.org_id, orgName: r.name, role: r.role}));
@@ -65,7 +65,7 @@ export class MembershipRepository {
     }>(
       `SELECT m.person_id, p.email, m.role, i.email AS invited_by, m.created_at, p.last_sign_in_at
          FROM memberships m JOIN persons p ON p.id = m.person_id LEFT JOIN persons i ON i.id = m.invited_by
-        WHERE m.org_id = $1 ORDER BY (m.role = 'owner') DESC, m.created_at, p.email`,
+        WHERE m.org_id = $1 ORDER BY (m.role = 'owner') DESC, m.seq`,
       [orgId],
     );
     return rows.map((r) => ({

@@ -159,7 +159,7 @@ describe.each(backends)('on $name', (backend) => {
   });
 
   describe('odd and hostile input', () => {
-    it('refuses a post that is not an ordinary form, or has no token, with a page rather than a 500', async () => {
+    it('refuses a post that is not an ordinary form (415), or has no token (403), with a page rather than a 500', async () => {
       const c = client();
       await signIn(c, 'odd@example.com');
       const keys = await c.request('/account/keys');
@@ -169,12 +169,15 @@ describe.each(backends)('on $name', (backend) => {
         headers: {'content-type': 'application/json'},
         body: JSON.stringify({csrf, name: 'x', expires: 'never'}),
       });
-      expect(json.status).toBe(403);
-      expect(json.text).toContain('Form refused');
+      expect(json.status).toBe(415);
+      expect(json.text).toContain('Form not readable');
       const multipart = new FormData();
       multipart.set('csrf', csrf);
       multipart.set('name', 'x');
-      expect((await c.request('/account/keys', {method: 'POST', body: multipart})).status).toBe(403);
+      expect((await c.request('/account/keys', {method: 'POST', body: multipart})).status).toBe(415);
+      const noToken = await c.form('/account/keys', {name: 'x', expires: 'never'});
+      expect(noToken.status).toBe(403);
+      expect(noToken.text).toContain('Form refused');
       const twoTokens = await c.request('/account/keys', {
         method: 'POST',
         headers: {'content-type': 'application/x-www-form-urlencoded'},

@@ -428,7 +428,7 @@ describe.skipIf(!chromiumAvailable)('the account page in Chromium', {timeout: 60
     expect(big.status()).toBe(413);
     expect(await big.text()).toContain('Form too large');
     const json = await alice.request.post('/account/keys', {data: {csrf, name: 'json'}});
-    expect(json.status()).toBe(403);
+    expect(json.status()).toBe(415);
   });
 
   it('lets the owner invite an admin, who manages the same org; another person sees only their own org', async () => {
