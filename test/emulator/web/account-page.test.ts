@@ -90,6 +90,13 @@ async function api(path: string, key: string): Promise<number> {
   return res.status;
 }
 
+describe('Chromium availability', () => {
+  // CI installs Chromium; there, a missing browser is a broken set-up, not a reason to skip.
+  it.runIf(process.env.CI === 'true')('has Chromium in CI', () => {
+    expect(chromiumAvailable, 'Chromium must be installed in CI').toBe(true);
+  });
+});
+
 describe.skipIf(!chromiumAvailable)('the account page in Chromium', {timeout: 60_000}, () => {
   let alice: Page;
   let aliceOutside: string[];
