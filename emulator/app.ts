@@ -3,6 +3,7 @@ import {Hono} from 'hono';
 import {methodNotAllowed} from 'hono/method-not-allowed';
 import {registerV1Routes} from './api/v1.js';
 import type {AppEnv, EmulatorApp, EmulatorContext, EmulatorPlugin} from './context.js';
+import {registerLimiterRoutes} from './control/limiter-routes.js';
 import {registerControlRoutes} from './control/routes.js';
 import {errorHandler, HttpError, notFound} from './http-error.js';
 import {registerAccountPage} from './web/account-page.js';
@@ -16,6 +17,14 @@ export function createApp(ctx: EmulatorContext, options: CreateAppOptions = {}):
   const app = new Hono<AppEnv>();
   app.onError(errorHandler(ctx.log));
   app.notFound(() => notFound('no such route').toResponse());
+  if (ctx.clock.mode === 'manual') {
+    // Every answer is dated by the emulator's clock, as a server's Date header is by its own, so clients
+    // count "expires in 3 days" from the time the emulator lives in.
+    app.use(async (c, next) => {
+      await next();
+      c.res.headers.set('Date', ctx.clock.now().toUTCString());
+    });
+  }
   app.use(
     methodNotAllowed({
       app,
@@ -28,6 +37,7 @@ export function createApp(ctx: EmulatorContext, options: CreateAppOptions = {}):
 
   registerV1Routes(app, ctx);
   registerControlRoutes(app, ctx);
+  registerLimiterRoutes(app, ctx);
   registerAccountPage(app, ctx);
   for (const plugin of options.plugins ?? []) plugin.routes?.(app, ctx);
   return app;

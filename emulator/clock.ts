@@ -1,5 +1,6 @@
 // The one source of time for every rule in the emulator (expiry, retries, retention, rate limits).
 // A manual clock moves only when told, so tests and scripts can walk a day of retries in milliseconds.
+import {EARLIEST_CLOCK_MS, LATEST_CLOCK_MS} from '../src/definitions.js';
 
 export type ClockMode = 'real' | 'manual';
 
@@ -25,8 +26,32 @@ export function realClock(): Clock {
   };
 }
 
+/** A manual clock asked to move outside the times it can show; nothing moved. */
+export class ClockRangeError extends RangeError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ClockRangeError';
+  }
+}
+
+const EARLIEST = new Date(EARLIEST_CLOCK_MS).toISOString();
+const LATEST = new Date(LATEST_CLOCK_MS).toISOString();
+
+/** Throws ClockRangeError unless `ms` is a time the clock can show. */
+export function checkClockTime(ms: number): number {
+  if (!Number.isFinite(ms) || ms < EARLIEST_CLOCK_MS || ms > LATEST_CLOCK_MS) {
+    throw new ClockRangeError(
+      `would move the clock outside the times it can show, ${EARLIEST} to ${LATEST}; nothing moved`,
+    );
+  }
+  return ms;
+}
+
 export function manualClock(start: Date = new Date()): ManualClock {
   let current = start.getTime();
+  if (!Number.isFinite(current) || current < EARLIEST_CLOCK_MS || current > LATEST_CLOCK_MS) {
+    throw new ClockRangeError(`a manual clock starts between ${EARLIEST} and ${LATEST}`);
+  }
   const listeners = new Set<(now: Date) => void>();
   const notify = () => {
     const now = new Date(current);
@@ -43,14 +68,12 @@ export function manualClock(start: Date = new Date()): ManualClock {
     },
     advance(ms) {
       if (!Number.isFinite(ms) || ms < 0)
-        throw new RangeError('the clock only moves forward by a finite duration');
-      current += ms;
+        throw new ClockRangeError('the clock only moves forward by a finite duration');
+      current = checkClockTime(current + ms);
       return notify();
     },
     set(to) {
-      const ms = to.getTime();
-      if (!Number.isFinite(ms)) throw new RangeError('not a valid time');
-      current = ms;
+      current = checkClockTime(to.getTime());
       return notify();
     },
   };

@@ -14,7 +14,10 @@ export interface EmulatorContext {
   clock: Clock;
   vault: Vault;
   auth: Authenticator;
+  /** Failed API keys on /v1, per address. */
   limiter: AuthFailureLimiter;
+  /** Failed admin tokens on /_emulator, per address: a budget of its own. */
+  controlLimiter: AuthFailureLimiter;
   /** The org that control calls act on when they name none. */
   orgId: string;
   adminToken: string;

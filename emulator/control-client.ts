@@ -126,6 +126,11 @@ export class EmulatorControl {
     return this.call('POST', '/_emulator/clock', {set: iso});
   }
 
+  /** Forgets every address's failed authentications, on /v1 and on the control surface. */
+  resetLimiter(): Promise<{reset: true}> {
+    return this.call('POST', '/_emulator/limiter/reset');
+  }
+
   /** Emits one event, creating a sandbox in the implied state when none is named. */
   trigger(input: {
     type: EventType;

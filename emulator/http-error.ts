@@ -60,7 +60,16 @@ export function errorHandler(log: (line: string) => void) {
         'the request could not be processed',
       ).toResponse();
     }
+    if (clientWentAway(err, c)) {
+      // Nobody is left to read an answer, and nothing went wrong here: one line, no stack.
+      log(`the client closed the connection before its request was read: ${c.req.method} ${c.req.path}`);
+      return new HttpError(400, 'invalid_request', 'the request was not received in full').toResponse();
+    }
     log(`internal error on ${c.req.method} ${c.req.path}: ${err.stack ?? err.message}`);
     return new HttpError(500, 'internal', 'internal error').toResponse();
   };
+}
+
+function clientWentAway(err: Error, c: Context): boolean {
+  return (err as NodeJS.ErrnoException).code === 'ECONNRESET' || c.req.raw.signal?.aborted === true;
 }

@@ -1,12 +1,13 @@
 // The emulator as a library: startEmulator() opens storage, serves the API and the control surface, and stops cleanly.
 import {randomBytes} from 'node:crypto';
-import {mkdir, mkdtemp, rm} from 'node:fs/promises';
+import {mkdtemp, rm} from 'node:fs/promises';
 import type {Server} from 'node:http';
 import type {AddressInfo} from 'node:net';
 import {tmpdir} from 'node:os';
 import {join, resolve} from 'node:path';
 import {serve} from '@hono/node-server';
 import {createApp} from './app.js';
+import {DataDirError, makeDataDirPrivate} from './data-dir.js';
 import {Authenticator} from './auth/authenticator.js';
 import {AuthFailureLimiter, type RateLimitOptions} from './auth/rate-limiter.js';
 import {type Clock, manualClock, realClock} from './clock.js';
@@ -17,6 +18,7 @@ import {openStorage} from './db/open.js';
 import {ReadCache, trackWrites} from './db/read-cache.js';
 import {createRepositories, type Repositories} from './db/repositories.js';
 import {type Resolver, systemResolver} from './net/address-policy.js';
+import {answerClientError} from './net/client-error.js';
 import {isProcessAlive, readRuntimeFile, removeRuntimeFile, writeRuntimeFile} from './runtime-file.js';
 import {createVault} from './vault.js';
 import {createDeliveryPlugin, type DeliveryPluginOptions} from './delivery/plugin.js';
@@ -83,7 +85,7 @@ export interface RunningEmulator {
 export class EmulatorStartError extends Error {
   constructor(
     message: string,
-    readonly code: 'already_running' | 'port_in_use' | 'start_failed',
+    readonly code: 'already_running' | 'port_in_use' | 'data_dir_not_private' | 'start_failed',
   ) {
     super(message);
     this.name = 'EmulatorStartError';
@@ -110,7 +112,13 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
   }
   const ownsDataDir = !options.dataDir;
   const dataDir = resolve(options.dataDir ?? (await mkdtemp(join(tmpdir(), 'svc-emulator-'))));
-  await mkdir(dataDir, {recursive: true, mode: 0o700});
+  // Made (when missing) and locked down before anything is read from it or written to it.
+  try {
+    await makeDataDirPrivate(dataDir);
+  } catch (err) {
+    if (err instanceof DataDirError) throw new EmulatorStartError(err.message, 'data_dir_not_private');
+    throw err;
+  }
 
   const existing = await readRuntimeFile(dataDir);
   if (existing && existing.pid !== process.pid && isProcessAlive(existing.pid)) {
@@ -132,6 +140,12 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
   ]);
   if (opened.status === 'rejected') throw opened.reason;
   const storage = opened.value;
+  // Again, for what opening the storage just wrote there (the embedded database's files).
+  await makeDataDirPrivate(dataDir).catch(async (err: unknown) => {
+    await storage.db.close().catch(() => undefined);
+    await storage.cleanup();
+    throw err;
+  });
   // Every write bumps a generation, so the read cache below can never serve what a write changed.
   const db = trackWrites(storage.db, CACHED_TABLES);
   const cleanupStorage = async () => {
@@ -157,6 +171,7 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
       vault,
       auth: new Authenticator(repos.keys, clock, log, {ttlMs: sharedDatabase ? 1000 : undefined}),
       limiter: new AuthFailureLimiter(clock, options.rateLimit),
+      controlLimiter: new AuthFailureLimiter(clock, options.rateLimit),
       orgId,
       adminToken,
       allowLocalEndpoints: options.allowLocalEndpoints ?? false,
@@ -292,6 +307,7 @@ function listen(
 ) {
   return new Promise<Server>((resolvePromise, reject) => {
     const server = serve({fetch, port, hostname: host}) as Server;
+    server.on('clientError', answerClientError);
     server.once('listening', () => {
       server.removeListener('error', reject);
       resolvePromise(server);

@@ -103,6 +103,11 @@ export type OrgRole = (typeof ORG_ROLES)[number];
 export const MAX_ACTIVE_KEYS_PER_ORG = 25;
 /** An org may register at most this many webhook endpoints. */
 export const MAX_ENDPOINTS_PER_ORG = 10;
+/**
+ * Relay endpoints (`svc listen`, emulator only) an org may hold besides its webhook endpoints: they do not
+ * take one of the MAX_ENDPOINTS_PER_ORG places, so a suite testing that limit sees the service's behaviour.
+ */
+export const MAX_RELAYS_PER_ORG = 10;
 /** An endpoint URL is at most this many characters. */
 export const MAX_ENDPOINT_URL_LENGTH = 2048;
 /** An endpoint description is at most this many characters. */
@@ -145,6 +150,21 @@ export const MAX_ACCOUNT_FORM_BYTES = 16 * 1024;
 export const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
 /** Free text (an error message) may hold tabs and line breaks, and no other control character. */
 export const LINE_CONTROL_CHARACTER = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
+
+// ---- Time -----------------------------------------------------------------------------------------------
+
+// Dates are stored as PostgreSQL timestamps and written as ISO 8601, both of which end with year 9999.
+
+/** The earliest time the emulator's clock can show: the Unix epoch. */
+export const EARLIEST_CLOCK_MS = 0;
+/**
+ * The latest time the emulator's clock can show, 9998-12-31T00:00:00Z: a year short of the last storable
+ * date, so every date derived from the clock (a 365-day key expiry, a retry, the next step of a sandbox)
+ * still fits.
+ */
+export const LATEST_CLOCK_MS = 253_370_678_400_000;
+/** The last date anything is stored with, 9999-12-31T23:59:59.999Z. */
+export const LATEST_DATE_MS = 253_402_300_799_999;
 
 // ---- Errors ---------------------------------------------------------------------------------------------
 

@@ -2,7 +2,7 @@
 import {createMiddleware} from 'hono/factory';
 import type {Context} from 'hono';
 import type {AppEnv, EmulatorApp, EmulatorContext} from '../context.js';
-import {rateLimited} from '../auth/bearer.js';
+import {reserveOrRefuse} from '../auth/rate-limiter.js';
 import {endpointRecord, type StoredEndpoint} from '../db/webhook-endpoints.js';
 import {forbidden, HttpError, unauthorized} from '../http-error.js';
 import {clientAddress} from '../net/client-address.js';
@@ -58,14 +58,20 @@ export function registerV1Routes(app: EmulatorApp, ctx: EmulatorContext): void {
 
 function bearerAuth(ctx: EmulatorContext) {
   return createMiddleware<AppEnv>(async (c: Context<AppEnv>, next) => {
-    const address = clientAddress(c);
-    const wait = ctx.limiter.retryAfterSeconds(address);
-    if (wait > 0) throw rateLimited(wait);
-    const key = await ctx.auth.authenticate(requestHeader(c, 'authorization'));
+    const reservation = await reserveOrRefuse(ctx.limiter, clientAddress(c));
+    let key: Awaited<ReturnType<typeof ctx.auth.authenticate>>;
+    try {
+      key = await ctx.auth.authenticate(requestHeader(c, 'authorization'));
+    } catch (err) {
+      // The lookup broke, not the caller's key: that is no failed guess.
+      reservation.succeeded();
+      throw err;
+    }
     if (!key) {
-      ctx.limiter.recordFailure(address);
+      reservation.failed();
       throw unauthorized();
     }
+    reservation.succeeded();
     c.set('key', {id: key.id, orgId: key.orgId});
     await next();
   });

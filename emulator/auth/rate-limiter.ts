@@ -1,6 +1,9 @@
 // Counts failed authentications per client address in fixed windows of the emulator clock.
-// Only failures count, so a busy client with a good key is never slowed down.
+// Only failures count, so a busy client with a good key is never refused. A check that has to wait for a
+// lookup (the key table) holds a reservation while it waits: a reservation counts as a failure until the
+// lookup succeeds, so parallel guesses cannot all pass the check before any of them is recorded.
 import type {Clock} from '../clock.js';
+import {rateLimited} from './bearer.js';
 
 export interface RateLimitOptions {
   /** Failures allowed per address within one window before it is refused. Default 20. */
@@ -13,14 +16,37 @@ export const DEFAULT_RATE_LIMIT = {maxFailures: 20, windowMs: 60_000} as const;
 
 // Bounds memory when many addresses fail; older windows are dropped first.
 const MAX_TRACKED_ADDRESSES = 10_000;
+// Requests of one address waiting for a free reservation; beyond this they are refused rather than queued.
+const MAX_WAITING_PER_ADDRESS = 1_000;
 
 interface Window {
   start: number;
   failures: number;
 }
 
+interface AddressState {
+  /** Lookups in flight, each counted as a failure until it settles. */
+  reserved: number;
+  waiting: Array<() => void>;
+}
+
+/** The outcome of one check: settle it with `succeeded()` or `failed()` exactly once. */
+export interface Reservation {
+  succeeded(): void;
+  failed(): void;
+}
+
+/** Thrown when an address has used up its failures; `retryAfterSeconds` is when its window ends. */
+export class RateLimitedError extends Error {
+  constructor(readonly retryAfterSeconds: number) {
+    super(`too many failed authentication attempts from this address; try again in ${retryAfterSeconds} s`);
+    this.name = 'RateLimitedError';
+  }
+}
+
 export class AuthFailureLimiter {
   private readonly windows = new Map<string, Window>();
+  private readonly inFlight = new Map<string, AddressState>();
   private readonly maxFailures: number;
   private readonly windowMs: number;
 
@@ -36,7 +62,29 @@ export class AuthFailureLimiter {
   retryAfterSeconds(address: string): number {
     const w = this.current(address);
     if (!w || w.failures < this.maxFailures) return 0;
-    return Math.max(1, Math.ceil((w.start + this.windowMs - this.clock.nowMs()) / 1000));
+    return this.secondsLeft(w);
+  }
+
+  /**
+   * Takes a reservation for one authentication of `address`, waiting while the reservations already out
+   * could use up what is left of its budget. Throws RateLimitedError once the budget is spent.
+   */
+  async reserve(address: string): Promise<Reservation> {
+    for (;;) {
+      const w = this.current(address);
+      const failures = w?.failures ?? 0;
+      if (failures >= this.maxFailures) throw new RateLimitedError(this.secondsLeft(w as Window));
+      const state = this.stateOf(address);
+      if (failures + state.reserved < this.maxFailures) {
+        state.reserved += 1;
+        return this.reservation(address, state);
+      }
+      // Every remaining failure is spoken for by a lookup in flight: wait until one settles, then look again.
+      if (state.waiting.length >= MAX_WAITING_PER_ADDRESS) {
+        throw new RateLimitedError(Math.max(1, Math.ceil(this.windowMs / 1000)));
+      }
+      await new Promise<void>((resolve) => state.waiting.push(resolve));
+    }
   }
 
   recordFailure(address: string): void {
@@ -48,6 +96,43 @@ export class AuthFailureLimiter {
       this.windows.set(address, w);
     }
     w.failures += 1;
+  }
+
+  /** Forgets every address's failures (a test suite starting afresh). Lookups in flight still settle. */
+  reset(): void {
+    this.windows.clear();
+    for (const state of this.inFlight.values()) this.wake(state);
+  }
+
+  private reservation(address: string, state: AddressState): Reservation {
+    let settled = false;
+    const settle = (failed: boolean) => {
+      if (settled) return;
+      settled = true;
+      if (failed) this.recordFailure(address);
+      state.reserved -= 1;
+      this.wake(state);
+      if (state.reserved === 0 && state.waiting.length === 0) this.inFlight.delete(address);
+    };
+    return {succeeded: () => settle(false), failed: () => settle(true)};
+  }
+
+  private wake(state: AddressState): void {
+    const waiting = state.waiting.splice(0);
+    for (const resolve of waiting) resolve();
+  }
+
+  private stateOf(address: string): AddressState {
+    let state = this.inFlight.get(address);
+    if (!state) {
+      state = {reserved: 0, waiting: []};
+      this.inFlight.set(address, state);
+    }
+    return state;
+  }
+
+  private secondsLeft(w: Window): number {
+    return Math.max(1, Math.ceil((w.start + this.windowMs - this.clock.nowMs()) / 1000));
   }
 
   private current(address: string): Window | undefined {
@@ -74,5 +159,15 @@ export class AuthFailureLimiter {
         this.windows.delete(address);
       }
     }
+  }
+}
+
+/** A reservation for one authentication of `address`, or the 429 answer once it used up its failures. */
+export async function reserveOrRefuse(limiter: AuthFailureLimiter, address: string): Promise<Reservation> {
+  try {
+    return await limiter.reserve(address);
+  } catch (err) {
+    if (err instanceof RateLimitedError) throw rateLimited(err.retryAfterSeconds);
+    throw err;
   }
 }

@@ -58,7 +58,9 @@ export class WebhookEndpointRepository {
       const org = await tx.query('SELECT id FROM orgs WHERE id = $1 FOR UPDATE', [input.orgId]);
       if (org.rows.length === 0) throw new LimitError(`no org ${input.orgId}`);
       const {rows} = await tx.query<{n: number | string}>(
-        'SELECT count(*) AS n FROM webhook_endpoints WHERE org_id = $1',
+        // Relay endpoints of `svc listen` are the emulator's own and do not take one of the org's places.
+        `SELECT count(*) AS n FROM webhook_endpoints w
+          WHERE w.org_id = $1 AND NOT EXISTS (SELECT 1 FROM relay_endpoints r WHERE r.endpoint_id = w.id)`,
         [input.orgId],
       );
       if (Number(rows[0]?.n ?? 0) >= MAX_ENDPOINTS_PER_ORG) {

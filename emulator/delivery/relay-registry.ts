@@ -1,4 +1,5 @@
 // Relay endpoints for `svc listen`: one per org and name, reused across runs so its signing secret stays stable.
+import {MAX_RELAYS_PER_ORG} from '../../src/definitions.js';
 import {newId, newSigningSecret} from '../ids.js';
 import type {Database} from '../db/database.js';
 import type {Vault} from '../vault.js';
@@ -12,6 +13,17 @@ export interface RelayEndpoint {
 }
 
 export const RELAY_URL_SCHEME = 'relay://';
+
+/** The org already has as many relay endpoints as it may; an existing name can still be reused. */
+export class RelayLimitError extends Error {
+  constructor() {
+    super(
+      `the org already has ${MAX_RELAYS_PER_ORG} relay endpoints; register under one of their names again ` +
+        '(relay endpoints do not take one of the webhook endpoint places, but have a limit of their own)',
+    );
+    this.name = 'RelayLimitError';
+  }
+}
 
 /** Finds the relay endpoint called `name`, or creates it; `events` (when given) replaces its subscription. */
 export async function registerRelay(
@@ -42,6 +54,11 @@ export async function registerRelay(
         created: false,
       };
     }
+    const count = await tx.query<{n: number | string}>(
+      'SELECT count(*) AS n FROM relay_endpoints WHERE org_id = $1',
+      [input.orgId],
+    );
+    if (Number(count.rows[0]?.n ?? 0) >= MAX_RELAYS_PER_ORG) throw new RelayLimitError();
     const id = newId('we');
     const secret = newSigningSecret();
     await tx.query(

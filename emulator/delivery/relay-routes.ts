@@ -5,7 +5,7 @@ import type {EmulatorApp, EmulatorContext} from '../context.js';
 import {conflict, HttpError, invalidRequest, notFound} from '../http-error.js';
 import {readJsonBody} from '../net/read-json.js';
 import type {RelayHub} from './relay-hub.js';
-import {isRelayEndpoint, registerRelay} from './relay-registry.js';
+import {isRelayEndpoint, RelayLimitError, registerRelay} from './relay-registry.js';
 import {isSuccessStatus, RESPONSE_BODY_LIMIT_BYTES} from './retry-policy.js';
 
 /** Keeps idle proxies and the listener's stale-connection check satisfied. */
@@ -57,6 +57,8 @@ export function registerRelayRoutes(app: EmulatorApp, ctx: EmulatorContext, hub:
       name: body.name ?? 'default',
       events,
       now: ctx.clock.now(),
+    }).catch((err: unknown) => {
+      throw err instanceof RelayLimitError ? conflict(err.message) : err;
     });
     const {created, ...record} = relay;
     return c.json(record, created ? 201 : 200);

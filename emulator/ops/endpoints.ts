@@ -77,8 +77,8 @@ export async function createEndpoint(
   } catch (err) {
     if (err instanceof LimitError) {
       throw conflict(
-        `the org already has ${MAX_ENDPOINTS_PER_ORG} webhook endpoints, the most it may have; delete one ` +
-          'it no longer needs, then add the new one',
+        `the org already has ${MAX_ENDPOINTS_PER_ORG} webhook endpoints, the most it may have (relay ` +
+          'endpoints of `svc listen` not counted); delete one it no longer needs, then add the new one',
       );
     }
     throw err;

@@ -4,6 +4,7 @@ import {
   EVENT_TYPES,
   type EventType,
   isId,
+  LATEST_DATE_MS,
   MAX_NAME_LENGTH,
   SANDBOX_REQUESTABLE_ACTIONS,
   type SandboxAction,
@@ -22,7 +23,7 @@ const lastErrorOf = (problems: Problems, value: unknown) =>
 
 export async function createSandbox(
   sandboxes: SandboxService,
-  input: {orgId: string; name?: unknown; expiresIn?: unknown},
+  input: {orgId: string; name?: unknown; expiresIn?: unknown; nowMs: number},
 ): Promise<MoveResult> {
   const problems = new Problems();
   const name = text(problems, 'name', input.name, {max: MAX_NAME_LENGTH, optional: true});
@@ -30,6 +31,8 @@ export async function createSandbox(
   if (input.expiresIn !== undefined) {
     expiresInMs = typeof input.expiresIn === 'string' ? parseDuration(input.expiresIn) : undefined;
     if (expiresInMs === undefined) problems.add('expires_in', 'must be a duration like 90s, 10m, 3h or 31d');
+    else if (input.nowMs + expiresInMs > LATEST_DATE_MS)
+      problems.add('expires_in', 'is too long: the sandbox would expire after the year 9999');
   }
   problems.throwIfAny();
   if (!isId('org', input.orgId)) throw notFound('no org with this id');

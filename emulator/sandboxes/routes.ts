@@ -23,6 +23,7 @@ export function registerSandboxRoutes(
       orgId: orgIdOf(body, ctx.orgId),
       name: body.name,
       expiresIn: body.expires_in,
+      nowMs: ctx.clock.nowMs(),
     });
     return c.json(result, 201);
   });

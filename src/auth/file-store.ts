@@ -1,6 +1,6 @@
 // credentials.json in the config dir: owner-only (dir 0700, file 0600), replaced atomically, keyed by API URL.
 import {randomBytes} from 'node:crypto';
-import {chmod, mkdir, open, readFile, rename, rm, stat} from 'node:fs/promises';
+import {chmod, lstat, mkdir, open, readFile, rename, rm, stat} from 'node:fs/promises';
 import {join} from 'node:path';
 import {UserError} from '../lib/errors.js';
 
@@ -77,13 +77,46 @@ export class FileCredentialStore {
     return entry;
   }
 
+  /**
+   * Removes whatever is at the credentials path (a damaged file, a folder) so a fresh login can write
+   * there. Returns what was removed, or undefined when nothing was there.
+   */
+  async removeDamaged(): Promise<'file' | 'folder' | undefined> {
+    let info: Awaited<ReturnType<typeof lstat>>;
+    try {
+      info = await lstat(this.path);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+      throw err;
+    }
+    await rm(this.path, {recursive: info.isDirectory(), force: true});
+    return info.isDirectory() ? 'folder' : 'file';
+  }
+
   private async read(): Promise<CredentialsFile> {
     let text: string;
     try {
       await this.checkFileMode();
       text = await readFile(this.path, 'utf8');
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return emptyFile();
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') return emptyFile();
+      if (code === 'EISDIR') {
+        throw new UserError(`the credentials path ${this.path} is a folder`, {
+          code: 'credentials_damaged',
+          suggestions: ['Run `svc logout` to remove it, then `svc login` again'],
+        });
+      }
+      if (code === 'ENOTDIR') {
+        throw new UserError(
+          `the config dir ${this.dir} is not a folder, so svc cannot keep credentials in it`,
+          {
+            code: 'credentials_damaged',
+            suggestions: ['Move that file away, or point SVC_CONFIG_DIR at a folder of your own'],
+          },
+        );
+      }
       throw err;
     }
     try {
@@ -98,7 +131,7 @@ export class FileCredentialStore {
       // Never print the content: it holds keys.
       throw new UserError(`the credentials file ${this.path} is damaged`, {
         code: 'credentials_damaged',
-        suggestions: [`Remove it and run \`svc login\` again: rm ${this.path}`],
+        suggestions: ['Run `svc logout` to remove it, then `svc login` again'],
       });
     }
   }
@@ -109,6 +142,15 @@ export class FileCredentialStore {
     const path = this.path;
     const wanted = 0o600;
     const info = await stat(path);
+    if (!info.isFile()) {
+      throw new UserError(
+        `the credentials path ${path} is ${info.isDirectory() ? 'a folder' : 'not a file'}`,
+        {
+          code: 'credentials_damaged',
+          suggestions: ['Run `svc logout` to remove it, then `svc login` again'],
+        },
+      );
+    }
     if (typeof process.getuid === 'function' && info.uid !== process.getuid()) {
       throw new UserError(`${path} belongs to another user; svc will not read keys from it`, {
         code: 'credentials_insecure',

@@ -1,7 +1,7 @@
-// Credential storage and the URL policy.
-export {DEFAULT_ACCOUNT_URL, DEFAULT_API_URL, KEYCHAIN_SERVICE} from './constants.js';
+// Credential storage and which key and address a command uses. The URL policy itself belongs to the client.
 export {type CredentialEntry, FileCredentialStore, type StoreKind} from './file-store.js';
 export {
+  KEYCHAIN_SERVICE,
   KEYCHAIN_TIMEOUT_MS,
   type KeyringEntry,
   type KeyringEntryFactory,
@@ -19,4 +19,3 @@ export {
   resolveCredentials,
 } from './resolve.js';
 export {openSession, type Session} from './session.js';
-export {ApiUrlError, isLoopbackHost, normalizeApiUrl} from './url-policy.js';

@@ -1,7 +1,9 @@
 // API keys in the OS keychain via @napi-rs/keyring. Every call is bounded (a locked or absent D-Bus
 // secret service can hang forever) and every failure is reported: never a silent fallback to the file.
 import {UserError} from '../lib/errors.js';
-import {KEYCHAIN_SERVICE} from './constants.js';
+
+/** Name under which keys live in the OS keychain; the account is the normalized API URL. */
+export const KEYCHAIN_SERVICE = 'svc';
 
 /** The part of @napi-rs/keyring's AsyncEntry this store uses; tests hand in their own. */
 export interface KeyringEntry {

@@ -1,13 +1,13 @@
 // Which key and which address a command uses, and why: SVC_API_KEY over a stored key; --api-url or
 // SVC_API_URL over the default; a stored key only ever for the exact address it was stored for.
+import {normalizeApiUrl} from '../client/api-url.js';
+import {DEFAULT_API_URL} from '../client/defaults.js';
+import {API_KEY_SECRET_PATTERN} from '../definitions.js';
 import {UserError} from '../lib/errors.js';
 import {ExitCode} from '../lib/exit-codes.js';
-import {API_KEY_SECRET_PATTERN} from '../definitions.js';
 import {configDir} from '../lib/paths.js';
-import {DEFAULT_API_URL} from './constants.js';
 import {FileCredentialStore} from './file-store.js';
 import {KeychainStore} from './keychain-store.js';
-import {normalizeApiUrl} from './url-policy.js';
 
 export type CredentialSource = 'env' | 'keychain' | 'file';
 

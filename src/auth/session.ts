@@ -1,7 +1,7 @@
 // A ready client for a command: credentials resolved by the rules in resolve.ts, then the client built for them.
 import type {ClientOptions, SvcClient} from '../client/client.js';
+import {DEFAULT_API_URL} from '../client/defaults.js';
 import {UnauthorizedError} from '../client/errors.js';
-import {DEFAULT_API_URL} from './constants.js';
 import {type ResolvedCredentials, type ResolveOptions, resolveCredentials} from './resolve.js';
 
 export interface Session {
@@ -56,5 +56,6 @@ function explainRejections(client: SvcClient, credentials: ResolvedCredentials):
     listApiKeys: explain(client.listApiKeys),
     listWebhooks: explain(client.listWebhooks),
     listDeliveries: explain(client.listDeliveries),
+    serverNowMs: client.serverNowMs,
   };
 }

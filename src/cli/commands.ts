@@ -5,6 +5,7 @@ import EmulatorClock from '../commands/emulator/clock.js';
 import EmulatorExec from '../commands/emulator/exec.js';
 import EmulatorKeysCreate from '../commands/emulator/keys/create.js';
 import EmulatorKeysRevoke from '../commands/emulator/keys/revoke.js';
+import EmulatorLimiterReset from '../commands/emulator/limiter/reset.js';
 import EmulatorSandboxesAction from '../commands/emulator/sandboxes/action.js';
 import EmulatorSandboxesCreate from '../commands/emulator/sandboxes/create.js';
 import EmulatorSandboxesList from '../commands/emulator/sandboxes/list.js';
@@ -29,6 +30,7 @@ export const COMMANDS = {
   'emulator:exec': EmulatorExec,
   'emulator:keys:create': EmulatorKeysCreate,
   'emulator:keys:revoke': EmulatorKeysRevoke,
+  'emulator:limiter:reset': EmulatorLimiterReset,
   'emulator:sandboxes:action': EmulatorSandboxesAction,
   'emulator:sandboxes:create': EmulatorSandboxesCreate,
   'emulator:sandboxes:list': EmulatorSandboxesList,

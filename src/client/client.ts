@@ -1,9 +1,10 @@
-// The typed svc API client. Read-only by design: the API lets keys only read (an API key can only read).
-import {DEFAULT_ACCOUNT_URL, DEFAULT_API_URL} from '../auth/constants.js';
-import {redactKeys} from '../auth/redact.js';
-import {normalizeApiUrl} from '../auth/url-policy.js';
+// The typed svc API client. Read-only by design: an API key can only read.
+import {ID_PATTERNS, isId} from '../definitions.js';
 import type {ApiKey, Delivery, Org, WebhookEndpoint} from '../schemas/index.js';
+import {normalizeApiUrl} from './api-url.js';
+import {DEFAULT_ACCOUNT_URL, DEFAULT_API_URL} from './defaults.js';
 import {ApiError, InvalidRequestError} from './errors.js';
+import {redactKeys} from './redact.js';
 import {type FetchLike, getJson, realSleep, type Sleep, type TransportOptions} from './transport.js';
 import {defaultUserAgent} from './user-agent.js';
 
@@ -36,12 +37,22 @@ export interface SvcClient {
   listWebhooks(options?: RequestOptions): Promise<WebhookEndpoint[]>;
   /** The 100 most recent deliveries to one endpoint, newest first. */
   listDeliveries(webhookId: string, options?: RequestOptions): Promise<Delivery[]>;
+  /**
+   * The API's time now, for "in 5 minutes" and "2 hours ago": this machine's clock, unless the `Date`
+   * header of the latest answer showed the API's clock elsewhere (an emulator whose clock is moved by
+   * hand), beyond what that header's one-second precision and the trip explain.
+   */
+  serverNowMs(): number;
 }
 
-export const WEBHOOK_ID_PATTERN = /^we_[0-9A-Za-z]{24}$/;
+/** The shape of a webhook endpoint id; kept as an export of the client for its users. */
+export const WEBHOOK_ID_PATTERN = ID_PATTERNS.webhookEndpoint;
+
+/** A `Date` header is whole seconds and was stamped before the trip back: differences within this are noise. */
+const CLOCK_AGREEMENT_MS = 2000;
 
 export function isWebhookId(value: string): boolean {
-  return WEBHOOK_ID_PATTERN.test(value);
+  return isId('webhookEndpoint', value);
 }
 
 /** The account page that belongs to an API address: the hosted one, or the emulator's own. */
@@ -67,7 +78,15 @@ export function createClient(options: ClientOptions): SvcClient {
     retries: Math.max(0, options.retries ?? 2),
     sleep: options.sleep ?? realSleep,
     random: options.random ?? Math.random,
+    onDate(value, receivedAtMs) {
+      const serverMs = Date.parse(value);
+      if (Number.isNaN(serverMs)) return;
+      const offset = serverMs - receivedAtMs;
+      // The header drops milliseconds: half a second on average is added back.
+      clockOffsetMs = Math.abs(offset) > CLOCK_AGREEMENT_MS ? offset + 500 : 0;
+    },
   };
+  let clockOffsetMs = 0;
 
   // zod is loaded with the first request, not at import: `svc --help` and friends never pay for it.
   const schemas = (): Promise<Schemas> => import('../schemas/index.js');
@@ -88,13 +107,14 @@ export function createClient(options: ClientOptions): SvcClient {
       const where = (err as {issues?: {path?: PropertyKey[]}[]}).issues?.[0]?.path?.join('.') ?? '';
       throw new ApiError(
         `the API at ${apiUrl}${path} answered with an unexpected shape${where ? ` (at ${where})` : ''}`,
-        {code: 'invalid_response', suggestions: ['Check that the API address points at an svc API']},
+        {code: 'invalid_response', cause: err},
       );
     }
   }
 
   return {
     apiUrl,
+    serverNowMs: () => Date.now() + clockOffsetMs,
     getOrg(request) {
       return get('/v1/org', (z, b) => z.OrgSchema.parse(b), request);
     },

@@ -1,61 +1,63 @@
 // Typed errors of the API client, and the one function that turns an HTTP answer into one of them.
-// Each carries a stable `code`, the CLI's `exitCode` and next steps, so the CLI renders them as they are.
-import {ExitCode, type ExitCodeValue} from '../lib/exit-codes.js';
+// Each carries what a program branches on: a stable `code` (the service's codes, from definitions.ts, plus a few
+// of the client's own for failures before or outside an answer), the HTTP `status` when an answer arrived, and
+// a message for people. What to do next and how a process exits are for the caller to decide: the CLI maps
+// these in src/lib/error-mapper.ts.
+import {ERROR_STATUS, type ErrorCode} from '../definitions.js';
+
+/** Codes of failures the service never sends: they happen before a request, or outside the answer's body. */
+export type ClientErrorCode =
+  | 'invalid_api_url'
+  | 'invalid_response'
+  | 'unexpected_redirect'
+  | 'network_error'
+  | 'server_error'
+  | 'http_error';
 
 export interface ApiErrorOptions {
-  code: string;
+  /** A service code, one of the client's own, or a code an error body carried that this version does not know. */
+  code: ErrorCode | ClientErrorCode | (string & {});
   status?: number;
-  exitCode?: ExitCodeValue;
-  suggestions?: string[];
+  cause?: unknown;
 }
 
 export class ApiError extends Error {
   readonly code: string;
   /** HTTP status of the answer; absent when no answer arrived. */
   readonly status: number | undefined;
-  readonly exitCode: ExitCodeValue;
-  readonly suggestions: string[];
 
   constructor(message: string, options: ApiErrorOptions) {
-    super(message);
+    super(message, options.cause === undefined ? undefined : {cause: options.cause});
     this.name = 'ApiError';
     this.code = options.code;
     this.status = options.status;
-    this.exitCode = options.exitCode ?? ExitCode.error;
-    this.suggestions = options.suggestions ?? [];
   }
 }
 
 export class UnauthorizedError extends ApiError {
-  constructor(message = 'the API key was rejected (revoked or expired?). Run `svc login` with a new key') {
-    super(message, {
-      code: 'unauthorized',
-      status: 401,
-      exitCode: ExitCode.unauthorized,
-      suggestions: ['Run `svc login` with a new key, or set SVC_API_KEY to a valid one'],
-    });
+  constructor(message = 'the API key was rejected (revoked or expired?)') {
+    super(message, {code: 'unauthorized', status: ERROR_STATUS.unauthorized});
     this.name = 'UnauthorizedError';
   }
 }
 
 export class ForbiddenError extends ApiError {
+  /** Where keys and webhook endpoints are managed instead. */
+  readonly accountUrl: string;
+
   constructor(accountUrl: string) {
     super(
       `API keys can only read; keys and webhook endpoints are created on the account page: ${accountUrl}`,
-      {
-        code: 'forbidden',
-        status: 403,
-        exitCode: ExitCode.forbidden,
-        suggestions: [`Open ${accountUrl} to create or revoke keys and webhook endpoints`],
-      },
+      {code: 'forbidden', status: ERROR_STATUS.forbidden},
     );
     this.name = 'ForbiddenError';
+    this.accountUrl = accountUrl;
   }
 }
 
 export class NotFoundError extends ApiError {
   constructor(message: string) {
-    super(message, {code: 'not_found', status: 404});
+    super(message, {code: 'not_found', status: ERROR_STATUS.not_found});
     this.name = 'NotFoundError';
   }
 }
@@ -75,10 +77,7 @@ export class RateLimitedError extends ApiError {
     const wait = retryAfterSeconds === undefined ? 'a moment' : `${retryAfterSeconds} s`;
     super(`the API is rate limiting these requests; try again in ${wait}`, {
       code: 'rate_limited',
-      status: 429,
-      suggestions: [
-        'Repeated failed logins from one address are rate limited: check the key before retrying',
-      ],
+      status: ERROR_STATUS.rate_limited,
     });
     this.name = 'RateLimitedError';
     this.retryAfterSeconds = retryAfterSeconds;
@@ -89,8 +88,7 @@ export class VaultUnavailableError extends ApiError {
   constructor() {
     super('this deployment has no vault key, so webhook deliveries cannot be read', {
       code: 'vault_unavailable',
-      status: 503,
-      suggestions: ['For the emulator: start it without --no-vault-key'],
+      status: ERROR_STATUS.vault_unavailable,
     });
     this.name = 'VaultUnavailableError';
   }
@@ -100,8 +98,8 @@ export class NetworkError extends ApiError {
   /** The address that could not be reached (never carries the key: keys travel only in a header). */
   readonly url: string;
 
-  constructor(url: string, reason: string, suggestions: string[]) {
-    super(`could not reach ${url}: ${reason}`, {code: 'network_error', suggestions});
+  constructor(url: string, reason: string, cause?: unknown) {
+    super(`could not reach ${url}: ${reason}`, {code: 'network_error', cause});
     this.name = 'NetworkError';
     this.url = url;
   }
@@ -118,26 +116,27 @@ export interface ErrorContext {
 export function errorFromResponse(status: number, body: unknown, ctx: ErrorContext): ApiError {
   const remote = remoteError(body);
   switch (status) {
-    case 400:
+    case ERROR_STATUS.invalid_request:
     case 422:
       return new InvalidRequestError(remote?.message ?? `the API refused the request to ${ctx.url}`, status);
-    case 401:
+    case ERROR_STATUS.unauthorized:
       return new UnauthorizedError();
-    case 403:
+    case ERROR_STATUS.forbidden:
       return new ForbiddenError(ctx.accountUrl);
-    case 404:
+    case ERROR_STATUS.not_found:
       return new NotFoundError(remote?.message ?? `not found: ${ctx.url}`);
-    case 429:
+    case ERROR_STATUS.rate_limited:
       return new RateLimitedError(ctx.retryAfterSeconds);
     default:
       break;
   }
-  if (status === 503 && remote?.code === 'vault_unavailable') return new VaultUnavailableError();
+  if (status === ERROR_STATUS.vault_unavailable && remote?.code === 'vault_unavailable') {
+    return new VaultUnavailableError();
+  }
   const detail = remote ? `: ${remote.message}` : '';
   return new ApiError(`the API answered ${status} for ${ctx.url}${detail}`, {
     code: remote?.code ?? (status >= 500 ? 'server_error' : 'http_error'),
     status,
-    suggestions: status >= 500 ? ['The service had a problem; try again shortly'] : [],
   });
 }
 

@@ -10,6 +10,8 @@ export {
 } from './client.js';
 export {
   ApiError,
+  type ApiErrorOptions,
+  type ClientErrorCode,
   errorFromResponse,
   ForbiddenError,
   InvalidRequestError,
@@ -21,5 +23,5 @@ export {
 } from './errors.js';
 export {nodeHttpFetch} from './node-transport.js';
 export type {FetchLike, ResponseLike, Sleep} from './transport.js';
-export {DEFAULT_API_URL} from '../auth/constants.js';
-export {normalizeApiUrl} from '../auth/url-policy.js';
+export {ApiUrlError, normalizeApiUrl} from './api-url.js';
+export {DEFAULT_ACCOUNT_URL, DEFAULT_API_URL} from './defaults.js';

@@ -1,5 +1,4 @@
 // GET with a timeout, bounded retries and backoff; every failure leaves here as a typed error.
-import {isLoopbackHost} from '../auth/url-policy.js';
 import {ApiError, type ErrorContext, errorFromResponse, NetworkError} from './errors.js';
 
 /** The part of a fetch Response the transport reads; a real Response fits, and so does the node:http one. */
@@ -23,6 +22,8 @@ export interface TransportOptions {
   retries: number;
   sleep: Sleep;
   random: () => number;
+  /** Told the `Date` header of every answer, with the local time it arrived. */
+  onDate?: (value: string, receivedAtMs: number) => void;
 }
 
 /** Answers worth another try: the request was a GET, so repeating it is harmless. */
@@ -90,8 +91,10 @@ export async function getJson(
         await options.sleep(backoffMs(attempt, options.random), signal);
         continue;
       }
-      throw networkError(url, options.apiUrl, err, options.timeoutMs);
+      throw networkError(url, err, options.timeoutMs);
     }
+    const date = response.headers.get('date');
+    if (date !== null) options.onDate?.(date, Date.now());
     if (response.ok) {
       let text: string;
       try {
@@ -99,7 +102,7 @@ export async function getJson(
       } catch (err) {
         // The body can still fail after the headers: a timeout or a dropped connection mid-answer.
         if (signal?.aborted) throw signal.reason;
-        throw networkError(url, options.apiUrl, err, options.timeoutMs);
+        throw networkError(url, err, options.timeoutMs);
       }
       return parseJson(text, response.status, url);
     }
@@ -108,11 +111,7 @@ export async function getJson(
       await discard(response);
       throw new ApiError(
         `the API at ${url} answered with a redirect (${response.status}), which svc does not follow`,
-        {
-          code: 'unexpected_redirect',
-          status: response.status,
-          suggestions: ['Check the API address (--api-url or SVC_API_URL)'],
-        },
+        {code: 'unexpected_redirect', status: response.status},
       );
     }
     const body = await readErrorBody(response);
@@ -137,7 +136,6 @@ function parseJson(text: string, status: number, url: string): unknown {
     throw new ApiError(`the API at ${url} answered with something that is not JSON`, {
       code: 'invalid_response',
       status,
-      suggestions: ['Check that the API address points at an svc API (--api-url or SVC_API_URL)'],
     });
   }
 }
@@ -158,12 +156,8 @@ async function discard(response: ResponseLike): Promise<void> {
   }
 }
 
-function networkError(url: string, apiUrl: string, err: unknown, timeoutMs: number): NetworkError {
-  const local = isLoopbackHost(new URL(apiUrl).hostname);
-  const suggestions = local
-    ? ['Is the emulator running? `svc emulator start`']
-    : ['Check your network connection and the API address (--api-url or SVC_API_URL)'];
-  return new NetworkError(url, describeNetworkFailure(err, timeoutMs), suggestions);
+function networkError(url: string, err: unknown, timeoutMs: number): NetworkError {
+  return new NetworkError(url, describeNetworkFailure(err, timeoutMs), err);
 }
 
 /** A short reason from the error chain; only codes and names, never the request itself. */

@@ -1,5 +1,6 @@
 import {Flags} from '@oclif/core';
 import {BaseCommand} from '../lib/base-command.js';
+import {dataDirFlag} from '../lib/flags.js';
 import {processIo} from '../lib/output.js';
 import {listen, parseEvents} from '../services/listen.js';
 
@@ -19,10 +20,7 @@ export default class Listen extends BaseCommand {
     'forward-to': Flags.string({description: 'local URL that receives the deliveries', helpValue: 'URL'}),
     events: Flags.string({description: 'comma-separated event types (default: all)', helpValue: 'TYPES'}),
     'print-secret': Flags.boolean({description: 'print the signing secret to stdout and exit'}),
-    'data-dir': Flags.string({
-      description: 'data dir of the emulator (default: SVC_EMULATOR_DATA_DIR, then the user data dir)',
-      helpValue: 'DIR',
-    }),
+    'data-dir': dataDirFlag(),
   };
 
   async run(): Promise<void> {

@@ -1,11 +1,12 @@
 import {Flags} from '@oclif/core';
 import {BaseCommand} from '../lib/base-command.js';
+import {apiUrlFlag} from '../lib/flags.js';
 import {usageError} from '../lib/errors.js';
 import {login, STDIN_ONLY_MESSAGE} from '../services/login.js';
 import {readSecret} from '../ui/secret-input.js';
 import {sanitize} from '../ui/text.js';
 
-const OWN_FLAGS = new Set(['--keychain', '--json', '--help', '-h']);
+const OWN_FLAGS = new Set(['--keychain', '--json', '--debug', '--help', '-h']);
 
 function hasForeignArgument(argv: string[]): boolean {
   for (let i = 0; i < argv.length; i++) {
@@ -34,10 +35,7 @@ export default class Login extends BaseCommand {
   // Not strict: oclif would echo an unexpected argument, which here is most likely the key itself.
   static override strict = false;
   static override flags = {
-    'api-url': Flags.string({
-      description: 'API address the key is for (default https://api.svc.dev)',
-      helpValue: 'URL',
-    }),
+    'api-url': apiUrlFlag({description: 'API address the key is for (default https://api.svc.dev)'}),
     keychain: Flags.boolean({
       description: 'store the key in the OS keychain instead of the credentials file',
     }),

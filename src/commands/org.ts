@@ -1,6 +1,6 @@
-import {Flags} from '@oclif/core';
 import {openSession} from '../auth/session.js';
 import {BaseCommand} from '../lib/base-command.js';
+import {apiUrlFlag} from '../lib/flags.js';
 import {showOrg} from '../services/org.js';
 import {renderOrg, terminalView} from '../ui/views.js';
 
@@ -8,17 +8,15 @@ export default class Org extends BaseCommand {
   static override summary = 'Show the org the API key belongs to';
   static override examples = ['<%= config.bin %> org', '<%= config.bin %> org --json'];
   static override flags = {
-    'api-url': Flags.string({
-      description: 'API address (default: SVC_API_URL, then https://api.svc.dev)',
-      helpValue: 'URL',
-    }),
+    'api-url': apiUrlFlag(),
   };
 
   async run() {
     const {flags} = await this.parse(Org);
     const {client} = await openSession({env: process.env, flags: {apiUrl: flags['api-url']}});
     const org = await showOrg({client});
-    if (!this.jsonEnabled()) process.stdout.write(renderOrg(org, terminalView(process.stdout, process.env)));
+    if (!this.jsonEnabled())
+      process.stdout.write(renderOrg(org, terminalView(process.stdout, process.env, client.serverNowMs())));
     return org;
   }
 }

@@ -1,6 +1,7 @@
 import {Args, Flags} from '@oclif/core';
+import {EVENT_TYPES} from '../definitions.js';
 import {BaseCommand} from '../lib/base-command.js';
-import {EVENT_TYPES} from '../schemas/index.js';
+import {dataDirFlag} from '../lib/flags.js';
 import {describeMove, triggerEvent} from '../services/trigger.js';
 
 export default class Trigger extends BaseCommand {
@@ -22,10 +23,7 @@ export default class Trigger extends BaseCommand {
       helpValue: 'SBX_ID',
     }),
     'last-error': Flags.string({description: 'last_error carried by the sandbox', helpValue: 'TEXT'}),
-    'data-dir': Flags.string({
-      description: 'data dir of the emulator (default: SVC_EMULATOR_DATA_DIR, then the user data dir)',
-      helpValue: 'DIR',
-    }),
+    'data-dir': dataDirFlag(),
   };
 
   async run() {

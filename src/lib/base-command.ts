@@ -1,35 +1,16 @@
-// Base for every command: `--json`, one place that renders errors, and the contract's exit codes.
+// Base for every command: `--json`, `--debug`, and the one place that renders errors with the contract's exit codes.
 import {Command, Errors} from '@oclif/core';
-import {UserError} from './errors.js';
+import {debugEnabled, debugReport, toUserError} from './error-mapper.js';
 import {ExitCode} from './exit-codes.js';
+import {debugFlag} from './flags.js';
 
 export interface JsonError {
   error: {code: string; message: string};
 }
 
-/** Anything thrown by a service becomes a UserError; unknown errors keep their message but not their stack. */
-export function toUserError(err: unknown): UserError {
-  if (err instanceof UserError) return err;
-  const candidate = err as {code?: unknown; exitCode?: unknown; message?: unknown; suggestions?: unknown};
-  if (err instanceof Errors.CLIError) {
-    const exit = (err as Errors.CLIError).oclif?.exit;
-    return new UserError(err.message, {
-      code: exit === ExitCode.usage ? 'usage' : 'error',
-      exitCode: exit === ExitCode.usage ? ExitCode.usage : ExitCode.error,
-    });
-  }
-  if (err instanceof Error && typeof candidate.exitCode === 'number' && typeof candidate.code === 'string') {
-    return new UserError(err.message, {
-      code: candidate.code,
-      exitCode: candidate.exitCode as UserError['exitCode'],
-      suggestions: Array.isArray(candidate.suggestions) ? (candidate.suggestions as string[]) : [],
-    });
-  }
-  return new UserError(err instanceof Error ? err.message : String(err), {code: 'error'});
-}
-
 export abstract class BaseCommand extends Command {
   static override enableJsonFlag = true;
+  static override baseFlags = {debug: debugFlag};
 
   protected override toErrorJson(err: unknown): JsonError {
     const e = toUserError(err);
@@ -37,22 +18,18 @@ export abstract class BaseCommand extends Command {
   }
 
   protected override async catch(err: Error & {exitCode?: number}): Promise<unknown> {
-    // oclif's own parse errors (unknown flag, missing argument) are usage errors: exit 2.
-    const parseExit = (err as Errors.CLIError).oclif?.exit;
-    const e = parseExit === ExitCode.usage && !(err instanceof UserError) ? undefined : toUserError(err);
-    if (!e) {
-      if (this.jsonEnabled()) {
-        process.exitCode = ExitCode.usage;
-        this.logJson({error: {code: 'usage', message: err.message}});
-        return;
-      }
-      throw err;
-    }
+    // `this.exit(n)` is how a command asks for an exit code, not a failure.
+    if (err instanceof Errors.ExitError) throw err;
+    const e = toUserError(err);
+    // Where it happened goes to stderr: a person asked for it, and stdout stays the JSON document.
+    if (debugEnabled(this.argv, process.env)) process.stderr.write(`${debugReport(err)}\n`);
     process.exitCode = e.exitCode;
     if (this.jsonEnabled()) {
       this.logJson(this.toErrorJson(e));
       return;
     }
+    // oclif renders its own parse errors best (with the help hint they carry), and exits 2 with them.
+    if (e.exitCode === ExitCode.usage && err instanceof Errors.CLIError) throw err;
     throw new Errors.CLIError(e.message, {exit: e.exitCode, suggestions: e.suggestions});
   }
 }

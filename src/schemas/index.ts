@@ -3,6 +3,7 @@
 import {z} from 'zod';
 import {API_KEY_STATUSES, DELIVERY_STATUSES, EVENT_TYPES} from '../definitions.js';
 
+// The allowed values are defined in definitions.ts; they are re-exported here for the schemas' users.
 export {
   API_KEY_STATUSES,
   DELIVERY_STATUSES,

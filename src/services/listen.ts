@@ -7,11 +7,10 @@ import type {RelayRegistration} from '../../emulator/control-client.js';
 import {EmulatorControl} from '../../emulator/control-client.js';
 import type {RelayDelivery} from '../../emulator/delivery/relay-hub.js';
 import type {RuntimeInfo} from '../../emulator/runtime-file.js';
-import {DELIVERY_TIMEOUT_MS, RESPONSE_BODY_LIMIT_BYTES} from '../definitions.js';
+import {DELIVERY_TIMEOUT_MS, EVENT_TYPES, RESPONSE_BODY_LIMIT_BYTES} from '../definitions.js';
 import {usageError} from '../lib/errors.js';
 import {colorEnabled, type Io, type Paint, painter} from '../lib/output.js';
-import {EVENT_TYPES} from '../schemas/index.js';
-import {type ConnectOptions, findRunning, toControlUserError} from './emulator/connect.js';
+import {type ConnectOptions, findRunning} from './emulator/connect.js';
 
 /** undici's client, loaded when listening starts. */
 interface Http {
@@ -19,6 +18,7 @@ interface Http {
   request: typeof import('undici').request;
 }
 
+/** The local server gets the time the service gives any endpoint. */
 export const FORWARD_TIMEOUT_MS = DELIVERY_TIMEOUT_MS;
 /** The emulator pings every 15 s; three missed pings mean the connection went stale (e.g. after a laptop sleep). */
 const STALE_AFTER_MS = 45_000;
@@ -141,12 +141,8 @@ async function connect(options: ListenOptions): Promise<Session> {
     adminToken: info.admin_token,
     fetch: options.fetch,
   });
-  try {
-    const relay = await control.registerRelay({name: RELAY_NAME, events: options.events});
-    return {info, control, relay};
-  } catch (err) {
-    throw toControlUserError(err);
-  }
+  const relay = await control.registerRelay({name: RELAY_NAME, events: options.events});
+  return {info, control, relay};
 }
 
 async function streamDeliveries(

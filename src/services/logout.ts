@@ -2,7 +2,8 @@
 import {accountUrlFor} from '../client/client.js';
 import type {FileCredentialStore, StoreKind} from '../auth/file-store.js';
 import {KeychainStore} from '../auth/keychain-store.js';
-import {defaultFileStore, envApiKey, resolveStoredApiUrl} from '../auth/resolve.js';
+import {defaultFileStore, envApiKey, resolveApiUrl, resolveStoredApiUrl} from '../auth/resolve.js';
+import {UserError} from '../lib/errors.js';
 
 export interface LogoutOptions {
   env: NodeJS.ProcessEnv;
@@ -18,12 +19,22 @@ export interface LogoutResult {
   account_url: string;
   /** SVC_API_KEY keeps working after a logout; worth saying. */
   env_key_set: boolean;
+  /** The credentials path held something unreadable (a damaged file, a folder), now removed with every login in it. */
+  repaired?: {path: string; was: 'file' | 'folder'};
 }
 
 export async function logout(options: LogoutOptions): Promise<LogoutResult> {
   const fileStore = options.fileStore ?? defaultFileStore(options.env);
-  const apiUrl = await resolveStoredApiUrl({env: options.env, flags: {apiUrl: options.apiUrl}, fileStore});
-  const entry = await fileStore.get(apiUrl);
+  let apiUrl: string;
+  let entry: Awaited<ReturnType<FileCredentialStore['get']>>;
+  try {
+    apiUrl = await resolveStoredApiUrl({env: options.env, flags: {apiUrl: options.apiUrl}, fileStore});
+    entry = await fileStore.get(apiUrl);
+  } catch (err) {
+    if (!(err instanceof UserError) || err.code !== 'credentials_damaged') throw err;
+    // Nothing in it can be read, so nothing in it can be used: removing it is the only way forward.
+    return repairDamaged(options, fileStore);
+  }
   if (entry?.store === 'keychain') {
     // Keychain first: if it cannot be reached, the pointer stays so the key is not orphaned unnoticed.
     await (options.keychainStore ?? new KeychainStore()).delete(apiUrl);
@@ -35,5 +46,25 @@ export async function logout(options: LogoutOptions): Promise<LogoutResult> {
     store: entry?.store ?? null,
     account_url: accountUrlFor(apiUrl),
     env_key_set: envApiKey(options.env) !== undefined,
+  };
+}
+
+async function repairDamaged(options: LogoutOptions, fileStore: FileCredentialStore): Promise<LogoutResult> {
+  const was = await fileStore.removeDamaged();
+  if (was === undefined) {
+    // The config dir itself is the problem (a file where a folder belongs): not svc's to delete.
+    throw new UserError(`the config dir ${fileStore.dir} is not a folder`, {
+      code: 'credentials_damaged',
+      suggestions: ['Move that file away, or point SVC_CONFIG_DIR at a folder of your own'],
+    });
+  }
+  const apiUrl = resolveApiUrl({env: options.env, flags: {apiUrl: options.apiUrl}});
+  return {
+    api_url: apiUrl,
+    removed: true,
+    store: null,
+    account_url: accountUrlFor(apiUrl),
+    env_key_set: envApiKey(options.env) !== undefined,
+    repaired: {path: fileStore.path, was},
   };
 }

@@ -1,7 +1,7 @@
 // `svc trigger`: emits one event in the running emulator, creating a sandbox when none is named.
 import type {SandboxMove} from '../../emulator/control-client.js';
 import {usageError} from '../lib/errors.js';
-import {EVENT_TYPES, type EventType} from '../schemas/index.js';
+import {EVENT_TYPES, type EventType, isId} from '../definitions.js';
 import {type ConnectOptions, withControl} from './emulator/connect.js';
 
 export interface TriggerOptions extends ConnectOptions {
@@ -16,7 +16,7 @@ export function triggerEvent(options: TriggerOptions): Promise<SandboxMove> {
       `Use one of: ${EVENT_TYPES.join(', ')}`,
     ]);
   }
-  if (options.sandboxId !== undefined && !/^sbx_[0-9A-Za-z]{24}$/.test(options.sandboxId)) {
+  if (options.sandboxId !== undefined && !isId('sandbox', options.sandboxId)) {
     throw usageError(
       `${JSON.stringify(options.sandboxId)} is not a sandbox id (sbx_ followed by 24 letters and digits)`,
     );

@@ -96,10 +96,12 @@ export function renderWatchFrame(
 export function terminalView(
   stdout: {isTTY?: boolean; columns?: number},
   env: NodeJS.ProcessEnv,
+  /** The time relative times count from: the API's clock when known (see SvcClient.serverNowMs). */
+  nowMs: number = Date.now(),
 ): ViewOptions {
   return {
     paint: painter(colorEnabled(stdout, env)),
     width: stdout.isTTY ? (stdout.columns ?? 80) : undefined,
-    nowMs: Date.now(),
+    nowMs,
   };
 }

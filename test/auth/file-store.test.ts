@@ -1,9 +1,19 @@
-import {chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs';
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {afterEach, beforeEach, describe, expect, it} from 'vitest';
 import {FileCredentialStore} from '../../src/auth/file-store.js';
 import {newApiKeySecret} from '../../emulator/ids.js';
+import {UserError} from '../../src/lib/errors.js';
 
 const posix = process.platform !== 'win32';
 let root: string;
@@ -81,6 +91,36 @@ describe('the credentials file', () => {
     const err = (await store.get('x').catch((e: unknown) => e)) as Error;
     expect(err.message).toMatch(/is damaged/);
     expect(err.message).not.toContain(secret);
+  });
+
+  it('explains a credentials path that is a folder instead of failing with EISDIR', async () => {
+    mkdirSync(join(root, 'credentials.json'));
+    const store = new FileCredentialStore({dir: root});
+    const err = (await store.get('https://api.svc.dev').catch((e: unknown) => e)) as UserError;
+    expect(err).toBeInstanceOf(UserError);
+    expect(err.code).toBe('credentials_damaged');
+    expect(err.message).toBe(`the credentials path ${store.path} is a folder`);
+    expect(err.suggestions).toEqual(['Run `svc logout` to remove it, then `svc login` again']);
+  });
+
+  it('explains a config dir that is a file', async () => {
+    writeFileSync(join(root, 'cfg'), '');
+    const store = new FileCredentialStore({dir: join(root, 'cfg')});
+    const err = (await store.get('https://api.svc.dev').catch((e: unknown) => e)) as UserError;
+    expect(err.code).toBe('credentials_damaged');
+    expect(err.message).toMatch(/is not a folder/);
+  });
+
+  it('removes whatever is at the credentials path when asked to repair it', async () => {
+    mkdirSync(join(root, 'credentials.json', 'inner'), {recursive: true});
+    const store = new FileCredentialStore({dir: root});
+    expect(await store.removeDamaged()).toBe('folder');
+    expect(readdirSync(root)).toEqual([]);
+    writeFileSync(store.path, '{not json');
+    expect(await store.removeDamaged()).toBe('file');
+    expect(await store.removeDamaged()).toBeUndefined();
+    await store.set('https://api.svc.dev', entry(newApiKeySecret()));
+    expect(await store.get('https://api.svc.dev')).toBeDefined();
   });
 
   it('treats a missing directory as no credentials', async () => {

@@ -2,7 +2,7 @@ import {mkdtempSync, rmSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {afterEach, beforeEach, describe, expect, it} from 'vitest';
-import {DEFAULT_API_URL} from '../../src/auth/constants.js';
+import {DEFAULT_API_URL} from '../../src/client/defaults.js';
 import {FileCredentialStore} from '../../src/auth/file-store.js';
 import {type KeyringEntry, KeychainStore} from '../../src/auth/keychain-store.js';
 import {NotLoggedInError, resolveCredentials} from '../../src/auth/resolve.js';

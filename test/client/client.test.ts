@@ -13,6 +13,7 @@ import {
   VaultUnavailableError,
 } from '../../src/client/index.js';
 import {newApiKeySecret} from '../../emulator/ids.js';
+import {toUserError} from '../../src/lib/error-mapper.js';
 import {fixtures} from '../helpers/msw-handlers.js';
 
 const API = 'https://api.svc.test';
@@ -136,16 +137,24 @@ describe('one place maps HTTP errors to typed errors', () => {
         .client.getOrg()
         .catch((e: unknown) => e);
       expect(err).toBeInstanceOf(c.type);
-      expect(err).toMatchObject({code: c.code, exitCode: c.exit, status: c.status});
-      expect((err as ApiError).suggestions.length + (err as Error).message.length).toBeGreaterThan(0);
+      expect(err).toMatchObject({code: c.code, status: c.status});
+      // The library leaves exit codes and next steps to its caller; the CLI's mapper adds them.
+      expect(err).not.toHaveProperty('exitCode');
+      const shown = toUserError(err);
+      expect(shown).toMatchObject({code: c.code, exitCode: c.exit});
+      expect(shown.suggestions.length + shown.message.length).toBeGreaterThan(0);
     });
   }
 
   it('tells a 401 to log in with a new key, and a 403 where the account page is', async () => {
     server.use(http.get(`${API}/v1/org`, () => HttpResponse.json(errorBody('unauthorized'), {status: 401})));
-    await expect(testClient().client.getOrg()).rejects.toThrow(
-      /rejected \(revoked or expired\?\)\. Run `svc login` with a new key/,
-    );
+    const rejected = await testClient()
+      .client.getOrg()
+      .catch((e: unknown) => e);
+    // The library says what happened; how to log in again is the CLI's to say.
+    expect((rejected as Error).message).toMatch(/rejected \(revoked or expired\?\)/);
+    expect((rejected as Error).message).not.toContain('svc login');
+    expect(toUserError(rejected).suggestions.join('\n')).toMatch(/Run `svc login` with a new key/);
     server.use(http.get(`${API}/v1/org`, () => HttpResponse.json(errorBody('forbidden'), {status: 403})));
     await expect(testClient({accountUrl: 'https://example.test/account'}).client.getOrg()).rejects.toThrow(
       /account page: https:\/\/example\.test\/account/,
@@ -258,7 +267,7 @@ describe('retries', () => {
     expect(err).toBeInstanceOf(NetworkError);
     expect((err as NetworkError).url).toBe(`${API}/v1/org`);
     expect((err as Error).message).toContain(`${API}/v1/org`);
-    expect(JSON.stringify({m: (err as Error).message, s: (err as ApiError).suggestions})).not.toContain(KEY);
+    expect(JSON.stringify({m: (err as Error).message, s: toUserError(err).suggestions})).not.toContain(KEY);
   });
 
   it('times out a request that never answers', async () => {

@@ -12,6 +12,7 @@ import {
   UnauthorizedError,
 } from '../../src/client/index.js';
 import {newApiKeySecret, newId} from '../../emulator/ids.js';
+import {toUserError} from '../../src/lib/error-mapper.js';
 import {
   ApiKeySchema,
   DELIVERY_STATUSES,
@@ -121,7 +122,8 @@ export const cases: ContractCase[] = [
       await world.revokeKey(doomed.id);
       const err = await rejection(client(doomed.secret).getOrg());
       expect(err).toBeInstanceOf(UnauthorizedError);
-      expect(err).toMatchObject({code: 'unauthorized', exitCode: 4, status: 401});
+      expect(err).toMatchObject({code: 'unauthorized', status: 401});
+      expect(toUserError(err).exitCode).toBe(4);
       const listed = (await client(other.secret).listApiKeys()).find((k) => k.id === doomed.id);
       expect(listed?.status).toBe('revoked');
     },
@@ -206,7 +208,8 @@ export const cases: ContractCase[] = [
       for (const id of [newId('we'), theirs.id]) {
         const err = await rejection(client(key.secret).listDeliveries(id));
         expect(err).toBeInstanceOf(NotFoundError);
-        expect(err).toMatchObject({code: 'not_found', status: 404, exitCode: 1});
+        expect(err).toMatchObject({code: 'not_found', status: 404});
+        expect(toUserError(err).exitCode).toBe(1);
       }
     },
   },
@@ -251,7 +254,7 @@ export const cases: ContractCase[] = [
           accountUrl: `${world.apiUrl}/account`,
         });
         expect(mapped).toBeInstanceOf(ForbiddenError);
-        expect(mapped.exitCode).toBe(5);
+        expect(toUserError(mapped).exitCode).toBe(5);
         expect(mapped.message).toContain(`account page: ${world.apiUrl}/account`);
       }
       expect(createHook!.headers.get('deprecation')).toBeTruthy();

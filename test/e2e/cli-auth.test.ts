@@ -1,5 +1,5 @@
 // svc login / logout / auth status as a user runs them: real processes, a real loopback API, a private config dir.
-import {existsSync, mkdtempSync, readFileSync, rmSync, statSync} from 'node:fs';
+import {existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs';
 import {createServer} from 'node:http';
 import type {AddressInfo} from 'node:net';
 import {tmpdir} from 'node:os';
@@ -209,6 +209,35 @@ describe('svc auth status and svc logout', {timeout: 90_000}, () => {
         message: `not logged in to ${api.url}; run svc login --api-url ${api.url} or set SVC_API_KEY`,
       },
     });
+  });
+});
+
+describe('a damaged credentials path', {timeout: 90_000}, () => {
+  it('is explained, not shown as EISDIR, and `svc logout` removes it so a login works again', async () => {
+    mkdirSync(join(credentialsPath(), 'stray'), {recursive: true});
+    const status = await svc(['org', '--api-url', api.url]);
+    expect(status.code).toBe(1);
+    expect(flat(status.stderr)).toContain(`the credentials path ${credentialsPath()} is a folder`);
+    expect(flat(status.stderr)).toContain('Run `svc logout` to remove it, then `svc login` again');
+    expect(status.stderr).not.toContain('EISDIR');
+    const out = await svc(['logout']);
+    expect(out.code).toBe(0);
+    expect(flat(out.stderr)).toContain(
+      `The credentials path ${credentialsPath()} held a folder that no key could be read from; removed it`,
+    );
+    expect(existsSync(credentialsPath())).toBe(false);
+    expect((await svc(['login', '--api-url', api.url], {input: secret})).code).toBe(0);
+  });
+
+  it('`svc logout` removes a damaged file too, and says so in --json', async () => {
+    writeFileSync(credentialsPath(), '{"version":1,"credentials":', {mode: 0o600});
+    const out = await svc(['logout', '--json']);
+    expect(out.code).toBe(0);
+    expect(JSON.parse(out.stdout)).toMatchObject({
+      removed: true,
+      repaired: {path: credentialsPath(), was: 'file'},
+    });
+    expect(existsSync(credentialsPath())).toBe(false);
   });
 });
 

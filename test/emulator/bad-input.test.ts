@@ -30,6 +30,7 @@ function unlimitedApp() {
   return createApp({
     ...em.context,
     limiter: new AuthFailureLimiter(em.clock, {maxFailures: Number.MAX_SAFE_INTEGER}),
+    controlLimiter: new AuthFailureLimiter(em.clock, {maxFailures: Number.MAX_SAFE_INTEGER}),
   });
 }
 

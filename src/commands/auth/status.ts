@@ -1,5 +1,5 @@
-import {Flags} from '@oclif/core';
 import {BaseCommand} from '../../lib/base-command.js';
+import {apiUrlFlag} from '../../lib/flags.js';
 import {painter, colorEnabled} from '../../lib/output.js';
 import {authStatus} from '../../services/auth/status.js';
 import {sanitize} from '../../ui/text.js';
@@ -10,9 +10,8 @@ export default class AuthStatus extends BaseCommand {
   static override summary = 'Show which API key svc uses, where it comes from, and for which org';
   static override examples = ['<%= config.bin %> auth status', '<%= config.bin %> auth status --json'];
   static override flags = {
-    'api-url': Flags.string({
+    'api-url': apiUrlFlag({
       description: 'API address to check (default: SVC_API_URL, then https://api.svc.dev)',
-      helpValue: 'URL',
     }),
   };
 

@@ -1,5 +1,6 @@
-import {Args, Flags} from '@oclif/core';
+import {Args} from '@oclif/core';
 import {BaseCommand} from '../../lib/base-command.js';
+import {dataDirFlag} from '../../lib/flags.js';
 import {emulatorClock} from '../../services/emulator/clock.js';
 
 export default class EmulatorClock extends BaseCommand {
@@ -16,10 +17,7 @@ export default class EmulatorClock extends BaseCommand {
     value: Args.string({description: 'DURATION for advance, ISO8601 time for set'}),
   };
   static override flags = {
-    'data-dir': Flags.string({
-      description: 'data dir of the emulator (default: SVC_EMULATOR_DATA_DIR, then the user data dir)',
-      helpValue: 'DIR',
-    }),
+    'data-dir': dataDirFlag(),
   };
 
   async run() {

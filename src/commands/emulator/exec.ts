@@ -1,5 +1,5 @@
-import {Flags} from '@oclif/core';
 import {BaseCommand} from '../../lib/base-command.js';
+import {allowLocalEndpointsFlag, dataDirFlag, databaseUrlFlag, emulatorClockFlag} from '../../lib/flags.js';
 import {processIo} from '../../lib/output.js';
 import {emulatorExec} from '../../services/emulator/exec.js';
 
@@ -14,22 +14,10 @@ export default class EmulatorExec extends BaseCommand {
     '<%= config.bin %> emulator exec -- svc org --json',
   ];
   static override flags = {
-    'data-dir': Flags.string({
-      description: 'keep the data in this dir instead of in memory',
-      helpValue: 'DIR',
-    }),
-    'database-url': Flags.string({
-      description: 'use a real PostgreSQL (or set SVC_EMULATOR_DATABASE_URL)',
-      helpValue: 'postgres://…',
-    }),
-    clock: Flags.string({
-      description: 'manual: time moves only with `svc emulator clock`',
-      options: ['real', 'manual'],
-      default: 'real',
-    }),
-    'allow-local-endpoints': Flags.boolean({
-      description: 'let webhook endpoints use http:// and loopback or private hosts',
-    }),
+    'data-dir': dataDirFlag({description: 'keep the data in this dir instead of in memory'}),
+    'database-url': databaseUrlFlag(),
+    clock: emulatorClockFlag(),
+    'allow-local-endpoints': allowLocalEndpointsFlag,
   };
 
   async run() {
@@ -38,7 +26,7 @@ export default class EmulatorExec extends BaseCommand {
       command: argv as string[],
       dataDir: flags['data-dir'],
       databaseUrl: flags['database-url'],
-      clock: flags.clock as 'real' | 'manual',
+      clock: flags.clock,
       allowLocalEndpoints: flags['allow-local-endpoints'],
       env: process.env,
       io: processIo(),

@@ -1,5 +1,6 @@
 import {Flags} from '@oclif/core';
 import {BaseCommand} from '../../lib/base-command.js';
+import {allowLocalEndpointsFlag, dataDirFlag, databaseUrlFlag, emulatorClockFlag} from '../../lib/flags.js';
 import {processIo} from '../../lib/output.js';
 import {emulatorStart} from '../../services/emulator/start.js';
 
@@ -23,26 +24,14 @@ Environment: SVC_EMULATOR_DATA_DIR (data dir), SVC_EMULATOR_DATABASE_URL (Postgr
       max: 65535,
     }),
     host: Flags.string({description: 'address to listen on', default: '127.0.0.1'}),
-    'data-dir': Flags.string({
-      description: 'where the emulator keeps its data (default: the user data dir)',
-      helpValue: 'DIR',
-    }),
+    'data-dir': dataDirFlag({description: 'where the emulator keeps its data (default: the user data dir)'}),
     'in-memory': Flags.boolean({description: 'keep nothing after stopping'}),
-    'database-url': Flags.string({
-      description: 'use a real PostgreSQL instead of the embedded one (or set SVC_EMULATOR_DATABASE_URL)',
-      helpValue: 'postgres://…',
-    }),
-    clock: Flags.string({
-      description: 'manual: time moves only with `svc emulator clock`',
-      options: ['real', 'manual'],
-      default: 'real',
-    }),
+    'database-url': databaseUrlFlag(),
+    clock: emulatorClockFlag(),
     'no-vault-key': Flags.boolean({
       description: 'run like a deployment without a vault key (deliveries answer 503)',
     }),
-    'allow-local-endpoints': Flags.boolean({
-      description: 'let webhook endpoints use http:// and loopback or private hosts (local development only)',
-    }),
+    'allow-local-endpoints': allowLocalEndpointsFlag,
     demo: Flags.boolean({description: 'make sure a demo org exists and print a fresh demo API key'}),
   };
 
@@ -58,7 +47,7 @@ Environment: SVC_EMULATOR_DATA_DIR (data dir), SVC_EMULATOR_DATABASE_URL (Postgr
       dataDir: flags['data-dir'],
       inMemory: flags['in-memory'],
       databaseUrl: flags['database-url'],
-      clock: flags.clock as 'real' | 'manual',
+      clock: flags.clock,
       noVaultKey: flags['no-vault-key'],
       allowLocalEndpoints: flags['allow-local-endpoints'],
       demo: flags.demo,

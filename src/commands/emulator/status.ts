@@ -1,5 +1,5 @@
-import {Flags} from '@oclif/core';
 import {BaseCommand} from '../../lib/base-command.js';
+import {dataDirFlag} from '../../lib/flags.js';
 import {emulatorStatus} from '../../services/emulator/status.js';
 
 export default class EmulatorStatus extends BaseCommand {
@@ -10,10 +10,7 @@ export default class EmulatorStatus extends BaseCommand {
     '<%= config.bin %> emulator status --json',
   ];
   static override flags = {
-    'data-dir': Flags.string({
-      description: 'data dir of the emulator (default: SVC_EMULATOR_DATA_DIR, then the user data dir)',
-      helpValue: 'DIR',
-    }),
+    'data-dir': dataDirFlag(),
   };
 
   async run() {

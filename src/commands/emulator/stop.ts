@@ -1,15 +1,12 @@
-import {Flags} from '@oclif/core';
 import {BaseCommand} from '../../lib/base-command.js';
+import {dataDirFlag} from '../../lib/flags.js';
 import {stopEmulator} from '../../services/emulator/stop.js';
 
 export default class EmulatorStop extends BaseCommand {
   static override summary = 'Stop the running emulator and wait until it has shut down cleanly';
   static override examples = ['<%= config.bin %> emulator stop'];
   static override flags = {
-    'data-dir': Flags.string({
-      description: 'data dir of the emulator (default: SVC_EMULATOR_DATA_DIR, then the user data dir)',
-      helpValue: 'DIR',
-    }),
+    'data-dir': dataDirFlag(),
   };
 
   async run() {

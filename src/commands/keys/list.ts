@@ -1,6 +1,6 @@
-import {Flags} from '@oclif/core';
 import {openSession} from '../../auth/session.js';
 import {BaseCommand} from '../../lib/base-command.js';
+import {apiUrlFlag} from '../../lib/flags.js';
 import {listKeys} from '../../services/keys/list.js';
 import {renderKeys, terminalView} from '../../ui/views.js';
 
@@ -8,10 +8,7 @@ export default class KeysList extends BaseCommand {
   static override summary = "List the org's API keys (name, prefix, status, expiry; never secrets)";
   static override examples = ['<%= config.bin %> keys list', '<%= config.bin %> keys list --json'];
   static override flags = {
-    'api-url': Flags.string({
-      description: 'API address (default: SVC_API_URL, then https://api.svc.dev)',
-      helpValue: 'URL',
-    }),
+    'api-url': apiUrlFlag(),
   };
 
   async run() {
@@ -19,7 +16,7 @@ export default class KeysList extends BaseCommand {
     const {client} = await openSession({env: process.env, flags: {apiUrl: flags['api-url']}});
     const keys = await listKeys({client});
     if (!this.jsonEnabled())
-      process.stdout.write(renderKeys(keys, terminalView(process.stdout, process.env)));
+      process.stdout.write(renderKeys(keys, terminalView(process.stdout, process.env, client.serverNowMs())));
     return {data: keys};
   }
 }

@@ -1,13 +1,12 @@
 import {Args, Flags} from '@oclif/core';
 import {openSession} from '../../auth/session.js';
+import {DELIVERY_STATUSES, type DeliveryStatus} from '../../definitions.js';
 import {BaseCommand} from '../../lib/base-command.js';
+import {apiUrlFlag} from '../../lib/flags.js';
 import {usageError} from '../../lib/errors.js';
-import type {DeliveryStatus} from '../../schemas/index.js';
 import {checkWebhookId, listDeliveries, watchDeliveries} from '../../services/webhooks/deliveries.js';
 import {renderDeliveries, renderWatchFrame, terminalView} from '../../ui/views.js';
 
-// Spelled out rather than imported from the schemas so that parsing flags does not load zod.
-const STATUSES: DeliveryStatus[] = ['pending', 'succeeded', 'failed'];
 const WATCH_INTERVAL_MS = 3000;
 
 export default class WebhooksDeliveries extends BaseCommand {
@@ -20,12 +19,9 @@ export default class WebhooksDeliveries extends BaseCommand {
     webhook_id: Args.string({description: 'endpoint id (we_…), from `svc webhooks list`', required: true}),
   };
   static override flags = {
-    status: Flags.string({description: 'only deliveries with this status', options: STATUSES}),
+    status: Flags.string({description: 'only deliveries with this status', options: [...DELIVERY_STATUSES]}),
     watch: Flags.boolean({description: 'poll every few seconds and redraw until Ctrl-C'}),
-    'api-url': Flags.string({
-      description: 'API address (default: SVC_API_URL, then https://api.svc.dev)',
-      helpValue: 'URL',
-    }),
+    'api-url': apiUrlFlag(),
   };
 
   async run() {
@@ -38,7 +34,9 @@ export default class WebhooksDeliveries extends BaseCommand {
     if (!flags.watch) {
       const deliveries = await listDeliveries({client, webhookId: args.webhook_id, status});
       if (!this.jsonEnabled())
-        process.stdout.write(renderDeliveries(deliveries, terminalView(process.stdout, process.env)));
+        process.stdout.write(
+          renderDeliveries(deliveries, terminalView(process.stdout, process.env, client.serverNowMs())),
+        );
       return {data: deliveries};
     }
     const stop = new AbortController();
@@ -52,11 +50,15 @@ export default class WebhooksDeliveries extends BaseCommand {
         intervalMs: WATCH_INTERVAL_MS,
         signal: stop.signal,
         onUpdate: ({deliveries, error}) => {
-          const frame = renderWatchFrame(deliveries, terminalView(process.stdout, process.env), {
-            title: `${args.webhook_id} · every ${WATCH_INTERVAL_MS / 1000} s`,
-            clear: Boolean(process.stdout.isTTY),
-            error: error?.message,
-          });
+          const frame = renderWatchFrame(
+            deliveries,
+            terminalView(process.stdout, process.env, client.serverNowMs()),
+            {
+              title: `${args.webhook_id} · every ${WATCH_INTERVAL_MS / 1000} s`,
+              clear: Boolean(process.stdout.isTTY),
+              error: error?.message,
+            },
+          );
           process.stdout.write(frame);
         },
       });

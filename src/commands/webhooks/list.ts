@@ -1,6 +1,6 @@
-import {Flags} from '@oclif/core';
 import {openSession} from '../../auth/session.js';
 import {BaseCommand} from '../../lib/base-command.js';
+import {apiUrlFlag} from '../../lib/flags.js';
 import {listWebhooks} from '../../services/webhooks/list.js';
 import {renderWebhooks, terminalView} from '../../ui/views.js';
 
@@ -8,10 +8,7 @@ export default class WebhooksList extends BaseCommand {
   static override summary = "List the org's webhook endpoints";
   static override examples = ['<%= config.bin %> webhooks list', '<%= config.bin %> webhooks list --json'];
   static override flags = {
-    'api-url': Flags.string({
-      description: 'API address (default: SVC_API_URL, then https://api.svc.dev)',
-      helpValue: 'URL',
-    }),
+    'api-url': apiUrlFlag(),
   };
 
   async run() {
@@ -19,7 +16,9 @@ export default class WebhooksList extends BaseCommand {
     const {client} = await openSession({env: process.env, flags: {apiUrl: flags['api-url']}});
     const endpoints = await listWebhooks({client});
     if (!this.jsonEnabled())
-      process.stdout.write(renderWebhooks(endpoints, terminalView(process.stdout, process.env)));
+      process.stdout.write(
+        renderWebhooks(endpoints, terminalView(process.stdout, process.env, client.serverNowMs())),
+      );
     return {data: endpoints};
   }
 }

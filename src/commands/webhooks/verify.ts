@@ -1,4 +1,5 @@
 import {Flags} from '@oclif/core';
+import {SIGNATURE_TOLERANCE_SECONDS} from '../../definitions.js';
 import {BaseCommand} from '../../lib/base-command.js';
 import {colorEnabled, painter} from '../../lib/output.js';
 import {verifyWebhook, WEBHOOK_SECRET_ENV} from '../../services/webhooks/verify.js';
@@ -22,7 +23,7 @@ export default class WebhooksVerify extends BaseCommand {
     'payload-file': Flags.string({description: 'File with the raw body (default: stdin)', helpValue: 'FILE'}),
     tolerance: Flags.integer({
       description: 'Accepted clock difference in seconds',
-      default: 300,
+      default: SIGNATURE_TOLERANCE_SECONDS,
       min: 0,
       helpValue: 'SECONDS',
     }),

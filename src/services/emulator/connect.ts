@@ -1,8 +1,7 @@
 // Finds the running emulator of a data dir (through its emulator.json) and opens its control client.
-import {EmulatorControl, EmulatorControlError} from '../../../emulator/control-client.js';
+import {EmulatorControl} from '../../../emulator/control-client.js';
 import {isProcessAlive, readRuntimeFile, type RuntimeInfo} from '../../../emulator/runtime-file.js';
 import {UserError} from '../../lib/errors.js';
-import {ExitCode} from '../../lib/exit-codes.js';
 import {emulatorDataDir} from '../../lib/paths.js';
 
 export interface ConnectOptions {
@@ -38,23 +37,11 @@ export async function connectControl(
   };
 }
 
-/** Control errors become user errors with the contract's codes and exit codes. */
-export function toControlUserError(err: unknown): unknown {
-  if (!(err instanceof EmulatorControlError)) return err;
-  const exitCode =
-    err.status === 401 ? ExitCode.unauthorized : err.status === 403 ? ExitCode.forbidden : ExitCode.error;
-  return new UserError(err.message, {code: err.code, exitCode});
-}
-
-/** Runs one control call, turning its failures into user errors. */
+/** Runs one control call against the running emulator; its EmulatorControlError reaches the CLI's error mapper. */
 export async function withControl<T>(
   options: ConnectOptions,
   fn: (control: EmulatorControl, info: RuntimeInfo) => Promise<T>,
 ): Promise<T> {
   const {control, info} = await connectControl(options);
-  try {
-    return await fn(control, info);
-  } catch (err) {
-    throw toControlUserError(err);
-  }
+  return fn(control, info);
 }

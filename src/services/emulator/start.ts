@@ -90,6 +90,8 @@ export async function startOrExplain(options: StartEmulatorOptions): Promise<Run
 export async function emulatorStart(options: EmulatorStartOptions): Promise<void> {
   const {io} = options;
   const log = (line: string) => io.stderr.write(`${line}\n`);
+  // This process only serves the emulator: whatever its database writes while it runs is owner-only too.
+  process.umask(0o077);
   const emulator = await startOrExplain(resolveStartOptions(options, log));
   if (options.json) {
     const ready: Record<string, string> = {

@@ -1,6 +1,6 @@
 // `svc emulator status`: whether an emulator runs for a data dir, where, and on which clock.
 import {EmulatorControl} from '../../../emulator/control-client.js';
-import {type ConnectOptions, findRunning, toControlUserError} from './connect.js';
+import {type ConnectOptions, findRunning} from './connect.js';
 
 export interface EmulatorStatus {
   running: true;
@@ -19,18 +19,14 @@ export async function emulatorStatus(options: ConnectOptions): Promise<EmulatorS
     adminToken: info.admin_token,
     fetch: options.fetch,
   });
-  try {
-    const [health, clock] = await Promise.all([control.health(), control.clock()]);
-    return {
-      running: true,
-      api_url: info.api_url,
-      account_url: info.account_url,
-      data_dir: dataDir,
-      pid: info.pid,
-      org_id: health.org_id,
-      clock,
-    };
-  } catch (err) {
-    throw toControlUserError(err);
-  }
+  const [health, clock] = await Promise.all([control.health(), control.clock()]);
+  return {
+    running: true,
+    api_url: info.api_url,
+    account_url: info.account_url,
+    data_dir: dataDir,
+    pid: info.pid,
+    org_id: health.org_id,
+    clock,
+  };
 }

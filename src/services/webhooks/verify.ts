@@ -1,13 +1,8 @@
 // `svc webhooks verify`: checks a saved or captured delivery the way a receiver would, from raw bytes.
 import {readFile} from 'node:fs/promises';
-import {ExitCode} from '../../lib/exit-codes.js';
 import {UserError, usageError} from '../../lib/errors.js';
-import {
-  isWebhookVerificationError,
-  parseWebhookEvent,
-  verifySignature,
-  type WebhookEvent,
-} from '../../webhooks/index.js';
+// A failed check throws WebhookVerificationError; the CLI's error mapper shows its reason as the code.
+import {parseWebhookEvent, verifySignature, type WebhookEvent} from '../../webhooks/index.js';
 
 export const WEBHOOK_SECRET_ENV = 'SVC_WEBHOOK_SECRET';
 
@@ -74,28 +69,20 @@ export async function verifyWebhook(options: VerifyWebhookOptions): Promise<Veri
   const header = options.header.replace(HEADER_NAME, '');
   const payload = await readPayload(options);
   const now = options.now ?? new Date();
-  try {
-    const {timestamp} = verifySignature({
-      payload,
-      header,
-      secret,
-      toleranceSeconds: options.toleranceSeconds,
-      now,
-    });
-    const event = parseWebhookEvent(payload);
-    return {
-      valid: true,
-      event_id: event.id,
-      event_type: event.type,
-      timestamp,
-      age_seconds: Math.floor(now.getTime() / 1000) - timestamp,
-      event,
-    };
-  } catch (err) {
-    if (!isWebhookVerificationError(err)) throw err;
-    throw new UserError(`Invalid webhook (${err.reason}): ${err.message}`, {
-      code: err.reason,
-      exitCode: ExitCode.error,
-    });
-  }
+  const {timestamp} = verifySignature({
+    payload,
+    header,
+    secret,
+    toleranceSeconds: options.toleranceSeconds,
+    now,
+  });
+  const event = parseWebhookEvent(payload);
+  return {
+    valid: true,
+    event_id: event.id,
+    event_type: event.type,
+    timestamp,
+    age_seconds: Math.floor(now.getTime() / 1000) - timestamp,
+    event,
+  };
 }

@@ -1,6 +1,7 @@
 import {Flags} from '@oclif/core';
 import {KEY_EXPIRY_CHOICES, type KeyExpiryChoice} from '../../../definitions.js';
 import {BaseCommand} from '../../../lib/base-command.js';
+import {dataDirFlag} from '../../../lib/flags.js';
 import {createKey} from '../../../services/emulator/keys/create.js';
 
 export default class EmulatorKeysCreate extends BaseCommand {
@@ -18,10 +19,7 @@ export default class EmulatorKeysCreate extends BaseCommand {
       default: 'never',
     }),
     'created-by': Flags.string({description: 'who created it (an email address)', helpValue: 'EMAIL'}),
-    'data-dir': Flags.string({
-      description: 'data dir of the emulator (default: SVC_EMULATOR_DATA_DIR, then the user data dir)',
-      helpValue: 'DIR',
-    }),
+    'data-dir': dataDirFlag(),
   };
 
   async run() {

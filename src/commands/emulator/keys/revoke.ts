@@ -1,5 +1,6 @@
-import {Args, Flags} from '@oclif/core';
+import {Args} from '@oclif/core';
 import {BaseCommand} from '../../../lib/base-command.js';
+import {dataDirFlag} from '../../../lib/flags.js';
 import {revokeKey} from '../../../services/emulator/keys/revoke.js';
 
 export default class EmulatorKeysRevoke extends BaseCommand {
@@ -7,10 +8,7 @@ export default class EmulatorKeysRevoke extends BaseCommand {
   static override examples = ['<%= config.bin %> emulator keys revoke key_0123456789abcdefghijklmn'];
   static override args = {id: Args.string({description: 'id of the key (key_…)', required: true})};
   static override flags = {
-    'data-dir': Flags.string({
-      description: 'data dir of the emulator (default: SVC_EMULATOR_DATA_DIR, then the user data dir)',
-      helpValue: 'DIR',
-    }),
+    'data-dir': dataDirFlag(),
   };
 
   async run() {

@@ -1,5 +1,6 @@
 import {Args, Flags} from '@oclif/core';
 import {BaseCommand} from '../../../lib/base-command.js';
+import {dataDirFlag} from '../../../lib/flags.js';
 import {SANDBOX_REQUESTABLE_ACTIONS} from '../../../definitions.js';
 import {sandboxAction} from '../../../services/emulator/sandboxes/action.js';
 import {describeMove} from '../../../services/trigger.js';
@@ -23,10 +24,7 @@ export default class EmulatorSandboxesAction extends BaseCommand {
   };
   static override flags = {
     'last-error': Flags.string({description: 'last_error for crash or fail', helpValue: 'TEXT'}),
-    'data-dir': Flags.string({
-      description: 'data dir of the emulator (default: SVC_EMULATOR_DATA_DIR, then the user data dir)',
-      helpValue: 'DIR',
-    }),
+    'data-dir': dataDirFlag(),
   };
 
   async run() {

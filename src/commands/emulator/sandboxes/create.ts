@@ -1,5 +1,6 @@
 import {Flags} from '@oclif/core';
 import {BaseCommand} from '../../../lib/base-command.js';
+import {dataDirFlag} from '../../../lib/flags.js';
 import {createSandbox} from '../../../services/emulator/sandboxes/create.js';
 import {describeMove} from '../../../services/trigger.js';
 
@@ -15,10 +16,7 @@ export default class EmulatorSandboxesCreate extends BaseCommand {
       description: 'expire after this long on the emulator clock',
       helpValue: 'DURATION',
     }),
-    'data-dir': Flags.string({
-      description: 'data dir of the emulator (default: SVC_EMULATOR_DATA_DIR, then the user data dir)',
-      helpValue: 'DIR',
-    }),
+    'data-dir': dataDirFlag(),
   };
 
   async run() {

@@ -1,5 +1,5 @@
-import {Flags} from '@oclif/core';
 import {BaseCommand} from '../../../lib/base-command.js';
+import {dataDirFlag} from '../../../lib/flags.js';
 import {listSandboxes} from '../../../services/emulator/sandboxes/list.js';
 
 export default class EmulatorSandboxesList extends BaseCommand {
@@ -9,10 +9,7 @@ export default class EmulatorSandboxesList extends BaseCommand {
     '<%= config.bin %> emulator sandboxes list --json',
   ];
   static override flags = {
-    'data-dir': Flags.string({
-      description: 'data dir of the emulator (default: SVC_EMULATOR_DATA_DIR, then the user data dir)',
-      helpValue: 'DIR',
-    }),
+    'data-dir': dataDirFlag(),
   };
 
   async run() {

@@ -1,6 +1,7 @@
 import {Flags} from '@oclif/core';
-import {EVENT_TYPES} from '../../../schemas/index.js';
+import {EVENT_TYPES, MAX_ENDPOINT_DESCRIPTION_LENGTH} from '../../../definitions.js';
 import {BaseCommand} from '../../../lib/base-command.js';
+import {dataDirFlag} from '../../../lib/flags.js';
 import {createWebhook} from '../../../services/emulator/webhooks/create.js';
 
 export default class EmulatorWebhooksCreate extends BaseCommand {
@@ -13,11 +14,8 @@ export default class EmulatorWebhooksCreate extends BaseCommand {
   static override flags = {
     url: Flags.string({description: 'where events are posted', required: true}),
     events: Flags.string({description: 'comma-separated event types', required: true, helpValue: 'a,b'}),
-    description: Flags.string({description: 'a note, at most 200 characters'}),
-    'data-dir': Flags.string({
-      description: 'data dir of the emulator (default: SVC_EMULATOR_DATA_DIR, then the user data dir)',
-      helpValue: 'DIR',
-    }),
+    description: Flags.string({description: `a note, at most ${MAX_ENDPOINT_DESCRIPTION_LENGTH} characters`}),
+    'data-dir': dataDirFlag(),
   };
 
   async run() {

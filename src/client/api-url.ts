@@ -1,20 +1,14 @@
 // Which API addresses a key may be sent to: https everywhere, plain http only to this machine.
-import {UserError} from '../lib/errors.js';
-import {ExitCode} from '../lib/exit-codes.js';
+import {MAX_API_URL_LENGTH} from '../definitions.js';
+import {ApiError} from './errors.js';
 import {redactKeys} from './redact.js';
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
-const MAX_URL_LENGTH = 2048;
 
-export class ApiUrlError extends UserError {
+/** The address was refused before any request: nothing was sent, so there is no status. */
+export class ApiUrlError extends ApiError {
   constructor(reason: string) {
-    super(`invalid API address: ${reason}`, {
-      code: 'invalid_api_url',
-      exitCode: ExitCode.usage,
-      suggestions: [
-        'pass an address like https://api.svc.dev or http://127.0.0.1:4010 (--api-url or SVC_API_URL)',
-      ],
-    });
+    super(`invalid API address: ${reason}`, {code: 'invalid_api_url'});
     this.name = 'ApiUrlError';
   }
 }
@@ -32,8 +26,8 @@ export function isLoopbackHost(hostname: string): boolean {
 export function normalizeApiUrl(input: string): string {
   const raw = input.trim();
   if (raw === '') throw new ApiUrlError('the address is empty');
-  if (raw.length > MAX_URL_LENGTH)
-    throw new ApiUrlError(`the address is longer than ${MAX_URL_LENGTH} characters`);
+  if (raw.length > MAX_API_URL_LENGTH)
+    throw new ApiUrlError(`the address is longer than ${MAX_API_URL_LENGTH} characters`);
   // Control characters and spaces are silently stripped or encoded by URL parsers, which is how
   // addresses that look harmless end up somewhere else: refuse them outright.
   if (/[\u0000-\u0020\u007f\\]/.test(raw))

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import {describe, expect, it} from 'vitest';
-import {ApiUrlError, normalizeApiUrl} from '../../src/auth/url-policy.js';
 import {newApiKeySecret} from '../../emulator/ids.js';
+import {ApiUrlError, normalizeApiUrl} from '../../src/client/api-url.js';
+import {toUserError} from '../../src/lib/error-mapper.js';
 
 describe('normalizeApiUrl', () => {
   it.each([
@@ -48,7 +49,8 @@ describe('normalizeApiUrl', () => {
     }
     expect(error).toBeInstanceOf(ApiUrlError);
     expect((error as Error).message).toMatch(reason);
-    expect((error as ApiUrlError).exitCode).toBe(2);
+    // The CLI shows a refused address as a usage error.
+    expect(toUserError(error).exitCode).toBe(2);
   });
 
   it('is idempotent and only ever yields https or loopback http', () => {

@@ -1,0 +1,69 @@
+// The data dir holds the database, the vault key and the admin token: only its owner may read or change
+// anything in it, whether the emulator made it or was pointed at a folder that already existed.
+import {lstat, chmod, mkdir, opendir, stat} from 'node:fs/promises';
+import {join} from 'node:path';
+
+const PRIVATE_DIR = 0o700;
+const PRIVATE_FILE = 0o600;
+
+/** The data dir cannot be made private; the message says why and what to do. */
+export class DataDirError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'DataDirError';
+  }
+}
+
+/**
+ * Creates `dir` if needed, then sets every folder under it (itself included) to 0700 and every file to
+ * 0600. Symbolic links inside are left alone and never followed. Refuses a dir, or anything in it, that
+ * belongs to another user, since its owner could read or change it whatever the mode.
+ */
+export async function makeDataDirPrivate(dir: string): Promise<void> {
+  const notAFolder = () =>
+    new DataDirError(`the data dir ${dir} is not a folder; pick another with --data-dir`);
+  await mkdir(dir, {recursive: true, mode: PRIVATE_DIR}).catch((err: NodeJS.ErrnoException) => {
+    throw err.code === 'EEXIST' || err.code === 'ENOTDIR' ? notAFolder() : err;
+  });
+  const uid = process.getuid?.();
+  const top = await stat(dir);
+  if (!top.isDirectory()) throw notAFolder();
+  await privatise(dir, top, uid);
+}
+
+async function privatise(
+  path: string,
+  info: {uid: number; mode: number; isDirectory(): boolean; isFile(): boolean},
+  uid: number | undefined,
+): Promise<void> {
+  if (uid !== undefined && info.uid !== uid) {
+    throw new DataDirError(
+      `the emulator's data dir must belong to you, but ${path} belongs to another user (uid ${info.uid}); ` +
+        'it holds API key hashes, signing secrets and the admin token, so pick a folder of your own with ' +
+        '--data-dir (or SVC_EMULATOR_DATA_DIR), or change its owner',
+    );
+  }
+  const wanted = info.isDirectory() ? PRIVATE_DIR : PRIVATE_FILE;
+  if (!info.isDirectory() && !info.isFile()) return;
+  if ((info.mode & 0o777) !== wanted) {
+    try {
+      await chmod(path, wanted);
+    } catch (err) {
+      throw new DataDirError(
+        `could not make ${path} private (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); ` +
+          'the emulator refuses to keep secrets where others can read them: pick another --data-dir',
+      );
+    }
+  }
+  if (!info.isDirectory()) return;
+  for await (const entry of await opendir(path)) {
+    if (entry.isSymbolicLink()) continue;
+    const child = join(path, entry.name);
+    const childInfo = await lstat(child).catch((err: NodeJS.ErrnoException) => {
+      // Gone since the listing: nothing left to protect.
+      if (err.code === 'ENOENT') return undefined;
+      throw err;
+    });
+    if (childInfo) await privatise(child, childInfo, uid);
+  }
+}

@@ -1,0 +1,155 @@
+// The one place where any error a command meets becomes what a person (or a script) sees: a message, a stable
+// code, the next steps and the exit code. Libraries (the API client, the emulator's control client, the
+// receiver library) throw errors that say what happened; the CLI's own conventions are applied here only.
+import {Errors} from '@oclif/core';
+import {EmulatorControlError} from '../../emulator/control-client.js';
+import {ApiUrlError, isLoopbackHost} from '../client/api-url.js';
+import {ApiError, ForbiddenError, NetworkError} from '../client/errors.js';
+import {ERROR_STATUS} from '../definitions.js';
+import {isWebhookVerificationError} from '../webhooks/errors.js';
+import {UserError} from './errors.js';
+import {ExitCode, type ExitCodeValue} from './exit-codes.js';
+
+/** The code of an error svc did not expect: a bug, shown with a way to see where it happened. */
+export const INTERNAL_ERROR_CODE = 'internal';
+/** Set to anything but empty or 0 to print stacks, like `--debug`. */
+export const DEBUG_ENV = 'SVC_DEBUG';
+
+/** The exit code that goes with an HTTP status: 401 and 403 have their own, anything else is an error. */
+export function exitCodeForStatus(status: number | undefined): ExitCodeValue {
+  if (status === ERROR_STATUS.unauthorized) return ExitCode.unauthorized;
+  if (status === ERROR_STATUS.forbidden) return ExitCode.forbidden;
+  return ExitCode.error;
+}
+
+/** Turns anything thrown into the error a person sees. Never throws. */
+export function toUserError(err: unknown): UserError {
+  if (err instanceof UserError) return err;
+  if (err instanceof Errors.CLIError) return fromOclif(err);
+  if (err instanceof ApiError) return fromApi(err);
+  if (err instanceof EmulatorControlError) {
+    return new UserError(err.message, {code: err.code, exitCode: exitCodeForStatus(err.status), cause: err});
+  }
+  if (isWebhookVerificationError(err)) {
+    return new UserError(`Invalid webhook (${err.reason}): ${err.message}`, {code: err.reason, cause: err});
+  }
+  const system = fromSystem(err);
+  if (system) return system;
+  if (err instanceof Error && err.name === 'AbortError') {
+    return new UserError('cancelled', {code: 'cancelled', cause: err});
+  }
+  return internalError(err);
+}
+
+/** An error nothing above recognises: a bug in svc, not a mistake of the user. */
+export function internalError(err: unknown): UserError {
+  const detail = err instanceof Error ? err.message : String(err);
+  return new UserError(`internal error: ${oneLine(detail) || 'no message'}`, {
+    code: INTERNAL_ERROR_CODE,
+    exitCode: ExitCode.error,
+    suggestions: ['This is a bug in svc. Run the command again with --debug to see where it happened'],
+    cause: err,
+  });
+}
+
+export function isInternal(err: UserError): boolean {
+  return err.code === INTERNAL_ERROR_CODE;
+}
+
+/** True when `--debug` is among the arguments (read raw: a parse error happens before flags exist) or SVC_DEBUG is set. */
+export function debugEnabled(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): boolean {
+  const fromEnv = env[DEBUG_ENV];
+  if (fromEnv !== undefined && fromEnv !== '' && fromEnv !== '0') return true;
+  const end = argv.indexOf('--');
+  return (end === -1 ? argv : argv.slice(0, end)).includes('--debug');
+}
+
+/** The stack of an error and of each cause under it, for `--debug`. */
+export function debugReport(err: unknown): string {
+  const parts: string[] = [];
+  let current: unknown = err;
+  for (let depth = 0; current !== undefined && depth < 5; depth++) {
+    const text =
+      current instanceof Error ? (current.stack ?? `${current.name}: ${current.message}`) : String(current);
+    parts.push(depth === 0 ? text : `Caused by: ${text}`);
+    current = current instanceof Error ? current.cause : undefined;
+  }
+  return parts.join('\n');
+}
+
+// oclif's own parse errors (unknown flag, missing argument, bad option value) carry exit 2.
+function fromOclif(err: Errors.CLIError): UserError {
+  const usage = err.oclif?.exit === ExitCode.usage;
+  return new UserError(err.message, {
+    code: usage ? 'usage' : 'error',
+    exitCode: usage ? ExitCode.usage : ExitCode.error,
+    cause: err,
+  });
+}
+
+function fromApi(err: ApiError): UserError {
+  // A refused address is a mistake in how svc was called (--api-url or SVC_API_URL): a usage error.
+  const exitCode = err instanceof ApiUrlError ? ExitCode.usage : exitCodeForStatus(err.status);
+  return new UserError(err.message, {code: err.code, exitCode, suggestions: apiNextSteps(err), cause: err});
+}
+
+const CHECK_ADDRESS = 'Check the API address (--api-url or SVC_API_URL)';
+
+function apiNextSteps(err: ApiError): string[] {
+  switch (err.code) {
+    case 'invalid_api_url':
+      return ['pass an address like https://api.svc.dev or http://127.0.0.1:4010 (--api-url or SVC_API_URL)'];
+    case 'unauthorized':
+      return ['Run `svc login` with a new key, or set SVC_API_KEY to a valid one'];
+    case 'forbidden':
+      return err instanceof ForbiddenError
+        ? [`Open ${err.accountUrl} to create or revoke keys and webhook endpoints`]
+        : [];
+    case 'rate_limited':
+      return ['Repeated failed logins from one address are rate limited: check the key before retrying'];
+    case 'vault_unavailable':
+      return ['For the emulator: start it without --no-vault-key'];
+    case 'network_error':
+      return err instanceof NetworkError && isLoopbackUrl(err.url)
+        ? ['Is the emulator running? `svc emulator start`']
+        : ['Check your network connection and the API address (--api-url or SVC_API_URL)'];
+    case 'unexpected_redirect':
+      return [CHECK_ADDRESS];
+    case 'invalid_response':
+      return ['Check that the API address points at an svc API (--api-url or SVC_API_URL)'];
+    default:
+      return err.status !== undefined && err.status >= 500
+        ? ['The service had a problem; try again shortly']
+        : [];
+  }
+}
+
+function isLoopbackUrl(url: string): boolean {
+  try {
+    return isLoopbackHost(new URL(url).hostname);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Failures of the machine rather than of svc: a file that cannot be read or written (the credentials file, a
+ * data dir, a payload file), a port in use, a database that does not answer. Their message already names the
+ * path or address; what to do next depends on which.
+ */
+function fromSystem(err: unknown): UserError | undefined {
+  if (!(err instanceof Error)) return undefined;
+  const {code, syscall, path} = err as NodeJS.ErrnoException;
+  if (typeof code !== 'string' || !/^E[A-Z]+$/.test(code) || typeof syscall !== 'string') return undefined;
+  const suggestions =
+    typeof path === 'string'
+      ? [`Check that ${path} exists and that you may read and write it`]
+      : code === 'EADDRINUSE'
+        ? ['Pass another --port (0 picks a free one)']
+        : [];
+  return new UserError(oneLine(err.message), {code: 'system_error', suggestions, cause: err});
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}

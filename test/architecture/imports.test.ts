@@ -1,0 +1,157 @@
+// Which part of the tree may import which: the libraries (the API client, the receiver library, the service's
+// definitions) load without the CLI, so their users never get its exit codes, texts or start-up cost, and the
+// emulator stands alone. One table: add a row when a new rule appears.
+// Every import of every file is read with TypeScript's own pre-processor (static, re-exports, `import()` and
+// `import type` alike) and resolved against the tree; a rule fails with each offending import named.
+import {readdirSync, readFileSync, statSync} from 'node:fs';
+import {dirname, join, relative, resolve, sep} from 'node:path';
+import {fileURLToPath} from 'node:url';
+import ts from 'typescript';
+import {describe, expect, it} from 'vitest';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+
+interface ImportRule {
+  /** What the rule protects, in words. */
+  name: string;
+  /** Why it holds, shown when it breaks. */
+  why: string;
+  /** A folder or a file, relative to the project root. */
+  files: string;
+  /**
+   * What nothing in `files` may import: folders or files of the project (relative to the root), and
+   * packages by name (`zod`) or by scheme (`node:`).
+   */
+  refused: string[];
+}
+
+const CLI_SIDE = ['src/auth', 'src/lib', 'src/commands', 'src/services', 'src/ui', 'src/cli'];
+
+const RULES: ImportRule[] = [
+  {
+    name: 'the API client is a library',
+    why: 'svc/client users get nothing of the CLI: no exit codes, no texts about svc commands, no start-up cost',
+    files: 'src/client',
+    refused: [...CLI_SIDE, 'emulator'],
+  },
+  {
+    name: 'the receiver library is pure',
+    why: 'receivers install it on its own; it needs nothing of the CLI, the client or the emulator',
+    files: 'src/webhooks',
+    refused: [...CLI_SIDE, 'src/client', 'emulator', 'zod'],
+  },
+  {
+    name: 'the definitions load nothing',
+    why: 'the receiver library and the CLI start-up import it; it must stay free of dependencies',
+    files: 'src/definitions.ts',
+    refused: ['src', 'emulator', 'node:', 'zod'],
+  },
+  {
+    name: 'the emulator stands alone',
+    why: 'the emulator may use src/definitions, src/schemas and the receiver library only',
+    files: 'emulator',
+    refused: [...CLI_SIDE, 'src/client'],
+  },
+];
+
+interface FoundImport {
+  file: string;
+  specifier: string;
+  /** Relative to the root, for imports inside the project; undefined for packages and builtins. */
+  target: string | undefined;
+}
+
+/** Every module specifier a source text names, static or dynamic. */
+function importsOf(source: string): string[] {
+  const info = ts.preProcessFile(source, true, true);
+  return info.importedFiles.map((f) => f.fileName);
+}
+
+function sourceFiles(path: string): string[] {
+  const full = join(ROOT, path);
+  if (statSync(full).isFile()) return [path];
+  return readdirSync(full, {recursive: true, encoding: 'utf8'})
+    .filter((name) => /\.tsx?$/.test(name) && !name.endsWith('.d.ts'))
+    .map((name) => join(path, name).split(sep).join('/'));
+}
+
+function resolveTarget(file: string, specifier: string): string | undefined {
+  if (!specifier.startsWith('.')) return undefined;
+  const target = relative(ROOT, resolve(ROOT, dirname(file), specifier));
+  return target.split(sep).join('/').replace(/\.js$/, '');
+}
+
+function collect(path: string): FoundImport[] {
+  return sourceFiles(path).flatMap((file) =>
+    importsOf(readFileSync(join(ROOT, file), 'utf8')).map((specifier) => ({
+      file,
+      specifier,
+      target: resolveTarget(file, specifier),
+    })),
+  );
+}
+
+function refuses(refused: string, i: FoundImport): boolean {
+  if (i.target !== undefined) return i.target === refused || i.target.startsWith(`${refused}/`);
+  if (refused.endsWith(':')) return i.specifier.startsWith(refused);
+  return i.specifier === refused || i.specifier.startsWith(`${refused}/`);
+}
+
+/** The imports that break a rule, each as `file: 'specifier'` for the failure message. */
+function violations(rule: ImportRule, found: FoundImport[]): string[] {
+  return found
+    .filter((i) => rule.refused.some((refused) => refuses(refused, i)))
+    .map((i) => `${i.file}: '${i.specifier}'`);
+}
+
+describe('import rules', () => {
+  for (const rule of RULES) {
+    it(rule.name, () => {
+      const found = collect(rule.files);
+      expect(sourceFiles(rule.files).length).toBeGreaterThan(0);
+      expect(violations(rule, found), rule.why).toEqual([]);
+    });
+  }
+
+  it('sees every kind of import, so a rule cannot pass by not looking', () => {
+    const source = [
+      "import {a} from '../auth/a.js';",
+      "import type {B} from '../lib/b.js';",
+      "export {c} from '../commands/c.js';",
+      "export * from '../ui/d.js';",
+      "const e = await import('../services/e.js');",
+      "type F = typeof import('../cli/f.js');",
+      "import '../lib/side-effect.js';",
+      "import {ok} from './fine.js';",
+    ].join('\n');
+    const found = importsOf(source).map((specifier) => ({
+      file: 'src/client/example.ts',
+      specifier,
+      target: resolveTarget('src/client/example.ts', specifier),
+    }));
+    expect(violations(RULES[0]!, found)).toEqual([
+      "src/client/example.ts: '../auth/a.js'",
+      "src/client/example.ts: '../lib/b.js'",
+      "src/client/example.ts: '../commands/c.js'",
+      "src/client/example.ts: '../ui/d.js'",
+      "src/client/example.ts: '../services/e.js'",
+      "src/client/example.ts: '../cli/f.js'",
+      "src/client/example.ts: '../lib/side-effect.js'",
+    ]);
+  });
+
+  it('refuses packages by name and by scheme, not by a name they merely start with', () => {
+    const found = ["import {z} from 'zod';", "import {x} from 'zod-extra';", "import {a} from 'node:fs';"]
+      .flatMap((line) => importsOf(line))
+      .map((specifier) => ({file: 'src/definitions.ts', specifier, target: undefined}));
+    const rule = RULES.find((r) => r.files === 'src/definitions.ts')!;
+    expect(violations(rule, found)).toEqual(["src/definitions.ts: 'zod'", "src/definitions.ts: 'node:fs'"]);
+  });
+
+  it('finds the imports the tree really has', () => {
+    const client = collect('src/client').map((i) => i.target ?? i.specifier);
+    expect(client).toContain('src/definitions');
+    expect(client).toContain('src/schemas/index');
+    expect(collect('emulator/ids.ts').map((i) => i.target)).toContain('src/definitions');
+  });
+});

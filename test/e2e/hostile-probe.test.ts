@@ -1,0 +1,175 @@
+// The core of a hostile probe, bounded so it runs on every CI run against the built CLI's emulator: parallel
+// guesses from one address, the control surface during the lockout that follows, NUL and overflow inputs, a
+// data dir left open to others before the start, and kill -9 in the middle of a burst of deliveries.
+import {chmod, mkdir, mkdtemp, readdir, rm, stat, writeFile} from 'node:fs/promises';
+import {Agent, request as httpRequest} from 'node:http';
+import {tmpdir} from 'node:os';
+import {join} from 'node:path';
+import {afterAll, beforeAll, describe, expect, it} from 'vitest';
+import {EmulatorControl, EmulatorControlError} from '../../emulator/control-client.js';
+import {readRuntimeFile} from '../../emulator/runtime-file.js';
+import {type Receiver, startReceiver, waitFor} from '../emulator/delivery/helpers.js';
+import {type EmulatorProcess, startEmulatorProcess, stopProcess} from '../emulator/delivery/processes.js';
+import {runCli} from '../helpers/run-cli.js';
+
+const PARALLEL_GUESSES = 200;
+// The emulator's default: 20 failed authentications per address per minute.
+const FAILURE_LIMIT = 20;
+
+let root: string;
+let dataDir: string;
+let emulator: EmulatorProcess | undefined;
+let control: EmulatorControl;
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'svc-probe-'));
+  // A data dir made by someone else's tools: open to everyone, with a stray world-readable file in it.
+  dataDir = join(root, 'data');
+  await mkdir(join(dataDir, 'notes'), {recursive: true});
+  await writeFile(join(dataDir, 'notes', 'readme.txt'), 'left here before the emulator started\n');
+  await chmod(dataDir, 0o755);
+  await chmod(join(dataDir, 'notes'), 0o755);
+  await chmod(join(dataDir, 'notes', 'readme.txt'), 0o644);
+  emulator = await startEmulatorProcess(dataDir, ['--clock', 'manual']);
+  const info = await readRuntimeFile(dataDir);
+  if (!info) throw new Error('no emulator.json');
+  control = new EmulatorControl({url: info.api_url, adminToken: info.admin_token});
+}, 60_000);
+
+afterAll(async () => {
+  await stopProcess(emulator);
+  if (root) await rm(root, {recursive: true, force: true});
+});
+
+/** Every entry under `dir` (itself included) that a user other than its owner could read, write or enter. */
+async function openToOthers(dir: string): Promise<string[]> {
+  const open: string[] = [];
+  const visit = async (path: string) => {
+    const info = await stat(path);
+    if ((info.mode & 0o077) !== 0) open.push(`${path} ${(info.mode & 0o777).toString(8)}`);
+    if (info.isDirectory()) for (const name of await readdir(path)) await visit(join(path, name));
+  };
+  await visit(dir);
+  return open;
+}
+
+function get(path: string, authorization: string, agent: Agent) {
+  return new Promise<{status: number; retryAfter?: string; body: string}>((resolve, reject) => {
+    const req = httpRequest(new URL(path, emulator?.apiUrl), {agent, headers: {authorization}});
+    req.on('response', (res) => {
+      let body = '';
+      res.on('data', (d) => {
+        body += d;
+      });
+      res.on('end', () =>
+        resolve({status: res.statusCode ?? 0, retryAfter: res.headers['retry-after'] as string, body}),
+      );
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('a hostile probe, bounded', {timeout: 120_000}, () => {
+  it('leaves nothing in a data dir that was open to others before the start open to them', async () => {
+    const open = await openToOthers(dataDir);
+    console.log(`entries open to others after start: ${open.length}`);
+    expect(open).toEqual([]);
+  });
+
+  it(`answers ${PARALLEL_GUESSES} parallel wrong keys from one address with at most ${FAILURE_LIMIT} 401s`, async () => {
+    const agent = new Agent({maxSockets: PARALLEL_GUESSES, keepAlive: false});
+    try {
+      const guesses = Array.from(
+        {length: PARALLEL_GUESSES},
+        (_, i) => `Bearer svc_${String(i).padStart(40, 'G')}`,
+      );
+      const answers = await Promise.all(guesses.map((g) => get('/v1/org', g, agent)));
+      const unauthorized = answers.filter((a) => a.status === 401).length;
+      const limited = answers.filter((a) => a.status === 429);
+      console.log(`401s out of ${PARALLEL_GUESSES} parallel wrong keys: ${unauthorized}`);
+      expect(unauthorized).toBeLessThanOrEqual(FAILURE_LIMIT);
+      expect(unauthorized + limited.length).toBe(PARALLEL_GUESSES);
+      for (const a of limited) {
+        expect(Number(a.retryAfter)).toBeGreaterThan(0);
+        const message = (JSON.parse(a.body) as {error: {message: string}}).error.message;
+        expect(message).toContain(`try again in ${a.retryAfter} s`);
+      }
+    } finally {
+      agent.destroy();
+    }
+  });
+
+  it('keeps the control surface open during the lockout, and its reset ends the lockout', async () => {
+    const key = await control.createKey({name: 'during-lockout'});
+    const agent = new Agent();
+    try {
+      // A good key from the limited address waits too: otherwise guesses could go on between good requests.
+      expect((await get('/v1/org', `Bearer ${key.secret}`, agent)).status).toBe(429);
+      const reset = await runCli(['emulator', 'limiter', 'reset', '--data-dir', dataDir]);
+      expect(reset.code, reset.stderr).toBe(0);
+      expect((await get('/v1/org', `Bearer ${key.secret}`, agent)).status).toBe(200);
+    } finally {
+      agent.destroy();
+    }
+  });
+
+  it('refuses NUL in a text field with 400 naming the field', async () => {
+    const err = await control.createKey({name: 'nul\u0000name'}).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(EmulatorControlError);
+    expect((err as EmulatorControlError).status).toBe(400);
+    expect((err as EmulatorControlError).message).toContain('name');
+  });
+
+  it('refuses to move the clock past its range, and the clock keeps working', async () => {
+    const before = await control.clock();
+    const advanced = await runCli(['emulator', 'clock', 'advance', '100000000d', '--data-dir', dataDir]);
+    expect(advanced.code).not.toBe(0);
+    expect(advanced.stderr).toMatch(/outside the times it can show/);
+    const set = await runCli(['emulator', 'clock', 'set', '0000-01-01T00:00:00Z', '--data-dir', dataDir]);
+    expect(set.code).not.toBe(0);
+    expect((await control.clock()).now).toBe(before.now);
+    // Everything that reads the clock still works.
+    const key = await control.createKey({name: 'after-overflow', expires: '365'});
+    expect(key.expires_at).toBeTruthy();
+    expect((await control.trigger({type: 'sandbox.ready'})).event?.type).toBe('sandbox.ready');
+  });
+});
+
+describe('kill -9 in the middle of a burst', {timeout: 120_000}, () => {
+  let crashDir: string;
+  const processes: EmulatorProcess[] = [];
+  let receiver: Receiver | undefined;
+
+  afterAll(async () => {
+    for (const p of processes) await stopProcess(p);
+    await receiver?.close();
+    if (crashDir) await rm(crashDir, {recursive: true, force: true});
+  });
+
+  it('delivers every acknowledged event after a restart on the same data dir', async () => {
+    crashDir = await mkdtemp(join(tmpdir(), 'svc-probe-crash-'));
+    receiver = await startReceiver((_q, res) => {
+      // Slow enough that the burst is still in flight when the process dies.
+      setTimeout(() => res.end('ok'), 15);
+    });
+    const first = await startEmulatorProcess(crashDir, ['--allow-local-endpoints']);
+    processes.push(first);
+    const info = await readRuntimeFile(crashDir);
+    if (!info) throw new Error('no emulator.json');
+    const c1 = new EmulatorControl({url: info.api_url, adminToken: info.admin_token});
+    await c1.createWebhook({url: `${receiver.url}/hooks`, events: ['sandbox.ready']});
+    // Acknowledged: the control surface answered with the event's id.
+    const acknowledged = await Promise.all(
+      Array.from({length: 30}, async () => (await c1.trigger({type: 'sandbox.ready'})).event?.id as string),
+    );
+    await waitFor(() => (receiver?.requests.length ?? 0) >= 3);
+    first.child.kill('SIGKILL');
+    await first.exited;
+
+    processes.push(await startEmulatorProcess(crashDir, ['--allow-local-endpoints']));
+    const received = () => new Set(receiver?.requests.map((r) => String(r.headers['svc-event-id'])));
+    await waitFor(() => acknowledged.every((id) => received().has(id)), 30_000);
+    expect(acknowledged.filter((id) => !received().has(id))).toEqual([]);
+  });
+});

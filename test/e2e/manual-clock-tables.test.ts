@@ -1,0 +1,45 @@
+// Tables count "in 29 days" and "just now" from the emulator's clock when it is moved by hand, as the
+// emulator dates every answer with its own clock.
+import {afterAll, beforeAll, describe, expect, it} from 'vitest';
+import {type RunningEmulator, startEmulator} from '../../emulator/index.js';
+import {runCli} from '../helpers/run-cli.js';
+
+let emu: RunningEmulator;
+let env: NodeJS.ProcessEnv;
+let keyId: string;
+
+beforeAll(async () => {
+  // Years away from the machine's clock, so a table counting from the machine's time cannot pass.
+  emu = await startEmulator({
+    port: 0,
+    inMemory: true,
+    clock: 'manual',
+    clockStart: new Date('2031-03-01T00:00:00Z'),
+  });
+  const key = await emu.control.createKey({name: 'in-the-future', expires: '30'});
+  keyId = key.id;
+  env = {SVC_API_KEY: key.secret, SVC_API_URL: emu.apiUrl};
+});
+afterAll(() => emu?.stop());
+
+const rowOf = (stdout: string) => stdout.split('\n').find((line) => line.includes(keyId)) ?? '';
+
+describe('svc keys list against a manual-clock emulator', {timeout: 60_000}, () => {
+  it('dates its answers with the emulator clock', async () => {
+    const res = await fetch(`${emu.apiUrl}/v1/org`, {headers: {authorization: `Bearer ${env.SVC_API_KEY}`}});
+    expect(res.headers.get('date')).toBe('Sat, 01 Mar 2031 00:00:00 GMT');
+  });
+
+  it('shows creation and expiry relative to the emulator clock', async () => {
+    const r = await runCli(['keys', 'list'], {env});
+    expect(r.code, r.stderr).toBe(0);
+    expect(rowOf(r.stdout)).toMatch(/ just now .* in 29 days /);
+  });
+
+  it('follows the clock when it moves', async () => {
+    await emu.control.advanceClock('29d23h30m');
+    const r = await runCli(['keys', 'list'], {env});
+    expect(r.code, r.stderr).toBe(0);
+    expect(rowOf(r.stdout)).toMatch(/ 29 days ago .* in 29 minutes /);
+  });
+});
