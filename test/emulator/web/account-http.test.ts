@@ -2,6 +2,7 @@
 // are answered. The whole flows in Chromium live in account-page.test.ts.
 import {createHash, randomBytes} from 'node:crypto';
 import {request} from 'node:http';
+import fc from 'fast-check';
 import pg from 'pg';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {type RunningEmulator, type StartEmulatorOptions, startEmulator} from '../../../emulator/index.js';
@@ -232,6 +233,90 @@ describe.each(backends)('on $name', (backend) => {
       expect(line).toContain(`${emu.apiUrl}/account/sign-in?token=`);
       expect(line).not.toContain('evil.example');
     });
+
+    it('answers generated form posts and paths on every route with a page, never a 5xx', async () => {
+      const c = client();
+      await signIn(c, 'fuzz@example.com');
+      const csrf = csrfOf((await c.request('/account/keys')).text);
+      const key = await emu.control.createKey({name: 'fuzz target'});
+      const value = fc.oneof(
+        fc.string({maxLength: 30}),
+        fc.string({unit: 'binary', maxLength: 30}),
+        fc.constantFrom('', '\u0000', 'a\u0007b', '\ud800', 'x'.repeat(3000), 'sandbox.ready', '30', 'never'),
+        fc.constantFrom(
+          key.id,
+          emu.orgId,
+          `we_${'A'.repeat(24)}`,
+          'https://example.com/h',
+          'http://localhost/h',
+        ),
+      );
+      const field = fc.constantFrom(
+        'name',
+        'expires',
+        'url',
+        'events',
+        'description',
+        'email',
+        'org_id',
+        'token',
+        'csrf',
+      );
+      const route = fc.constantFrom(
+        'POST /account/login',
+        'POST /account/sign-in',
+        'POST /account/org',
+        'POST /account/team',
+        'POST /account/keys',
+        'POST /account/keys/:id/revoke',
+        'POST /account/webhooks',
+        'POST /account/webhooks/:id/delete',
+        'GET /account/keys/:id/revoke',
+        'GET /account/webhooks/:id',
+        'GET /account/webhooks/:id/delete',
+        'GET /account/webhooks/:id/deliveries/:id',
+        'GET /account/sign-in',
+      );
+      const segment = fc.oneof(
+        fc.constantFrom(
+          key.id,
+          `we_${'A'.repeat(24)}`,
+          `dlv_${'A'.repeat(24)}`,
+          '..',
+          '%2e%2e',
+          '%00',
+          'x'.repeat(500),
+        ),
+        fc.string({unit: 'binary', maxLength: 20}).map(encodeURIComponent),
+      );
+      const failures: string[] = [];
+      await fc.assert(
+        fc.asyncProperty(
+          route,
+          fc.array(fc.tuple(field, value), {maxLength: 6}),
+          segment,
+          fc.boolean(),
+          async (r, fields, seg, withToken) => {
+            const [method, template] = r.split(' ') as [string, string];
+            const path = template.replaceAll(':id', seg);
+            const body = new URLSearchParams(fields);
+            if (withToken) body.set('csrf', csrf);
+            const res =
+              method === 'GET'
+                ? await c.request(`${path}?${body.toString()}`)
+                : await c.request(path, {
+                    method,
+                    headers: {'content-type': 'application/x-www-form-urlencoded'},
+                    body: body.toString(),
+                  });
+            if (res.status >= 500) failures.push(`${r} ${path} ${res.status}`);
+            return res.status < 500;
+          },
+        ),
+        {numRuns: 300, seed: 20261123, endOnFailure: true},
+      );
+      expect(failures).toEqual([]);
+    }, 120_000);
 
     it('treats a malformed sign-in link as unknown, without a lookup error', async () => {
       const c = client();
