@@ -40,6 +40,55 @@ if (pgUrl) {
 let emu: RunningEmulator;
 const logs: string[] = [];
 
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+/** A tiny cookie-keeping client, the way a browser talks to the page. */
+function client() {
+  const jar = new Map<string, string>();
+  const request = async (path: string, init: RequestInit = {}) => {
+    const res = await fetch(`${emu.apiUrl}${path}`, {
+      ...init,
+      redirect: 'manual',
+      headers: {
+        ...(init.headers as Record<string, string>),
+        cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; '),
+      },
+    });
+    const setCookies = res.headers.getSetCookie();
+    for (const c of setCookies) {
+      const [pair] = c.split(';');
+      const [k, v] = (pair as string).split('=') as [string, string];
+      if (/Max-Age=0/i.test(c)) jar.delete(k);
+      else jar.set(k, v);
+    }
+    return {status: res.status, text: await res.text(), setCookies, headers: res.headers};
+  };
+  const form = (path: string, fields: Record<string, string>, headers: Record<string, string> = {}) =>
+    request(path, {
+      method: 'POST',
+      headers: {'content-type': 'application/x-www-form-urlencoded', ...headers},
+      body: new URLSearchParams(fields).toString(),
+    });
+  return {jar, request, form};
+}
+
+const csrfOf = (html: string) => /name="csrf" value="([^"]+)"/.exec(html)?.[1] as string;
+
+async function askForLink(c: ReturnType<typeof client>, email: string): Promise<string> {
+  const page = await c.request('/account');
+  const sent = await c.form('/account/login', {csrf: csrfOf(page.text), email});
+  expect(sent.status).toBe(200);
+  const line = logs.findLast((l) => l.includes(`to ${email.toLowerCase()}:`)) as string;
+  return /(\/account\/sign-in\?token=[A-Za-z0-9_-]+)/.exec(line)?.[1] as string;
+}
+
+async function signIn(c: ReturnType<typeof client>, email: string) {
+  const link = await askForLink(c, email);
+  const confirm = await c.request(link);
+  const token = new URL(link, emu.apiUrl).searchParams.get('token') as string;
+  return c.form('/account/sign-in', {csrf: csrfOf(confirm.text), token});
+}
+
 describe.each(backends)('on $name', (backend) => {
   let dispose: () => Promise<void> = async () => {};
   beforeAll(async () => {
@@ -51,55 +100,6 @@ describe.each(backends)('on $name', (backend) => {
     await emu?.stop();
     await dispose();
   });
-
-  const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
-
-  /** A tiny cookie-keeping client, the way a browser talks to the page. */
-  function client() {
-    const jar = new Map<string, string>();
-    const request = async (path: string, init: RequestInit = {}) => {
-      const res = await fetch(`${emu.apiUrl}${path}`, {
-        ...init,
-        redirect: 'manual',
-        headers: {
-          ...(init.headers as Record<string, string>),
-          cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; '),
-        },
-      });
-      const setCookies = res.headers.getSetCookie();
-      for (const c of setCookies) {
-        const [pair] = c.split(';');
-        const [k, v] = (pair as string).split('=') as [string, string];
-        if (/Max-Age=0/i.test(c)) jar.delete(k);
-        else jar.set(k, v);
-      }
-      return {status: res.status, text: await res.text(), setCookies, headers: res.headers};
-    };
-    const form = (path: string, fields: Record<string, string>, headers: Record<string, string> = {}) =>
-      request(path, {
-        method: 'POST',
-        headers: {'content-type': 'application/x-www-form-urlencoded', ...headers},
-        body: new URLSearchParams(fields).toString(),
-      });
-    return {jar, request, form};
-  }
-
-  const csrfOf = (html: string) => /name="csrf" value="([^"]+)"/.exec(html)?.[1] as string;
-
-  async function askForLink(c: ReturnType<typeof client>, email: string): Promise<string> {
-    const page = await c.request('/account');
-    const sent = await c.form('/account/login', {csrf: csrfOf(page.text), email});
-    expect(sent.status).toBe(200);
-    const line = logs.findLast((l) => l.includes(`to ${email.toLowerCase()}:`)) as string;
-    return /(\/account\/sign-in\?token=[A-Za-z0-9_-]+)/.exec(line)?.[1] as string;
-  }
-
-  async function signIn(c: ReturnType<typeof client>, email: string) {
-    const link = await askForLink(c, email);
-    const confirm = await c.request(link);
-    const token = new URL(link, emu.apiUrl).searchParams.get('token') as string;
-    return c.form('/account/sign-in', {csrf: csrfOf(confirm.text), token});
-  }
 
   describe('sign-in links and sessions', () => {
     it('prints the link in the log, stores only its hash, and spends it once even when used twice at once', async () => {
@@ -337,5 +337,35 @@ describe.each(backends)('on $name', (backend) => {
       expect(missing.status).toBe(404);
       expect(missing.headers.get('content-type')).toContain('text/html');
     });
+  });
+});
+
+describe('an emulator without a vault key', () => {
+  it('says on the form that endpoints need one, and answers the deliveries page with a page, not a crash', async () => {
+    const noVault = await startEmulator({
+      port: 0,
+      inMemory: true,
+      noVaultKey: true,
+      log: (l) => logs.push(l),
+    });
+    const previous = emu;
+    emu = noVault;
+    try {
+      const c = client();
+      await signIn(c, 'vaultless@example.com');
+      const form = await c.request('/account/webhooks/new');
+      const added = await c.form('/account/webhooks', {
+        csrf: csrfOf(form.text),
+        url: 'https://hooks.example.com/h',
+        events: 'sandbox.ready',
+      });
+      expect(added.status).toBe(503);
+      expect(added.text).toContain('Webhook endpoints need a vault key to store their signing secret.');
+      const missing = await c.request(`/account/webhooks/we_${'A'.repeat(24)}`);
+      expect(missing.status).toBe(404);
+    } finally {
+      emu = previous;
+      await noVault.stop();
+    }
   });
 });
