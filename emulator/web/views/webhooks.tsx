@@ -301,57 +301,66 @@ export function DeliveriesPage(p: {
       {e.description ? <p>{e.description}</p> : null}
       <div class="bar">
         <h2>Deliveries</h2>
-        <a class="button secondary" href={`/account/webhooks/${e.id}`}>
-          Refresh
-        </a>
+        <p class="button-row">
+          {/* Shown by the script, which then keeps the list current; without it, Refresh does the same. */}
+          <label class="choice live-toggle" hidden>
+            <input type="checkbox" data-live-toggle="" checked /> Update every 5 seconds
+          </label>
+          <a class="button secondary" href={`/account/webhooks/${e.id}`}>
+            Refresh
+          </a>
+        </p>
       </div>
       <p class="muted">The {MAX_DELIVERIES_LISTED} most recent of the last 30 days, newest first.</p>
-      {p.deliveries.length === 0 ? (
-        <p class="empty">
-          No deliveries yet. Emit an event with <code>svc trigger sandbox.ready</code>, then refresh.
-        </p>
-      ) : (
-        <table class="table">
-          <caption class="sr-only">Deliveries to this endpoint, newest first</caption>
-          <thead>
-            <tr>
-              <th scope="col">Event</th>
-              <th scope="col">Status</th>
-              <th scope="col">Attempts</th>
-              <th scope="col">Last answer</th>
-              <th scope="col">Created</th>
-              <th scope="col">Next attempt</th>
-            </tr>
-          </thead>
-          <tbody>
-            {p.deliveries.map((d) => (
-              <tr key={d.id}>
-                <td data-label="Event">
-                  <a href={`/account/webhooks/${e.id}/deliveries/${d.id}`}>
-                    <code>{d.event_type}</code>
-                    <span class="sr-only"> delivery {d.id}</span>
-                  </a>
-                </td>
-                <td data-label="Status">
-                  <span class={`badge badge-${d.status}`}>{d.status}</span>
-                </td>
-                <td data-label="Attempts">
-                  <span>
-                    {d.attempts} <span class="muted">of {MAX_DELIVERY_ATTEMPTS}</span>
-                  </span>
-                </td>
-                <td data-label="Last answer">{d.last_status_code ?? <span class="muted">—</span>}</td>
-                <td data-label="Created">
-                  <Time at={d.created_at} seconds />
-                </td>
-                <td data-label="Next attempt">
-                  <Time at={d.next_attempt_at} empty="—" seconds />
-                </td>
+      <p class="sr-only" aria-live="polite" data-live-status="" />
+      <div id="deliveries" data-live="5000">
+        {p.deliveries.length === 0 ? (
+          <p class="empty">
+            No deliveries yet. Emit an event with <code>svc trigger sandbox.ready</code>, then refresh.
+          </p>
+        ) : (
+          <table class="table">
+            <caption class="sr-only">Deliveries to this endpoint, newest first</caption>
+            <thead>
+              <tr>
+                <th scope="col">Event</th>
+                <th scope="col">Status</th>
+                <th scope="col">Attempts</th>
+                <th scope="col">Last answer</th>
+                <th scope="col">Created</th>
+                <th scope="col">Next attempt</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+            </thead>
+            <tbody>
+              {p.deliveries.map((d) => (
+                <tr key={d.id}>
+                  <td data-label="Event">
+                    <a href={`/account/webhooks/${e.id}/deliveries/${d.id}`}>
+                      <code>{d.event_type}</code>
+                      <span class="sr-only"> delivery {d.id}</span>
+                    </a>
+                  </td>
+                  <td data-label="Status">
+                    <span class={`badge badge-${d.status}`}>{d.status}</span>
+                  </td>
+                  <td data-label="Attempts">
+                    <span>
+                      {d.attempts} <span class="muted">of {MAX_DELIVERY_ATTEMPTS}</span>
+                    </span>
+                  </td>
+                  <td data-label="Last answer">{d.last_status_code ?? <span class="muted">—</span>}</td>
+                  <td data-label="Created">
+                    <Time at={d.created_at} seconds />
+                  </td>
+                  <td data-label="Next attempt">
+                    <Time at={d.next_attempt_at} empty="—" seconds />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </div>
     </Page>
   );
 }
