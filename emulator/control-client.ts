@@ -1,7 +1,10 @@
 // A typed client for the /_emulator control surface, used by the CLI's `svc emulator …` commands and by tests.
 import type {EventType, KeyExpiryChoice} from '../src/definitions.js';
 import type {Org, SvcEvent} from '../src/schemas/index.js';
+import type {DeliveryDetail} from './ops/delivery-detail.js';
 import type {SandboxRecord} from './sandboxes/repository.js';
+
+export type {AttemptDetail, DeliveryDetail} from './ops/delivery-detail.js';
 
 export interface CreatedKey {
   id: string;
@@ -31,6 +34,8 @@ export interface CreatedWebhook {
   description: string | null;
   created_at: string;
   secret: string;
+  /** What the emulator accepted but wants said, e.g. a host it could not resolve offline. */
+  warnings?: string[];
 }
 
 export interface ClockState {
@@ -57,6 +62,8 @@ export class EmulatorControlError extends Error {
     message: string,
     readonly status: number,
     readonly code: string,
+    /** Each refused input field of an invalid_request, so a caller can tell which one to fix. */
+    readonly problems: readonly {field?: string; message: string}[] = [],
   ) {
     super(message);
     this.name = 'EmulatorControlError';
@@ -163,6 +170,16 @@ export class EmulatorControl {
     return this.call('POST', '/_emulator/relay', input);
   }
 
+  /** One delivery with its event and every attempt, oldest first. */
+  delivery(id: string): Promise<DeliveryDetail> {
+    return this.call('GET', `/_emulator/deliveries/${encodeURIComponent(id)}`);
+  }
+
+  /** A new attempt now (trigger manual, freshly signed, the same body); the schedule is left as it was. */
+  resendDelivery(id: string): Promise<DeliveryDetail> {
+    return this.call('POST', `/_emulator/deliveries/${encodeURIComponent(id)}/resend`);
+  }
+
   /** Any control route, including those the delivery engine adds. */
   async call<T>(method: string, path: string, body?: unknown): Promise<T> {
     const headers: Record<string, string> = {authorization: `Bearer ${this.adminToken}`};
@@ -185,14 +202,23 @@ export class EmulatorControl {
     if (!res.ok) {
       let code = 'error';
       let message = `the emulator answered ${res.status}`;
+      let problems: {field?: string; message: string}[] = [];
       try {
-        const parsed = JSON.parse(text) as {error?: {code?: string; message?: string}};
+        const parsed = JSON.parse(text) as {
+          error?: {code?: string; message?: string; problems?: unknown};
+        };
         code = parsed.error?.code ?? code;
         message = parsed.error?.message ?? message;
+        if (Array.isArray(parsed.error?.problems)) {
+          problems = parsed.error.problems.filter(
+            (p): p is {field?: string; message: string} =>
+              typeof p === 'object' && p !== null && typeof (p as {message?: unknown}).message === 'string',
+          );
+        }
       } catch {
         // Not our error shape; keep the status-based message.
       }
-      throw new EmulatorControlError(message, res.status, code);
+      throw new EmulatorControlError(message, res.status, code, problems);
     }
     return (text ? JSON.parse(text) : undefined) as T;
   }

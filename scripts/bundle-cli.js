@@ -29,8 +29,15 @@ const EXTERNAL_PACKAGES = new Set([
   'typescript',
   'undici',
 ]);
-/** The emulator's entry (server, database, worker) stays out too; the compiled copy in dist/ is loaded. */
+/** The emulator's entry (server, database, worker) stays out too: the compiled copy in dist/ is loaded. */
 const EXTERNAL_FILES = [join(root, 'emulator', 'index.ts')];
+/**
+ * The TUI's entry (Ink, React, yoga's wasm) is a bundle of its own, ESM (yoga loads with a top-level await), with
+ * React's production build: loading Ink's few hundred files one by one, development React included, cost more
+ * than the whole first screen is allowed. `svc tui` imports it; no other command does.
+ */
+const TUI_ENTRY = join(root, 'src', 'ui', 'tui', 'index.tsx');
+const TUI_BUNDLE = 'tui.mjs';
 
 function packageName(specifier) {
   const parts = specifier.split('/');
@@ -50,6 +57,11 @@ const externals = {
         resolveDir: args.resolveDir,
         pluginData: {resolving: true},
       });
+      if (resolved.path === TUI_ENTRY) {
+        if (args.kind !== 'dynamic-import')
+          return {errors: [{text: `${args.path} must be loaded with import()`}]};
+        return {path: `./${TUI_BUNDLE}`, external: true};
+      }
       if (!EXTERNAL_FILES.includes(resolved.path)) return resolved.errors.length ? undefined : resolved;
       if (args.kind !== 'dynamic-import') {
         return {
@@ -173,6 +185,43 @@ async function bundle() {
   return {buildId, modules: bundled.length, bytes: body.length};
 }
 
+/** dist/cli/tui.mjs: the TUI with Ink and React in one file. Ink's devtools (development only) are left out. */
+async function bundleTui() {
+  const esbuild = await import('esbuild');
+  const noDevtools = {
+    name: 'svc-no-devtools',
+    setup(build) {
+      build.onResolve({filter: /devtools\.js$/}, (args) =>
+        args.importer.includes(`${join('node_modules', 'ink')}`)
+          ? {path: 'devtools', namespace: 'svc-empty'}
+          : undefined,
+      );
+      build.onLoad({filter: /.*/, namespace: 'svc-empty'}, () => ({
+        contents: 'export default undefined;',
+        loader: 'js',
+      }));
+    },
+  };
+  const result = await esbuild.build({
+    entryPoints: [TUI_ENTRY],
+    outfile: join(outDir, TUI_BUNDLE),
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    minify: true,
+    metafile: true,
+    logLevel: 'warning',
+    plugins: [noDevtools],
+    define: {'process.env.NODE_ENV': '"production"'},
+    // Some of Ink's dependencies are CommonJS and require() Node's own modules.
+    banner: {
+      js: "import {createRequire as __svcCreateRequire} from 'node:module'; const require = __svcCreateRequire(import.meta.url);",
+    },
+  });
+  return Object.keys(result.metafile.inputs).length;
+}
+
 /** Answers the read routes with the shared fixtures, so the warm-up runs a read command end to end. */
 function fixtureServer() {
   const answers = {
@@ -243,6 +292,7 @@ if (process.argv[2] === '--warm') {
   await warm();
 } else {
   const {buildId, modules, bytes} = await bundle();
+  const tuiModules = await bundleTui();
   const child = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--warm'], {
     cwd: root,
     stdio: ['ignore', 'ignore', 'inherit'],
@@ -252,5 +302,7 @@ if (process.argv[2] === '--warm') {
     // Still a working bundle: each run compiles it and keeps a cache in the user's cache dir.
     console.error('bundle-cli: the code cache could not be made; the CLI will build its own on first run');
   }
-  console.log(`bundle-cli: ${modules} modules, ${(bytes / 1024).toFixed(0)} KiB, build ${buildId}`);
+  console.log(
+    `bundle-cli: ${modules} modules, ${(bytes / 1024).toFixed(0)} KiB, build ${buildId}; TUI: ${tuiModules} modules`,
+  );
 }

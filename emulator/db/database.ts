@@ -101,17 +101,27 @@ export function wrapPgPool(pool: PgPoolLike): Database {
 const MIGRATIONS_DIR = new URL('./migrations/', import.meta.url);
 const MIGRATION_FILE = /^\d+_.*\.sql$/;
 
-async function migrationFiles(): Promise<string[]> {
-  return (await readdir(MIGRATIONS_DIR)).filter((f) => MIGRATION_FILE.test(f)).sort();
+async function migrationFiles(dir: URL): Promise<string[]> {
+  return (await readdir(dir)).filter((f) => MIGRATION_FILE.test(f)).sort();
 }
 
-export async function listMigrations(): Promise<{version: string; sql: string}[]> {
+export async function listMigrations(dir: URL = MIGRATIONS_DIR): Promise<{version: string; sql: string}[]> {
   return Promise.all(
-    (await migrationFiles()).map(async (f) => ({
+    (await migrationFiles(dir)).map(async (f) => ({
       version: f.replace(/\.sql$/, ''),
-      sql: await readFile(new URL(f, MIGRATIONS_DIR), 'utf8'),
+      sql: await readFile(new URL(f, dir), 'utf8'),
     })),
   );
+}
+
+/**
+ * Runs one migration file whole. PGlite's exec and PostgreSQL's simple query protocol (a query without
+ * parameters) both take several statements in one message and split them with the server's own parser, so
+ * a function body, a DO block or a string holding a semicolon arrive as written.
+ */
+export async function runMigrationSql(tx: Queryable, sql: string): Promise<void> {
+  if (tx.script) await tx.script(sql);
+  else await tx.query(sql);
 }
 
 /** The versions recorded as applied; none when the bookkeeping table does not exist yet. */
@@ -127,9 +137,10 @@ async function appliedVersions(db: Database): Promise<Set<string> | undefined> {
 }
 
 /** Applies the numbered migrations not yet applied, each in its own transaction. Returns what it applied. */
-export async function migrate(db: Database): Promise<string[]> {
+export async function migrate(db: Database, options: {dir?: URL} = {}): Promise<string[]> {
+  const dir = options.dir ?? MIGRATIONS_DIR;
   // The usual case, an up-to-date database, costs one read and no write.
-  const [files, known] = await Promise.all([migrationFiles(), appliedVersions(db)]);
+  const [files, known] = await Promise.all([migrationFiles(dir), appliedVersions(db)]);
   if (known && files.every((f) => known.has(f.replace(/\.sql$/, '')))) return [];
 
   await db.query(
@@ -139,13 +150,10 @@ export async function migrate(db: Database): Promise<string[]> {
     (await db.query<{version: string}>('SELECT version FROM schema_migrations')).rows.map((r) => r.version),
   );
   const done: string[] = [];
-  for (const m of await listMigrations()) {
+  for (const m of await listMigrations(dir)) {
     if (applied.has(m.version)) continue;
     await db.transaction(async (tx) => {
-      // Statements are separated by semicolons at line ends; migrations hold no functions with bodies.
-      for (const statement of m.sql.split(/;\s*$/m)) {
-        if (statement.replace(/--.*$/gm, '').trim()) await tx.query(statement);
-      }
+      await runMigrationSql(tx, m.sql);
       await tx.query('INSERT INTO schema_migrations (version) VALUES ($1)', [m.version]);
     });
     done.push(m.version);

@@ -1,6 +1,7 @@
 // The delivery engine as an emulator plugin: sandboxes, events, the worker, the relay and their control routes.
 import type {Dispatcher} from 'undici';
 import type {EmulatorContext, EmulatorPlugin} from '../context.js';
+import {registerDeliveryControlRoutes} from '../control/delivery-routes.js';
 import {registerSandboxRoutes} from '../sandboxes/routes.js';
 import {SandboxService} from '../sandboxes/service.js';
 import {RelayHub} from './relay-hub.js';
@@ -76,6 +77,7 @@ export function createDeliveryPlugin(options: DeliveryPluginOptions = {}): Deliv
       const e = ensure(ctx);
       registerSandboxRoutes(app, ctx, () => e.sandboxes);
       registerRelayRoutes(app, ctx, e.relay);
+      registerDeliveryControlRoutes(app, ctx, () => e.worker);
     },
     start(ctx) {
       ensure(ctx).worker.start();

@@ -11,8 +11,10 @@ export interface ClaimedDelivery {
   endpointId: string;
   eventId: string;
   eventType: string;
-  /** Number of this attempt (1 for the first). */
+  /** Number of this attempt among all attempts made (1 for the first); sent as Svc-Delivery-Attempt. */
   attempt: number;
+  /** Its place in the retry schedule: resends (manual attempts) take no place in it. */
+  scheduledAttempt: number;
   body: string;
   url: string;
   secretCiphertext: string;
@@ -72,7 +74,7 @@ const CLAIM: Statement = {
      UPDATE deliveries d SET locked_until = $6, locked_by = $7
        FROM ranked r, events e, webhook_endpoints w
       WHERE d.id = r.id AND r.lane_position <= $8 AND e.id = d.event_id AND w.id = d.endpoint_id
-      RETURNING d.id, d.endpoint_id, d.event_id, d.event_type, d.attempts, r.rank,
+      RETURNING d.id, d.endpoint_id, d.event_id, d.event_type, d.attempts, d.manual_attempts, r.rank,
                 e.body, w.url, w.secret_ciphertext,
                 EXISTS (SELECT 1 FROM relay_endpoints re WHERE re.endpoint_id = d.endpoint_id) AS relay`,
 };
@@ -103,11 +105,11 @@ const CLAIM_EXCLUSIVE: Statement = {
         ORDER BY h.next_attempt_at, h.seq
         LIMIT (SELECT $4)
      )
-     SELECT d.id, heads.endpoint_id, d.event_id, d.event_type, d.attempts, e.body, heads.url,
+     SELECT d.id, heads.endpoint_id, d.event_id, d.event_type, d.attempts, d.manual_attempts, e.body, heads.url,
             heads.secret_ciphertext, heads.relay, d.next_attempt_at, d.seq
        FROM heads
       CROSS JOIN LATERAL (
-            SELECT d.id, d.event_id, d.event_type, d.attempts, d.next_attempt_at, d.seq FROM deliveries d
+            SELECT d.id, d.event_id, d.event_type, d.attempts, d.manual_attempts, d.next_attempt_at, d.seq FROM deliveries d
              WHERE d.endpoint_id = heads.endpoint_id AND d.status = 'pending' AND d.next_attempt_at <= (SELECT $1)
              ORDER BY d.next_attempt_at, d.seq
              LIMIT (SELECT $5)) d
@@ -124,7 +126,7 @@ const CLAIM_EXCLUSIVE: Statement = {
 const CLAIM_ENDPOINT_AFTER: Statement = {
   name: 'svc_delivery_claim_endpoint_after',
   types: ['text', 'timestamptz', 'timestamptz', 'bigint', 'int'],
-  sql: `SELECT d.id, d.endpoint_id, d.event_id, d.event_type, d.attempts, e.body, w.url, w.secret_ciphertext,
+  sql: `SELECT d.id, d.endpoint_id, d.event_id, d.event_type, d.attempts, d.manual_attempts, e.body, w.url, w.secret_ciphertext,
             EXISTS (SELECT 1 FROM relay_endpoints r WHERE r.endpoint_id = w.id) AS relay, d.next_attempt_at, d.seq
        FROM deliveries d
        JOIN events e ON e.id = d.event_id
@@ -141,6 +143,7 @@ interface ClaimRow {
   event_id: string;
   event_type: string;
   attempts: number;
+  manual_attempts: number;
   rank?: string | number;
   body: string;
   url: string;
@@ -157,6 +160,7 @@ function toClaimed(r: ClaimRow): ClaimedDelivery {
     eventId: r.event_id,
     eventType: r.event_type,
     attempt: r.attempts + 1,
+    scheduledAttempt: r.attempts - r.manual_attempts + 1,
     body: r.body,
     url: r.url,
     secretCiphertext: r.secret_ciphertext,
@@ -241,6 +245,8 @@ export interface AttemptRecord {
   statusCode: number | null;
   error: string | null;
   responseBody: string | null;
+  /** The `t` of the attempt's Svc-Signature; null when no signature could be made. */
+  signatureT: number | null;
   trigger: 'scheduled' | 'manual';
   /** The outcome for the delivery: next status and when to try again. */
   status: 'pending' | 'succeeded' | 'failed';
@@ -260,15 +266,19 @@ const RECORD: Statement = {
     'text[]',
     'text[]',
     'timestamptz[]',
+    'bigint[]',
   ],
   sql: `WITH v AS (
        SELECT * FROM unnest($1::text[], $2::int[], $3::timestamptz[], $4::int[], $5::int[], $6::text[], $7::text[],
-                            $8::text[], $9::text[], $10::timestamptz[])
-         AS v(delivery_id, attempt, started_at, duration_ms, status_code, error, response_body, trigger, status, next_attempt_at)
+                            $8::text[], $9::text[], $10::timestamptz[], $11::bigint[])
+         AS v(delivery_id, attempt, started_at, duration_ms, status_code, error, response_body, trigger, status,
+              next_attempt_at, signature_t)
      ), inserted AS (
-       INSERT INTO delivery_attempts (delivery_id, attempt, started_at, duration_ms, status_code, error, response_body, trigger)
+       INSERT INTO delivery_attempts (delivery_id, attempt, started_at, duration_ms, status_code, error, response_body,
+                                      trigger, signature_t)
        -- A delivery deleted meanwhile (its endpoint removed, retention) is skipped, not a failed batch.
-       SELECT v.delivery_id, v.attempt, v.started_at, v.duration_ms, v.status_code, v.error, v.response_body, v.trigger
+       SELECT v.delivery_id, v.attempt, v.started_at, v.duration_ms, v.status_code, v.error, v.response_body, v.trigger,
+              v.signature_t
          FROM v JOIN deliveries kept ON kept.id = v.delivery_id
        ON CONFLICT (delivery_id, attempt) DO NOTHING
      )
@@ -303,6 +313,7 @@ export async function recordAttempts(
     col('trigger'),
     col('status'),
     col('nextAttemptAt'),
+    col('signatureT'),
   ]);
 }
 

@@ -11,7 +11,15 @@
 // are SET LOCAL, so they end with the statement's implicit transaction (or the caller's transaction).
 import type {Database, QueryResult, Queryable} from '../db/database.js';
 
-export type ParamType = 'text' | 'int' | 'bigint' | 'timestamptz' | 'text[]' | 'int[]' | 'timestamptz[]';
+export type ParamType =
+  | 'text'
+  | 'int'
+  | 'bigint'
+  | 'timestamptz'
+  | 'text[]'
+  | 'int[]'
+  | 'bigint[]'
+  | 'timestamptz[]';
 
 export interface Statement {
   /** A name unique within the session. */
@@ -64,7 +72,7 @@ const PREPARE_QUOTE = '$svc_prepare$';
 /** An array element's text, escaped for the inside of a double-quoted array item. */
 function arrayElement(value: unknown, type: ParamType): string {
   let text: string;
-  if (type === 'int') {
+  if (type === 'int' || type === 'bigint') {
     const n = Number(value);
     if (!Number.isSafeInteger(n)) throw new TypeError(`not an integer: ${String(value)}`);
     text = String(n);

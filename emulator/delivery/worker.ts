@@ -410,50 +410,20 @@ export class DeliveryWorker {
           if (!sign) sign = signerFor(this.#o.vault.decrypt(item.secretCiphertext));
         } catch {
           // An unreadable secret (the vault key changed) is a failed attempt, so the schedule still ends.
-          records.push(this.#outcome(item, startedAt, UNREADABLE_SECRET));
+          records.push(this.#outcome(item, startedAt, UNREADABLE_SECRET, null));
           continue;
         }
         const t = Math.floor(startedAt.getTime() / 1000);
-        const headers = {
-          'content-type': 'application/json',
-          'user-agent': DELIVERY_USER_AGENT,
-          'svc-signature': sign(t, item.body),
-          'svc-event-id': item.eventId,
-          'svc-event-type': item.eventType,
-          'svc-delivery-id': item.id,
-          'svc-delivery-attempt': String(item.attempt),
-        };
         if (!item.relay) {
           target ??= parseUrl(item.url);
           dispatcher ??= await this.#agent();
         }
-        const result: AttemptResult =
-          item.relay && relay
-            ? await relay.deliver(
-                endpointId,
-                {
-                  type: 'delivery',
-                  delivery_id: item.id,
-                  attempt: item.attempt,
-                  event_id: item.eventId,
-                  event_type: item.eventType,
-                  headers,
-                  body: item.body,
-                },
-                this.#o.timeoutMs + 5_000,
-              )
-            : await sendAttempt(target ?? item.url, headers, item.body, {
-                dispatcher: dispatcher as Dispatcher,
-                timeoutMs: this.#o.timeoutMs,
-                maxResponseBytes: this.#o.maxResponseBytes,
-                allowLocalEndpoints: Boolean(this.#o.allowLocalEndpoints),
-                signal: this.#shutdown.signal,
-              });
+        const result = await this.#send(endpointId, item, sign, t, target, dispatcher);
         if (result.aborted) {
           unsent = batch.slice(i).map((d) => d.id);
           break;
         }
-        records.push(this.#outcome(item, startedAt, result));
+        records.push(this.#outcome(item, startedAt, result, t));
         if (records.length >= this.#o.recordChunk) flush();
       }
     } catch (err) {
@@ -495,9 +465,113 @@ export class DeliveryWorker {
     return ahead;
   }
 
-  #outcome(item: ClaimedDelivery, startedAt: Date, result: AttemptResult): AttemptRecord {
+  /** One attempt of `item`, signed at `t`, over the relay or HTTP; never throws. */
+  async #send(
+    endpointId: string,
+    item: ClaimedDelivery,
+    sign: Signer,
+    t: number,
+    target: URL | string | undefined,
+    dispatcher: Dispatcher | undefined,
+  ): Promise<AttemptResult> {
+    const headers = {
+      'content-type': 'application/json',
+      'user-agent': DELIVERY_USER_AGENT,
+      'svc-signature': sign(t, item.body),
+      'svc-event-id': item.eventId,
+      'svc-event-type': item.eventType,
+      'svc-delivery-id': item.id,
+      'svc-delivery-attempt': String(item.attempt),
+    };
+    const relay = this.#o.relay;
+    if (item.relay && relay) {
+      return relay.deliver(
+        endpointId,
+        {
+          type: 'delivery',
+          delivery_id: item.id,
+          attempt: item.attempt,
+          event_id: item.eventId,
+          event_type: item.eventType,
+          headers,
+          body: item.body,
+        },
+        this.#o.timeoutMs + 5_000,
+      );
+    }
+    return sendAttempt(target ?? item.url, headers, item.body, {
+      dispatcher: dispatcher as Dispatcher,
+      timeoutMs: this.#o.timeoutMs,
+      maxResponseBytes: this.#o.maxResponseBytes,
+      allowLocalEndpoints: Boolean(this.#o.allowLocalEndpoints),
+      signal: this.#shutdown.signal,
+    });
+  }
+
+  /**
+   * Runs `fn` while no lane serves the endpoint and none can start for it: a resend goes out between the
+   * endpoint's scheduled attempts, never beside one, so attempt numbers cannot collide and the endpoint still
+   * sees one request at a time.
+   */
+  async holdEndpoint<T>(endpointId: string, fn: () => Promise<T>): Promise<T> {
+    for (let lane = this.#lanes.get(endpointId); lane; lane = this.#lanes.get(endpointId)) {
+      await lane.catch(() => undefined);
+    }
+    const run = fn();
+    const held = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.#lanes.set(endpointId, held);
+    try {
+      return await run;
+    } finally {
+      if (this.#lanes.get(endpointId) === held) this.#lanes.delete(endpointId);
+      this.notify();
+    }
+  }
+
+  /**
+   * One attempt now, outside the schedule (a resend): freshly signed, the same body, the same headers as a
+   * scheduled attempt. The caller holds the endpoint (holdEndpoint) and records the outcome.
+   */
+  async attemptNow(
+    item: ClaimedDelivery,
+  ): Promise<{startedAt: Date; signatureT: number | null; result: AttemptResult}> {
+    const startedAt = this.#o.clock.now();
+    if (item.relay && !this.#o.relay?.isConnected(item.endpointId)) {
+      return {
+        startedAt,
+        signatureT: null,
+        result: {
+          ok: false,
+          statusCode: null,
+          error: 'no relay listener attached (is `svc listen` running?)',
+          durationMs: 0,
+          responseBody: null,
+        },
+      };
+    }
+    let sign: Signer;
+    try {
+      sign = signerFor(this.#o.vault.decrypt(item.secretCiphertext));
+    } catch {
+      return {startedAt, signatureT: null, result: UNREADABLE_SECRET};
+    }
+    const t = Math.floor(startedAt.getTime() / 1000);
+    const dispatcher = item.relay ? undefined : await this.#agent();
+    const result = await this.#send(item.endpointId, item, sign, t, parseUrl(item.url), dispatcher);
+    return {startedAt, signatureT: t, result};
+  }
+
+  #outcome(
+    item: ClaimedDelivery,
+    startedAt: Date,
+    result: AttemptResult,
+    signatureT: number | null,
+  ): AttemptRecord {
     const finishedAt = this.#o.clock.now();
-    const wait = result.ok ? null : retryDelayAfter(item.attempt);
+    const wait = result.ok ? null : retryDelayAfter(item.scheduledAttempt);
     const status = result.ok ? 'succeeded' : wait === null ? 'failed' : 'pending';
     return {
       deliveryId: item.id,
@@ -509,6 +583,7 @@ export class DeliveryWorker {
       // PostgreSQL text cannot hold NUL; a receiver answering with one must not make the record unwritable.
       error: result.error?.replaceAll('\u0000', '') ?? null,
       responseBody: result.responseBody?.replaceAll('\u0000', '') ?? null,
+      signatureT,
       trigger: 'scheduled',
       status,
       nextAttemptAt: status === 'pending' && wait !== null ? new Date(finishedAt.getTime() + wait) : null,

@@ -2,6 +2,7 @@
 // directory to scan, and one object the CLI bundle can hand over without loading files.
 import AuthStatus from '../commands/auth/status.js';
 import EmulatorClock from '../commands/emulator/clock.js';
+import EmulatorDeliveriesResend from '../commands/emulator/deliveries/resend.js';
 import EmulatorExec from '../commands/emulator/exec.js';
 import EmulatorKeysCreate from '../commands/emulator/keys/create.js';
 import EmulatorKeysRevoke from '../commands/emulator/keys/revoke.js';
@@ -20,13 +21,17 @@ import Login from '../commands/login.js';
 import Logout from '../commands/logout.js';
 import Org from '../commands/org.js';
 import Trigger from '../commands/trigger.js';
+import Tui from '../commands/tui.js';
+import Version from '../commands/version.js';
 import WebhooksDeliveries from '../commands/webhooks/deliveries.js';
+import WebhooksDeliveriesShow from '../commands/webhooks/deliveries/show.js';
 import WebhooksList from '../commands/webhooks/list.js';
 import WebhooksVerify from '../commands/webhooks/verify.js';
 
 export const COMMANDS = {
   'auth:status': AuthStatus,
   'emulator:clock': EmulatorClock,
+  'emulator:deliveries:resend': EmulatorDeliveriesResend,
   'emulator:exec': EmulatorExec,
   'emulator:keys:create': EmulatorKeysCreate,
   'emulator:keys:revoke': EmulatorKeysRevoke,
@@ -45,7 +50,10 @@ export const COMMANDS = {
   logout: Logout,
   org: Org,
   trigger: Trigger,
+  tui: Tui,
+  version: Version,
   'webhooks:deliveries': WebhooksDeliveries,
+  'webhooks:deliveries:show': WebhooksDeliveriesShow,
   'webhooks:list': WebhooksList,
   'webhooks:verify': WebhooksVerify,
 };

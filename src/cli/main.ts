@@ -27,5 +27,11 @@ export function ownCommandId(argv: readonly string[]): string | undefined {
 export function run(root: string, argv: string[]): Promise<unknown> {
   const pjson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Interfaces.PJSON;
   if (ownCommandId(argv) !== undefined) pjson.oclif = {...pjson.oclif, plugins: []};
+  else if (!process.stdin.isTTY) {
+    // Nobody can answer the not-found plugin's question without a terminal: the root hook
+    // (hooks/not-found.ts) names the closest command instead, as a usage error.
+    const plugins = (pjson.oclif.plugins ?? []).filter((p) => p !== '@oclif/plugin-not-found');
+    pjson.oclif = {...pjson.oclif, plugins};
+  }
   return execute({args: argv, loadOptions: {root, pjson}});
 }

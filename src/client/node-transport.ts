@@ -1,12 +1,15 @@
 // A fetch-compatible GET over node:http(s), for the CLI: Node's built-in fetch loads and compiles all of
 // undici on first use, which costs a short-lived command more than the whole request.
 import type {IncomingMessage} from 'node:http';
+import {proxyEnv, proxyFetch} from './proxy.js';
 import type {FetchLike, ResponseLike} from './transport.js';
 
 /** Far beyond any list the API returns (100 deliveries); protects against an endless body. */
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
 
-export function nodeHttpFetch(): FetchLike {
+export function nodeHttpFetch(env: NodeJS.ProcessEnv = process.env): FetchLike {
+  const proxy = proxyEnv(env);
+  if (proxy) return proxyFetch(proxy);
   return async (input, init) => {
     const url = new URL(input);
     // The module object, read at call time: tools that wrap http.request (msw, proxies, tracing) see the call.

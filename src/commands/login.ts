@@ -2,9 +2,10 @@ import {Flags} from '@oclif/core';
 import {BaseCommand} from '../lib/base-command.js';
 import {apiUrlFlag} from '../lib/flags.js';
 import {usageError} from '../lib/errors.js';
+import {currentSvcCommand} from '../lib/invocation.js';
 import {login, STDIN_ONLY_MESSAGE} from '../services/login.js';
 import {readSecret} from '../ui/secret-input.js';
-import {sanitize} from '../ui/text.js';
+import {loggedIn} from '../ui/auth.js';
 
 const OWN_FLAGS = new Set(['--keychain', '--json', '--debug', '--help', '-h']);
 
@@ -53,12 +54,7 @@ export default class Login extends BaseCommand {
       readKey: () => readSecret(process.stdin, process.stderr, 'Paste the API key (input is hidden): '),
       warn: (message) => this.warn(message),
     });
-    if (!this.jsonEnabled()) {
-      const where = result.store === 'file' ? `file ${result.location}` : 'keychain';
-      this.logToStderr(
-        `Logged in to ${sanitize(result.org.name)} (${sanitize(result.org.id)}) at ${result.api_url}; key stored in ${where}`,
-      );
-    }
+    if (!this.jsonEnabled()) this.logToStderr(loggedIn(result, currentSvcCommand()));
     return result;
   }
 }

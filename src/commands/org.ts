@@ -16,7 +16,9 @@ export default class Org extends BaseCommand {
     const {client} = await openSession({env: process.env, flags: {apiUrl: flags['api-url']}});
     const org = await showOrg({client});
     if (!this.jsonEnabled())
-      process.stdout.write(renderOrg(org, terminalView(process.stdout, process.env, client.serverNowMs())));
+      process.stdout.write(
+        renderOrg(org, await terminalView(process.stdout, process.env, client.serverNowMs())),
+      );
     return org;
   }
 }

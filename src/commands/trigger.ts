@@ -1,8 +1,10 @@
 import {Args, Flags} from '@oclif/core';
 import {EVENT_TYPES} from '../definitions.js';
 import {BaseCommand} from '../lib/base-command.js';
+import {currentSvcCommand} from '../lib/invocation.js';
 import {dataDirFlag} from '../lib/flags.js';
-import {describeMove, triggerEvent} from '../services/trigger.js';
+import {triggerEvent} from '../services/trigger.js';
+import {describeMove, triggerHint} from '../ui/trigger.js';
 
 export default class Trigger extends BaseCommand {
   static override summary = 'Emit one sandbox event in the running emulator';
@@ -35,7 +37,11 @@ export default class Trigger extends BaseCommand {
       dataDir: flags['data-dir'],
       env: process.env,
     });
-    if (!this.jsonEnabled()) this.log(`Triggered ${describeMove(move)}`);
+    if (!this.jsonEnabled()) {
+      this.log(`Triggered ${describeMove(move)}`);
+      const hint = triggerHint(move, {svc: currentSvcCommand(), dataDir: flags['data-dir']});
+      if (hint) this.logToStderr(hint);
+    }
     return move;
   }
 }

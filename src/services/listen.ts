@@ -9,7 +9,9 @@ import type {RelayDelivery} from '../../emulator/delivery/relay-hub.js';
 import type {RuntimeInfo} from '../../emulator/runtime-file.js';
 import {DELIVERY_TIMEOUT_MS, EVENT_TYPES, RESPONSE_BODY_LIMIT_BYTES} from '../definitions.js';
 import {usageError} from '../lib/errors.js';
-import {colorEnabled, type Io, type Paint, painter} from '../lib/output.js';
+import {currentSvcCommand} from '../lib/invocation.js';
+import type {Io} from '../lib/output.js';
+import {FORWARD_EXAMPLE, type ForwardResult, ListenOutput} from '../ui/listen.js';
 import {type ConnectOptions, findRunning} from './emulator/connect.js';
 
 /** undici's client, loaded when listening starts. */
@@ -37,14 +39,6 @@ export interface ListenOptions extends ConnectOptions {
   maxBackoffMs?: number;
 }
 
-interface ForwardResult {
-  status: number | null;
-  error: string | null;
-  durationMs: number;
-  body: string | null;
-  refused: boolean;
-}
-
 export function parseEvents(text: string | undefined): string[] | undefined {
   if (text === undefined) return undefined;
   const events = text
@@ -66,7 +60,7 @@ export function parseForwardUrl(text: string): URL {
     url = new URL(text);
   } catch {
     throw usageError(`--forward-to ${JSON.stringify(text)} is not an absolute URL`, [
-      'Example: --forward-to http://localhost:3000/webhooks',
+      `Example: --forward-to ${FORWARD_EXAMPLE}`,
     ]);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
@@ -78,10 +72,8 @@ export function parseForwardUrl(text: string): URL {
 export async function listen(options: ListenOptions): Promise<void> {
   const forwardUrl = options.forwardTo === undefined ? undefined : parseForwardUrl(options.forwardTo);
   if (!forwardUrl && !options.printSecret)
-    throw usageError('--forward-to is required', [
-      'Example: svc listen --forward-to http://localhost:3000/webhooks',
-    ]);
-  const out = new ListenOutput(options);
+    throw usageError('--forward-to is required', [`Example: svc listen --forward-to ${FORWARD_EXAMPLE}`]);
+  const out = new ListenOutput({...options, svc: currentSvcCommand(options.env)});
   // The first connection must work: a typo in --data-dir should fail at once, not retry forever.
   let session = await connect(options);
   if (options.printSecret) {
@@ -286,106 +278,7 @@ async function forward(
   }
 }
 
-class ListenOutput {
-  readonly #io: Io;
-  readonly #json: boolean;
-  readonly #paint: Paint;
-  #refusedHinted = false;
-
-  constructor(options: ListenOptions) {
-    this.#io = options.io;
-    this.#json = options.json;
-    this.#paint = painter(!options.json && colorEnabled(options.io.stdout, options.io.env));
-  }
-
-  ready(relay: RelayRegistration, forwardUrl: URL): void {
-    if (this.#json) {
-      this.#line({
-        type: 'ready',
-        secret: relay.secret,
-        endpoint_id: relay.endpoint_id,
-        events: relay.events,
-        forward_to: forwardUrl.href,
-      });
-      return;
-    }
-    // A local emulator secret: showing it is the point, so a receiver can be configured with it.
-    this.#err(
-      `Ready! Your webhook signing secret is ${relay.secret} (^C to quit)\n` +
-        `Forwarding ${relay.events.join(', ')} to ${forwardUrl.href}\n`,
-    );
-  }
-
-  received(d: RelayDelivery): void {
-    if (this.#json) {
-      this.#line({
-        type: 'event',
-        event_id: d.event_id,
-        event_type: d.event_type,
-        delivery_id: d.delivery_id,
-        attempt: d.attempt,
-      });
-      return;
-    }
-    const attempt = d.attempt > 1 ? ` (attempt ${d.attempt})` : '';
-    this.#io.stdout.write(`--> ${this.#paint('bold', d.event_type)} [${d.event_id}]${attempt}\n`);
-  }
-
-  answered(d: RelayDelivery, url: URL, r: ForwardResult): void {
-    if (this.#json) {
-      this.#line({
-        type: r.status === null ? 'error' : 'response',
-        event_id: d.event_id,
-        delivery_id: d.delivery_id,
-        attempt: d.attempt,
-        status: r.status,
-        error: r.error,
-        duration_ms: r.durationMs,
-        url: url.href,
-      });
-    } else {
-      const style = r.status === null || r.status >= 500 ? 'red' : r.status >= 300 ? 'yellow' : 'green';
-      const status = this.#paint(style, `[${r.status ?? 'ERR'}]`);
-      const reason = r.error ? ` ${r.error}` : '';
-      this.#io.stdout.write(`<-- ${status} POST ${url.href} (${r.durationMs} ms) [${d.event_id}]${reason}\n`);
-    }
-    if (r.refused && !this.#refusedHinted) {
-      this.#refusedHinted = true;
-      const local = url.hostname === 'localhost';
-      this.#err(
-        `Nothing is listening on ${url.href}: is your server running?` +
-          (local
-            ? ` localhost may resolve to ::1 while your server listens on 127.0.0.1; try --forward-to ${url.protocol}//127.0.0.1${url.port ? `:${url.port}` : ''}${url.pathname}`
-            : '') +
-          '\n',
-      );
-    } else if (r.status !== null) this.#refusedHinted = false;
-  }
-
-  disconnected(reason: string): void {
-    if (this.#json) this.#line({type: 'disconnected', reason});
-    this.#err(`Lost the emulator (${reason}); reconnecting…\n`);
-  }
-
-  reconnected(apiUrl: string): void {
-    if (this.#json) this.#line({type: 'reconnected', api_url: apiUrl});
-    this.#err(`Reconnected to ${apiUrl}; deliveries missed meanwhile follow.\n`);
-  }
-
-  warn(text: string): void {
-    this.#err(`${text}\n`);
-  }
-
-  #line(value: object): void {
-    this.#io.stdout.write(`${JSON.stringify(value)}\n`);
-  }
-
-  #err(text: string): void {
-    this.#io.stderr.write(text);
-  }
-}
-
-function describe(err: unknown): string {
+export function describe(err: unknown): string {
   const e = err as {message?: string; code?: string; cause?: {message?: string; code?: string}};
   const code = e?.cause?.code ?? e?.code;
   const message = e?.cause?.message ?? e?.message ?? String(err);

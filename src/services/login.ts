@@ -5,6 +5,7 @@ import {KeychainStore} from '../auth/keychain-store.js';
 import {apiKeyShapeOk, defaultFileStore, envApiKey, resolveApiUrl} from '../auth/resolve.js';
 import {UserError} from '../lib/errors.js';
 import {ExitCode} from '../lib/exit-codes.js';
+import {currentSvcCommand} from '../lib/invocation.js';
 
 export interface LoginOptions {
   env: NodeJS.ProcessEnv;
@@ -29,6 +30,25 @@ export interface LoginResult {
 
 export const STDIN_ONLY_MESSAGE =
   'pass the key on standard input: `svc login < key.txt` or `printenv SVC_KEY | svc login`';
+
+/**
+ * The default address unreachable (offline, or a typo-free but absent network) while an emulator runs here:
+ * the person most likely meant the emulator, so the error names it and the exact command.
+ */
+async function pointAtRunningEmulator(err: unknown, options: LoginOptions): Promise<unknown> {
+  const unreachable = (err as {code?: unknown})?.code === 'network_error';
+  if (!unreachable || options.apiUrl !== undefined || options.env.SVC_API_URL) return err;
+  const {findRunning} = await import('./emulator/connect.js');
+  const running = await findRunning({env: options.env}).catch(() => undefined);
+  if (!running) return err;
+  const apiUrl = running.info.api_url;
+  return new UserError((err as Error).message, {
+    code: 'network_error',
+    suggestions: [
+      `An emulator is running at ${apiUrl}; log in to it with: ${currentSvcCommand(options.env)} login --api-url ${apiUrl}`,
+    ],
+  });
+}
 
 export async function login(options: LoginOptions): Promise<LoginResult> {
   if (envApiKey(options.env) !== undefined) {
@@ -61,7 +81,12 @@ export async function login(options: LoginOptions): Promise<LoginResult> {
     import('../client/client.js'),
     import('../client/node-transport.js'),
   ]);
-  const org = await createClient({fetch: nodeHttpFetch(), ...options.client, apiUrl, apiKey}).getOrg();
+  let org: Awaited<ReturnType<ReturnType<typeof createClient>['getOrg']>>;
+  try {
+    org = await createClient({fetch: nodeHttpFetch(), ...options.client, apiUrl, apiKey}).getOrg();
+  } catch (err) {
+    throw await pointAtRunningEmulator(err, options);
+  }
 
   const fileStore = options.fileStore ?? defaultFileStore(options.env, options.warn);
   const previous = await fileStore.get(apiUrl);

@@ -29,11 +29,3 @@ export function triggerEvent(options: TriggerOptions): Promise<SandboxMove> {
     }),
   );
 }
-
-/** One line for a person: what was emitted, for which sandbox, and how many endpoints will receive it. */
-export function describeMove(move: SandboxMove): string {
-  const s = move.sandbox;
-  const what = move.event ? `${move.event.type} [${move.event.id}]` : 'no event';
-  const deliveries = move.deliveries === 1 ? '1 delivery' : `${move.deliveries} deliveries`;
-  return `${what} for ${s.name} (${s.id}, ${s.status}); ${deliveries} queued`;
-}

@@ -3,14 +3,42 @@ export function sanitize(text: string): string {
   return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ');
 }
 
-export function truncate(text: string, width: number): string {
-  if (width <= 0) return '';
-  const chars = Array.from(text);
-  if (chars.length <= width) return text;
-  if (width === 1) return '…';
-  return `${chars.slice(0, width - 1).join('')}…`;
+/** Columns a string takes in a terminal. */
+export type Measure = (text: string) => number;
+
+const PLAIN = /^[\x20-\x7e]*$/;
+
+/** Right for printable ASCII only; tables for people get `loadMeasure()` instead. */
+export const codePointWidth: Measure = (text) => Array.from(text).length;
+
+/**
+ * Display width as terminals draw it (CJK and most emoji take two columns, combining marks none), by
+ * string-width. Loaded on demand: it builds an Intl.Segmenter when imported, which a `--json` run never needs.
+ */
+export async function loadMeasure(): Promise<Measure> {
+  const {default: stringWidth} = await import('string-width');
+  return (text) => (PLAIN.test(text) ? text.length : stringWidth(text));
 }
 
-export function displayWidth(text: string): number {
-  return Array.from(text).length;
+/** Shortens text to at most `width` columns with a trailing …, cutting between whole characters. */
+export function truncate(text: string, width: number, measure: Measure = codePointWidth): string {
+  if (width <= 0) return '';
+  if (measure(text) <= width) return text;
+  if (width === 1) return '…';
+  const parts = PLAIN.test(text)
+    ? Array.from(text)
+    : Array.from(new Intl.Segmenter().segment(text), (s) => s.segment);
+  let out = '';
+  let used = 0;
+  for (const part of parts) {
+    const w = measure(part);
+    if (used + w > width - 1) break;
+    out += part;
+    used += w;
+  }
+  return `${out}…`;
+}
+
+export function displayWidth(text: string, measure: Measure = codePointWidth): number {
+  return measure(text);
 }

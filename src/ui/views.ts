@@ -2,7 +2,7 @@
 import {colorEnabled, type Paint, painter, type Style} from '../lib/output.js';
 import type {ApiKey, Delivery, Org, WebhookEndpoint} from '../schemas/index.js';
 import {type Column, renderTable} from './table.js';
-import {sanitize} from './text.js';
+import {loadMeasure, type Measure, sanitize} from './text.js';
 import {relativeTime} from './time.js';
 
 export interface ViewOptions {
@@ -10,6 +10,10 @@ export interface ViewOptions {
   /** Terminal width, or undefined when output is not a terminal. */
   width?: number;
   nowMs: number;
+  /** Display width of text; default counts code points. */
+  measure?: Measure;
+  /** Where keys and endpoints are managed, named when a list is empty. */
+  accountUrl?: string;
 }
 
 const STATUS_STYLE: Record<string, Style> = {
@@ -33,16 +37,19 @@ export function renderOrg(org: Org, view: ViewOptions): string {
   );
 }
 
+/** `: URL` without a closing period, so the address copies cleanly; `.` when it is not known. */
+const at = (url: string | undefined) => (url ? `: ${url}` : '.');
+
 export function renderKeys(keys: ApiKey[], view: ViewOptions): string {
-  if (keys.length === 0) return 'No API keys. Keys are created on the account page.\n';
+  if (keys.length === 0) return `No API keys. Keys are created on the account page${at(view.accountUrl)}\n`;
   const columns: Column<ApiKey>[] = [
     {header: 'NAME', value: (k) => k.name, flexible: true},
     {header: 'PREFIX', value: (k) => `${k.prefix}…`},
     {header: 'STATUS', value: (k) => k.status, style: (k) => STATUS_STYLE[k.status]},
-    {header: 'CREATED BY', value: (k) => k.created_by ?? '-', flexible: true},
-    {header: 'CREATED', value: (k) => relativeTime(k.created_at, view.nowMs)},
-    {header: 'LAST USED', value: (k) => relativeTime(k.last_used_at, view.nowMs, 'never')},
-    {header: 'EXPIRES', value: (k) => expiry(k, view.nowMs)},
+    {header: 'CREATED BY', value: (k) => k.created_by ?? '-', flexible: true, dropOrder: 2},
+    {header: 'CREATED', value: (k) => relativeTime(k.created_at, view.nowMs), dropOrder: 1},
+    {header: 'LAST USED', value: (k) => relativeTime(k.last_used_at, view.nowMs, 'never'), dropOrder: 3},
+    {header: 'EXPIRES', value: (k) => expiry(k, view.nowMs), dropOrder: 4},
     {header: 'ID', value: (k) => k.id},
   ];
   return renderTable(columns, keys, view);
@@ -54,54 +61,109 @@ function expiry(key: ApiKey, nowMs: number): string {
 }
 
 export function renderWebhooks(endpoints: WebhookEndpoint[], view: ViewOptions): string {
-  if (endpoints.length === 0) return 'No webhook endpoints. Endpoints are added on the account page.\n';
+  if (endpoints.length === 0)
+    return `No webhook endpoints. Endpoints are added on the account page${at(view.accountUrl)}\n`;
   const columns: Column<WebhookEndpoint>[] = [
     {header: 'ID', value: (w) => w.id},
     {header: 'URL', value: (w) => w.url, flexible: true, minWidth: 20},
-    {header: 'EVENTS', value: (w) => w.events.join(','), flexible: true},
-    {header: 'DESCRIPTION', value: (w) => w.description ?? '', flexible: true},
-    {header: 'CREATED', value: (w) => relativeTime(w.created_at, view.nowMs)},
+    {header: 'EVENTS', value: (w) => w.events.join(','), flexible: true, minWidth: 13, dropOrder: 3},
+    {header: 'DESCRIPTION', value: (w) => w.description ?? '', flexible: true, minWidth: 12, dropOrder: 2},
+    {header: 'CREATED', value: (w) => relativeTime(w.created_at, view.nowMs), dropOrder: 1},
   ];
   return renderTable(columns, endpoints, view);
 }
 
-export function renderDeliveries(deliveries: Delivery[], view: ViewOptions): string {
-  if (deliveries.length === 0) return 'No deliveries yet.\n';
+/** Under the endpoints: the command that shows one's deliveries, with a real id so it runs as printed. */
+export function webhooksListHint(
+  endpoints: WebhookEndpoint[],
+  svc: string,
+  apiUrl?: string,
+): string | undefined {
+  const first = endpoints[0];
+  if (!first) return undefined;
+  const url = apiUrl === undefined ? '' : ` --api-url ${apiUrl}`;
+  return `Deliveries of an endpoint: ${svc} webhooks deliveries ${first.id}${url}`;
+}
+
+export interface DeliveriesFilter {
+  /** The --status the list was filtered by, so an empty list is not mistaken for no deliveries at all. */
+  status?: string;
+  /** How many deliveries there were before filtering. */
+  unfiltered?: number;
+}
+
+export function renderDeliveries(
+  deliveries: Delivery[],
+  view: ViewOptions,
+  filter: DeliveriesFilter = {},
+): string {
+  if (deliveries.length === 0) {
+    if (filter.status && filter.unfiltered) {
+      const n = filter.unfiltered === 1 ? '1 delivery' : `${filter.unfiltered} deliveries`;
+      return `No delivery matches --status ${filter.status} (${n} in all); run it without --status to see them all.\n`;
+    }
+    if (filter.status)
+      return `No delivery matches --status ${filter.status}: this endpoint has no deliveries yet.\n`;
+    return 'No deliveries yet.\n';
+  }
   const columns: Column<Delivery>[] = [
     {header: 'STATUS', value: (d) => d.status, style: (d) => STATUS_STYLE[d.status]},
-    {header: 'EVENT', value: (d) => d.event_type, flexible: true},
-    {header: 'ATTEMPTS', value: (d) => String(d.attempts)},
-    {header: 'LAST CODE', value: (d) => (d.last_status_code === null ? '-' : String(d.last_status_code))},
-    {header: 'CREATED', value: (d) => relativeTime(d.created_at, view.nowMs)},
-    {header: 'NEXT ATTEMPT', value: (d) => relativeTime(d.next_attempt_at, view.nowMs)},
+    {header: 'EVENT', value: (d) => d.event_type, flexible: true, minWidth: 13},
+    {header: 'ATTEMPTS', value: (d) => String(d.attempts), dropOrder: 4},
+    {
+      header: 'LAST CODE',
+      value: (d) => (d.last_status_code === null ? '-' : String(d.last_status_code)),
+      dropOrder: 3,
+    },
+    {header: 'CREATED', value: (d) => relativeTime(d.created_at, view.nowMs), dropOrder: 2},
+    {header: 'NEXT ATTEMPT', value: (d) => relativeTime(d.next_attempt_at, view.nowMs), dropOrder: 5},
     {header: 'ID', value: (d) => d.id},
-    {header: 'EVENT ID', value: (d) => d.event_id, flexible: true},
+    {header: 'EVENT ID', value: (d) => d.event_id, dropOrder: 1},
   ];
   return renderTable(columns, deliveries, view);
 }
 
-/** One redraw of `--watch`: clears a terminal (a pipe gets frames one after another), then a header and the table. */
-export function renderWatchFrame(
+/** The start of `--watch`: a header and the table as it is now. Changes then follow it line by line. */
+export function renderWatchStart(
   deliveries: Delivery[],
   view: ViewOptions,
-  frame: {title: string; clear: boolean; error?: string},
+  title: string,
+  filter: DeliveriesFilter = {},
 ): string {
-  const clear = frame.clear ? '\u001B[H\u001B[2J' : '\n';
-  const time = new Date(view.nowMs).toLocaleTimeString();
-  const note = frame.error ? view.paint('red', `  (last poll failed: ${sanitize(frame.error)})`) : '';
-  return `${clear}${frame.title} · ${time} · Ctrl-C to stop${note}\n\n${renderDeliveries(deliveries, view)}`;
+  return `${view.paint('bold', title)} · Ctrl-C to stop\n\n${renderDeliveries(deliveries, view, filter)}\n`;
 }
 
-/** View settings for a real terminal: its width, and colour unless NO_COLOR or not a TTY. */
-export function terminalView(
+/** One change seen by `--watch`, as a line that scrolls: time, status, event, attempts, last code, id. */
+export function renderWatchChange(
+  change: {change: 'new' | 'updated'; delivery: Delivery},
+  view: ViewOptions,
+): string {
+  const d = change.delivery;
+  const time = new Date(view.nowMs).toISOString().slice(11, 19);
+  const status = view.paint(STATUS_STYLE[d.status] ?? 'bold', d.status.padEnd(9));
+  const code = d.last_status_code === null ? '-' : String(d.last_status_code);
+  const next =
+    d.status === 'pending' && d.next_attempt_at
+      ? `  next ${relativeTime(d.next_attempt_at, view.nowMs)}`
+      : '';
+  const what = change.change === 'new' ? 'new    ' : 'updated';
+  return `${view.paint('dim', time)}  ${what}  ${status} ${sanitize(d.event_type).padEnd(16)} attempts ${String(d.attempts).padEnd(2)} last ${code.padEnd(3)}  ${d.id}${next}\n`;
+}
+
+/**
+ * View settings for a real terminal: its width, colour unless NO_COLOR or not a TTY, and display widths
+ * (loaded here, only for output meant for people).
+ */
+export async function terminalView(
   stdout: {isTTY?: boolean; columns?: number},
   env: NodeJS.ProcessEnv,
   /** The time relative times count from: the API's clock when known (see SvcClient.serverNowMs). */
   nowMs: number = Date.now(),
-): ViewOptions {
+): Promise<ViewOptions> {
   return {
     paint: painter(colorEnabled(stdout, env)),
     width: stdout.isTTY ? (stdout.columns ?? 80) : undefined,
     nowMs,
+    measure: await loadMeasure(),
   };
 }

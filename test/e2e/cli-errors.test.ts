@@ -82,10 +82,12 @@ describe('svc errors', {timeout: 60_000}, () => {
     const r = await svc(['org', '--json'], {SVC_CONFIG_DIR: notADir});
     expect(r.code).toBe(1);
     const body = JSON.parse(r.stdout);
-    expect(body.error.code).toBe('system_error');
-    expect(body.error.message).toContain(join(notADir, 'credentials.json'));
+    expect(body.error.code).toBe('credentials_damaged');
+    expect(body.error.message).toBe(
+      `the config dir ${notADir} is not a folder, so svc cannot keep credentials in it`,
+    );
     const human = await svc(['org'], {SVC_CONFIG_DIR: notADir});
-    expect(flat(human.stderr)).toContain(`Check that ${join(notADir, 'credentials.json')} exists`);
+    expect(flat(human.stderr)).toContain('point SVC_CONFIG_DIR at a folder of your own');
     expect(human.stderr).not.toContain('internal error');
   });
 

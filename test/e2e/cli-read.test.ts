@@ -87,13 +87,11 @@ describe('failures a person can act on', {timeout: 90_000}, () => {
     expect(JSON.parse(badId.stdout).error.code).toBe('usage');
     const badStatus = await runCli(['webhooks', 'deliveries', hookId, '--status', 'lost'], {env});
     expect(badStatus.code).toBe(2);
-    const watchJson = await runCli(['webhooks', 'deliveries', hookId, '--watch', '--json'], {env});
-    expect(watchJson.code).toBe(2);
   });
 });
 
 describe('svc webhooks deliveries --watch', {timeout: 90_000}, () => {
-  it('redraws as deliveries arrive and stops cleanly on Ctrl-C', async () => {
+  it('prints new deliveries as lines (never clearing the screen) and stops cleanly on Ctrl-C', async () => {
     const child = spawn(process.execPath, [BIN, 'webhooks', 'deliveries', hookId, '--watch'], {
       env: {PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', ...env},
     });
@@ -110,6 +108,34 @@ describe('svc webhooks deliveries --watch', {timeout: 90_000}, () => {
     child.kill('SIGINT');
     expect(await exited).toBe(0);
     expect(stdout).toMatch(/sandbox\.ready/);
+    expect(stdout).toMatch(/new\s+\S+\s+sandbox\.error/);
+    expect(stdout).not.toContain('\u001B[2J');
+  });
+
+  it('with --json streams one JSON line per new or changed delivery', async () => {
+    const child = spawn(process.execPath, [BIN, 'webhooks', 'deliveries', hookId, '--watch', '--json'], {
+      env: {PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', ...env},
+    });
+    let stdout = '';
+    child.stdout.on('data', (d) => {
+      stdout += d;
+    });
+    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    const lines = () =>
+      stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as {change: string; delivery: {id: string; event_type: string}});
+    // What is there at the start comes first, one line each, as "new".
+    await until(() => lines().length > 0);
+    const before = lines().length;
+    expect(lines().every((l) => l.change === 'new')).toBe(true);
+    await emu.control.trigger({type: 'sandbox.error'});
+    await until(() => lines().length > before);
+    const added = lines().slice(before);
+    expect(added[0]).toMatchObject({change: 'new', delivery: {event_type: 'sandbox.error'}});
+    child.kill('SIGINT');
+    expect(await exited).toBe(0);
   });
 });
 

@@ -16,7 +16,12 @@ export default class KeysList extends BaseCommand {
     const {client} = await openSession({env: process.env, flags: {apiUrl: flags['api-url']}});
     const keys = await listKeys({client});
     if (!this.jsonEnabled())
-      process.stdout.write(renderKeys(keys, terminalView(process.stdout, process.env, client.serverNowMs())));
+      process.stdout.write(
+        renderKeys(keys, {
+          ...(await terminalView(process.stdout, process.env, client.serverNowMs())),
+          accountUrl: (await import('../../client/client.js')).accountUrlFor(client.apiUrl),
+        }),
+      );
     return {data: keys};
   }
 }

@@ -3,9 +3,14 @@ import {openSession} from '../../auth/session.js';
 import {DELIVERY_STATUSES, type DeliveryStatus} from '../../definitions.js';
 import {BaseCommand} from '../../lib/base-command.js';
 import {apiUrlFlag} from '../../lib/flags.js';
-import {usageError} from '../../lib/errors.js';
-import {checkWebhookId, listDeliveries, watchDeliveries} from '../../services/webhooks/deliveries.js';
-import {renderDeliveries, renderWatchFrame, terminalView} from '../../ui/views.js';
+import type {Delivery} from '../../schemas/index.js';
+import {
+  checkWebhookId,
+  deliveryChanges,
+  listDeliveries,
+  watchDeliveries,
+} from '../../services/webhooks/deliveries.js';
+import {renderDeliveries, renderWatchChange, renderWatchStart, terminalView} from '../../ui/views.js';
 
 const WATCH_INTERVAL_MS = 3000;
 
@@ -20,28 +25,33 @@ export default class WebhooksDeliveries extends BaseCommand {
   };
   static override flags = {
     status: Flags.string({description: 'only deliveries with this status', options: [...DELIVERY_STATUSES]}),
-    watch: Flags.boolean({description: 'poll every few seconds and redraw until Ctrl-C'}),
+    watch: Flags.boolean({
+      description:
+        'poll every few seconds until Ctrl-C, printing each new or changed delivery (with --json: one JSON line each)',
+    }),
     'api-url': apiUrlFlag(),
   };
 
   async run() {
     const {args, flags} = await this.parse(WebhooksDeliveries);
     const status = flags.status as DeliveryStatus | undefined;
-    if (flags.watch && this.jsonEnabled())
-      throw usageError('--watch redraws a table for people; poll without --watch for JSON');
     checkWebhookId(args.webhook_id);
     const {client} = await openSession({env: process.env, flags: {apiUrl: flags['api-url']}});
     if (!flags.watch) {
-      const deliveries = await listDeliveries({client, webhookId: args.webhook_id, status});
-      if (!this.jsonEnabled())
-        process.stdout.write(
-          renderDeliveries(deliveries, terminalView(process.stdout, process.env, client.serverNowMs())),
-        );
+      const {deliveries, total} = await listDeliveries({client, webhookId: args.webhook_id, status});
+      if (!this.jsonEnabled()) {
+        const view = await terminalView(process.stdout, process.env, client.serverNowMs());
+        process.stdout.write(renderDeliveries(deliveries, view, {status, unfiltered: total}));
+      }
       return {data: deliveries};
     }
+    const view = await terminalView(process.stdout, process.env, client.serverNowMs());
     const stop = new AbortController();
     const onSigint = () => stop.abort();
     process.once('SIGINT', onSigint);
+    const json = this.jsonEnabled();
+    let seen: Map<string, Delivery> | undefined;
+    let failing = false;
     try {
       await watchDeliveries({
         client,
@@ -49,17 +59,32 @@ export default class WebhooksDeliveries extends BaseCommand {
         status,
         intervalMs: WATCH_INTERVAL_MS,
         signal: stop.signal,
-        onUpdate: ({deliveries, error}) => {
-          const frame = renderWatchFrame(
-            deliveries,
-            terminalView(process.stdout, process.env, client.serverNowMs()),
-            {
-              title: `${args.webhook_id} · every ${WATCH_INTERVAL_MS / 1000} s`,
-              clear: Boolean(process.stdout.isTTY),
-              error: error?.message,
-            },
-          );
-          process.stdout.write(frame);
+        onUpdate: ({deliveries, total, error}) => {
+          const now = {...view, nowMs: client.serverNowMs()};
+          if (error) {
+            // Said once per spell of trouble, on stderr: the stream on stdout stays data only.
+            if (!failing)
+              process.stderr.write(
+                `poll failed: ${error.message}; retrying every ${WATCH_INTERVAL_MS / 1000} s\n`,
+              );
+            failing = true;
+            return;
+          }
+          if (failing) process.stderr.write('polling again\n');
+          failing = false;
+          if (!seen && !json) {
+            process.stdout.write(
+              renderWatchStart(deliveries, now, `${args.webhook_id} · every ${WATCH_INTERVAL_MS / 1000} s`, {
+                status,
+                unfiltered: total,
+              }),
+            );
+          } else {
+            for (const change of deliveryChanges(seen ?? new Map(), deliveries)) {
+              process.stdout.write(json ? `${JSON.stringify(change)}\n` : renderWatchChange(change, now));
+            }
+          }
+          seen = new Map(deliveries.map((d) => [d.id, d]));
         },
       });
     } finally {

@@ -2,7 +2,8 @@ import {openSession} from '../../auth/session.js';
 import {BaseCommand} from '../../lib/base-command.js';
 import {apiUrlFlag} from '../../lib/flags.js';
 import {listWebhooks} from '../../services/webhooks/list.js';
-import {renderWebhooks, terminalView} from '../../ui/views.js';
+import {currentSvcCommand} from '../../lib/invocation.js';
+import {renderWebhooks, terminalView, webhooksListHint} from '../../ui/views.js';
 
 export default class WebhooksList extends BaseCommand {
   static override summary = "List the org's webhook endpoints";
@@ -15,10 +16,15 @@ export default class WebhooksList extends BaseCommand {
     const {flags} = await this.parse(WebhooksList);
     const {client} = await openSession({env: process.env, flags: {apiUrl: flags['api-url']}});
     const endpoints = await listWebhooks({client});
-    if (!this.jsonEnabled())
-      process.stdout.write(
-        renderWebhooks(endpoints, terminalView(process.stdout, process.env, client.serverNowMs())),
-      );
+    if (!this.jsonEnabled()) {
+      const view = {
+        ...(await terminalView(process.stdout, process.env, client.serverNowMs())),
+        accountUrl: (await import('../../client/client.js')).accountUrlFor(client.apiUrl),
+      };
+      process.stdout.write(renderWebhooks(endpoints, view));
+      const hint = webhooksListHint(endpoints, currentSvcCommand(), flags['api-url']);
+      if (hint) this.logToStderr(hint);
+    }
     return {data: endpoints};
   }
 }

@@ -1,11 +1,12 @@
 // `svc emulator start`: runs the emulator in the foreground until the process is told to stop.
-import {existsSync} from 'node:fs';
-import {delimiter, join} from 'node:path';
+import {join, resolve} from 'node:path';
 import type {RunningEmulator, StartEmulatorOptions} from '../../../emulator/index.js';
 import {parseVaultKey, VaultKeyError} from '../../../emulator/vault-key.js';
 import {UserError, usageError} from '../../lib/errors.js';
-import {cacheDir, emulatorDataDir} from '../../lib/paths.js';
+import {currentSvcCommand} from '../../lib/invocation.js';
 import type {Io} from '../../lib/output.js';
+import {cacheDir, emulatorDataDir} from '../../lib/paths.js';
+import {renderReady} from '../../ui/emulator.js';
 
 export interface EmulatorStartOptions {
   port?: number;
@@ -110,52 +111,22 @@ export async function emulatorStart(options: EmulatorStartOptions): Promise<void
   log('svc emulator: stopped');
 }
 
-/** `svc` when it is on PATH (installed or linked), else `npx svc`, which works from the project folder. */
-function svcCommand(env: NodeJS.ProcessEnv): string {
-  const names = process.platform === 'win32' ? ['svc.cmd', 'svc.exe'] : ['svc'];
-  for (const dir of (env.PATH ?? '').split(delimiter)) {
-    if (dir && names.some((name) => existsSync(join(dir, name)))) return 'svc';
-  }
-  return 'npx svc';
+/** The data dir to name in printed commands: none when it is the default that every terminal finds by itself. */
+function dataDirToName(dataDir: string): string | undefined {
+  return resolve(dataDir) === resolve(emulatorDataDir({})) ? undefined : dataDir;
 }
 
 function readyMessage(e: RunningEmulator, o: EmulatorStartOptions): string {
-  const svc = svcCommand(o.env);
   const storage =
     o.databaseUrl || o.env.SVC_EMULATOR_DATABASE_URL ? 'PostgreSQL' : o.inMemory ? 'in memory' : e.dataDir;
-  const lines = [
-    'svc emulator is ready',
-    `  API:          ${e.apiUrl}`,
-    `  Account page: ${e.accountUrl}`,
-    `  Data:         ${storage}`,
-    `  Org:          ${e.orgId}`,
-    `  Clock:        ${e.clock.mode}`,
-    '',
-  ];
-  lines.push(
-    'Manage keys and webhook endpoints on the account page:',
-    `  open ${e.accountUrl} and sign in with any email address; the sign-in link`,
-    `  appears here and at ${e.accountUrl}/mailbox (the first address to sign in owns this org)`,
-    '',
-  );
-  if (e.demoKey) {
-    lines.push(
-      'Demo API key (shown once, keep it):',
-      `  ${e.demoKey.secret}`,
-      '',
-      'Try next, in another terminal:',
-      `  export SVC_API_URL=${e.apiUrl}`,
-      `  export SVC_API_KEY=${e.demoKey.secret}`,
-      `  ${svc} org`,
-      `  ${svc} keys list`,
-      `  ${svc} listen --forward-to http://localhost:3000/webhooks   # relay events to a local server`,
-      `  ${svc} trigger sandbox.ready`,
-      `  ${svc} webhooks list`,
-      '',
-    );
-  } else {
-    lines.push(`Create a key with \`${svc} emulator keys create --name dev\`.`, '');
-  }
-  lines.push('Press Ctrl+C to stop.', '');
-  return lines.join('\n');
+  return renderReady({
+    apiUrl: e.apiUrl,
+    accountUrl: e.accountUrl,
+    storage,
+    orgId: e.orgId,
+    clockMode: e.clock.mode,
+    demoKey: e.demoKey,
+    svc: currentSvcCommand(o.env),
+    dataDir: dataDirToName(e.dataDir),
+  });
 }

@@ -21,17 +21,24 @@ export function checkWebhookId(webhookId: string): void {
   }
 }
 
-export async function listDeliveries(options: ListDeliveriesOptions): Promise<Delivery[]> {
+export interface DeliveryList {
+  deliveries: Delivery[];
+  /** How many the endpoint has before the status filter: an empty filtered list then says why it is empty. */
+  total: number;
+}
+
+export async function listDeliveries(options: ListDeliveriesOptions): Promise<DeliveryList> {
   checkWebhookId(options.webhookId);
-  const deliveries = await options.client.listDeliveries(options.webhookId, {signal: options.signal});
-  return options.status ? deliveries.filter((d) => d.status === options.status) : deliveries;
+  const all = await options.client.listDeliveries(options.webhookId, {signal: options.signal});
+  const deliveries = options.status ? all.filter((d) => d.status === options.status) : all;
+  return {deliveries, total: all.length};
 }
 
 export interface WatchDeliveriesOptions extends ListDeliveriesOptions {
   intervalMs: number;
   signal: AbortSignal;
   /** Each poll's result; `error` is set when a poll failed in a way worth retrying. */
-  onUpdate: (update: {deliveries: Delivery[]; error?: ApiError}) => void;
+  onUpdate: (update: DeliveryList & {error?: ApiError}) => void;
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
 }
 
@@ -40,15 +47,15 @@ export async function watchDeliveries(options: WatchDeliveriesOptions): Promise<
   checkWebhookId(options.webhookId);
   const {realSleep} = await import('../../client/transport.js');
   const sleep = options.sleep ?? realSleep;
-  let last: Delivery[] = [];
+  let last: DeliveryList = {deliveries: [], total: 0};
   while (!options.signal.aborted) {
     try {
       last = await listDeliveries(options);
-      options.onUpdate({deliveries: last});
+      options.onUpdate(last);
     } catch (err) {
       if (options.signal.aborted) return;
       if (!isPassing(err)) throw err;
-      options.onUpdate({deliveries: last, error: err as ApiError});
+      options.onUpdate({...last, error: err as ApiError});
     }
     try {
       await sleep(options.intervalMs, options.signal);
@@ -58,7 +65,33 @@ export async function watchDeliveries(options: WatchDeliveriesOptions): Promise<
   }
 }
 
-function isPassing(err: unknown): boolean {
+export interface DeliveryChange {
+  change: 'new' | 'updated';
+  delivery: Delivery;
+}
+
+/** What differs between two polls, oldest first: deliveries not seen before, and those whose state moved. */
+export function deliveryChanges(
+  before: ReadonlyMap<string, Delivery>,
+  now: readonly Delivery[],
+): DeliveryChange[] {
+  const changes: DeliveryChange[] = [];
+  for (const d of [...now].reverse()) {
+    const old = before.get(d.id);
+    if (!old) changes.push({change: 'new', delivery: d});
+    else if (
+      old.status !== d.status ||
+      old.attempts !== d.attempts ||
+      old.last_status_code !== d.last_status_code ||
+      old.last_attempt_at !== d.last_attempt_at ||
+      old.next_attempt_at !== d.next_attempt_at
+    )
+      changes.push({change: 'updated', delivery: d});
+  }
+  return changes;
+}
+
+export function isPassing(err: unknown): boolean {
   return (
     err instanceof NetworkError ||
     err instanceof RateLimitedError ||

@@ -154,6 +154,7 @@ describe('plans made while the tables are nearly empty', () => {
           statusCode: 200,
           error: null,
           responseBody: 'ok',
+          signatureT: 1,
           trigger: 'scheduled',
           status: 'succeeded',
           nextAttemptAt: null,
@@ -177,7 +178,8 @@ describe('plans made while the tables are nearly empty', () => {
     const record = await cachedPlan(
       'svc_delivery_record',
       `${ids}, '{1,1}'::int[], ${times}, '{1,1}'::int[], '{200,200}'::int[], '{NULL,NULL}'::text[], ` +
-        `'{ok,ok}'::text[], '{scheduled,scheduled}'::text[], '{succeeded,succeeded}'::text[], '{NULL,NULL}'::timestamptz[]`,
+        `'{ok,ok}'::text[], '{scheduled,scheduled}'::text[], '{succeeded,succeeded}'::text[], '{NULL,NULL}'::timestamptz[], ` +
+        `'{1,1}'::bigint[]`,
     );
     const claimPlan = await cachedPlan(
       'svc_delivery_claim_by_endpoint',

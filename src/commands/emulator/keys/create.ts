@@ -1,8 +1,10 @@
 import {Flags} from '@oclif/core';
 import {KEY_EXPIRY_CHOICES, type KeyExpiryChoice} from '../../../definitions.js';
 import {BaseCommand} from '../../../lib/base-command.js';
+import {currentSvcCommand} from '../../../lib/invocation.js';
 import {dataDirFlag} from '../../../lib/flags.js';
 import {createKey} from '../../../services/emulator/keys/create.js';
+import {keyCreatedHint} from '../../../ui/emulator.js';
 
 export default class EmulatorKeysCreate extends BaseCommand {
   static override summary =
@@ -24,7 +26,7 @@ export default class EmulatorKeysCreate extends BaseCommand {
 
   async run() {
     const {flags} = await this.parse(EmulatorKeysCreate);
-    const key = await createKey({
+    const {key, apiUrl} = await createKey({
       name: flags.name,
       expires: flags.expires as KeyExpiryChoice,
       createdBy: flags['created-by'],
@@ -37,6 +39,8 @@ export default class EmulatorKeysCreate extends BaseCommand {
         `Created ${key.name} (${key.id}), expires ${key.expires_at ?? 'never'}. The secret is shown once:`,
       );
       this.log(key.secret);
+      const svc = currentSvcCommand();
+      this.logToStderr(keyCreatedHint({svc, apiUrl, name: flags.name, dataDir: flags['data-dir']}));
     }
     return key;
   }

@@ -3,7 +3,7 @@ import {BaseCommand} from '../../../lib/base-command.js';
 import {dataDirFlag} from '../../../lib/flags.js';
 import {SANDBOX_REQUESTABLE_ACTIONS} from '../../../definitions.js';
 import {sandboxAction} from '../../../services/emulator/sandboxes/action.js';
-import {describeMove} from '../../../services/trigger.js';
+import {describeMove} from '../../../ui/trigger.js';
 
 export default class EmulatorSandboxesAction extends BaseCommand {
   static override summary = 'Move an emulator sandbox: resume, fork, stop, crash, fail, standby, wake, …';

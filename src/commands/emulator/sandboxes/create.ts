@@ -2,7 +2,7 @@ import {Flags} from '@oclif/core';
 import {BaseCommand} from '../../../lib/base-command.js';
 import {dataDirFlag} from '../../../lib/flags.js';
 import {createSandbox} from '../../../services/emulator/sandboxes/create.js';
-import {describeMove} from '../../../services/trigger.js';
+import {describeMove} from '../../../ui/trigger.js';
 
 export default class EmulatorSandboxesCreate extends BaseCommand {
   static override summary = 'Create a sandbox in the emulator (it becomes ready and emits sandbox.ready)';

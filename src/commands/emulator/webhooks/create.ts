@@ -1,8 +1,10 @@
 import {Flags} from '@oclif/core';
 import {EVENT_TYPES, MAX_ENDPOINT_DESCRIPTION_LENGTH} from '../../../definitions.js';
 import {BaseCommand} from '../../../lib/base-command.js';
+import {currentSvcCommand} from '../../../lib/invocation.js';
 import {dataDirFlag} from '../../../lib/flags.js';
 import {createWebhook} from '../../../services/emulator/webhooks/create.js';
+import {webhookCreatedHint} from '../../../ui/emulator.js';
 
 export default class EmulatorWebhooksCreate extends BaseCommand {
   static override summary = 'Add a webhook endpoint in the emulator; its signing secret is shown once';
@@ -20,7 +22,7 @@ export default class EmulatorWebhooksCreate extends BaseCommand {
 
   async run() {
     const {flags} = await this.parse(EmulatorWebhooksCreate);
-    const endpoint = await createWebhook({
+    const {endpoint} = await createWebhook({
       url: flags.url,
       events: flags.events
         .split(',')
@@ -30,11 +32,21 @@ export default class EmulatorWebhooksCreate extends BaseCommand {
       dataDir: flags['data-dir'],
       env: process.env,
     });
+    // Warnings go to stderr with --json too: stdout holds only the JSON document.
+    for (const warning of endpoint.warnings) process.stderr.write(`Warning: ${warning}\n`);
     if (!this.jsonEnabled()) {
       this.logToStderr(
         `Added ${endpoint.id} for ${endpoint.events.join(', ')} → ${endpoint.url}. The signing secret is shown once:`,
       );
       this.log(endpoint.secret);
+      this.logToStderr(
+        webhookCreatedHint({
+          svc: currentSvcCommand(),
+          id: endpoint.id,
+          event: endpoint.events[0] ?? 'sandbox.ready',
+          dataDir: flags['data-dir'],
+        }),
+      );
     }
     return endpoint;
   }

@@ -1,5 +1,8 @@
 // `svc emulator keys create`: mints a key through the control surface; the secret is shown exactly once.
 import type {CreatedKey} from '../../../../emulator/control-client.js';
+import {toUserError} from '../../../lib/error-mapper.js';
+import {currentSvcCommand} from '../../../lib/invocation.js';
+import {dataDirArg} from '../../../ui/emulator.js';
 import type {KeyExpiryChoice} from '../../../definitions.js';
 import {type ConnectOptions, withControl} from '../connect.js';
 
@@ -11,13 +14,38 @@ export interface CreateKeyOptions extends ConnectOptions {
 
 export type CreateKeyResult = Pick<CreatedKey, 'id' | 'name' | 'secret' | 'expires_at'>;
 
-export function createKey(options: CreateKeyOptions): Promise<CreateKeyResult> {
-  return withControl(options, async (control) => {
+export interface CreatedKeyAt {
+  key: CreateKeyResult;
+  /** The emulator's API address: where the key works. */
+  apiUrl: string;
+}
+
+export async function createKey(options: CreateKeyOptions): Promise<CreatedKeyAt> {
+  try {
+    return await mintKey(options);
+  } catch (err) {
+    const userError = toUserError(err);
+    // At the limit of active keys: the way out is revoking one.
+    if (userError.code === 'conflict') {
+      const svc = currentSvcCommand(options.env);
+      userError.suggestions.push(
+        `Revoke a key you no longer use: \`${svc} keys list\` shows their ids, \`${svc} emulator keys revoke\` followed by one revokes it${dataDirArg(options.dataDir) ? ` (with${dataDirArg(options.dataDir)})` : ''}`,
+      );
+    }
+    throw userError;
+  }
+}
+
+function mintKey(options: CreateKeyOptions): Promise<CreatedKeyAt> {
+  return withControl(options, async (control, info) => {
     const key = await control.createKey({
       name: options.name,
       expires: options.expires,
       created_by: options.createdBy,
     });
-    return {id: key.id, name: key.name, secret: key.secret, expires_at: key.expires_at};
+    return {
+      key: {id: key.id, name: key.name, secret: key.secret, expires_at: key.expires_at},
+      apiUrl: info.api_url,
+    };
   });
 }

@@ -1,0 +1,150 @@
+// SQL of one delivery's detail and of resends: the delivery with its event, its attempts, and a resend's lease
+// and record. The engine's batched statements are in repository.ts; these run once per request.
+import type {AttemptTrigger} from '../../src/definitions.js';
+import type {Queryable} from '../db/database.js';
+
+export interface DeliveryWithEventRow {
+  id: string;
+  endpoint_id: string;
+  event_id: string;
+  event_type: string;
+  status: string;
+  attempts: number;
+  created_at: Date | string;
+  last_attempt_at: Date | string | null;
+  next_attempt_at: Date | string | null;
+  last_status_code: number | null;
+  body: string;
+}
+
+export interface AttemptRow {
+  attempt: number;
+  started_at: Date | string;
+  signature_t: string | number | null;
+  trigger: AttemptTrigger;
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number;
+  response_body: string | null;
+}
+
+export interface ResendTargetRow {
+  id: string;
+  endpoint_id: string;
+  event_id: string;
+  event_type: string;
+  body: string;
+  url: string;
+  secret_ciphertext: string;
+  relay: boolean;
+}
+
+/** The delivery and the bytes of its event, if it was created after `since`. */
+export async function findDeliveryWithEvent(
+  q: Queryable,
+  deliveryId: string,
+  since: Date,
+): Promise<DeliveryWithEventRow | undefined> {
+  const found = await q.query<DeliveryWithEventRow>(
+    `SELECT d.id, d.endpoint_id, d.event_id, d.event_type, d.status, d.attempts, d.created_at, d.last_attempt_at,
+            d.next_attempt_at, d.last_status_code, e.body
+       FROM deliveries d JOIN events e ON e.id = d.event_id
+      WHERE d.id = $1 AND d.created_at > $2`,
+    [deliveryId, since],
+  );
+  return found.rows[0];
+}
+
+/** Oldest first. */
+export async function listAttempts(q: Queryable, deliveryId: string): Promise<AttemptRow[]> {
+  const r = await q.query<AttemptRow>(
+    `SELECT attempt, started_at, signature_t, trigger, status_code, error, duration_ms, response_body
+       FROM delivery_attempts WHERE delivery_id = $1 ORDER BY attempt`,
+    [deliveryId],
+  );
+  return r.rows;
+}
+
+/** What sending the delivery again needs: its event's bytes and its endpoint's address and secret. */
+export async function findResendTarget(
+  q: Queryable,
+  deliveryId: string,
+): Promise<ResendTargetRow | undefined> {
+  const found = await q.query<ResendTargetRow>(
+    `SELECT d.id, d.endpoint_id, d.event_id, d.event_type, e.body, w.url, w.secret_ciphertext,
+            EXISTS (SELECT 1 FROM relay_endpoints r WHERE r.endpoint_id = w.id) AS relay
+       FROM deliveries d JOIN events e ON e.id = d.event_id JOIN webhook_endpoints w ON w.id = d.endpoint_id
+      WHERE d.id = $1`,
+    [deliveryId],
+  );
+  return found.rows[0];
+}
+
+/**
+ * Leases the delivery to `owner` until `until` unless someone holds it (real time, like every lease), and
+ * returns its attempt count; `held` when another holds it, `gone` when it does not exist.
+ */
+export async function leaseForResend(
+  q: Queryable,
+  o: {deliveryId: string; now: Date; until: Date; owner: string},
+): Promise<{attempts: number} | 'held' | 'gone'> {
+  const r = await q.query<{attempts: number}>(
+    `UPDATE deliveries SET locked_until = $3, locked_by = $4
+      WHERE id = $1 AND (locked_until IS NULL OR locked_until <= $2)
+      RETURNING attempts`,
+    [o.deliveryId, o.now, o.until, o.owner],
+  );
+  const row = r.rows[0];
+  if (row) return {attempts: Number(row.attempts)};
+  const exists = await q.query('SELECT 1 FROM deliveries WHERE id = $1', [o.deliveryId]);
+  return exists.rows.length === 0 ? 'gone' : 'held';
+}
+
+export async function releaseResendLease(q: Queryable, deliveryId: string, owner: string): Promise<void> {
+  await q.query(
+    'UPDATE deliveries SET locked_until = NULL, locked_by = NULL WHERE id = $1 AND locked_by = $2',
+    [deliveryId, owner],
+  );
+}
+
+export interface ResendRecord {
+  deliveryId: string;
+  attempt: number;
+  startedAt: Date;
+  durationMs: number;
+  statusCode: number | null;
+  error: string | null;
+  responseBody: string | null;
+  signatureT: number | null;
+}
+
+/**
+ * Records a manual attempt and counts it on the delivery (attempts, manual_attempts, last attempt and code),
+ * freeing the lease; status and next_attempt_at stay. One statement, so both happen or neither. False when the
+ * delivery is gone or its count moved meanwhile.
+ */
+export async function recordResend(q: Queryable, r: ResendRecord): Promise<boolean> {
+  const result = await q.query(
+    `WITH moved AS (
+       UPDATE deliveries
+          SET attempts = $2, manual_attempts = manual_attempts + 1, last_attempt_at = $3, last_status_code = $4,
+              locked_until = NULL, locked_by = NULL
+        WHERE id = $1 AND attempts = $2 - 1
+        RETURNING id)
+     INSERT INTO delivery_attempts
+            (delivery_id, attempt, started_at, duration_ms, status_code, error, response_body, trigger, signature_t)
+     SELECT id, $2, $3, $5, $4, $6, $7, 'manual', $8 FROM moved`,
+    [
+      r.deliveryId,
+      r.attempt,
+      r.startedAt,
+      r.statusCode,
+      r.durationMs,
+      // PostgreSQL text cannot hold NUL.
+      r.error?.replaceAll('\u0000', '') ?? null,
+      r.responseBody?.replaceAll('\u0000', '') ?? null,
+      r.signatureT,
+    ],
+  );
+  return result.rowCount > 0;
+}

@@ -1,0 +1,123 @@
+// A resend: one more attempt of a delivery, now, outside its retry schedule.
+//
+// How a resend counts:
+// - It is an attempt made, so it takes the next attempt number (sent as Svc-Delivery-Attempt, kept with the
+//   attempt), adds one to the delivery's `attempts`, and becomes its `last_attempt_at` and `last_status_code`.
+// - It is not part of the retry schedule: the delivery's status and `next_attempt_at` stay as they were, and
+//   the schedule still makes its nine attempts with its waits (it counts scheduled attempts only). A pending
+//   delivery resent with success is still retried as planned; a failed or succeeded one stays so.
+// - It goes out between the endpoint's scheduled attempts, never beside one (the worker holds the endpoint),
+//   so numbers never collide and a receiver still sees one request at a time per endpoint.
+import {randomBytes} from 'node:crypto';
+import type {EmulatorContext} from '../context.js';
+import {
+  findResendTarget,
+  leaseForResend,
+  recordResend,
+  releaseResendLease,
+} from '../delivery/attempt-repository.js';
+import type {ClaimedDelivery} from '../delivery/repository.js';
+import type {AttemptResult} from '../delivery/sender.js';
+import {checkDeliveryId, type DeliveryDetail, getDeliveryDetail} from './delivery-detail.js';
+import {conflict, notFound, vaultUnavailable} from './errors.js';
+
+/** What sends the attempt: the delivery worker. */
+export interface Attempter {
+  readonly timeoutMs: number;
+  holdEndpoint<T>(endpointId: string, fn: () => Promise<T>): Promise<T>;
+  attemptNow(
+    item: ClaimedDelivery,
+  ): Promise<{startedAt: Date; signatureT: number | null; result: AttemptResult}>;
+}
+
+export interface ResendInput {
+  deliveryId: string;
+  attempter: Attempter;
+  /** How long to wait for another process's attempt of this delivery to finish (shared PostgreSQL only). */
+  leaseWaitMs?: number;
+}
+
+export async function resendDelivery(ctx: EmulatorContext, input: ResendInput): Promise<DeliveryDetail> {
+  checkDeliveryId(input.deliveryId);
+  // Found through the detail first, so a delivery past retention is not_found here as everywhere else.
+  await getDeliveryDetail(ctx, {deliveryId: input.deliveryId});
+  if (!ctx.vault.available) {
+    throw vaultUnavailable('resending needs the vault key to read the endpoint signing secret');
+  }
+  const target = await findResendTarget(ctx.db, input.deliveryId);
+  if (!target) throw notFound('no delivery with this id');
+
+  const {attempter} = input;
+  await attempter.holdEndpoint(target.endpoint_id, async () => {
+    const owner = `resend_${randomBytes(6).toString('hex')}`;
+    const attempts = await takeLease(ctx, input, owner, attempter.timeoutMs + 5_000);
+    const item: ClaimedDelivery = {
+      id: target.id,
+      endpointId: target.endpoint_id,
+      eventId: target.event_id,
+      eventType: target.event_type,
+      attempt: attempts + 1,
+      // Unused for a resend: it takes no place in the schedule.
+      scheduledAttempt: 0,
+      body: target.body,
+      url: target.url,
+      secretCiphertext: target.secret_ciphertext,
+      relay: Boolean(target.relay),
+    };
+    let sent: Awaited<ReturnType<Attempter['attemptNow']>>;
+    try {
+      sent = await attempter.attemptNow(item);
+    } catch (err) {
+      await releaseResendLease(ctx.db, input.deliveryId, owner);
+      throw err;
+    }
+    if (sent.result.aborted) {
+      await releaseResendLease(ctx.db, input.deliveryId, owner);
+      throw conflict('the emulator is stopping; the resend was not made');
+    }
+    const r = sent.result;
+    const recorded = await recordResend(ctx.db, {
+      deliveryId: input.deliveryId,
+      attempt: item.attempt,
+      startedAt: sent.startedAt,
+      durationMs: r.durationMs,
+      statusCode: r.statusCode,
+      error: r.error,
+      responseBody: r.responseBody,
+      signatureT: sent.signatureT,
+    });
+    if (!recorded) {
+      await releaseResendLease(ctx.db, input.deliveryId, owner);
+      throw notFound('the delivery was deleted while it was being resent');
+    }
+  });
+  return getDeliveryDetail(ctx, {deliveryId: input.deliveryId});
+}
+
+/**
+ * Leases the delivery so that no other process sharing the database attempts it meanwhile (this one's lanes
+ * are held off by the worker), and returns its attempt count. Another process's attempt in flight is waited for.
+ */
+async function takeLease(
+  ctx: EmulatorContext,
+  input: ResendInput,
+  owner: string,
+  leaseMs: number,
+): Promise<number> {
+  const giveUpAt = Date.now() + (input.leaseWaitMs ?? 15_000);
+  for (;;) {
+    const now = Date.now();
+    const lease = await leaseForResend(ctx.db, {
+      deliveryId: input.deliveryId,
+      now: new Date(now),
+      until: new Date(now + leaseMs),
+      owner,
+    });
+    if (lease === 'gone') throw notFound('no delivery with this id');
+    if (lease !== 'held') return lease.attempts;
+    if (Date.now() >= giveUpAt) {
+      throw conflict('an attempt of this delivery is in flight; try again in a few seconds');
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}

@@ -1,0 +1,48 @@
+import {apiUrlFlag, dataDirFlag} from '../lib/flags.js';
+import {BaseCommand} from '../lib/base-command.js';
+import {colorEnabled} from '../lib/output.js';
+import {openTuiSource, prefetchEndpoints, requireTerminal} from '../services/tui.js';
+import {enterScreen, leaveScreen} from '../ui/tui/screen.js';
+
+export default class Tui extends BaseCommand {
+  static override summary = 'Browse webhook endpoints and deliveries full-screen, live';
+  static override description =
+    'Endpoints, then an endpoint’s deliveries, then one delivery. Against the emulator it also shows each ' +
+    'attempt’s answer and the event body, and resends with r. Needs a terminal; scripts use the --json commands.';
+  static override examples = [
+    '<%= config.bin %> tui',
+    'SVC_API_URL=http://127.0.0.1:4010 <%= config.bin %> tui',
+  ];
+  static override enableJsonFlag = false;
+  static override flags = {
+    'api-url': apiUrlFlag(),
+    'data-dir': dataDirFlag({
+      description:
+        'data dir of the emulator to use for attempts and resends (default: SVC_EMULATOR_DATA_DIR)',
+    }),
+  };
+
+  async run() {
+    const {flags} = await this.parse(Tui);
+    requireTerminal(process.stdin, process.stdout);
+    const opened = await openTuiSource({
+      env: process.env,
+      apiUrl: flags['api-url'],
+      dataDir: flags['data-dir'],
+    });
+    // The endpoints are asked for while Ink loads, and the frame is on screen before either is done.
+    const source = prefetchEndpoints(opened);
+    enterScreen(process.stdout, source);
+    try {
+      const {runTui} = await import('../ui/tui/index.js');
+      await runTui({
+        source,
+        color: colorEnabled(process.stdout, process.env),
+        stdin: process.stdin,
+        stdout: process.stdout,
+      });
+    } finally {
+      leaveScreen(process.stdout);
+    }
+  }
+}

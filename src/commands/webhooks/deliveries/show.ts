@@ -1,0 +1,37 @@
+import {Args} from '@oclif/core';
+import {apiUrlFlag} from '../../../lib/flags.js';
+import {BaseCommand} from '../../../lib/base-command.js';
+import {showDelivery} from '../../../services/webhooks/deliveries/show.js';
+import {renderDeliveryDetail} from '../../../ui/delivery-detail.js';
+import {terminalView} from '../../../ui/views.js';
+
+export default class WebhooksDeliveriesShow extends BaseCommand {
+  static override summary = 'Show one delivery: its attempts (with what came back) and its event';
+  static override description =
+    'Attempt detail and the event body come from the emulator, when the API address is a running emulator’s. ' +
+    'Against the service, which lists deliveries only, it shows the delivery’s list record.';
+  static override examples = [
+    '<%= config.bin %> webhooks deliveries show dlv_0123456789abcdefghijklmn --json',
+  ];
+  static override args = {
+    delivery_id: Args.string({
+      description: 'delivery id (dlv_…), from `svc webhooks deliveries`',
+      required: true,
+    }),
+  };
+  static override flags = {
+    'api-url': apiUrlFlag(),
+  };
+
+  async run() {
+    const {args, flags} = await this.parse(WebhooksDeliveriesShow);
+    const shown = await showDelivery({
+      deliveryId: args.delivery_id,
+      env: process.env,
+      apiUrl: flags['api-url'],
+    });
+    if (!this.jsonEnabled())
+      process.stdout.write(renderDeliveryDetail(shown, await terminalView(process.stdout, process.env)));
+    return shown;
+  }
+}

@@ -1,0 +1,85 @@
+// `svc tui`: where the delivery browser gets its data. Always /v1 through the client; when the API address is a
+// running emulator's, also its control surface, for attempt detail and resends. No Ink here: the UI is loaded
+// by the command, and takes this source as it is.
+import type {EmulatorControl} from '../../emulator/control-client.js';
+import {defaultFileStore, resolveStoredApiUrl} from '../auth/resolve.js';
+import {openSession, type Session} from '../auth/session.js';
+import {usageError} from '../lib/errors.js';
+import {emulatorControlFor} from './emulator/for-api-url.js';
+import type {TuiSource} from './tui-source.js';
+
+export type {Trouble, TroubleKind, TuiSource} from './tui-source.js';
+export {describeTrouble} from './tui-source.js';
+
+export interface OpenTuiSourceOptions {
+  env: NodeJS.ProcessEnv;
+  apiUrl?: string;
+  /** The emulator's data dir (default: SVC_EMULATOR_DATA_DIR, then the user data dir). */
+  dataDir?: string;
+}
+
+export async function openTuiSource(options: OpenTuiSourceOptions): Promise<TuiSource> {
+  const flags = {apiUrl: options.apiUrl};
+  const apiUrl = await resolveStoredApiUrl({
+    env: options.env,
+    flags,
+    fileStore: defaultFileStore(options.env),
+  });
+  const {nodeHttpFetch} = await import('../client/node-transport.js');
+  const control: EmulatorControl | undefined = await emulatorControlFor(apiUrl, {
+    env: options.env,
+    dataDir: options.dataDir,
+    // Node's own fetch would load all of undici before the first screen; its calls send no body.
+    fetch: nodeHttpFetch() as unknown as typeof fetch,
+  });
+  // Opened on first use, so that "not logged in" is a screen of the browser (which keeps trying) rather than an exit.
+  let session: Promise<Session> | undefined;
+  let opened: Session['client'] | undefined;
+  const client = async () => {
+    session ??= openSession({env: options.env, flags, client: {retries: 0, timeoutMs: 5_000}});
+    try {
+      opened = (await session).client;
+      return opened;
+    } catch (err) {
+      session = undefined;
+      throw err;
+    }
+  };
+  const source: TuiSource = {
+    apiUrl,
+    emulator: control !== undefined,
+    listEndpoints: async () => (await client()).listWebhooks(),
+    listDeliveries: async (endpointId) => (await client()).listDeliveries(endpointId),
+    // The API's clock as its answers date them: an emulator's may be set by hand.
+    now: () => opened?.serverNowMs() ?? Date.now(),
+  };
+  if (control) {
+    source.deliveryDetail = (id) => control.delivery(id);
+    source.resend = (id) => control.resendDelivery(id);
+  }
+  return source;
+}
+
+/** The same source, whose endpoints are already being fetched: the first screen's data loads beside Ink. */
+export function prefetchEndpoints(source: TuiSource): TuiSource {
+  let first: Promise<Awaited<ReturnType<TuiSource['listEndpoints']>>> | undefined = source.listEndpoints();
+  // Handled here; the browser's first refresh receives the outcome, failure included.
+  first.catch(() => undefined);
+  return {
+    ...source,
+    listEndpoints: () => {
+      const answer = first ?? source.listEndpoints();
+      first = undefined;
+      return answer;
+    },
+  };
+}
+
+/** A full-screen browser needs a person at a terminal; scripts get the commands that print the same as JSON. */
+export function requireTerminal(stdin: {isTTY?: boolean}, stdout: {isTTY?: boolean}): void {
+  if (stdin.isTTY && stdout.isTTY) return;
+  throw usageError('svc tui is a full-screen browser and needs a terminal (stdin and stdout)', [
+    'Endpoints and their deliveries: `svc webhooks list --json`, then `svc webhooks deliveries WEBHOOK_ID --json`',
+    'One delivery with its attempts: `svc webhooks deliveries show DELIVERY_ID --json`',
+  ]);
+}

@@ -1,0 +1,53 @@
+// `svc webhooks deliveries show`: one delivery with its attempts and event (emulator), or its list record (API).
+import type {DeliveryDetail} from '../../../../emulator/control-client.js';
+import {openSession} from '../../../auth/session.js';
+import {defaultFileStore, resolveStoredApiUrl} from '../../../auth/resolve.js';
+import {isId} from '../../../definitions.js';
+import {UserError, usageError} from '../../../lib/errors.js';
+import type {Delivery} from '../../../schemas/index.js';
+import {emulatorControlFor} from '../../emulator/for-api-url.js';
+
+export interface ShowDeliveryOptions {
+  deliveryId: string;
+  env: NodeJS.ProcessEnv;
+  apiUrl?: string;
+}
+
+/** With `attempts` and `event` null when the API is not an emulator's: /v1 lists deliveries only. */
+export interface ShownDelivery {
+  delivery: Delivery;
+  endpoint_id: string;
+  event: unknown | null;
+  attempts: DeliveryDetail['attempts'] | null;
+}
+
+export function checkDeliveryId(deliveryId: string): void {
+  if (!isId('delivery', deliveryId)) {
+    throw usageError('that is not a delivery id (they look like dlv_ followed by 24 letters and digits)', [
+      'Find the ids with `svc webhooks deliveries WEBHOOK_ID`',
+    ]);
+  }
+}
+
+export async function showDelivery(options: ShowDeliveryOptions): Promise<ShownDelivery> {
+  checkDeliveryId(options.deliveryId);
+  const flags = {apiUrl: options.apiUrl};
+  const apiUrl = await resolveStoredApiUrl({
+    env: options.env,
+    flags,
+    fileStore: defaultFileStore(options.env),
+  });
+  const control = await emulatorControlFor(apiUrl, {env: options.env});
+  // Its EmulatorControlError reaches the CLI's error mapper like any control command's.
+  if (control) return control.delivery(options.deliveryId);
+  // The API has no route for one delivery: look for it in each endpoint's list.
+  const {client} = await openSession({env: options.env, flags});
+  for (const endpoint of await client.listWebhooks()) {
+    const delivery = (await client.listDeliveries(endpoint.id)).find((d) => d.id === options.deliveryId);
+    if (delivery) return {delivery, endpoint_id: endpoint.id, event: null, attempts: null};
+  }
+  throw new UserError(`no delivery ${options.deliveryId} among the 100 most recent of any endpoint`, {
+    code: 'not_found',
+    suggestions: ['List an endpoint’s deliveries with `svc webhooks deliveries WEBHOOK_ID`'],
+  });
+}

@@ -1,0 +1,98 @@
+// What the emulator commands tell people: the ready message of `svc emulator start` with the next commands,
+// and what to do with a key or an endpoint just created. Every command printed runs as printed.
+import {shellQuote} from '../lib/invocation.js';
+
+export interface ReadyView {
+  apiUrl: string;
+  accountUrl: string;
+  /** Where the data lives, for people: a folder, "in memory" or "PostgreSQL". */
+  storage: string;
+  orgId: string;
+  clockMode: string;
+  demoKey?: {secret: string};
+  /** How svc runs from the user's folder: `svc`, `npx svc` or `node /path/to/bin/run.js`. */
+  svc: string;
+  /** Set when commands in other terminals must be told where this emulator keeps its runtime file. */
+  dataDir?: string;
+}
+
+/** ` --data-dir DIR` when the user named one, so a printed command reaches the same emulator. */
+export function dataDirArg(dataDir: string | undefined): string {
+  return dataDir === undefined ? '' : ` --data-dir ${shellQuote(dataDir)}`;
+}
+
+export function renderReady(v: ReadyView): string {
+  const lines = [
+    'svc emulator is ready',
+    `  API:          ${v.apiUrl}`,
+    `  Account page: ${v.accountUrl}`,
+    `  Data:         ${v.storage}`,
+    `  Org:          ${v.orgId}`,
+    `  Clock:        ${v.clockMode}`,
+    '',
+  ];
+  const where = v.svc === 'npx svc' ? 'in another terminal, in this folder' : 'in another terminal';
+  // Each line stands alone (a flag rather than an export), so it runs in whichever terminal it is typed.
+  const dir = dataDirArg(v.dataDir);
+  const login = `${v.svc} login --api-url ${v.apiUrl}`;
+  lines.push(
+    'Manage keys and webhook endpoints on the account page:',
+    `  open ${v.accountUrl} and sign in with any email address; the sign-in link`,
+    `  appears here and at ${v.accountUrl}/mailbox (the first address to sign in owns this org)`,
+    '',
+  );
+  if (v.demoKey) {
+    lines.push(
+      'Demo API key (shown once, keep it):',
+      `  ${v.demoKey.secret}`,
+      '',
+      `Try next, ${where}:`,
+      `  ${login}   # paste the demo key when asked`,
+      `  ${v.svc} org`,
+      `  ${v.svc} listen --forward-to http://localhost:3000/webhooks${dir}   # relays events to your server; keep it running`,
+      `  ${v.svc} trigger sandbox.ready${dir}   # in one more terminal: emits an event`,
+      `  ${v.svc} webhooks list   # the relay endpoint's id, for \`webhooks deliveries\``,
+      '',
+      'Or, in scripts, export the key instead of logging in:',
+      ...(v.dataDir ? [`  export SVC_EMULATOR_DATA_DIR=${shellQuote(v.dataDir)}`] : []),
+      `  export SVC_API_URL=${v.apiUrl}`,
+      `  export SVC_API_KEY=${v.demoKey.secret}`,
+      `  ${v.svc} keys list`,
+      '',
+    );
+  } else {
+    lines.push(
+      `Next, ${where}:`,
+      `  ${v.svc} emulator keys create --name dev${dir} | ${login}   # mints a key and logs in with it`,
+      `  ${v.svc} org`,
+      '',
+    );
+  }
+  lines.push('Press Ctrl+C to stop.', '');
+  return lines.join('\n');
+}
+
+/** Under a key just created: the login that uses it, with the key on standard input, never in argv. */
+export function keyCreatedHint(o: {svc: string; apiUrl: string; name: string; dataDir?: string}): string {
+  const login = `${o.svc} login --api-url ${o.apiUrl}`;
+  return [
+    `Log in with it: ${login}   (paste the key when asked)`,
+    `Or create and log in in one step: ${o.svc} emulator keys create --name ${shellQuote(o.name)}${dataDirArg(o.dataDir)} | ${login}`,
+  ].join('\n');
+}
+
+/** Under an endpoint just added: how to see what it receives. */
+export function webhookCreatedHint(o: {svc: string; id: string; event: string; dataDir?: string}): string {
+  return [
+    `Send it an event: ${o.svc} trigger ${o.event}${dataDirArg(o.dataDir)}`,
+    `Then see its deliveries: ${o.svc} webhooks deliveries ${o.id}`,
+  ].join('\n');
+}
+
+/** The ways out when the emulator refuses a local URL: relay to it, or let the emulator post to it. */
+export function localUrlWaysOut(o: {svc: string; url: string; dataDir?: string}): string[] {
+  return [
+    `To receive events on this machine, relay them: ${o.svc} listen --forward-to ${shellQuote(o.url)}${dataDirArg(o.dataDir)}`,
+    `Or let the emulator post to local URLs: stop it (${o.svc} emulator stop${dataDirArg(o.dataDir)}) and start it again with ${o.svc} emulator start --allow-local-endpoints${dataDirArg(o.dataDir)}`,
+  ];
+}

@@ -1,0 +1,395 @@
+// The delivery browser: endpoints → the selected endpoint's deliveries → one delivery with its attempts and event.
+// Every screen is a fixed frame as tall as the terminal (header, column line, body, status, keys); the frame
+// writer puts only the lines that changed on screen.
+import {Box, type Key, Text, useApp, useInput, useStdout} from 'ink';
+import type React from 'react';
+import {useCallback, useEffect, useRef, useState} from 'react';
+import type {Delivery, WebhookEndpoint} from '../../schemas/index.js';
+import {describeTrouble, type TuiSource} from '../../services/tui-source.js';
+import {attemptOutcome, attemptSucceeded} from '../delivery-detail.js';
+import {sanitize} from '../text.js';
+import {
+  type Backoff,
+  filterDeliveries,
+  filterEndpoints,
+  keepSelection,
+  LIVE_BACKOFF,
+  scrollTop,
+} from './model.js';
+import {
+  type DetailData,
+  deliveryColumns,
+  deliveryRow,
+  detailBody,
+  emptyLines,
+  endpointColumns,
+  endpointRow,
+  helpLines,
+  type Tone,
+  troubleLines,
+} from './screens.js';
+import {type Live, useLive} from './use-live.js';
+
+export interface AppProps {
+  source: TuiSource;
+  color: boolean;
+  /** Fixed size (tests); otherwise the terminal's, following resizes. */
+  size?: {columns: number; rows: number};
+  backoff?: Backoff;
+}
+
+type Screen =
+  | {name: 'endpoints'}
+  | {name: 'deliveries'; endpoint: WebhookEndpoint}
+  | {name: 'delivery'; endpoint: WebhookEndpoint; deliveryId: string};
+
+interface Message {
+  text: string;
+  tone?: Tone;
+}
+
+/** Lines of the frame that are not the body: header, column line, status line, key line. */
+const CHROME_LINES = 4;
+
+function useTerminalSize(fixed?: {columns: number; rows: number}) {
+  const {stdout} = useStdout();
+  const read = useCallback(
+    () => fixed ?? {columns: stdout.columns || 80, rows: stdout.rows || 24},
+    [fixed, stdout],
+  );
+  const [size, setSize] = useState(read);
+  useEffect(() => {
+    if (fixed) return;
+    const onResize = () => setSize(read());
+    stdout.on('resize', onResize);
+    return () => {
+      stdout.off('resize', onResize);
+    };
+  }, [fixed, stdout, read]);
+  return size;
+}
+
+function screenKey(screen: Screen): string {
+  if (screen.name === 'endpoints') return 'endpoints';
+  if (screen.name === 'deliveries') return `deliveries:${screen.endpoint.id}`;
+  return `delivery:${screen.deliveryId}`;
+}
+
+export function App({source, color, size: fixedSize, backoff = LIVE_BACKOFF}: AppProps): React.ReactElement {
+  const {exit} = useApp();
+  const size = useTerminalSize(fixedSize);
+  const [screen, setScreen] = useState<Screen>({name: 'endpoints'});
+  const [selected, setSelected] = useState<{endpoint?: string; delivery?: string}>({});
+  const [filters, setFilters] = useState<{endpoints: string; deliveries: string}>({
+    endpoints: '',
+    deliveries: '',
+  });
+  const [editing, setEditingState] = useState(false);
+  // Read by the key handler, which may run again before the next render.
+  const editingNow = useRef(false);
+  const setEditing = (value: boolean) => {
+    editingNow.current = value;
+    setEditingState(value);
+  };
+  const [help, setHelp] = useState(false);
+  const [message, setMessage] = useState<Message | undefined>();
+  const [detailTop, setDetailTop] = useState(0);
+  const [listTop, setListTop] = useState(0);
+  const previousIndex = useRef(0);
+  const cache = useRef(new Map<string, Live<unknown>>()).current;
+
+  const fetcher = useCallback(async (): Promise<unknown> => {
+    if (screen.name === 'endpoints') return source.listEndpoints();
+    if (screen.name === 'deliveries') return source.listDeliveries(screen.endpoint.id);
+    if (source.deliveryDetail) return {detail: await source.deliveryDetail(screen.deliveryId)};
+    const list = await source.listDeliveries(screen.endpoint.id);
+    return {listed: list.find((d) => d.id === screen.deliveryId)};
+  }, [screen, source]);
+  const [live, refresh] = useLive<unknown>(screenKey(screen), fetcher, cache, backoff);
+
+  const paint = (tone: Tone | undefined) => (color ? tone : undefined);
+  const height = Math.max(size.rows, CHROME_LINES + 1);
+  const bodyHeight = height - CHROME_LINES;
+  const width = Math.max(size.columns, 20);
+
+  // ---- what the current list shows, and which row is selected --------------------------------------------
+  const endpoints =
+    screen.name === 'endpoints' && Array.isArray(live.data)
+      ? filterEndpoints(live.data as WebhookEndpoint[], filters.endpoints)
+      : [];
+  const deliveries =
+    screen.name === 'deliveries' && Array.isArray(live.data)
+      ? filterDeliveries(live.data as Delivery[], filters.deliveries)
+      : [];
+  const rowIds = screen.name === 'endpoints' ? endpoints.map((e) => e.id) : deliveries.map((d) => d.id);
+  const selectedId =
+    screen.name === 'endpoints'
+      ? keepSelection(rowIds, selected.endpoint, previousIndex.current)
+      : screen.name === 'deliveries'
+        ? keepSelection(rowIds, selected.delivery, previousIndex.current)
+        : undefined;
+  const selectedIndex = selectedId === undefined ? -1 : rowIds.indexOf(selectedId);
+  const top = scrollTop(Math.max(selectedIndex, 0), bodyHeight, listTop, rowIds.length);
+  useEffect(() => {
+    if (selectedIndex >= 0) previousIndex.current = selectedIndex;
+    if (top !== listTop) setListTop(top);
+  });
+
+  const detailLines =
+    screen.name === 'delivery' ? detailBody(live.data as DetailData | undefined, source, width, paint) : [];
+  const maxDetailTop = Math.max(detailLines.length - bodyHeight, 0);
+
+  const select = (id: string | undefined) => {
+    if (id === undefined) return;
+    setSelected((s) => (screen.name === 'endpoints' ? {...s, endpoint: id} : {...s, delivery: id}));
+  };
+  // Moves made before the next render (keys that arrive together) add up: they start from the latest move.
+  const cursor = useRef(selectedIndex);
+  cursor.current = selectedIndex;
+  const move = (by: number) => {
+    if (screen.name === 'delivery') {
+      setDetailTop((t) => Math.min(Math.max(t + by, 0), maxDetailTop));
+      return;
+    }
+    if (rowIds.length === 0) return;
+    const next = Math.min(Math.max((cursor.current < 0 ? 0 : cursor.current) + by, 0), rowIds.length - 1);
+    cursor.current = next;
+    select(rowIds[next]);
+  };
+  const open = () => {
+    if (screen.name === 'endpoints') {
+      const endpoint = endpoints.find((e) => e.id === selectedId);
+      if (!endpoint) return;
+      setSelected((s) => ({...s, endpoint: endpoint.id, delivery: undefined}));
+      setListTop(0);
+      setEditing(false);
+      setScreen({name: 'deliveries', endpoint});
+    } else if (screen.name === 'deliveries' && selectedId) {
+      setSelected((s) => ({...s, delivery: selectedId}));
+      setDetailTop(0);
+      setEditing(false);
+      setScreen({name: 'delivery', endpoint: screen.endpoint, deliveryId: selectedId});
+    }
+    setMessage(undefined);
+  };
+  const back = () => {
+    setMessage(undefined);
+    setEditing(false);
+    if (screen.name === 'delivery') setScreen({name: 'deliveries', endpoint: screen.endpoint});
+    else if (screen.name === 'deliveries') {
+      setListTop(0);
+      setScreen({name: 'endpoints'});
+    }
+  };
+  const resend = () => {
+    const id =
+      screen.name === 'delivery' ? screen.deliveryId : screen.name === 'deliveries' ? selectedId : undefined;
+    if (!id) return;
+    if (!source.resend) {
+      setMessage({
+        text: 'Resend needs the emulator: this API address is not a running emulator’s',
+        tone: 'yellow',
+      });
+      return;
+    }
+    setMessage({text: `Resending ${id}…`, tone: 'cyan'});
+    source.resend(id).then(
+      (detail) => {
+        const a = detail.attempts.at(-1);
+        const outcome = a
+          ? `attempt #${a.attempt} → ${sanitize(attemptOutcome(a))} (${a.duration_ms} ms)`
+          : 'sent';
+        setMessage({text: `Resent ${id}: ${outcome}`, tone: a && attemptSucceeded(a) ? 'green' : 'red'});
+        refresh();
+      },
+      (err: unknown) => setMessage({text: `Resend failed: ${describeTrouble(err).message}`, tone: 'red'}),
+    );
+  };
+
+  const filterName = screen.name === 'endpoints' ? 'endpoints' : 'deliveries';
+  const filter = screen.name === 'delivery' ? '' : filters[filterName];
+  // From the latest value, not this render's: keys typed faster than a frame each count.
+  const setFilter = (value: string | ((current: string) => string)) =>
+    setFilters((f) => ({...f, [filterName]: typeof value === 'string' ? value : value(f[filterName])}));
+
+  // One subscription for the app's life (Ink re-subscribes whenever the handler changes); the ref holds the
+  // handler of the latest render.
+  const onKey = useRef<(input: string, key: Key) => void>(() => undefined);
+  useInput(useCallback((input: string, key: Key) => onKey.current(input, key), []));
+  onKey.current = (input, key) => {
+    // Keys typed faster than a frame (or held down) arrive together: each is a key of its own.
+    if (!editingNow.current && !help && input.length > 1 && !input.startsWith('/')) {
+      const plain = Object.fromEntries(Object.keys(key).map((k) => [k, false])) as unknown as Key;
+      for (const ch of input) onKey.current(ch, plain);
+      return;
+    }
+    if (help) {
+      setHelp(false);
+      return;
+    }
+    if (editingNow.current) {
+      if (key.escape) {
+        setFilter('');
+        setEditing(false);
+      } else if (key.return) setEditing(false);
+      else if (key.backspace || key.delete) setFilter((current) => current.slice(0, -1));
+      else if (key.upArrow) move(-1);
+      else if (key.downArrow) move(1);
+      else if (input && !key.ctrl && !key.meta && !key.tab) setFilter((current) => sanitize(current + input));
+      return;
+    }
+    if (input === 'q') exit();
+    else if (input === '?') setHelp(true);
+    else if (key.upArrow || input === 'k') move(-1);
+    else if (key.downArrow || input === 'j') move(1);
+    else if (key.pageUp) move(-bodyHeight);
+    else if (key.pageDown || input === ' ') move(bodyHeight);
+    else if (key.home || input === 'g') move(-1_000_000);
+    else if (key.end || input === 'G') move(1_000_000);
+    else if (key.return || key.rightArrow || input === 'l') open();
+    else if (key.escape && filter) setFilter('');
+    else if (key.escape || key.leftArrow || key.backspace || key.delete || input === 'h') back();
+    else if (input.startsWith('/') && screen.name !== 'delivery') {
+      // Typed fast (or pasted), the filter text can arrive with the slash.
+      setEditing(true);
+      setFilter(sanitize(input.slice(1)));
+      setMessage(undefined);
+    } else if (input === 'r') resend();
+  };
+
+  // ---- the frame --------------------------------------------------------------------------------------------
+  const title =
+    screen.name === 'endpoints'
+      ? 'Endpoints'
+      : screen.name === 'deliveries'
+        ? `Deliveries · ${screen.endpoint.id}`
+        : `Delivery · ${screen.deliveryId}`;
+  // The address is said once, on the first screen; deeper screens need the room for their ids.
+  const where =
+    screen.name === 'endpoints' ? ` · ${source.apiUrl}${source.emulator ? ' (emulator)' : ''}` : '';
+  const freshness = freshnessText(live);
+  const freshnessTone: Tone | undefined = live.trouble ? 'red' : undefined;
+
+  let columns: React.ReactNode = ' ';
+  let body: React.ReactNode[];
+  if (help) {
+    body = helpLines(source, paint);
+    columns = <Text bold>Keys</Text>;
+  } else if (live.data === undefined) {
+    body = live.trouble ? troubleLines(live.trouble, source, paint) : [<Text key="l">Loading…</Text>];
+  } else if (screen.name === 'endpoints') {
+    columns = endpointColumns(width);
+    body =
+      endpoints.length === 0
+        ? emptyLines(
+            filter
+              ? `No endpoint matches “${filter}” (esc clears the filter).`
+              : source.emulator
+                ? 'No webhook endpoints yet: add one with `svc emulator webhooks create --url URL --events sandbox.ready`.'
+                : 'No webhook endpoints yet. Endpoints are added on the account page.',
+          )
+        : endpoints
+            .slice(top, top + bodyHeight)
+            .map((e) => endpointRow(e, e.id === selectedId, width, paint));
+  } else if (screen.name === 'deliveries') {
+    columns = deliveryColumns(width);
+    const nowMs = source.now?.() ?? Date.now();
+    body =
+      deliveries.length === 0
+        ? emptyLines(
+            filter
+              ? `No delivery matches “${filter}” (esc clears the filter).`
+              : source.emulator
+                ? `No deliveries yet: try \`svc trigger ${screen.endpoint.events[0] ?? 'sandbox.ready'}\`.`
+                : 'No deliveries yet.',
+          )
+        : deliveries
+            .slice(top, top + bodyHeight)
+            .map((d) => deliveryRow(d, d.id === selectedId, width, nowMs, paint));
+  } else {
+    const shownTop = Math.min(detailTop, maxDetailTop);
+    body = detailLines.slice(shownTop, shownTop + bodyHeight);
+    const below = detailLines.length - shownTop - bodyHeight;
+    columns = (
+      <Text color={paint('gray')}>
+        {below > 0 || shownTop > 0
+          ? `lines ${shownTop + 1}-${Math.min(shownTop + bodyHeight, detailLines.length)} of ${detailLines.length} · j/k scroll`
+          : ' '}
+      </Text>
+    );
+  }
+
+  const status = editing ? (
+    <Text>
+      <Text color={paint('cyan')}>/</Text> filter: {filter}
+      <Text inverse> </Text>
+      <Text color={paint('gray')}> (enter keeps it, esc clears it)</Text>
+    </Text>
+  ) : message ? (
+    <Text color={paint(message.tone)}>{message.text}</Text>
+  ) : filter ? (
+    <Text color={paint('gray')}>filter: {filter} (/ to change, esc to clear)</Text>
+  ) : live.trouble && live.data !== undefined ? (
+    <Text color={paint('yellow')}>Showing the last data: {live.trouble.message}</Text>
+  ) : (
+    <Text> </Text>
+  );
+
+  return (
+    <Box flexDirection="column" width={width} height={height}>
+      <Box width={width}>
+        <Box flexGrow={1} flexShrink={1}>
+          <Text wrap="truncate-end">
+            <Text bold color={paint('cyan')}>
+              svc
+            </Text>{' '}
+            <Text bold>{title}</Text>
+            <Text color={paint('gray')}>{where}</Text>
+          </Text>
+        </Box>
+        <Box flexShrink={0} marginLeft={1}>
+          <Text color={paint(freshnessTone)}>{freshness}</Text>
+        </Box>
+      </Box>
+      <Box width={width}>{typeof columns === 'string' ? <Text>{columns}</Text> : columns}</Box>
+      <Box flexDirection="column" height={bodyHeight} width={width} overflow="hidden">
+        {body.slice(0, bodyHeight).map((node, i) => (
+          // biome-ignore lint/suspicious/noArrayIndexKey: lines of a fixed frame
+          <Box key={i} flexShrink={0} width={width}>
+            {node}
+          </Box>
+        ))}
+      </Box>
+      <Box width={width}>
+        <Text wrap="truncate-end">{status}</Text>
+      </Box>
+      <Box width={width}>
+        <Text wrap="truncate-end" color={paint('gray')}>
+          {keyHints(screen, source, help, editing)}
+        </Text>
+      </Box>
+    </Box>
+  );
+}
+
+function freshnessText(live: Live<unknown>): string {
+  const at = (ms: number) => new Date(ms).toLocaleTimeString('en-GB', {hour12: false});
+  if (live.trouble) {
+    const retry = live.retryAt
+      ? ` · retrying in ${Math.max(1, Math.round((live.retryAt - Date.now()) / 1000))} s`
+      : '';
+    return live.refreshedAt ? `stale since ${at(live.refreshedAt)}${retry}` : `failed${retry}`;
+  }
+  if (live.refreshedAt) return `refreshed ${at(live.refreshedAt)}`;
+  return 'loading…';
+}
+
+function keyHints(screen: Screen, source: TuiSource, help: boolean, editing: boolean): string {
+  if (help) return 'any key closes the help';
+  if (editing) return 'type to filter · ↑↓ move · enter keep · esc clear';
+  const resend = source.emulator ? ' · r resend' : '';
+  if (screen.name === 'endpoints') return '↑↓/jk move · enter open · / filter · ? help · q quit';
+  if (screen.name === 'deliveries')
+    return `↑↓/jk move · enter open · esc back · / filter${resend} · ? help · q quit`;
+  return `↑↓/jk scroll · esc back${resend} · ? help · q quit`;
+}

@@ -1,0 +1,32 @@
+// The terminal around the browser: its alternate screen, and a first frame painted before Ink has loaded, so a
+// person sees the browser at once. Plain strings: this runs in the CLI bundle, before any import of Ink.
+import {sanitize, truncate} from '../text.js';
+
+const ENTER_ALTERNATE_SCREEN = '\u001B[?1049h\u001B[H\u001B[2J\u001B[?25l';
+const LEAVE_ALTERNATE_SCREEN = '\u001B[?25h\u001B[?1049l';
+
+export interface ScreenTerminal {
+  columns?: number;
+  rows?: number;
+  write(data: string): unknown;
+}
+
+/** Switches to the alternate screen and paints the endpoints screen's frame, still loading. */
+export function enterScreen(terminal: ScreenTerminal, where: {apiUrl: string; emulator: boolean}): void {
+  const columns = terminal.columns || 80;
+  const rows = terminal.rows || 24;
+  const right = 'loading…';
+  const left = truncate(
+    `svc Endpoints · ${sanitize(where.apiUrl)}${where.emulator ? ' (emulator)' : ''}`,
+    Math.max(columns - right.length - 1, 1),
+  );
+  const header = `${left}${' '.repeat(Math.max(columns - Array.from(left).length - right.length, 1))}${right}`;
+  const keys = truncate('↑↓/jk move · enter open · / filter · ? help · q quit', columns);
+  terminal.write(
+    `${ENTER_ALTERNATE_SCREEN}\u001B[1;1H${header}\u001B[3;1HLoading…\u001B[${rows};1H${keys}\u001B[1;1H`,
+  );
+}
+
+export function leaveScreen(terminal: ScreenTerminal): void {
+  terminal.write(LEAVE_ALTERNATE_SCREEN);
+}

@@ -1,0 +1,299 @@
+// What each screen of the browser shows, line by line: endpoint and delivery rows fitted to the width, one
+// delivery's attempts and event, the help, and the screens for trouble. The frame around them is app.tsx.
+import {Text} from 'ink';
+import type React from 'react';
+import type {DeliveryDetail} from '../../../emulator/control-client.js';
+import type {Delivery, WebhookEndpoint} from '../../schemas/index.js';
+import type {Trouble, TuiSource} from '../../services/tui-source.js';
+import {
+  attemptOutcome,
+  attemptSucceeded,
+  bodyLines,
+  clockTime,
+  nextAttemptText,
+  prettyEvent,
+} from '../delivery-detail.js';
+import {sanitize} from '../text.js';
+import {relativeTime} from '../time.js';
+
+export type Tone = 'green' | 'red' | 'yellow' | 'cyan' | 'gray';
+/** A colour, or none when colour is off (NO_COLOR, not a terminal). */
+export type Painter = (tone: Tone | undefined) => Tone | undefined;
+
+/** A detail screen's data: the emulator's detail, or the list record alone (the API lists deliveries only). */
+export type DetailData = {detail: DeliveryDetail} | {listed: Delivery | undefined};
+
+const ATTEMPT_BODY_LINES = 6;
+
+export function emptyLines(text: string): React.ReactNode[] {
+  return [
+    <Text key="e" wrap="wrap">
+      {text}
+    </Text>,
+  ];
+}
+
+export function troubleLines(trouble: Trouble, source: TuiSource, paint: Painter): React.ReactNode[] {
+  const lines: [string, Tone | undefined][] = [];
+  if (trouble.kind === 'unauthorized') {
+    const login = `svc login --api-url ${source.apiUrl}`;
+    lines.push(
+      ['Not logged in, or the API key was rejected (401).', 'red'],
+      [sanitize(trouble.message), undefined],
+      [`Log in from another terminal (\`${login} < key.txt\`): this screen retries on its own.`, undefined],
+    );
+  } else if (trouble.kind === 'vault_unavailable') {
+    lines.push(
+      ['The service cannot list deliveries right now (503 vault_unavailable).', 'red'],
+      [sanitize(trouble.message), undefined],
+      ['The deployment has no vault key; this screen retries on its own.', undefined],
+    );
+  } else if (trouble.kind === 'network') {
+    lines.push(
+      [`Cannot reach ${source.apiUrl}.`, 'red'],
+      [sanitize(trouble.message), undefined],
+      [
+        source.emulator
+          ? 'Is the emulator still running (`svc emulator status`)? Retrying on its own.'
+          : 'Retrying on its own.',
+        undefined,
+      ],
+    );
+  } else {
+    lines.push(['Could not load this screen.', 'red'], [sanitize(trouble.message), undefined]);
+  }
+  return lines.map(([text, tone], i) => (
+    // biome-ignore lint/suspicious/noArrayIndexKey: fixed lines
+    <Text key={i} wrap="wrap" color={paint(tone)}>
+      {text}
+    </Text>
+  ));
+}
+
+export function helpLines(source: TuiSource, paint: Painter): React.ReactNode[] {
+  const rows: [string, string][] = [
+    ['↑ ↓  j k', 'move (scroll on a delivery)'],
+    ['PgUp PgDn  g G', 'page, first, last'],
+    ['enter  → l', 'open the endpoint or delivery'],
+    ['esc  ← h', 'back (esc first clears a filter)'],
+    ['/', 'filter by event type, status or id (endpoints: id, URL, events)'],
+    [
+      'r',
+      source.emulator ? 'resend the delivery now (a manual attempt)' : 'resend (only against the emulator)',
+    ],
+    ['?', 'this help'],
+    ['q  Ctrl-C', 'quit'],
+  ];
+  const lines = rows.map(([keys, what]) => (
+    <Text key={keys} wrap="truncate-end">
+      <Text bold color={paint('cyan')}>
+        {keys.padEnd(16)}
+      </Text>
+      {what}
+    </Text>
+  ));
+  lines.push(
+    <Text key="gap"> </Text>,
+    <Text key="live" wrap="wrap" color={paint('gray')}>
+      Screens refresh by themselves, more often while things change, and at once after a resend. Whole
+      answers: `svc webhooks deliveries show DELIVERY_ID`.
+    </Text>,
+  );
+  return lines;
+}
+
+// ---- endpoints ------------------------------------------------------------------------------------------------
+
+function endpointWidths(width: number) {
+  const rest = Math.max(width - 2 - 27 - 4, 10);
+  const url = Math.max(Math.floor(rest * 0.6), 8);
+  return {id: 27, url, events: Math.max(rest - url, 4)};
+}
+
+function cell(text: string, width: number): string {
+  const chars = Array.from(text);
+  if (chars.length <= width) return text.padEnd(width);
+  return `${chars.slice(0, Math.max(width - 1, 0)).join('')}…`;
+}
+
+export function endpointColumns(width: number): React.ReactNode {
+  const w = endpointWidths(width);
+  return (
+    <Text bold wrap="truncate-end">
+      {`  ${cell('ID', w.id)}  ${cell('URL', w.url)}  ${cell('EVENTS', w.events)}`}
+    </Text>
+  );
+}
+
+export function endpointRow(
+  e: WebhookEndpoint,
+  isSelected: boolean,
+  width: number,
+  paint: Painter,
+): React.ReactNode {
+  const w = endpointWidths(width);
+  const events = e.events.map((t) => t.replace(/^sandbox\./, '')).join(',');
+  return (
+    <Text key={e.id} wrap="truncate-end" inverse={isSelected}>
+      {isSelected ? '> ' : '  '}
+      {cell(e.id, w.id)}
+      {'  '}
+      <Text color={paint(isSelected ? undefined : 'cyan')}>{cell(sanitize(e.url), w.url)}</Text>
+      {'  '}
+      {cell(events, w.events)}
+    </Text>
+  );
+}
+
+// ---- deliveries -----------------------------------------------------------------------------------------------
+
+const STATUS_TONE: Record<string, Tone> = {succeeded: 'green', pending: 'yellow', failed: 'red'};
+
+function deliveryLayout(width: number) {
+  // time, type, status, attempts, code, next; the delivery id only where it fits whole.
+  const fixed = 2 + 8 + 2 + 15 + 2 + 9 + 2 + 3 + 2 + 4 + 2;
+  const withId = width >= fixed + 14 + 2 + 28;
+  return {next: Math.max(Math.min(width - fixed - (withId ? 30 : 0), 16), 4), withId};
+}
+
+export function deliveryColumns(width: number): React.ReactNode {
+  const l = deliveryLayout(width);
+  return (
+    <Text bold wrap="truncate-end">
+      {`  ${cell('TIME', 8)}  ${cell('EVENT', 15)}  ${cell('STATUS', 9)}  ${cell('ATT', 3)}  ${cell('CODE', 4)}  ${cell('NEXT ATTEMPT', l.next)}${l.withId ? `  ${cell('ID', 28)}` : ''}`}
+    </Text>
+  );
+}
+
+function localTime(iso: string): string {
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? '-' : d.toLocaleTimeString('en-GB', {hour12: false});
+}
+
+export function deliveryRow(
+  d: Delivery,
+  isSelected: boolean,
+  width: number,
+  nowMs: number,
+  paint: Painter,
+): React.ReactNode {
+  const l = deliveryLayout(width);
+  const code = d.last_status_code === null ? '-' : String(d.last_status_code);
+  const next = d.status === 'pending' ? nextAttemptText(d.next_attempt_at, nowMs) : '-';
+  return (
+    <Text key={d.id} wrap="truncate-end" inverse={isSelected}>
+      {isSelected ? '> ' : '  '}
+      {cell(localTime(d.created_at), 8)}
+      {'  '}
+      {cell(sanitize(d.event_type), 15)}
+      {'  '}
+      <Text color={paint(STATUS_TONE[d.status])}>{cell(d.status, 9)}</Text>
+      {'  '}
+      {cell(String(d.attempts), 3)}
+      {'  '}
+      <Text
+        color={paint(
+          d.last_status_code !== null && d.last_status_code < 300
+            ? 'green'
+            : code === '-'
+              ? undefined
+              : 'red',
+        )}
+      >
+        {cell(code, 4)}
+      </Text>
+      {'  '}
+      {cell(next, l.next)}
+      {l.withId ? `  ${cell(d.id, 28)}` : ''}
+    </Text>
+  );
+}
+
+// ---- one delivery ---------------------------------------------------------------------------------------------
+
+export function detailBody(
+  data: DetailData | undefined,
+  source: TuiSource,
+  width: number,
+  paint: Painter,
+): React.ReactNode[] {
+  if (!data) return [];
+  const lines: React.ReactNode[] = [];
+  let n = 0;
+  const line = (node: React.ReactNode) => {
+    lines.push(
+      <Text key={n++} wrap="truncate-end">
+        {node}
+      </Text>,
+    );
+  };
+  const delivery = 'detail' in data ? data.detail.delivery : data.listed;
+  if (!delivery) {
+    line('This delivery is no longer among the endpoint’s 100 most recent.');
+    return lines;
+  }
+  const nowMs = source.now?.() ?? Date.now();
+  const label = (text: string) => <Text bold>{text.padEnd(10)}</Text>;
+  line(
+    <>
+      {label('Status')}
+      <Text color={paint(STATUS_TONE[delivery.status])}>{delivery.status}</Text>
+      {` · ${delivery.attempts} attempt${delivery.attempts === 1 ? '' : 's'}`}
+      {delivery.last_status_code === null ? '' : ` · last answer ${delivery.last_status_code}`}
+      {delivery.status === 'pending' && delivery.next_attempt_at
+        ? ` · next ${nextAttemptText(delivery.next_attempt_at, nowMs)}`
+        : ''}
+    </>,
+  );
+  line(
+    <>
+      {label('Event')}
+      {sanitize(delivery.event_type)} {delivery.event_id}
+    </>,
+  );
+  line(
+    <>
+      {label('Created')}
+      {clockTime(delivery.created_at)} ({relativeTime(delivery.created_at, nowMs)})
+    </>,
+  );
+  if (!('detail' in data)) {
+    line(' ');
+    line(
+      <Text color={paint('yellow')}>Attempt detail, the event body and resend come from the emulator;</Text>,
+    );
+    line(<Text color={paint('yellow')}>{source.apiUrl} lists deliveries only.</Text>);
+    return lines;
+  }
+  const {detail} = data;
+  line(' ');
+  line(<Text bold>Attempts ({detail.attempts.length})</Text>);
+  if (detail.attempts.length === 0) line(<Text color={paint('gray')}> none yet</Text>);
+  const bodyWidth = Math.max(width - 8, 10);
+  for (const a of detail.attempts) {
+    line(
+      <>
+        {`  #${String(a.attempt).padEnd(3)} ${clockTime(a.started_at)}  `}
+        <Text color={paint(a.trigger === 'manual' ? 'cyan' : undefined)}>{a.trigger.padEnd(9)}</Text>
+        {'  '}
+        <Text color={paint(attemptSucceeded(a) ? 'green' : 'red')}>
+          {sanitize(attemptOutcome(a)).padEnd(3)}
+        </Text>
+        {`  ${`${a.duration_ms} ms`.padStart(8)}`}
+        {a.signature_t === null ? '' : <Text color={paint('gray')}>{`  t=${a.signature_t}`}</Text>}
+      </>,
+    );
+    for (const text of bodyLines(a.response_body, ATTEMPT_BODY_LINES)) {
+      line(
+        <Text color={paint('gray')}>
+          {'       │ '}
+          {cell(text, bodyWidth).trimEnd()}
+        </Text>,
+      );
+    }
+  }
+  line(' ');
+  line(<Text bold>Event body</Text>);
+  for (const text of prettyEvent(detail.event).split('\n')) line(sanitize(text));
+  return lines;
+}

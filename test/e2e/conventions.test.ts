@@ -1,0 +1,164 @@
+// The conventions people bring from gh and the Stripe CLI, through the built CLI: suggestions for mistyped
+// commands (spelled with spaces), `svc version`, filters that say why a list is empty, logout's way out.
+import {spawn} from 'node:child_process';
+import {mkdtempSync, rmSync} from 'node:fs';
+import {tmpdir} from 'node:os';
+import {join} from 'node:path';
+import {afterAll, beforeAll, describe, expect, it} from 'vitest';
+import {type RunningEmulator, startEmulator} from '../../emulator/index.js';
+import {BIN, runCli} from '../helpers/run-cli.js';
+
+const flat = (text: string) => text.replace(/\n\s*›\s*/g, ' ').replace(/[ \t]+/g, ' ');
+
+describe('mistyped commands', {timeout: 60_000}, () => {
+  it.each([
+    ['orgs', 'svc org'],
+    ['webhook list', 'svc webhooks list'],
+    ['webhook', 'svc webhooks'],
+    ['emulator kyes create', 'svc emulator keys create'],
+  ])('`svc %s` suggests `%s`, with spaces, never the internal colon', async (typed, suggestion) => {
+    const r = await runCli(typed.split(' '));
+    expect(r.code).toBe(2);
+    expect(flat(r.stderr)).toContain(`command ${typed} not found`);
+    expect(r.stderr).toContain(`Did you mean \`${suggestion}\`?`);
+    expect(r.stderr).not.toMatch(/[a-z]:[a-z]/);
+  });
+
+  it('suggests nothing for a word that is no command at all', async () => {
+    const r = await runCli(['zzzzzzzz']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('command zzzzzzzz not found');
+    expect(r.stderr).toContain('Run `svc help` for the list of commands');
+    expect(r.stderr).not.toContain('Did you mean');
+  });
+
+  it('asks at a terminal, through the not-found plugin', async () => {
+    // `script` gives the CLI a pseudo-terminal, as a person's shell would.
+    const child = spawn('script', ['-qec', `"${process.execPath}" "${BIN}" orgs`, '/dev/null'], {
+      env: {PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', TERM: 'dumb'},
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let out = '';
+    const asked = new Promise<void>((resolve, reject) => {
+      child.stdout.on('data', (d) => {
+        out += d;
+        if (/Did you mean .*org/.test(out.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, ''))) resolve();
+      });
+      child.on('close', () => reject(new Error(`no question asked:\n${out}`)));
+    });
+    try {
+      await asked;
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+});
+
+describe('svc version', () => {
+  it('prints the same line as --version, and a JSON document with --json', async () => {
+    const [line, dashed, json] = await Promise.all([
+      runCli(['version']),
+      runCli(['--version']),
+      runCli(['version', '--json']),
+    ]);
+    expect(line.code).toBe(0);
+    expect(line.stdout).toBe(dashed.stdout);
+    expect(line.stdout).toMatch(/^svc\/\d+\.\d+\.\d+ \S+-\S+ node-v\d+/);
+    expect(JSON.parse(json.stdout)).toEqual({
+      version: expect.stringMatching(/^\d+\.\d+\.\d+/),
+      platform: process.platform,
+      arch: process.arch,
+      node: process.versions.node,
+    });
+  });
+});
+
+describe('against an emulator', {timeout: 60_000}, () => {
+  let emu: RunningEmulator;
+  let env: NodeJS.ProcessEnv;
+  let hookId: string;
+  let config: string;
+  beforeAll(async () => {
+    emu = await startEmulator({port: 0, inMemory: true, clock: 'manual', allowLocalEndpoints: true});
+    const key = await emu.control.createKey({name: 'e2e'});
+    hookId = (await emu.control.createWebhook({url: 'http://127.0.0.1:9/hook', events: ['sandbox.ready']}))
+      .id;
+    await emu.control.trigger({type: 'sandbox.ready'});
+    config = mkdtempSync(join(tmpdir(), 'svc-conventions-'));
+    env = {SVC_API_URL: emu.apiUrl, SVC_API_KEY: key.secret, SVC_CONFIG_DIR: config};
+  });
+  afterAll(async () => {
+    await emu?.stop();
+    rmSync(config, {recursive: true, force: true});
+  });
+
+  it('`webhooks deliveries --status` with no match says no delivery matches, and how many there are', async () => {
+    const r = await runCli(['webhooks', 'deliveries', hookId, '--status', 'succeeded'], {env});
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('No delivery matches --status succeeded (1 delivery in all)');
+    expect(r.stdout).not.toContain('No deliveries yet');
+  });
+
+  it('`logout` against the emulator says where its account page is', async () => {
+    const r = await runCli(['logout', '--api-url', emu.apiUrl], {env: {SVC_CONFIG_DIR: config}});
+    expect(r.code).toBe(0);
+    expect(flat(r.stderr)).toContain(`keys are revoked on the account page, ${emu.apiUrl}/account`);
+  });
+});
+
+describe('svc emulator webhooks create', {timeout: 60_000}, () => {
+  let emu: RunningEmulator;
+  let dataDir: string;
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'svc-endpoint-warnings-'));
+    emu = await startEmulator({port: 0, inMemory: true, dataDir, clock: 'manual'});
+  });
+  afterAll(async () => {
+    await emu?.stop();
+    rmSync(dataDir, {recursive: true, force: true});
+  });
+
+  it("prints the emulator's warnings on stderr, with --json too, and keeps stdout for the result", async () => {
+    // .invalid never resolves (RFC 6761): the endpoint is accepted with a warning, as on a machine offline.
+    const url = 'https://hooks.example.invalid/svc';
+    const args = [
+      'emulator',
+      'webhooks',
+      'create',
+      '--url',
+      url,
+      '--events',
+      'sandbox.ready',
+      '--data-dir',
+      dataDir,
+    ];
+    const plain = await runCli(args);
+    expect(plain.code, plain.stderr).toBe(0);
+    expect(plain.stdout.trim()).toMatch(/^whsec_\S+$/);
+    expect(flat(plain.stderr)).toMatch(/Warning: .*hooks\.example\.invalid/);
+    expect(plain.stderr).toMatch(/Then see its deliveries: .* webhooks deliveries we_\w{24}/);
+
+    const json = await runCli([...args, '--json']);
+    expect(json.code, json.stderr).toBe(0);
+    expect(JSON.parse(json.stdout).warnings).toEqual([expect.stringContaining('hooks.example.invalid')]);
+    expect(flat(json.stderr)).toMatch(/Warning: .*hooks\.example\.invalid/);
+  });
+
+  it('names both ways out when a local URL is refused', async () => {
+    const r = await runCli([
+      'emulator',
+      'webhooks',
+      'create',
+      '--url',
+      'http://localhost:3000/hook',
+      '--events',
+      'sandbox.ready',
+      '--data-dir',
+      dataDir,
+    ]);
+    expect(r.code).not.toBe(0);
+    const text = flat(r.stderr);
+    expect(text).toContain(`listen --forward-to http://localhost:3000/hook --data-dir ${dataDir}`);
+    expect(text).toContain(`emulator start --allow-local-endpoints --data-dir ${dataDir}`);
+  });
+});

@@ -1,0 +1,314 @@
+// Every command the tool prints runs as printed: the emulator is started each way a person can start it, and
+// each printed line is run in a fresh shell (another terminal) that knows only what a new terminal would.
+import {type ChildProcess, spawn} from 'node:child_process';
+import {randomBytes} from 'node:crypto';
+import {chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs';
+import {tmpdir} from 'node:os';
+import {join} from 'node:path';
+import {fileURLToPath} from 'node:url';
+import pg from 'pg';
+import {afterAll, beforeAll, describe, expect, it} from 'vitest';
+import {BIN} from '../helpers/run-cli.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const pgUrl = process.env.SVC_TEST_DATABASE_URL;
+
+let base: string;
+let shimDir: string;
+beforeAll(() => {
+  base = mkdtempSync(join(tmpdir(), 'svc-hints-'));
+  // `svc` on PATH, as after `npm link` or a global install.
+  shimDir = join(base, 'bin');
+  mkdirSync(shimDir);
+  writeFileSync(join(shimDir, 'svc'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`);
+  chmodSync(join(shimDir, 'svc'), 0o755);
+});
+afterAll(() => rmSync(base, {recursive: true, force: true}));
+
+const SYSTEM_PATH = '/usr/local/bin:/usr/bin:/bin';
+
+/** One person's machine: their own config and data folders, the way into svc they have, the folder they are in. */
+interface Machine {
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+}
+
+function machine(name: string, options: {svcOnPath: boolean; cwd?: string}): Machine {
+  const home = join(base, name);
+  mkdirSync(home, {recursive: true});
+  const nodeDir = join(process.execPath, '..');
+  const path = [options.svcOnPath ? shimDir : undefined, nodeDir, SYSTEM_PATH].filter(Boolean).join(':');
+  return {
+    env: {
+      PATH: path,
+      // npx keeps its cache under HOME; everything svc keeps goes to the XDG folders below.
+      HOME: process.env.HOME,
+      XDG_CONFIG_HOME: join(home, 'config'),
+      XDG_DATA_HOME: join(home, 'data'),
+      XDG_CACHE_HOME: join(home, 'cache'),
+      NO_COLOR: '1',
+    },
+    cwd: options.cwd ?? home,
+  };
+}
+
+interface Shell {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs one printed line in a new shell, as typed into another terminal. */
+function sh(m: Machine, line: string, input = ''): Promise<Shell> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('/bin/sh', ['-c', line], {env: m.env, cwd: m.cwd});
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => {
+      stdout += d;
+    });
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({code, stdout, stderr});
+    });
+    child.stdin.end(input);
+  });
+}
+
+/** Starts a long-running printed command and waits until its output shows `until`. */
+async function background(
+  m: Machine,
+  line: string,
+  until: RegExp,
+): Promise<{out: string; stop(): Promise<void>}> {
+  const child = spawn('/bin/sh', ['-c', `exec ${line}`], {env: m.env, cwd: m.cwd, detached: true});
+  let out = '';
+  await new Promise<void>((resolve, reject) => {
+    const onData = (d: Buffer) => {
+      out += d;
+      if (until.test(out)) resolve();
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.on('exit', (code) => reject(new Error(`${line} exited with ${code}:\n${out}`)));
+  });
+  return {out, stop: () => stopGroup(child)};
+}
+
+async function stopGroup(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.pid === undefined) return;
+  const closed = new Promise((resolve) => child.once('close', resolve));
+  process.kill(-child.pid, 'SIGTERM');
+  await closed;
+}
+
+/** The indented lines of the block under `title` in the ready message, comments removed. */
+function block(message: string, title: string): string[] {
+  const lines = message.split('\n');
+  const start = lines.findIndex((l) => l.startsWith(title));
+  expect(start, `"${title}" in:\n${message}`).toBeGreaterThanOrEqual(0);
+  const out: string[] = [];
+  for (const line of lines.slice(start + 1)) {
+    if (!line.startsWith('  ')) break;
+    out.push(line.replace(/\s+# .*$/, '').trim());
+  }
+  return out;
+}
+
+/** oclif wraps errors and suggestions over lines that start with ›; this puts them back on one line. */
+const flat = (text: string) => text.replace(/\n\s*›\s*/g, ' ').replace(/[ \t]+/g, ' ');
+
+interface Mode {
+  name: string;
+  flags: (m: Machine) => string[] | Promise<string[]>;
+  svcOnPath: boolean;
+  /** Where the person is: their home, or the project folder (where `npx svc` works). */
+  inProject?: boolean;
+  /** The way into svc the hints must use. */
+  expect: RegExp;
+}
+
+const schemas: string[] = [];
+afterAll(async () => {
+  if (!pgUrl || schemas.length === 0) return;
+  const admin = new pg.Client({connectionString: pgUrl});
+  await admin.connect();
+  for (const schema of schemas) await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  await admin.end();
+});
+
+const modes: Mode[] = [
+  {
+    name: '--in-memory, svc not on PATH, outside the project',
+    flags: () => ['--in-memory'],
+    svcOnPath: false,
+    expect: /^node /,
+  },
+  {
+    name: '--data-dir, svc on PATH',
+    flags: (m) => ['--data-dir', join(m.cwd, 'my emulator')],
+    svcOnPath: true,
+    expect: /^svc /,
+  },
+  {
+    name: 'the default data dir, from the project folder',
+    flags: () => [],
+    svcOnPath: false,
+    inProject: true,
+    expect: /^npx svc /,
+  },
+];
+if (pgUrl) {
+  modes.push({
+    name: '--database-url (PostgreSQL), svc on PATH',
+    svcOnPath: true,
+    expect: /^svc /,
+    async flags() {
+      const schema = `svc_hints_${randomBytes(5).toString('hex')}`;
+      const admin = new pg.Client({connectionString: pgUrl});
+      await admin.connect();
+      await admin.query(`CREATE SCHEMA ${schema}`);
+      await admin.end();
+      schemas.push(schema);
+      const url = new URL(pgUrl);
+      url.searchParams.set('options', `-c search_path=${schema}`);
+      return ['--database-url', url.toString()];
+    },
+  });
+}
+
+describe.each(modes)('svc emulator start --demo, $name', (mode) => {
+  it('prints only commands that run as printed', {timeout: 240_000}, async () => {
+    const m = machine(mode.name.replace(/\W+/g, '-'), {
+      svcOnPath: mode.svcOnPath,
+      cwd: mode.inProject ? ROOT : undefined,
+    });
+    const flags = await mode.flags(m);
+    const start = `"${process.execPath}" "${BIN}" emulator start --demo --port 0 ${flags.map((f) => `'${f}'`).join(' ')}`;
+    const emulator = await background(m, start, /Press Ctrl\+C to stop\./);
+    const running: Array<{stop(): Promise<void>}> = [emulator];
+    try {
+      const key = /^ {2}(svc_\w+)$/m.exec(emulator.out)?.[1];
+      expect(key).toBeTruthy();
+      const tryNext = block(emulator.out, 'Try next');
+      for (const line of tryNext) expect(line).toMatch(mode.expect);
+
+      for (const line of tryNext) {
+        if (line.includes(' listen ')) {
+          const listen = await background(m, line, /Send one from another terminal: .+\n/);
+          running.push(listen);
+          // The command listen suggests runs too, and its event reaches the relay.
+          const suggested = /Send one from another terminal: (.+)\n/.exec(listen.out)![1]!;
+          const sent = await sh(m, suggested);
+          expect(sent.code, `${suggested}\n${sent.stderr}`).toBe(0);
+          continue;
+        }
+        const r = await sh(m, line, line.includes(' login ') ? `${key}\n` : '');
+        expect(r.code, `${line}\n${r.stdout}\n${r.stderr}`).toBe(0);
+        if (line.endsWith(' webhooks list')) {
+          // Its hint names a real endpoint id, so it runs as printed too.
+          const hint = /Deliveries of an endpoint: (.+)/.exec(r.stderr)?.[1];
+          expect(hint, r.stderr).toBeTruthy();
+          const deliveries = await sh(m, hint!);
+          expect(deliveries.code, `${hint}\n${deliveries.stderr}`).toBe(0);
+          expect(deliveries.stdout).toMatch(/sandbox\.ready/);
+        }
+      }
+
+      // The script form, all lines in one shell.
+      const script = block(emulator.out, 'Or, in scripts');
+      const r = await sh(m, script.join('\n'));
+      expect(r.code, `${script.join('\n')}\n${r.stderr}`).toBe(0);
+      expect(r.stdout).toMatch(/demo/);
+
+      // A key minted later says how to use it, and its one-step form runs as printed.
+      const svc = tryNext[0]!.replace(/ login .*$/, '');
+      const dataDir = flags[0] === '--data-dir' ? ` --data-dir '${flags[1]}'` : '';
+      const inMemoryDir = /--data-dir (\S+)/.exec(tryNext.join('\n'))?.[1];
+      const dirFlag = dataDir || (inMemoryDir ? ` --data-dir ${inMemoryDir}` : '');
+      const created = await sh(m, `${svc} emulator keys create --name laptop${dirFlag}`);
+      expect(created.code, created.stderr).toBe(0);
+      // "Log in with it: … (paste the key when asked)": the pasted key arrives on standard input.
+      const logIn = /Log in with it: (.+?)\s+\(paste the key when asked\)/.exec(created.stderr)?.[1];
+      expect(logIn, created.stderr).toBeTruthy();
+      const pasted = await sh(m, logIn!, created.stdout);
+      expect(pasted.code, `${logIn}\n${pasted.stderr}`).toBe(0);
+      const oneStep = /Or create and log in in one step: (.+)/.exec(created.stderr)?.[1];
+      expect(oneStep, created.stderr).toBeTruthy();
+      expect(oneStep).not.toContain(created.stdout.trim());
+      const loggedIn = await sh(m, oneStep!);
+      expect(loggedIn.code, `${oneStep}\n${loggedIn.stderr}`).toBe(0);
+      expect(loggedIn.stderr).toMatch(/Logged in to Demo org/);
+
+      // A local URL is refused with the ways out, and the relay it names runs.
+      const refused = await sh(
+        m,
+        `${svc} emulator webhooks create --url http://localhost:3000/hook --events sandbox.ready${dirFlag}`,
+      );
+      expect(refused.code).not.toBe(0);
+      const text = flat(refused.stderr);
+      expect(text).toContain('--allow-local-endpoints');
+      // oclif lists suggestions as "* …" bullets.
+      const relay = /relay them: (.+?)\s*\*?\s*Or let/.exec(text)?.[1];
+      expect(relay, text).toContain(' listen --forward-to http://localhost:3000/hook');
+      running.push(await background(m, relay!, /Ready!/));
+    } finally {
+      for (const p of running.reverse()) await p.stop();
+    }
+  });
+});
+
+describe('svc emulator start without --demo', () => {
+  it('prints a next step that mints a key and logs in with it, as printed', {timeout: 120_000}, async () => {
+    const m = machine('no-demo', {svcOnPath: true});
+    const emulator = await background(
+      m,
+      `"${process.execPath}" "${BIN}" emulator start --in-memory --port 0`,
+      /Press Ctrl\+C to stop\./,
+    );
+    try {
+      const next = block(emulator.out, 'Next');
+      expect(next.length).toBeGreaterThan(0);
+      for (const line of next) {
+        const r = await sh(m, line);
+        expect(r.code, `${line}\n${r.stdout}\n${r.stderr}`).toBe(0);
+      }
+      // The key went from one command to the other through the pipe, never through argv or the screen.
+      expect(next.join('\n')).not.toMatch(/svc_\w{40}/);
+    } finally {
+      await emulator.stop();
+    }
+  });
+});
+
+describe('svc login without --api-url', () => {
+  it('names the running emulator when the default address cannot be reached', {
+    timeout: 120_000,
+  }, async () => {
+    const m = machine('login-default', {svcOnPath: true});
+    const emulator = await background(
+      m,
+      `"${process.execPath}" "${BIN}" emulator start --demo --port 0`,
+      /Press Ctrl\+C to stop\./,
+    );
+    try {
+      const key = /^ {2}(svc_\w+)$/m.exec(emulator.out)![1]!;
+      const apiUrl = /API: +(\S+)/.exec(emulator.out)![1]!;
+      // A proxy nobody listens on makes the default address unreachable whatever the network.
+      const offline = {...m, env: {...m.env, HTTPS_PROXY: 'http://127.0.0.1:9'}};
+      const r = await sh(offline, 'svc login', `${key}\n`);
+      expect(r.code).not.toBe(0);
+      const hint = /log in to it with: (svc login --api-url \S+)/.exec(flat(r.stderr))?.[1];
+      expect(hint, r.stderr).toBe(`svc login --api-url ${apiUrl}`);
+      const again = await sh(offline, hint!, `${key}\n`);
+      expect(again.code, again.stderr).toBe(0);
+    } finally {
+      await emulator.stop();
+    }
+  });
+});

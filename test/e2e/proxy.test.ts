@@ -1,0 +1,185 @@
+// HTTPS_PROXY / HTTP_PROXY / NO_PROXY, as company networks and CI runners set them: the built CLI talks to a
+// real API through a real CONNECT proxy on loopback, and straight to it for hosts NO_PROXY names.
+import {execFileSync} from 'node:child_process';
+import {mkdtempSync, readFileSync, rmSync} from 'node:fs';
+import {createServer as createHttpServer, request as httpRequest, type Server} from 'node:http';
+import {createServer as createHttpsServer} from 'node:https';
+import {type AddressInfo, connect, type Socket} from 'node:net';
+import {tmpdir} from 'node:os';
+import {join} from 'node:path';
+import {afterAll, beforeAll, describe, expect, it} from 'vitest';
+import {type RunningEmulator, startEmulator} from '../../emulator/index.js';
+import {runCli} from '../helpers/run-cli.js';
+
+interface Proxy {
+  url: string;
+  /** Each request as the proxy saw it: `CONNECT host:port` or `GET http://…`. */
+  seen: string[];
+  close(): Promise<void>;
+}
+
+/** A small forward proxy: CONNECT tunnels (what HTTPS and undici use) and absolute-URI requests. */
+async function startProxy(): Promise<Proxy> {
+  const seen: string[] = [];
+  const sockets = new Set<Socket>();
+  const server = createHttpServer((req, res) => {
+    seen.push(`${req.method} ${req.url}`);
+    const target = new URL(req.url ?? '');
+    const upstream = httpRequest(
+      target,
+      {method: req.method, headers: {...req.headers, host: target.host}},
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
+    upstream.on('error', () => res.writeHead(502).end());
+    req.pipe(upstream);
+  });
+  server.on('connect', (req, client: Socket, head) => {
+    seen.push(`CONNECT ${req.url}`);
+    const [host, port] = (req.url ?? '').split(/:(?=\d+$)/);
+    const upstream = connect(Number(port), host === 'localhost' ? '127.0.0.1' : host, () => {
+      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+      upstream.write(head);
+      upstream.pipe(client);
+      client.pipe(upstream);
+    });
+    sockets.add(client).add(upstream);
+    upstream.on('error', () => client.destroy());
+    client.on('error', () => upstream.destroy());
+  });
+  server.on('connection', (socket) => sockets.add(socket));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const {port} = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    seen,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+let emu: RunningEmulator;
+let secret: string;
+let proxy: Proxy;
+let tls: {server: Server; url: string; caFile: string; dir: string};
+
+beforeAll(async () => {
+  emu = await startEmulator({port: 0, inMemory: true, clock: 'manual'});
+  secret = (await emu.control.createKey({name: 'behind-a-proxy'})).secret;
+  proxy = await startProxy();
+
+  // An HTTPS API on localhost with its own certificate, trusted by the CLI through NODE_EXTRA_CA_CERTS.
+  const dir = mkdtempSync(join(tmpdir(), 'svc-proxy-'));
+  const key = join(dir, 'key.pem');
+  const cert = join(dir, 'cert.pem');
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      key,
+      '-out',
+      cert,
+      '-days',
+      '1',
+      '-subj',
+      '/CN=localhost',
+      '-addext',
+      'subjectAltName=DNS:localhost',
+    ],
+    {stdio: 'ignore'},
+  );
+  const org = readFileSync(new URL('../../fixtures/api/org.json', import.meta.url));
+  const server = createHttpsServer({key: readFileSync(key), cert: readFileSync(cert)}, (req, res) => {
+    const ok = req.url === '/v1/org' && req.headers.authorization === `Bearer ${secret}`;
+    res.writeHead(ok ? 200 : 401, {'content-type': 'application/json'});
+    res.end(ok ? org : '{"error":{"code":"unauthorized","message":"no"}}');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const {port} = server.address() as AddressInfo;
+  tls = {server, url: `https://localhost:${port}`, caFile: cert, dir};
+}, 60_000);
+
+afterAll(async () => {
+  await proxy?.close();
+  await new Promise((resolve) => tls?.server.close(resolve));
+  if (tls) rmSync(tls.dir, {recursive: true, force: true});
+  await emu?.stop();
+});
+
+describe('proxies', {timeout: 60_000}, () => {
+  it('sends an https:// API request through HTTPS_PROXY, end to end encrypted', async () => {
+    const before = proxy.seen.length;
+    const port = new URL(tls.url).port;
+    const r = await runCli(['org', '--json'], {
+      env: {
+        SVC_API_URL: tls.url,
+        SVC_API_KEY: secret,
+        HTTPS_PROXY: proxy.url,
+        NODE_EXTRA_CA_CERTS: tls.caFile,
+      },
+    });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).name).toBeTruthy();
+    expect(proxy.seen.slice(before)).toEqual([`CONNECT localhost:${port}`]);
+  });
+
+  it('goes straight to hosts NO_PROXY names', async () => {
+    const before = proxy.seen.length;
+    const r = await runCli(['org', '--json'], {
+      env: {
+        SVC_API_URL: tls.url,
+        SVC_API_KEY: secret,
+        HTTPS_PROXY: proxy.url,
+        NO_PROXY: 'example.com,localhost',
+        NODE_EXTRA_CA_CERTS: tls.caFile,
+      },
+    });
+    expect(r.code).toBe(0);
+    expect(proxy.seen.length).toBe(before);
+  });
+
+  it('sends an http:// API request through HTTP_PROXY', async () => {
+    const before = proxy.seen.length;
+    const r = await runCli(['keys', 'list', '--json'], {
+      env: {SVC_API_URL: emu.apiUrl, SVC_API_KEY: secret, HTTP_PROXY: proxy.url},
+    });
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).data.map((k: {name: string}) => k.name)).toContain('behind-a-proxy');
+    const host = new URL(emu.apiUrl).host;
+    expect(proxy.seen.slice(before).some((line) => line.includes(host))).toBe(true);
+  });
+
+  it('uses no proxy when none is set', async () => {
+    const before = proxy.seen.length;
+    const r = await runCli(['keys', 'list', '--json'], {env: {SVC_API_URL: emu.apiUrl, SVC_API_KEY: secret}});
+    expect(r.code).toBe(0);
+    expect(proxy.seen.length).toBe(before);
+  });
+
+  it('says so when the proxy cannot be reached', async () => {
+    const closed = await startProxy();
+    await closed.close();
+    const r = await runCli(['org'], {
+      env: {
+        SVC_API_URL: tls.url,
+        SVC_API_KEY: secret,
+        HTTPS_PROXY: closed.url,
+        NODE_EXTRA_CA_CERTS: tls.caFile,
+      },
+    });
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toMatch(/could not reach/);
+    expect(r.stderr).not.toContain(secret);
+  });
+});

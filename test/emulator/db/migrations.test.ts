@@ -1,0 +1,140 @@
+// The migration runner hands each file to the database whole, so SQL with its own semicolons (function
+// bodies, DO blocks, strings) works on embedded PGlite and on a real PostgreSQL alike.
+import {randomBytes} from 'node:crypto';
+import {mkdtemp, rm, writeFile} from 'node:fs/promises';
+import {tmpdir} from 'node:os';
+import {join} from 'node:path';
+import {pathToFileURL} from 'node:url';
+import {PGlite} from '@electric-sql/pglite';
+import pg from 'pg';
+import {afterAll, beforeAll, describe, expect, it} from 'vitest';
+import {type Database, migrate, wrapPGlite, wrapPgPool} from '../../../emulator/db/database.js';
+
+const pgUrl = process.env.SVC_TEST_DATABASE_URL;
+
+// Semicolons at line ends inside a dollar-quoted body and a DO block, and one inside a string.
+const WITH_BODIES = `-- a migration as a future one might look
+CREATE TABLE notes (id serial PRIMARY KEY, body text NOT NULL);
+
+CREATE FUNCTION note_count() RETURNS bigint
+LANGUAGE plpgsql AS $$
+DECLARE
+  n bigint;
+BEGIN
+  SELECT count(*) INTO n FROM notes;
+  RETURN n;
+END;
+$$;
+
+DO $$
+BEGIN
+  INSERT INTO notes (body) VALUES ('from a DO block');
+  INSERT INTO notes (body) VALUES ('two;
+lines');
+END
+$$;
+`;
+
+const BROKEN = `CREATE TABLE half_done (id int);
+SELECT no_such_function();
+`;
+
+interface Backend {
+  name: string;
+  open(): Promise<{db: Database; dispose(): Promise<void>}>;
+}
+
+const backends: Backend[] = [
+  {
+    name: 'PGlite',
+    async open() {
+      const db = wrapPGlite(new PGlite() as never);
+      return {db, dispose: () => db.close()};
+    },
+  },
+];
+if (pgUrl) {
+  backends.push({
+    name: 'PostgreSQL',
+    async open() {
+      const schema = `svc_test_${randomBytes(6).toString('hex')}`;
+      const admin = new pg.Client({connectionString: pgUrl});
+      await admin.connect();
+      await admin.query(`CREATE SCHEMA ${schema}`);
+      const url = new URL(pgUrl);
+      url.searchParams.set('options', `-c search_path=${schema}`);
+      const db = wrapPgPool(new pg.Pool({connectionString: url.toString(), max: 2}));
+      return {
+        db,
+        dispose: async () => {
+          await db.close();
+          await admin.query(`DROP SCHEMA ${schema} CASCADE`);
+          await admin.end();
+        },
+      };
+    },
+  });
+}
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'svc-migrations-'));
+});
+afterAll(async () => {
+  await rm(dir, {recursive: true, force: true});
+});
+
+async function migrationsDir(files: Record<string, string>): Promise<URL> {
+  const sub = await mkdtemp(join(dir, 'set-'));
+  for (const [name, sql] of Object.entries(files)) await writeFile(join(sub, name), sql);
+  return pathToFileURL(`${sub}/`);
+}
+
+describe.each(backends)('migrations on $name', (backend) => {
+  it('runs a file with a function body and a DO block as written, once', async () => {
+    const {db, dispose} = await backend.open();
+    try {
+      const migrations = await migrationsDir({'001_bodies.sql': WITH_BODIES});
+      expect(await migrate(db, {dir: migrations})).toEqual(['001_bodies']);
+      const {rows} = await db.query<{n: string}>('SELECT note_count() AS n');
+      expect(Number(rows[0]?.n)).toBe(2);
+      const bodies = await db.query<{body: string}>('SELECT body FROM notes ORDER BY id');
+      expect(bodies.rows.map((r) => r.body)).toEqual(['from a DO block', 'two;\nlines']);
+      // Applied once: a second run finds nothing to do.
+      expect(await migrate(db, {dir: migrations})).toEqual([]);
+    } finally {
+      await dispose();
+    }
+  });
+
+  it('applies nothing of a file that fails part-way', async () => {
+    const {db, dispose} = await backend.open();
+    try {
+      const migrations = await migrationsDir({
+        '001_ok.sql': 'CREATE TABLE fine (id int);',
+        '002_broken.sql': BROKEN,
+      });
+      await expect(migrate(db, {dir: migrations})).rejects.toThrow(/no_such_function/);
+      const tables = await db.query<{name: string}>(
+        "SELECT table_name AS name FROM information_schema.tables WHERE table_name IN ('fine', 'half_done') AND table_schema = current_schema()",
+      );
+      expect(tables.rows.map((r) => r.name)).toEqual(['fine']);
+      const versions = await db.query<{version: string}>('SELECT version FROM schema_migrations');
+      expect(versions.rows.map((r) => r.version)).toEqual(['001_ok']);
+    } finally {
+      await dispose();
+    }
+  });
+
+  it('still runs the shipped migrations', async () => {
+    const {db, dispose} = await backend.open();
+    try {
+      const applied = await migrate(db);
+      expect(applied.length).toBeGreaterThan(0);
+      const {rows} = await db.query<{n: string}>('SELECT count(*) AS n FROM orgs');
+      expect(Number(rows[0]?.n)).toBe(0);
+    } finally {
+      await dispose();
+    }
+  });
+});

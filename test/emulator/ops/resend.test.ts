@@ -1,0 +1,280 @@
+// Attempt detail and resends through the control surface of a real emulator, delivering to a real loopback receiver,
+// on embedded PGlite and, when SVC_TEST_DATABASE_URL is set, on PostgreSQL (where resends take a lease).
+import {randomBytes} from 'node:crypto';
+import pg from 'pg';
+import {afterEach, beforeEach, describe, expect, it} from 'vitest';
+import {EmulatorControlError} from '../../../emulator/control-client.js';
+import {type RunningEmulator, startEmulator} from '../../../emulator/index.js';
+import {RESPONSE_BODY_LIMIT_BYTES} from '../../../src/definitions.js';
+import {verifySignature} from '../../../src/webhooks/index.js';
+import {type Receiver, startReceiver, waitFor} from '../delivery/helpers.js';
+
+let emu: RunningEmulator | undefined;
+let receiver: Receiver | undefined;
+let dropSchema: (() => Promise<void>) | undefined;
+afterEach(async () => {
+  await emu?.stop();
+  emu = undefined;
+  await receiver?.close();
+  receiver = undefined;
+  await dropSchema?.();
+  dropSchema = undefined;
+});
+
+const pgUrl = process.env.SVC_TEST_DATABASE_URL;
+
+/** Where the emulator keeps its data: options for startEmulator. */
+type Storage = () => Promise<Parameters<typeof startEmulator>[0]>;
+const storages: [string, Storage][] = [['PGlite', async () => ({inMemory: true})]];
+if (pgUrl) {
+  storages.push([
+    'PostgreSQL',
+    async () => {
+      // A schema of its own per test, so runs never see each other's rows.
+      const schema = `svc_test_${randomBytes(6).toString('hex')}`;
+      const admin = new pg.Client({connectionString: pgUrl});
+      await admin.connect();
+      await admin.query(`CREATE SCHEMA ${schema}`);
+      await admin.end();
+      dropSchema = async () => {
+        const c = new pg.Client({connectionString: pgUrl});
+        await c.connect();
+        await c.query(`DROP SCHEMA ${schema} CASCADE`);
+        await c.end();
+      };
+      const url = new URL(pgUrl);
+      url.searchParams.set('options', `-c search_path=${schema}`);
+      // inMemory: no data dir of its own to keep (the rows are in PostgreSQL).
+      return {databaseUrl: url.toString(), inMemory: true};
+    },
+  ]);
+}
+
+let storage: Storage = storages[0]?.[1] as Storage;
+
+const START = new Date('2031-05-01T12:00:00.000Z');
+
+/** An emulator on a manual clock whose one endpoint answers with `answer(i)` for request i. */
+async function setUp(answer: (i: number) => {status: number; body?: string}) {
+  receiver = await startReceiver((_q, res, i) => {
+    const a = answer(i);
+    res.writeHead(a.status, {'content-type': 'text/plain'});
+    res.end(a.body ?? '');
+  });
+  emu = await startEmulator({
+    ...(await storage()),
+    port: 0,
+    clock: 'manual',
+    clockStart: START,
+    allowLocalEndpoints: true,
+  });
+  const hook = await emu.control.createWebhook({url: `${receiver.url}/in`, events: ['sandbox.error']});
+  await emu.control.trigger({type: 'sandbox.error', last_error: 'disk full'});
+  const r = receiver;
+  await waitFor(() => r.requests.length === 1);
+  const key = await emu.control.createKey({name: 'reader'});
+  const res = await fetch(`${emu.apiUrl}/v1/webhooks/${hook.id}/deliveries`, {
+    headers: {authorization: `Bearer ${key.secret}`},
+  });
+  const list = (await res.json()) as {data: {id: string}[]};
+  const id = list.data[0]?.id as string;
+  const e = emu;
+  await waitFor(async () => (await e.control.delivery(id)).attempts.length === 1);
+  return {emu: e, receiver: r, hook, deliveryId: id};
+}
+
+describe.each(storages)('on %s', (_name, chosen) => {
+  beforeEach(() => {
+    storage = chosen;
+  });
+
+  describe('GET /_emulator/deliveries/:id', () => {
+    it('shows the delivery, its event and each attempt with its answer, signature time and duration', async () => {
+      const {
+        emu: e,
+        receiver: r,
+        deliveryId,
+        hook,
+      } = await setUp(() => ({status: 500, body: 'boom: database down'}));
+      const detail = await e.control.delivery(deliveryId);
+      expect(detail.endpoint_id).toBe(hook.id);
+      expect(detail.delivery).toMatchObject({
+        id: deliveryId,
+        status: 'pending',
+        attempts: 1,
+        last_status_code: 500,
+      });
+      expect(detail.event).toMatchObject({type: 'sandbox.error', data: {sandbox: {last_error: 'disk full'}}});
+      expect(JSON.stringify(detail.event)).toBe(r.requests[0]?.body.toString());
+      const [first] = detail.attempts;
+      expect(first).toMatchObject({
+        attempt: 1,
+        trigger: 'scheduled',
+        status_code: 500,
+        error: null,
+        response_body: 'boom: database down',
+        started_at: START.toISOString(),
+        signature_t: START.getTime() / 1000,
+      });
+      expect(r.requests[0]?.headers['svc-signature']).toMatch(new RegExp(`^t=${START.getTime() / 1000},v1=`));
+      expect(first?.duration_ms).toBeGreaterThanOrEqual(0);
+    });
+
+    it('keeps only the first 4 kB of an answer', async () => {
+      const {emu: e, deliveryId} = await setUp(() => ({status: 502, body: 'x'.repeat(10_000)}));
+      const detail = await e.control.delivery(deliveryId);
+      expect(detail.attempts[0]?.response_body).toHaveLength(RESPONSE_BODY_LIMIT_BYTES);
+    });
+
+    it('answers 404 for unknown or malformed ids and 401 without the admin token', async () => {
+      const {emu: e} = await setUp(() => ({status: 200}));
+      for (const id of ['dlv_000000000000000000000000', 'nope', 'dlv_x%27']) {
+        const err = await e.control.delivery(id).catch((x: unknown) => x);
+        expect(err).toBeInstanceOf(EmulatorControlError);
+        expect((err as EmulatorControlError).status).toBe(404);
+        expect((err as EmulatorControlError).code).toBe('not_found');
+      }
+      const res = await fetch(`${e.apiUrl}/_emulator/deliveries/dlv_000000000000000000000000`);
+      expect(res.status).toBe(401);
+    });
+  });
+
+  describe('POST /_emulator/deliveries/:id/resend', () => {
+    it('makes a manual, freshly signed attempt with the same body and leaves the schedule alone', async () => {
+      const {
+        emu: e,
+        receiver: r,
+        deliveryId,
+        hook,
+      } = await setUp((i) => (i === 1 ? {status: 200, body: 'fixed'} : {status: 500, body: 'broken'}));
+      const before = await e.control.delivery(deliveryId);
+      expect(before.delivery.next_attempt_at).toBe(new Date(START.getTime() + 30_000).toISOString());
+
+      await e.control.advanceClock('10s');
+      const after = await e.control.resendDelivery(deliveryId);
+      expect(r.requests).toHaveLength(2);
+      const sent = r.requests[1];
+      expect(sent?.body.toString()).toBe(r.requests[0]?.body.toString());
+      expect(sent?.headers['svc-delivery-attempt']).toBe('2');
+      expect(sent?.headers['svc-delivery-id']).toBe(deliveryId);
+      const t = START.getTime() / 1000 + 10;
+      expect(sent?.headers['svc-signature']).toMatch(new RegExp(`^t=${t},v1=`));
+      expect(() =>
+        verifySignature({
+          secret: hook.secret,
+          payload: sent?.body as Buffer,
+          header: String(sent?.headers['svc-signature']),
+          now: new Date(t * 1000),
+        }),
+      ).not.toThrow();
+
+      // Counted as an attempt made; status and next attempt untouched.
+      expect(after.delivery).toMatchObject({
+        status: 'pending',
+        attempts: 2,
+        last_status_code: 200,
+        next_attempt_at: before.delivery.next_attempt_at,
+        last_attempt_at: new Date(START.getTime() + 10_000).toISOString(),
+      });
+      expect(after.attempts.map((a) => [a.attempt, a.trigger, a.status_code, a.signature_t])).toEqual([
+        [1, 'scheduled', 500, START.getTime() / 1000],
+        [2, 'manual', 200, t],
+      ]);
+
+      // The schedule goes on: the next scheduled attempt comes 30 s after the first and is number 3, and the wait
+      // after it is the one after a second scheduled failure (2 min), not a third.
+      await e.control.advanceClock('20s');
+      await waitFor(() => r.requests.length === 3);
+      expect(r.requests[2]?.headers['svc-delivery-attempt']).toBe('3');
+      await waitFor(async () => (await e.control.delivery(deliveryId)).attempts.length === 3);
+      const third = await e.control.delivery(deliveryId);
+      expect(third.delivery).toMatchObject({status: 'pending', attempts: 3, last_status_code: 500});
+      expect(third.delivery.next_attempt_at).toBe(new Date(START.getTime() + 30_000 + 120_000).toISOString());
+    });
+
+    it('keeps the nine scheduled attempts whatever the resends, and resends a failed delivery too', async () => {
+      const {emu: e, receiver: r, deliveryId} = await setUp(() => ({status: 503}));
+      await e.control.resendDelivery(deliveryId);
+      await e.control.resendDelivery(deliveryId);
+      // Each move of the clock past the longest wait brings the next scheduled attempt.
+      for (let made = 1; made < 9; made++) {
+        await e.control.advanceClock('13h');
+        await waitFor(async () => (await e.control.delivery(deliveryId)).attempts.length === made + 3);
+      }
+      const failed = await e.control.delivery(deliveryId);
+      const scheduled = failed.attempts.filter((a) => a.trigger === 'scheduled');
+      expect(scheduled).toHaveLength(9);
+      expect(failed.delivery.attempts).toBe(11);
+      expect(failed.attempts.map((a) => a.attempt)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+
+      const again = await e.control.resendDelivery(deliveryId);
+      expect(again.delivery).toMatchObject({status: 'failed', attempts: 12, next_attempt_at: null});
+      expect(again.attempts.at(-1)).toMatchObject({attempt: 12, trigger: 'manual', status_code: 503});
+      expect(r.requests).toHaveLength(12);
+    });
+
+    it('waits for a scheduled attempt in flight to the same endpoint, then takes the next number', async () => {
+      let release: () => void = () => undefined;
+      const gate = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      receiver = await startReceiver((_q, res, i) => {
+        if (i > 0) {
+          res.writeHead(200);
+          res.end('ok');
+          return;
+        }
+        void gate.then(() => {
+          res.writeHead(500);
+          res.end('slow and failing');
+        });
+      });
+      const r = receiver;
+      const e = await startEmulator({
+        ...(await storage()),
+        port: 0,
+        clock: 'manual',
+        clockStart: START,
+        allowLocalEndpoints: true,
+      });
+      emu = e;
+      const hook = await e.control.createWebhook({url: `${r.url}/in`, events: ['sandbox.error']});
+      await e.control.trigger({type: 'sandbox.error'});
+      await waitFor(() => r.requests.length === 1);
+      const key = await e.control.createKey({name: 'reader'});
+      const res = await fetch(`${e.apiUrl}/v1/webhooks/${hook.id}/deliveries`, {
+        headers: {authorization: `Bearer ${key.secret}`},
+      });
+      const id = ((await res.json()) as {data: {id: string}[]}).data[0]?.id as string;
+
+      // The scheduled attempt is still waiting for its answer: the resend waits for it.
+      const resent = e.control.resendDelivery(id);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(r.requests).toHaveLength(1);
+      release();
+      const after = await resent;
+      expect(after.attempts.map((a) => [a.attempt, a.trigger, a.status_code])).toEqual([
+        [1, 'scheduled', 500],
+        [2, 'manual', 200],
+      ]);
+      expect(r.requests[1]?.headers['svc-delivery-attempt']).toBe('2');
+      expect(after.delivery).toMatchObject({status: 'pending', attempts: 2});
+    });
+
+    it('records a network failure as the attempt error', async () => {
+      const {emu: e, receiver: r, deliveryId} = await setUp(() => ({status: 500}));
+      await r.close();
+      receiver = undefined;
+      const after = await e.control.resendDelivery(deliveryId);
+      expect(after.attempts.at(-1)).toMatchObject({trigger: 'manual', status_code: null});
+      expect(after.attempts.at(-1)?.error).toMatch(/ECONNREFUSED|refused/i);
+      expect(after.delivery.last_status_code).toBeNull();
+    });
+
+    it('answers 404 for an unknown delivery', async () => {
+      const {emu: e} = await setUp(() => ({status: 200}));
+      const err = await e.control.resendDelivery('dlv_000000000000000000000000').catch((x: unknown) => x);
+      expect((err as EmulatorControlError).status).toBe(404);
+    });
+  });
+});

@@ -1,0 +1,58 @@
+// How printed commands start svc: whatever works from the folder the person is in.
+import {chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs';
+import {tmpdir} from 'node:os';
+import {join} from 'node:path';
+import {afterAll, beforeAll, describe, expect, it} from 'vitest';
+import {shellQuote, svcCommand} from '../../src/lib/invocation.js';
+
+let base: string;
+let project: string;
+let script: string;
+let binDir: string;
+beforeAll(() => {
+  base = mkdtempSync(join(tmpdir(), 'svc-invocation-'));
+  project = join(base, 'my project');
+  script = join(project, 'bin', 'run.js');
+  mkdirSync(join(project, 'bin'), {recursive: true});
+  mkdirSync(join(project, 'src'));
+  writeFileSync(script, '');
+  binDir = join(base, 'bin');
+  mkdirSync(binDir);
+  writeFileSync(join(binDir, 'svc'), '#!/bin/sh\n');
+  chmodSync(join(binDir, 'svc'), 0o755);
+});
+afterAll(() => rmSync(base, {recursive: true, force: true}));
+
+describe('svcCommand', () => {
+  it('is plain svc when svc is on PATH', () => {
+    expect(svcCommand({env: {PATH: `/nowhere:${binDir}`}, cwd: base, script, platform: 'linux'})).toBe('svc');
+  });
+
+  it('is npx svc inside the project folder, and when npx started it', () => {
+    expect(svcCommand({env: {PATH: '/nowhere'}, cwd: join(project, 'src'), script, platform: 'linux'})).toBe(
+      'npx svc',
+    );
+    // npx puts a folder with svc first on PATH; that PATH is not the person's.
+    expect(svcCommand({env: {PATH: binDir, npm_command: 'exec'}, cwd: base, script, platform: 'linux'})).toBe(
+      'npx svc',
+    );
+  });
+
+  it('is node with the script path, quoted for the shell, anywhere else', () => {
+    expect(svcCommand({env: {PATH: '/nowhere'}, cwd: base, script, platform: 'linux'})).toBe(
+      `node ${shellQuote(script)}`,
+    );
+    expect(shellQuote(script)).toMatch(/^'.* project\/bin\/run\.js'$/);
+  });
+});
+
+describe('shellQuote', () => {
+  it.each([
+    ['/plain/path-1.2', '/plain/path-1.2'],
+    ['with space', "'with space'"],
+    ["it's", "'it'\\''s'"],
+    ['$HOME', "'$HOME'"],
+  ])('%s → %s', (value, quoted) => {
+    expect(shellQuote(value)).toBe(quoted);
+  });
+});

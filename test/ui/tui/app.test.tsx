@@ -1,0 +1,336 @@
+// The delivery browser's screens, keys and states, rendered by Ink into ink-testing-library's terminal, fed by a
+// source object whose answers each test sets (the source is the browser's only input).
+import {render} from 'ink-testing-library';
+import {afterEach, describe, expect, it} from 'vitest';
+import type {AttemptDetail, DeliveryDetail} from '../../../emulator/control-client.js';
+import {NetworkError, UnauthorizedError, VaultUnavailableError} from '../../../src/client/errors.js';
+import {NotLoggedInError} from '../../../src/auth/resolve.js';
+import type {Delivery, WebhookEndpoint} from '../../../src/schemas/index.js';
+import type {TuiSource} from '../../../src/services/tui.js';
+import {App} from '../../../src/ui/tui/app.js';
+
+const FAST = {minMs: 10, idleMaxMs: 30, errorMaxMs: 30};
+const SIZE = {columns: 100, rows: 24};
+const KEYS = {enter: '\r', escape: '\u001B', down: '\u001B[B', up: '\u001B[A', backspace: '\u007F'};
+
+const endpoint: WebhookEndpoint = {
+  id: 'we_0123456789abcdefghijklmn',
+  url: 'https://hooks.example.com/svc',
+  events: ['sandbox.ready', 'sandbox.error'],
+  description: null,
+  created_at: '2031-05-01T12:00:00.000Z',
+};
+
+let seq = 0;
+function delivery(over: Partial<Delivery> = {}): Delivery {
+  seq += 1;
+  const n = String(seq).padStart(4, '0');
+  return {
+    id: `dlv_${n}AAAAAAAAAAAAAAAAAAAA`,
+    event_id: `evt_${n}BBBBBBBBBBBBBBBBBBBB`,
+    event_type: 'sandbox.ready',
+    status: 'succeeded',
+    attempts: 1,
+    created_at: new Date(Date.UTC(2031, 4, 1, 12, 0, seq)).toISOString(),
+    last_attempt_at: null,
+    next_attempt_at: null,
+    last_status_code: 200,
+    ...over,
+  };
+}
+
+function attempt(over: Partial<AttemptDetail> = {}): AttemptDetail {
+  return {
+    attempt: 1,
+    started_at: '2031-05-01T12:00:01.000Z',
+    signature_t: 1935403201,
+    trigger: 'scheduled',
+    status_code: 500,
+    error: null,
+    duration_ms: 12,
+    response_body: 'database is down',
+    ...over,
+  };
+}
+
+/** A source whose answers the test changes as it goes; `fail` makes every call reject with that error. */
+function fakeSource(init: {emulator?: boolean; endpoints?: WebhookEndpoint[]; deliveries?: Delivery[]} = {}) {
+  const state = {
+    endpoints: init.endpoints ?? [endpoint],
+    deliveries: init.deliveries ?? [],
+    details: new Map<string, DeliveryDetail>(),
+    fail: undefined as Error | undefined,
+    resent: [] as string[],
+  };
+  const guard = async <T,>(value: () => T): Promise<T> => {
+    if (state.fail) throw state.fail;
+    return value();
+  };
+  const source: TuiSource = {
+    apiUrl: 'http://127.0.0.1:4010',
+    emulator: init.emulator ?? true,
+    listEndpoints: () => guard(() => state.endpoints),
+    listDeliveries: () => guard(() => state.deliveries),
+  };
+  if (init.emulator ?? true) {
+    source.deliveryDetail = (id) =>
+      guard(() => {
+        const d = state.details.get(id);
+        if (!d) throw Object.assign(new Error('no delivery with this id'), {code: 'not_found', status: 404});
+        return d;
+      });
+    source.resend = (id) =>
+      guard(() => {
+        state.resent.push(id);
+        const d = state.details.get(id) as DeliveryDetail;
+        const next = attempt({
+          attempt: d.attempts.length + 1,
+          trigger: 'manual',
+          status_code: 200,
+          response_body: 'ok now',
+        });
+        const updated = {
+          ...d,
+          delivery: {...d.delivery, attempts: d.delivery.attempts + 1},
+          attempts: [...d.attempts, next],
+        };
+        state.details.set(id, updated);
+        return updated;
+      });
+  }
+  return {source, state};
+}
+
+let app: ReturnType<typeof render> | undefined;
+afterEach(() => {
+  app?.unmount();
+  app = undefined;
+});
+
+function show(source: TuiSource) {
+  app = render(<App source={source} color={false} size={SIZE} backoff={FAST} />);
+  return app;
+}
+
+async function until(check: (frame: string) => boolean, what: string): Promise<string> {
+  const deadline = Date.now() + 5_000;
+  for (;;) {
+    const frame = app?.lastFrame() ?? '';
+    if (check(frame)) return frame;
+    if (Date.now() > deadline) throw new Error(`never saw ${what}; last frame:\n${frame}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+const sees = (text: string) => until((f) => f.includes(text), JSON.stringify(text));
+
+async function press(...keys: string[]) {
+  for (const key of keys) {
+    app?.stdin.write(key);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** The line of the frame that carries the selection marker. */
+const selectedLine = (frame: string) => frame.split('\n').find((l) => l.startsWith('> ')) ?? '';
+
+describe('the endpoints screen', () => {
+  it('shows the endpoints with their URL and events, and says which API it reads', async () => {
+    show(fakeSource().source);
+    const frame = await sees(endpoint.id);
+    expect(frame).toContain('https://hooks.example.com/svc');
+    expect(frame).toContain('ready,error');
+    expect(frame).toContain('http://127.0.0.1:4010 (emulator)');
+    expect(frame).toMatch(/refreshed \d\d:\d\d:\d\d/);
+    expect(selectedLine(frame)).toContain(endpoint.id);
+  });
+
+  it('says how to add an endpoint when there is none', async () => {
+    show(fakeSource({endpoints: []}).source);
+    await sees('No webhook endpoints yet: add one with `svc emulator webhooks create');
+  });
+
+  it('fits every line into 80 columns and 24 rows', async () => {
+    app = render(
+      <App source={fakeSource().source} color={false} size={{columns: 80, rows: 24}} backoff={FAST} />,
+    );
+    const frame = await sees(endpoint.id);
+    const lines = frame.split('\n');
+    expect(lines.length).toBeLessThanOrEqual(24);
+    for (const line of lines) expect(Array.from(line).length).toBeLessThanOrEqual(80);
+  });
+});
+
+describe('the deliveries screen', () => {
+  it('lists deliveries newest first with status, attempts, last code and next attempt; empty says what to trigger', async () => {
+    const {source, state} = fakeSource();
+    show(source);
+    await sees(endpoint.id);
+    await press(KEYS.enter);
+    await sees('No deliveries yet: try `svc trigger sandbox.ready`');
+
+    const failing = delivery({
+      status: 'pending',
+      attempts: 3,
+      last_status_code: 503,
+      next_attempt_at: '2099-01-01T00:00:00Z',
+    });
+    state.deliveries = [failing, delivery({event_type: 'sandbox.error'})];
+    const frame = await sees(failing.id);
+    expect(frame).toMatch(/TIME\s+EVENT\s+STATUS\s+ATT\s+CODE\s+NEXT ATTEMPT/);
+    expect(selectedLine(frame)).toMatch(/sandbox\.ready\s+pending\s+3\s+503\s+in \d+ years/);
+  });
+
+  it('keeps the selected delivery selected as new ones arrive above it', async () => {
+    const {source, state} = fakeSource();
+    const older = delivery();
+    const target = delivery({event_type: 'sandbox.error', status: 'failed'});
+    state.deliveries = [target, older];
+    show(source);
+    await sees(endpoint.id);
+    await press(KEYS.enter);
+    await sees(target.id);
+    await press('j', 'k', 'j');
+    expect(selectedLine(app?.lastFrame() ?? '')).toContain(older.id);
+
+    const newer = [delivery(), delivery()];
+    state.deliveries = [...newer.reverse(), target, older];
+    const frame = await sees(newer[0]?.id as string);
+    expect(selectedLine(frame)).toContain(older.id);
+    // Keys that arrive together (typed fast, held down) each count.
+    await press('kk');
+    expect(selectedLine(app?.lastFrame() ?? '')).toContain(newer[1]?.id);
+  });
+
+  it('filters by event type, status or id as you type, and esc clears the filter', async () => {
+    const {source, state} = fakeSource();
+    const ready = delivery();
+    const failed = delivery({event_type: 'sandbox.error', status: 'failed', last_status_code: 500});
+    state.deliveries = [failed, ready];
+    show(source);
+    await sees(endpoint.id);
+    await press(KEYS.enter);
+    await sees(ready.id);
+
+    await press('/', 'f', 'a', 'i', 'l');
+    let frame = await until((f) => !f.includes(ready.id), 'the filter applied');
+    expect(frame).toContain(failed.id);
+    expect(frame).toContain('filter: fail');
+    await press(KEYS.enter);
+    await sees('filter: fail (/ to change, esc to clear)');
+
+    await press(
+      '/',
+      KEYS.backspace,
+      KEYS.backspace,
+      KEYS.backspace,
+      KEYS.backspace,
+      ...ready.event_id.slice(0, 8),
+    );
+    frame = await until((f) => f.includes(ready.id) && !f.includes(failed.id), 'the event id filter');
+
+    await press(KEYS.escape);
+    frame = await until((f) => f.includes(ready.id) && f.includes(failed.id), 'the filter cleared');
+    await press('/', 'n', 'o', 'p', 'e');
+    await sees('No delivery matches “nope”');
+  });
+});
+
+describe('one delivery', () => {
+  it('shows each attempt with its answer and the event body, and a resend adds a manual attempt', async () => {
+    const {source, state} = fakeSource();
+    const d = delivery({status: 'pending', attempts: 1, last_status_code: 500, event_type: 'sandbox.error'});
+    state.deliveries = [d];
+    state.details.set(d.id, {
+      delivery: d,
+      endpoint_id: endpoint.id,
+      event: {id: d.event_id, type: 'sandbox.error', data: {sandbox: {last_error: 'disk full'}}},
+      attempts: [attempt({response_body: '{"error":"database is down"}\nsecond line'})],
+    });
+    show(source);
+    await sees(endpoint.id);
+    await press(KEYS.enter);
+    await sees(d.id);
+    await press(KEYS.enter);
+    let frame = await sees('Attempts (1)');
+    expect(frame).toMatch(/#1\s+2031-05-01 12:00:01Z\s+scheduled\s+500\s+12 ms\s+t=1935403201/);
+    expect(frame).toContain('│ {"error":"database is down"}');
+    expect(frame).toContain('│ second line');
+    expect(frame).toContain('"last_error": "disk full"');
+
+    await press('r');
+    frame = await sees(`Resent ${d.id}: attempt #2 → 200`);
+    frame = await sees('Attempts (2)');
+    expect(frame).toMatch(/#2\s+.*manual\s+200/);
+    expect(state.resent).toEqual([d.id]);
+
+    await press(KEYS.escape);
+    await sees('TIME');
+  });
+
+  it('against the service (no emulator) shows the list record and says where attempt detail comes from', async () => {
+    const {source, state} = fakeSource({emulator: false});
+    const d = delivery({status: 'failed', attempts: 9, last_status_code: 500});
+    state.deliveries = [d];
+    show(source);
+    await sees(endpoint.id);
+    await press(KEYS.enter);
+    await sees(d.id);
+    await press('r');
+    await sees('Resend needs the emulator');
+    await press(KEYS.enter);
+    const frame = await sees('Attempt detail, the event body and resend come from the emulator');
+    expect(frame).toMatch(/Status\s+failed · 9 attempts · last answer 500/);
+  });
+});
+
+describe('states', () => {
+  it('not logged in: says so and how to log in', async () => {
+    const {source, state} = fakeSource();
+    state.fail = new NotLoggedInError('http://127.0.0.1:4010');
+    show(source);
+    await sees('Not logged in, or the API key was rejected (401).');
+    await sees('svc login --api-url http://127.0.0.1:4010');
+    state.fail = undefined;
+    await sees(endpoint.id);
+  });
+
+  it('a rejected key (401) and a missing vault key (503) each get their own screen', async () => {
+    const {source, state} = fakeSource();
+    state.fail = new UnauthorizedError();
+    show(source);
+    await sees('(401)');
+    state.fail = new VaultUnavailableError();
+    await sees('503 vault_unavailable');
+  });
+
+  it('network down: keeps the last data, marks it stale, and recovers on its own', async () => {
+    const {source, state} = fakeSource();
+    show(source);
+    await sees(endpoint.id);
+    state.fail = new NetworkError('http://127.0.0.1:4010', 'ECONNREFUSED', []);
+    let frame = await sees('stale since');
+    expect(frame).toContain(endpoint.id);
+    expect(frame).toContain('Showing the last data: could not reach http://127.0.0.1:4010: ECONNREFUSED');
+    expect(frame).toContain('retrying in');
+    state.fail = undefined;
+    frame = await until((f) => f.includes('refreshed') && !f.includes('stale'), 'the recovery');
+  });
+
+  it('network down before any data: says it cannot reach the API', async () => {
+    const {source, state} = fakeSource();
+    state.fail = new NetworkError('http://127.0.0.1:4010', 'ECONNREFUSED', []);
+    show(source);
+    await sees('Cannot reach http://127.0.0.1:4010.');
+  });
+
+  it('? shows the keys and any key closes them', async () => {
+    show(fakeSource().source);
+    await sees(endpoint.id);
+    await press('?');
+    const frame = await sees('Keys');
+    expect(frame).toContain('resend the delivery now');
+    await press('x');
+    await sees(endpoint.id);
+  });
+});
