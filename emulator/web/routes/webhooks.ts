@@ -3,12 +3,13 @@ import {isId, MAX_ENDPOINTS_PER_ORG} from '../../../src/definitions.js';
 import {listDeliveries} from '../../ops/deliveries.js';
 import {createEndpoint, deleteEndpoint, LOCAL_RECEIVER_WAY_OUT, listEndpoints} from '../../ops/endpoints.js';
 import {OperationError} from '../../ops/errors.js';
-import {readDeliveryDetail} from '../delivery-detail.js';
+import {type DeliveryDetail, getDeliveryDetail} from '../../ops/delivery-detail.js';
 import {ProblemPage} from '../views/pages.js';
 import {
   DeleteEndpointPage,
   DeliveriesPage,
   DeliveryPage,
+  type DeliveryView,
   NewEndpointPage,
   WebhooksPage,
 } from '../views/webhooks.js';
@@ -138,13 +139,45 @@ export const registerWebhookRoutes: RegisterRoutes = (app, kit) => {
     signedIn(async (c, s) => {
       const endpoint = await endpointOf(s.session.orgId, c.req.param('id') as string);
       const deliveryId = c.req.param('delivery') as string;
-      const delivery =
-        endpoint && isId('delivery', deliveryId)
-          ? await readDeliveryDetail(ctx.db, {orgId: s.session.orgId, endpointId: endpoint.id, deliveryId})
-          : undefined;
-      if (!endpoint || !delivery)
+      const detail = endpoint ? await deliveryOf(deliveryId) : undefined;
+      // The operation finds the delivery by id; it belongs here only when it went to this org's endpoint.
+      if (!endpoint || !detail || detail.endpoint_id !== endpoint.id)
         return notFoundPage(c, s.viewer, 'This org has no such delivery.', '/account/webhooks');
-      return render(c, DeliveryPage({assets, viewer: s.viewer, endpoint, delivery}));
+      return render(c, DeliveryPage({assets, viewer: s.viewer, endpoint, delivery: deliveryView(detail)}));
     }),
   );
+
+  const deliveryOf = async (deliveryId: string) => {
+    try {
+      return await getDeliveryDetail(ctx, {deliveryId});
+    } catch (err) {
+      if (err instanceof OperationError && err.code === 'not_found') return undefined;
+      throw err;
+    }
+  };
 };
+
+/** The operation's record as the page shows it: attempts newest first, the event as indented JSON. */
+function deliveryView(detail: DeliveryDetail): DeliveryView {
+  const d = detail.delivery;
+  return {
+    id: d.id,
+    endpointId: detail.endpoint_id,
+    eventId: d.event_id,
+    eventType: d.event_type,
+    status: d.status,
+    attempts: d.attempts,
+    createdAt: new Date(d.created_at),
+    nextAttemptAt: d.next_attempt_at == null ? null : new Date(d.next_attempt_at),
+    eventBody: typeof detail.event === 'string' ? detail.event : JSON.stringify(detail.event, null, 2),
+    attemptList: [...detail.attempts].reverse().map((a) => ({
+      attempt: a.attempt,
+      startedAt: new Date(a.started_at),
+      durationMs: a.duration_ms,
+      statusCode: a.status_code,
+      error: a.error,
+      responseBody: a.response_body,
+      trigger: a.trigger,
+    })),
+  };
+}

@@ -9,7 +9,6 @@ import {
   MAX_ENDPOINTS_PER_ORG,
 } from '../../../src/definitions.js';
 import type {Delivery, WebhookEndpoint} from '../../../src/schemas/index.js';
-import type {DeliveryDetail} from '../delivery-detail.js';
 import {
   type Assets,
   CsrfField,
@@ -29,6 +28,30 @@ const EVENT_HELP: Record<(typeof EVENT_TYPES)[number], string> = {
   'sandbox.error': 'a sandbox failed',
   'sandbox.expired': 'a sandbox passed its expiry and is being deleted',
 };
+
+/** One delivery as its page shows it. */
+export interface AttemptView {
+  attempt: number;
+  startedAt: Date;
+  durationMs: number;
+  statusCode: number | null;
+  error: string | null;
+  responseBody: string | null;
+  trigger: string;
+}
+
+export interface DeliveryView {
+  id: string;
+  endpointId: string;
+  eventId: string;
+  eventType: string;
+  status: string;
+  attempts: number;
+  createdAt: Date;
+  nextAttemptAt: Date | null;
+  eventBody: string;
+  attemptList: AttemptView[];
+}
 
 export interface NewEndpointSecret {
   endpointId: string;
@@ -372,7 +395,7 @@ export function DeliveryPage(p: {
   assets: Assets;
   viewer: Viewer;
   endpoint: WebhookEndpoint;
-  delivery: DeliveryDetail;
+  delivery: DeliveryView;
 }) {
   const d = p.delivery;
   return (
