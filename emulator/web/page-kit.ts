@@ -33,6 +33,7 @@ export interface Asset {
   body: string;
   type: string;
 }
+
 /** The stylesheet and script, named by a hash of their content so browsers may keep them for good. */
 export function loadAccountAssets(): {assets: Assets; files: Asset[]} {
   const load = (name: string, ext: string, type: string): Asset => {
