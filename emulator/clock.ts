@@ -15,6 +15,11 @@ export interface Clock {
 export interface ManualClock extends Clock {
   advance(ms: number): Date;
   set(to: Date): Date;
+  /**
+   * Resolves once the moves made so far are stored where every process sharing the clock reads them (at once
+   * for a clock of one process), with now() then showing the stored time.
+   */
+  synced(): Promise<void>;
 }
 
 export function realClock(): Clock {
@@ -76,6 +81,7 @@ export function manualClock(start: Date = new Date()): ManualClock {
       current = checkClockTime(to.getTime());
       return notify();
     },
+    synced: () => Promise.resolve(),
   };
 }
 

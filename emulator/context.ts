@@ -4,6 +4,7 @@ import type {Authenticator} from './auth/authenticator.js';
 import type {AuthFailureLimiter} from './auth/rate-limiter.js';
 import type {Clock} from './clock.js';
 import type {Database} from './db/database.js';
+import type {DatabaseSignals} from './db/notify.js';
 import type {Repositories} from './db/repositories.js';
 import type {Resolver} from './net/address-policy.js';
 import type {Vault} from './vault.js';
@@ -25,6 +26,8 @@ export interface EmulatorContext {
   /** DNS resolution for endpoint checks; injectable so tests need no network. */
   lookup: Resolver;
   log: (line: string) => void;
+  /** Only on PostgreSQL, which other emulator processes may share: word of their writes, events and clock moves. */
+  signals?: DatabaseSignals;
 }
 
 export type AppEnv = {Variables: {key: {id: string; orgId: string}}};

@@ -15,11 +15,13 @@ import type {EmulatorContext, EmulatorPlugin} from './context.js';
 import {EmulatorControl} from './control-client.js';
 import type {Database} from './db/database.js';
 import {openStorage} from './db/open.js';
+import {type DatabaseSignals, listenToDatabase, SIGNAL_CHANNELS} from './db/notify.js';
 import {ReadCache, trackWrites} from './db/read-cache.js';
 import {createRepositories, type Repositories} from './db/repositories.js';
 import {type Resolver, systemResolver} from './net/address-policy.js';
 import {answerClientError} from './net/client-error.js';
 import {isProcessAlive, readRuntimeFile, removeRuntimeFile, writeRuntimeFile} from './runtime-file.js';
+import {openSharedManualClock, type SharedManualClock} from './shared-clock.js';
 import {createVault} from './vault.js';
 import {createDeliveryPlugin, type DeliveryPluginOptions} from './delivery/plugin.js';
 import {loadOrCreateVaultKey} from './vault-key.js';
@@ -135,6 +137,7 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
       inMemory: options.inMemory,
       databaseUrl: options.databaseUrl,
       templateCacheDir: options.templateCacheDir,
+      holdStartupLock: true,
     }),
     loadVaultKey(options, options.inMemory ? undefined : dataDir),
   ]);
@@ -146,30 +149,63 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
     await storage.cleanup();
     throw err;
   });
-  // Every write bumps a generation, so the read cache below can never serve what a write changed.
-  const db = trackWrites(storage.db, CACHED_TABLES);
+  let signals: DatabaseSignals | undefined;
+  let sharedClock: SharedManualClock | undefined;
+  if (storage.db.kind === 'postgres' && options.databaseUrl) {
+    try {
+      signals = await listenToDatabase({
+        connectionString: options.databaseUrl,
+        send: (sql, params) => storage.db.query(sql, params),
+        log,
+      });
+    } catch (err) {
+      await storage.endStartup?.();
+      await storage.db.close().catch(() => undefined);
+      await storage.cleanup();
+      throw err;
+    }
+  }
+  // Every write bumps a generation, so the read cache below can never serve what a write changed. On a shared
+  // PostgreSQL a write also returns only once the other processes have been sent word of it.
+  const sync = signals ? signals.sync.bind(signals) : undefined;
+  const db = trackWrites(storage.db, CACHED_TABLES, {afterWrite: sync});
   const cleanupStorage = async () => {
+    await storage.endStartup?.();
+    sharedClock?.close();
+    await signals?.close();
     await db.close().catch(() => undefined);
     await storage.cleanup();
     if (ownsDataDir) await rm(dataDir, {recursive: true, force: true});
   };
 
   try {
-    const clock: Clock =
-      options.clock === 'manual' ? manualClock(options.clockStart ?? new Date()) : realClock();
-    // Another process may write a shared PostgreSQL, so there cached reads also expire after a second.
-    const sharedDatabase = db.kind === 'postgres';
-    const repos = createRepositories(db, new ReadCache(db, {ttlMs: sharedDatabase ? 1000 : undefined}));
+    const start = options.clockStart ?? new Date();
+    if (options.clock === 'manual' && signals) {
+      sharedClock = await openSharedManualClock(db, signals, start, log);
+    }
+    const clock: Clock = sharedClock ?? (options.clock === 'manual' ? manualClock(start) : realClock());
+    // On a shared PostgreSQL the caches hold only while word of other processes' writes can reach this one.
+    const live = signals ? () => (signals as DatabaseSignals).live : undefined;
+    const repos = createRepositories(db, new ReadCache(db, {trusted: live}));
     if (vaultKey.status === 'rejected') throw vaultKey.reason;
     const vault = createVault(vaultKey.value);
     const orgId = await defaultOrg(repos, clock, options.demo ?? false);
     const adminToken = `adm_${randomBytes(24).toString('base64url')}`;
+    const auth = new Authenticator(repos.keys, clock, log, {trusted: live});
+    if (signals) {
+      const forgetAll = () => {
+        db.invalidate();
+        auth.forgetAll();
+      };
+      signals.on(SIGNAL_CHANNELS.change, forgetAll);
+      signals.onReconnect(forgetAll);
+    }
     const ctx: EmulatorContext = {
       db,
       repos,
       clock,
       vault,
-      auth: new Authenticator(repos.keys, clock, log, {ttlMs: sharedDatabase ? 1000 : undefined}),
+      auth,
       limiter: new AuthFailureLimiter(clock, options.rateLimit),
       controlLimiter: new AuthFailureLimiter(clock, options.rateLimit),
       orgId,
@@ -177,6 +213,7 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
       allowLocalEndpoints: options.allowLocalEndpoints ?? false,
       lookup: options.lookup ?? systemResolver,
       log,
+      signals,
     };
     if (ctx.allowLocalEndpoints) {
       log(
@@ -185,6 +222,7 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
       );
     }
     const demoKey = options.demo ? await mintDemoKey(ctx) : undefined;
+    await storage.endStartup?.();
     const plugins = defaultPlugins(options);
     const app = createApp(ctx, {plugins});
     const server = await listen(app.fetch, options.port ?? 4010, options.host ?? '127.0.0.1');

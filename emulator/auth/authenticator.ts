@@ -17,7 +17,9 @@ export function parseBearer(header: string | undefined): string | undefined {
 
 export class Authenticator {
   // hash -> key; only keys that exist are cached, so failed guesses cannot grow it.
-  private readonly byHash = new Map<string, {key: StoredKey; at: number}>();
+  private readonly byHash = new Map<string, {key: StoredKey}>();
+  /** Bumped by forgetAll(): a row read before it may be stale, so it is used once but not kept. */
+  private epoch = 0;
   private readonly pendingWrites = new Set<Promise<void>>();
   private readonly lastWritten = new Map<string, number>();
   // key id -> last use seen in memory, which may be newer than the row until the next write.
@@ -27,8 +29,11 @@ export class Authenticator {
     private readonly keys: ApiKeyRepository,
     private readonly clock: Clock,
     private readonly log: (line: string) => void = () => undefined,
-    /** Re-read cached keys older than this (when another process may revoke them); undefined = never. */
-    private readonly options: {ttlMs?: number} = {},
+    /**
+     * trusted: false while another process's revocation could not reach this one (a shared PostgreSQL whose
+     * notification connection is down); then every request reads its key from the database.
+     */
+    private readonly options: {trusted?: () => boolean} = {},
   ) {}
 
   /** The active key for an Authorization header, or undefined when it is missing, malformed, wrong, revoked or expired. */
@@ -36,20 +41,23 @@ export class Authenticator {
     const secret = parseBearer(header);
     if (!secret) return undefined;
     const hash = hashSecret(secret);
-    const cached = this.byHash.get(hash);
+    const trusted = this.options.trusted?.() ?? true;
+    const cached = trusted ? this.byHash.get(hash) : undefined;
     let key = cached?.key;
-    const ttl = this.options.ttlMs;
-    if (!cached || (ttl !== undefined && performance.now() - cached.at >= ttl)) {
+    if (!cached) {
+      const epoch = this.epoch;
+      const previous = this.byHash.get(hash);
       key = await this.keys.findByHash(hash);
       // Checked once, when the row is read: an entry is cached only under the very hash it holds.
       if (!key || !digestsEqual(key.secretHash, hash)) {
         this.byHash.delete(hash);
         return undefined;
       }
-      if (cached?.key.lastUsedAt && (!key.lastUsedAt || cached.key.lastUsedAt > key.lastUsedAt)) {
-        key.lastUsedAt = cached.key.lastUsedAt;
+      if (previous?.key.lastUsedAt && (!key.lastUsedAt || previous.key.lastUsedAt > key.lastUsedAt)) {
+        key.lastUsedAt = previous.key.lastUsedAt;
       }
-      this.byHash.set(hash, {key, at: performance.now()});
+      if (trusted && epoch === this.epoch && (this.options.trusted?.() ?? true)) this.byHash.set(hash, {key});
+      else this.byHash.delete(hash);
     }
     if (!key) return undefined;
     const now = this.clock.now();
@@ -60,11 +68,18 @@ export class Authenticator {
 
   /** Called by whoever revokes a key, so the cache never answers for it again. */
   forget(keyId: string): void {
+    this.epoch++;
     for (const [hash, entry] of this.byHash) {
       if (entry.key.id === keyId) this.byHash.delete(hash);
     }
     this.lastWritten.delete(keyId);
     this.lastSeen.delete(keyId);
+  }
+
+  /** Another process changed keys (or orgs): every cached key is read again on its next use. */
+  forgetAll(): void {
+    this.epoch++;
+    this.byHash.clear();
   }
 
   /** The most recent use of a key known to this process, newer than the stored one when a write is still due. */

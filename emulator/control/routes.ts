@@ -85,6 +85,6 @@ export function registerControlRoutes(app: EmulatorApp, ctx: EmulatorContext): v
     if (typeof value !== 'string') {
       throw invalidRequest('the body must be {"advance": "10m"} or {"set": "2030-01-01T00:00:00Z"}');
     }
-    return c.json(moveClock(ctx, keys[0] === 'advance' ? {advance: value} : {set: value}));
+    return c.json(await moveClock(ctx, keys[0] === 'advance' ? {advance: value} : {set: value}));
   });
 }

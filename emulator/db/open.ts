@@ -14,13 +14,26 @@ export interface StorageOptions {
   databaseUrl?: string;
   /** Where a PGlite template is made and kept when the package has none built. */
   templateCacheDir?: string;
+  /**
+   * PostgreSQL only: keep holding the start-up lock after migrating, until endStartup() (or close) is called, so
+   * the caller's first writes (the default org) are made by one starting process at a time.
+   */
+  holdStartupLock?: boolean;
 }
 
 export interface OpenedStorage {
   db: Database;
   /** Releases whatever opening created besides the database (a throwaway copy). */
   cleanup(): Promise<void>;
+  /**
+   * PostgreSQL only: other processes starting on the same database wait until this is called, so the first one
+   * migrates and makes the default org alone. Call it once start-up has written what it needs.
+   */
+  endStartup?(): Promise<void>;
 }
+
+/** Held by an emulator process while it migrates a shared PostgreSQL and makes its first rows. */
+const STARTUP_LOCK = 0x5356_4301;
 
 export async function openStorage(options: StorageOptions): Promise<OpenedStorage> {
   if (options.databaseUrl) {
@@ -28,14 +41,38 @@ export async function openStorage(options: StorageOptions): Promise<OpenedStorag
     const pool = new pg.Pool({connectionString: options.databaseUrl, max: 10});
     // An idle client losing its server must not crash the emulator; the next query reports it instead.
     pool.on('error', () => undefined);
-    const db = wrapPgPool(pool);
+    const pooled = wrapPgPool(pool);
+    let endStartup: (() => Promise<void>) | undefined;
+    // Closing also lets go of the lock: the pool waits for every client it lent.
+    const db: Database = {
+      ...pooled,
+      close: async () => {
+        await endStartup?.();
+        await pooled.close();
+      },
+    };
     try {
+      const holder = await pool.connect();
+      let released = false;
+      endStartup = async () => {
+        if (released) return;
+        released = true;
+        try {
+          await holder.query('SELECT pg_advisory_unlock($1)', [STARTUP_LOCK]);
+          holder.release();
+        } catch {
+          // A connection that cannot unlock is closed, which unlocks.
+          holder.release(true);
+        }
+      };
+      await holder.query('SELECT pg_advisory_lock($1)', [STARTUP_LOCK]);
       await migrate(db);
+      if (!options.holdStartupLock) await endStartup();
     } catch (err) {
       await db.close();
       throw err;
     }
-    return {db, cleanup: async () => undefined};
+    return {db, cleanup: async () => undefined, endStartup};
   }
 
   if (options.inMemory) {

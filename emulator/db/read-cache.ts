@@ -2,11 +2,23 @@
 // Every write through the emulator's Database bumps a generation number and so invalidates every
 // entry at once: nothing has to remember which write affects which read, and other parts of the
 // emulator (the delivery engine) that write with plain SQL invalidate the cache without knowing it.
+// Writes made by another process sharing a PostgreSQL arrive as notifications (see notify.ts) and call
+// invalidate(); while those notifications cannot arrive, the cache is bypassed rather than trusted.
 import type {Database, Queryable} from './database.js';
 
 export interface WriteTrackedDatabase extends Database {
   /** Changes around every statement that writes a watched table, and after a transaction that did. */
   readonly generation: number;
+  /** A watched table changed elsewhere (another process): nothing read before now may be served again. */
+  invalidate(): void;
+}
+
+export interface TrackWritesOptions {
+  /**
+   * Awaited after a write to a watched table is committed, before the caller goes on: on a shared database, until
+   * the other processes have been sent word of it.
+   */
+  afterWrite?: () => Promise<void>;
 }
 
 const READ_ONLY = /^\s*(SELECT|SHOW|EXPLAIN)\b/i;
@@ -14,15 +26,26 @@ const READ_ONLY = /^\s*(SELECT|SHOW|EXPLAIN)\b/i;
 /**
  * watchedTables: the tables whose rows are cached. Writes elsewhere (deliveries, events: the busy
  * tables of the delivery worker) leave the cache alone. Deleting an org cascades, and its statement
- * names `orgs`, which is watched.
+ * writes `orgs`, which is watched.
  */
-export function trackWrites(db: Database, watchedTables: readonly string[]): WriteTrackedDatabase {
+export function trackWrites(
+  db: Database,
+  watchedTables: readonly string[],
+  options: TrackWritesOptions = {},
+): WriteTrackedDatabase {
   let generation = 0;
-  const watched = new RegExp(`\\b(${watchedTables.join('|')})\\b`, 'i');
+  const afterWrite = options.afterWrite;
+  // Named as the target of a write: a statement that only reads a watched table (the event fan-out reads the
+  // endpoints) changes nothing cached, and on a shared database would cost every process its cache.
+  const watched = new RegExp(
+    `\\b(INSERT\\s+INTO|UPDATE|DELETE\\s+FROM|TRUNCATE)\\s+(ONLY\\s+)?(${watchedTables.join('|')})\\b`,
+    'i',
+  );
   const writesWatched = (sql: string) => !READ_ONLY.test(sql) && watched.test(sql);
   const track = <F extends (sql: string, ...rest: never[]) => Promise<unknown>>(
     q: F,
     onWrite: () => void,
+    autocommit: boolean,
   ): F =>
     async function tracked(sql: string, ...rest: never[]) {
       const writes = writesWatched(sql);
@@ -31,39 +54,51 @@ export function trackWrites(db: Database, watchedTables: readonly string[]): Wri
         generation++;
         onWrite();
       }
+      let result: unknown;
       try {
-        return await q(sql, ...rest);
+        result = await q(sql, ...rest);
       } finally {
         if (writes) generation++;
       }
+      // A statement outside a transaction is committed when it returns; a transaction's, at its end.
+      if (writes && afterWrite && autocommit) await afterWrite();
+      return result;
     } as F;
   // Scripts are tracked by their text like queries; a prepared statement they EXECUTE must not write a watched
   // table (the delivery engine's write events, deliveries and attempts only).
   const trackScript = (q: Queryable) =>
-    q.script ? {script: track(q.script.bind(q) as NonNullable<Queryable['script']>, () => undefined)} : {};
+    q.script
+      ? {script: track(q.script.bind(q) as NonNullable<Queryable['script']>, () => undefined, true)}
+      : {};
   return {
     kind: db.kind,
     get generation() {
       return generation;
     },
-    query: track(db.query.bind(db), () => undefined),
+    invalidate() {
+      generation++;
+    },
+    query: track(db.query.bind(db), () => undefined, true),
     ...trackScript(db),
     async transaction(fn) {
       let wrote = false;
+      let result: Awaited<ReturnType<typeof fn>>;
       try {
-        return await db.transaction((tx) => {
+        result = await db.transaction((tx) => {
           const onWrite = () => {
             wrote = true;
           };
           const script = tx.script
-            ? {script: track(tx.script.bind(tx) as NonNullable<Queryable['script']>, onWrite)}
+            ? {script: track(tx.script.bind(tx) as NonNullable<Queryable['script']>, onWrite, false)}
             : {};
-          return fn({query: track(tx.query.bind(tx), onWrite), ...script});
+          return fn({query: track(tx.query.bind(tx), onWrite, false), ...script});
         });
       } finally {
         // Its writes become visible to other readers only at commit.
         if (wrote) generation++;
       }
+      if (wrote && afterWrite) await afterWrite();
+      return result;
     },
     close: () => db.close(),
   };
@@ -71,16 +106,15 @@ export function trackWrites(db: Database, watchedTables: readonly string[]): Wri
 
 export interface ReadCacheOptions {
   /**
-   * Entries older than this are reloaded even without a write here. Only needed when another
-   * process can write the same database (PostgreSQL); undefined = no age limit.
+   * False while word of other processes' writes cannot arrive (a shared PostgreSQL whose notification connection
+   * is down): then every read goes to the database. Default: always trusted (the database is this process's own).
    */
-  ttlMs?: number;
+  trusted?: () => boolean;
   maxEntries?: number;
 }
 
 interface Entry {
   generation: number;
-  at: number;
   value: Promise<unknown>;
 }
 
@@ -97,18 +131,15 @@ export class ReadCache {
 
   get<T>(key: string, load: () => Promise<T>): Promise<T> {
     const generation = this.db.generation;
-    const now = performance.now();
-    const hit = this.entries.get(key);
-    if (
-      hit &&
-      hit.generation === generation &&
-      (this.options.ttlMs === undefined || now - hit.at < this.options.ttlMs)
-    ) {
-      return hit.value as Promise<T>;
+    if (this.options.trusted && !this.options.trusted()) {
+      this.entries.clear();
+      return load();
     }
+    const hit = this.entries.get(key);
+    if (hit && hit.generation === generation) return hit.value as Promise<T>;
     if (this.entries.size >= this.maxEntries) this.entries.clear();
     const value = load();
-    this.entries.set(key, {generation, at: now, value});
+    this.entries.set(key, {generation, value});
     // A failed load is not remembered.
     value.catch(() => {
       if (this.entries.get(key)?.value === value) this.entries.delete(key);

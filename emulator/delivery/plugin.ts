@@ -1,7 +1,9 @@
 // The delivery engine as an emulator plugin: sandboxes, events, the worker, the relay and their control routes.
+import {randomBytes} from 'node:crypto';
 import type {Dispatcher} from 'undici';
 import type {EmulatorContext, EmulatorPlugin} from '../context.js';
 import {registerDeliveryControlRoutes} from '../control/delivery-routes.js';
+import {SIGNAL_CHANNELS} from '../db/notify.js';
 import {registerSandboxRoutes} from '../sandboxes/routes.js';
 import {SandboxService} from '../sandboxes/service.js';
 import {RelayHub} from './relay-hub.js';
@@ -37,12 +39,48 @@ export interface DeliveryPlugin extends EmulatorPlugin {
 
 export function createDeliveryPlugin(options: DeliveryPluginOptions = {}): DeliveryPlugin {
   let engine: DeliveryEngine | undefined;
+  const unsubscribe: (() => void)[] = [];
+  // Names this engine's own notifications, which its worker has already acted on.
+  const processTag = randomBytes(6).toString('hex');
 
   const ensure = (ctx: EmulatorContext): DeliveryEngine => {
     if (engine) return engine;
     const relay = new RelayHub();
     let worker: DeliveryWorker | undefined;
-    const sandboxes = new SandboxService({db: ctx.db, clock: ctx.clock, onEvent: () => worker?.notify()});
+    const signals = ctx.signals;
+    // Other processes sharing the database hear of new work at once rather than at their next look. One
+    // notification is in flight at a time; work recorded meanwhile is announced by one more once it is out.
+    let telling = false;
+    let tellAgain = false;
+    const tellOthers = signals
+      ? () => {
+          if (telling) {
+            tellAgain = true;
+            return;
+          }
+          telling = true;
+          signals
+            .notify(SIGNAL_CHANNELS.due, processTag)
+            .catch((err: unknown) => {
+              ctx.log(`could not tell other processes of new deliveries: ${(err as Error).message}`);
+            })
+            .finally(() => {
+              telling = false;
+              if (tellAgain) {
+                tellAgain = false;
+                tellOthers();
+              }
+            });
+        }
+      : () => undefined;
+    const sandboxes = new SandboxService({
+      db: ctx.db,
+      clock: ctx.clock,
+      onEvent: () => {
+        worker?.notify();
+        tellOthers();
+      },
+    });
     let lastPurge: number | undefined;
     worker = new DeliveryWorker({
       ...options.worker,
@@ -55,6 +93,7 @@ export function createDeliveryPlugin(options: DeliveryPluginOptions = {}): Deliv
       dispatcher: options.dispatcher,
       timeoutMs: options.timeoutMs,
       exclusiveDatabase: ctx.db.kind === 'pglite',
+      onHandBack: tellOthers,
       log: ctx.log,
       sweep: async (now) => {
         const next = await sandboxes.expireDue(now);
@@ -68,6 +107,16 @@ export function createDeliveryPlugin(options: DeliveryPluginOptions = {}): Deliv
       },
     });
     engine = {sandboxes, relay, worker};
+    if (signals) {
+      const w = worker;
+      unsubscribe.push(
+        signals.on(SIGNAL_CHANNELS.due, (from) => {
+          if (from !== processTag) w.notify();
+        }),
+        // Whatever was announced while the connection was down is looked for now.
+        signals.onReconnect(() => w.notify()),
+      );
+    }
     return engine;
   };
 
@@ -86,6 +135,7 @@ export function createDeliveryPlugin(options: DeliveryPluginOptions = {}): Deliv
       engine?.relay.closeAll();
     },
     async stop() {
+      for (const u of unsubscribe.splice(0)) u();
       if (!engine) return;
       engine.relay.closeAll();
       await engine.worker.stop();

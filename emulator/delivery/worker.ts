@@ -61,6 +61,11 @@ export interface DeliveryWorkerOptions {
    * behind for good, and the planner never learns how large the tables have grown.
    */
   vacuumEvery?: number;
+  /**
+   * Claimed deliveries were handed back unsent (shutdown, a lane that could not go on): on a shared database,
+   * tells the other processes, which may take them at once.
+   */
+  onHandBack?: () => void;
   /** Clock-driven chores (sandbox expiry, retention); returns when it next needs to run, if known. */
   sweep?: (now: Date) => Promise<Date | null>;
   log?: (line: string) => void;
@@ -72,6 +77,12 @@ interface IdleWaiter {
 }
 
 const SWEEP_INTERVAL_MS = 1_000;
+
+/**
+ * Waits before writing a batch of attempts again after a failed write (a lost database connection is replaced on
+ * the next query): the attempts were sent, and recording them late beats sending them again once the lease ends.
+ */
+const RECORD_RETRY_WAITS_MS = [50, 200, 500, 1_000, 2_000];
 
 const UNREADABLE_SECRET: AttemptResult = {
   ok: false,
@@ -109,11 +120,7 @@ class AttemptWriter {
     while (this.#queue.length > 0) {
       const batch = this.#queue.splice(0);
       try {
-        await recordAttempts(
-          this.db,
-          this.statements,
-          batch.flatMap((b) => b.records),
-        );
+        await this.#record(batch.flatMap((b) => b.records));
         for (const b of batch) {
           this.written += b.records.length;
           b.done();
@@ -123,6 +130,19 @@ class AttemptWriter {
       }
     }
     this.#running = false;
+  }
+
+  async #record(records: AttemptRecord[]): Promise<void> {
+    for (let retry = 0; ; retry++) {
+      try {
+        await recordAttempts(this.db, this.statements, records);
+        return;
+      } catch (err) {
+        const wait = RECORD_RETRY_WAITS_MS[retry];
+        if (wait === undefined) throw err;
+        await new Promise((resolve) => setTimeout(resolve, wait));
+      }
+    }
   }
 }
 
@@ -351,7 +371,10 @@ export class DeliveryWorker {
       });
       this.#lanes.set(endpointId, lane);
     }
-    if (!this.#o.exclusiveDatabase) await releaseLeases(this.#o.db, overflow, this.#owner);
+    if (!this.#o.exclusiveDatabase && overflow.length > 0) {
+      await releaseLeases(this.#o.db, overflow, this.#owner);
+      this.#o.onHandBack?.();
+    }
     return claimed.length - overflow.length;
   }
 
@@ -437,7 +460,10 @@ export class DeliveryWorker {
     // Unrecorded attempts are made again (after the lease runs out, or on the next claim here): at least once.
     if (failed) this.#log(`could not record attempts of endpoint ${endpointId}: ${message(failed.reason)}`);
     try {
-      if (!this.#o.exclusiveDatabase) await releaseLeases(this.#o.db, unsent, this.#owner);
+      if (!this.#o.exclusiveDatabase && unsent.length > 0) {
+        await releaseLeases(this.#o.db, unsent, this.#owner);
+        this.#o.onHandBack?.();
+      }
     } catch (err) {
       this.#log(`could not hand back ${unsent.length} delivery(ies): ${message(err)}`);
     }

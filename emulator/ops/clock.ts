@@ -15,8 +15,14 @@ export function readClock(ctx: EmulatorContext): ClockState {
 
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
 
-/** Moves a manual clock forward by a duration (`90s`, `10m`, `3h`, `31d`) or to a time. */
-export function moveClock(ctx: EmulatorContext, input: {advance: string} | {set: string}): ClockState {
+/**
+ * Moves a manual clock forward by a duration (`90s`, `10m`, `3h`, `31d`) or to a time. Resolves once every process
+ * sharing the clock (several on one PostgreSQL) can see the move.
+ */
+export async function moveClock(
+  ctx: EmulatorContext,
+  input: {advance: string} | {set: string},
+): Promise<ClockState> {
   if (ctx.clock.mode !== 'manual') {
     throw conflict('the clock is real; start the emulator with --clock manual to move time');
   }
@@ -41,5 +47,6 @@ export function moveClock(ctx: EmulatorContext, input: {advance: string} | {set:
       throw invalidInput([{field: 'advance' in input ? 'advance' : 'set', message: err.message}]);
     throw err;
   }
+  await clock.synced();
   return readClock(ctx);
 }

@@ -78,12 +78,15 @@ export function createClient(options: ClientOptions): SvcClient {
     retries: Math.max(0, options.retries ?? 2),
     sleep: options.sleep ?? realSleep,
     random: options.random ?? Math.random,
-    onDate(value, receivedAtMs) {
+    onDate(value, sentAtMs, receivedAtMs) {
       const serverMs = Date.parse(value);
       if (Number.isNaN(serverMs)) return;
-      const offset = serverMs - receivedAtMs;
+      // A server whose clock agrees with ours stamps a time between the request leaving (less the second the
+      // header drops) and the answer arriving, however slow the trip was.
+      const agrees =
+        serverMs >= sentAtMs - 1000 - CLOCK_AGREEMENT_MS && serverMs <= receivedAtMs + CLOCK_AGREEMENT_MS;
       // The header drops milliseconds: half a second on average is added back.
-      clockOffsetMs = Math.abs(offset) > CLOCK_AGREEMENT_MS ? offset + 500 : 0;
+      clockOffsetMs = agrees ? 0 : serverMs + 500 - receivedAtMs;
     },
   };
   let clockOffsetMs = 0;

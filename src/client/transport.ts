@@ -23,7 +23,8 @@ export interface TransportOptions {
   sleep: Sleep;
   random: () => number;
   /** Told the `Date` header of every answer, with the local time it arrived. */
-  onDate?: (value: string, receivedAtMs: number) => void;
+  /** The `Date` header of an answer, with when the request went out and when the answer came back. */
+  onDate?: (value: string, sentAtMs: number, receivedAtMs: number) => void;
 }
 
 /** Answers worth another try: the request was a GET, so repeating it is harmless. */
@@ -77,6 +78,7 @@ export async function getJson(
   for (let attempt = 0; ; attempt++) {
     const canRetry = attempt < options.retries;
     let response: ResponseLike;
+    const sentAtMs = Date.now();
     try {
       const timeout = AbortSignal.timeout(options.timeoutMs);
       response = await options.fetch(url, {
@@ -94,7 +96,7 @@ export async function getJson(
       throw networkError(url, err, options.timeoutMs);
     }
     const date = response.headers.get('date');
-    if (date !== null) options.onDate?.(date, Date.now());
+    if (date !== null) options.onDate?.(date, sentAtMs, Date.now());
     if (response.ok) {
       let text: string;
       try {

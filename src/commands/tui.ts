@@ -33,11 +33,15 @@ export default class Tui extends BaseCommand {
     // The endpoints are asked for while Ink loads, and the frame is on screen before either is done.
     const source = prefetchEndpoints(opened);
     enterScreen(process.stdout, source);
+    const color = colorEnabled(process.stdout, process.env);
+    // Ink's colours follow the same rule as the rest of svc (NO_COLOR, FORCE_COLOR, a terminal), not their
+    // own guess, which turns colour off whenever CI is set; chalk reads this as it loads.
+    process.env.FORCE_COLOR = color ? '1' : '0';
     try {
       const {runTui} = await import('../ui/tui/index.js');
       await runTui({
         source,
-        color: colorEnabled(process.stdout, process.env),
+        color,
         stdin: process.stdin,
         stdout: process.stdout,
       });

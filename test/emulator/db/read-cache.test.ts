@@ -27,6 +27,20 @@ describe('tracking writes made through scripts', () => {
     expect(tracked.generation).toBeGreaterThan(before);
   });
 
+  it('does not count a statement that only reads a watched table while it writes another', async () => {
+    const tracked = trackWrites(db, ['orgs']);
+    const before = tracked.generation;
+    await tracked.query(
+      `WITH known AS (SELECT id FROM orgs WHERE id = 'org_script')
+       UPDATE deliveries SET attempts = attempts WHERE org_id IN (SELECT id FROM known)`,
+    );
+    expect(tracked.generation).toBe(before);
+    await tracked.query(
+      `WITH gone AS (UPDATE orgs SET name = name WHERE id = 'org_script' RETURNING id) SELECT 1`,
+    );
+    expect(tracked.generation).toBeGreaterThan(before);
+  });
+
   it('counts a watched write a transaction made through a script, and again once it commits', async () => {
     const tracked = trackWrites(db, ['orgs']);
     const before = tracked.generation;

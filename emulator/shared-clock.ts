@@ -1,0 +1,124 @@
+// A manual clock shared by every emulator process on one PostgreSQL: its time lives in emulator_clock, a move
+// through any process is written there and announced on svc_clock, and every process applies the moves in the
+// order of their version numbers, whichever way (its own write, a notification, a re-read) it hears of them.
+import {checkClockTime, ClockRangeError, type ManualClock} from './clock.js';
+import type {Database} from './db/database.js';
+import {type DatabaseSignals, SIGNAL_CHANNELS} from './db/notify.js';
+
+export interface SharedManualClock extends ManualClock {
+  /** Stops listening for moves made elsewhere. */
+  close(): void;
+}
+
+interface StoredTime {
+  now_ms: string | number;
+  version: string | number;
+}
+
+const MOVED = `SELECT now_ms, version, pg_notify('${SIGNAL_CHANNELS.clock}', current_schema() || ':' || version || ':' || now_ms)
+                 FROM (SELECT (extract(epoch FROM now) * 1000)::bigint::text AS now_ms, version::text AS version
+                         FROM moved) m`;
+
+/**
+ * Joins the shared clock, creating it at `start` when no process has made it yet. A process joining a clock
+ * that already exists takes its time, so the processes never disagree about what is due.
+ */
+export async function openSharedManualClock(
+  db: Database,
+  signals: DatabaseSignals,
+  start: Date,
+  log: (line: string) => void = () => undefined,
+): Promise<SharedManualClock> {
+  checkClockTime(start.getTime());
+  await db.query('INSERT INTO emulator_clock (id, now) VALUES (1, $1) ON CONFLICT (id) DO NOTHING', [start]);
+  const read = async () => {
+    const {rows} = await db.query<StoredTime>(
+      'SELECT (extract(epoch FROM now) * 1000)::bigint::text AS now_ms, version::text AS version FROM emulator_clock WHERE id = 1',
+    );
+    const row = rows[0];
+    if (!row) throw new Error('the shared clock row is missing');
+    return row;
+  };
+  const first = await read();
+  let current = Number(first.now_ms);
+  let version = Number(first.version);
+  const listeners = new Set<(now: Date) => void>();
+
+  const apply = (ms: number, v: number) => {
+    if (!Number.isFinite(ms) || !Number.isFinite(v) || v <= version) return;
+    version = v;
+    if (ms === current) return;
+    current = ms;
+    const now = new Date(ms);
+    for (const listener of listeners) listener(now);
+  };
+  const applyRow = (row: StoredTime) => apply(Number(row.now_ms), Number(row.version));
+
+  // A notification carries the move; emulators on other schemas of the same database hear the same channel, so
+  // each names its schema. Moves apply in version order, so a late one changes nothing.
+  const {rows: schemaRows} = await db.query<{schema: string}>('SELECT current_schema() AS schema');
+  const schema = schemaRows[0]?.schema ?? '';
+  const reread = () => {
+    read().then(applyRow, (err: unknown) =>
+      log(`could not re-read the shared clock: ${(err as Error).message}`),
+    );
+  };
+  const unsubscribe = [
+    signals.on(SIGNAL_CHANNELS.clock, (payload) => {
+      const [ofSchema, v, ms] = payload.split(':');
+      if (ofSchema === schema) apply(Number(ms), Number(v));
+    }),
+    // Moves announced while the connection was down are read back.
+    signals.onReconnect(reread),
+  ];
+
+  // Moves of this process are written one after another, in the order they were made.
+  let writes: Promise<void> = Promise.resolve();
+  const write = (sql: string, params: unknown[]) => {
+    const next = writes.then(async () => {
+      const {rows} = await db.query<StoredTime>(sql, params);
+      if (rows[0]) applyRow(rows[0]);
+      // Answered once the other processes have been sent the move, as every other write is.
+      await signals.sync();
+    });
+    writes = next.catch(() => undefined);
+    return next;
+  };
+  let pending: Promise<void> = Promise.resolve();
+
+  return {
+    mode: 'manual',
+    now: () => new Date(current),
+    nowMs: () => current,
+    onChange(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    advance(ms) {
+      if (!Number.isFinite(ms) || ms < 0)
+        throw new ClockRangeError('the clock only moves forward by a finite duration');
+      checkClockTime(current + ms);
+      pending = write(
+        `WITH moved AS (UPDATE emulator_clock SET now = now + $1 * interval '1 millisecond', version = version + 1
+                         WHERE id = 1 RETURNING now, version) ${MOVED}`,
+        [ms],
+      );
+      pending.catch((err: unknown) => log(`could not move the shared clock: ${(err as Error).message}`));
+      return new Date(current + ms);
+    },
+    set(to) {
+      checkClockTime(to.getTime());
+      pending = write(
+        `WITH moved AS (UPDATE emulator_clock SET now = $1, version = version + 1
+                         WHERE id = 1 RETURNING now, version) ${MOVED}`,
+        [to],
+      );
+      pending.catch((err: unknown) => log(`could not set the shared clock: ${(err as Error).message}`));
+      return to;
+    },
+    synced: () => pending,
+    close() {
+      for (const u of unsubscribe) u();
+    },
+  };
+}
