@@ -29,15 +29,15 @@ export function parseEmail(value: unknown): {ok: true; email: string} | {ok: fal
 }
 
 /**
- * Every page view looks its session up; a looked-up session is reused for this long (real time) unless this
- * process changed a session or membership meanwhile. The bound covers another process sharing a PostgreSQL.
+ * Every page view looks its session up. A process that owns its database (PGlite) reuses a looked-up session
+ * until it changes a session or membership itself; on a shared PostgreSQL another process may sign a person out,
+ * so each view reads the session again (one indexed query), and a sign-out holds at once everywhere.
  */
-const SESSION_CACHE_MS = 1000;
 const SESSION_CACHE_ENTRIES = 1000;
 
 export class Accounts {
   // idHash -> a session as last read; `generation` moves on every write this class makes, dropping them all.
-  private readonly sessionCache = new Map<string, {view: SessionView; generation: number; readAt: number}>();
+  private readonly sessionCache = new Map<string, {view: SessionView; generation: number}>();
   private generation = 0;
 
   readonly mailbox: Mailbox;
@@ -122,15 +122,16 @@ export class Accounts {
   async session(sessionId: string): Promise<SessionView | undefined> {
     const idHash = hashToken(sessionId);
     const now = this.ctx.clock.now();
-    const hit = this.sessionCache.get(idHash);
-    if (hit && hit.generation === this.generation && Date.now() - hit.readAt < SESSION_CACHE_MS) {
+    const cacheable = this.ctx.db.kind === 'pglite';
+    const hit = cacheable ? this.sessionCache.get(idHash) : undefined;
+    if (hit && hit.generation === this.generation) {
       return hit.view.expiresAt.getTime() > now.getTime() ? hit.view : undefined;
     }
     const generation = this.generation;
     const view = await this.sessions.find(idHash, now);
-    if (view && generation === this.generation) {
+    if (view && cacheable && generation === this.generation) {
       if (this.sessionCache.size >= SESSION_CACHE_ENTRIES) this.sessionCache.clear();
-      this.sessionCache.set(idHash, {view, generation, readAt: Date.now()});
+      this.sessionCache.set(idHash, {view, generation});
     }
     return view;
   }
