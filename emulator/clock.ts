@@ -20,6 +20,8 @@ export interface ManualClock extends Clock {
    * for a clock of one process), with now() then showing the stored time.
    */
   synced(): Promise<void>;
+  /** Takes moves made elsewhere into account (a clock shared by several processes reads the stored time). */
+  refresh(): Promise<void>;
 }
 
 export function realClock(): Clock {
@@ -82,6 +84,7 @@ export function manualClock(start: Date = new Date()): ManualClock {
       return notify();
     },
     synced: () => Promise.resolve(),
+    refresh: () => Promise.resolve(),
   };
 }
 

@@ -117,6 +117,10 @@ export async function openSharedManualClock(
       return to;
     },
     synced: () => pending,
+    async refresh() {
+      await pending.catch(() => undefined);
+      applyRow(await read());
+    },
     close() {
       for (const u of unsubscribe) u();
     },

@@ -139,6 +139,12 @@ export const MAX_NAME_LENGTH = 100;
 export const MAX_EMAIL_LENGTH = 320;
 /** Longest API address a client accepts. */
 export const MAX_API_URL_LENGTH = 2048;
+/** A sign-in link from the account page's mailbox works once, within this time. */
+export const SIGN_IN_LINK_TTL_MS = 15 * 60_000;
+/** An account page session ends this long after sign-in. */
+export const ACCOUNT_SESSION_TTL_MS = 12 * 3_600_000;
+/** Form posts to the account page are at most this many bytes. */
+export const MAX_ACCOUNT_FORM_BYTES = 16 * 1024;
 
 // ---- Text -----------------------------------------------------------------------------------------------
 

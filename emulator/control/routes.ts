@@ -77,7 +77,7 @@ export function registerControlRoutes(app: EmulatorApp, ctx: EmulatorContext): v
     return c.body(null, 204);
   });
 
-  app.get('/_emulator/clock', (c) => c.json(readClock(ctx)));
+  app.get('/_emulator/clock', async (c) => c.json(await readClock(ctx)));
   app.post('/_emulator/clock', async (c) => {
     const body = await readJsonObject(c, ['advance', 'set']);
     const keys = Object.keys(body);

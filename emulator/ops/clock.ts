@@ -9,7 +9,13 @@ export interface ClockState {
   mode: ClockMode;
 }
 
-export function readClock(ctx: EmulatorContext): ClockState {
+/** The clock now; a manual clock shared with other processes is read from where they all store it. */
+export async function readClock(ctx: EmulatorContext): Promise<ClockState> {
+  if (ctx.clock.mode === 'manual') await (ctx.clock as ManualClock).refresh();
+  return clockState(ctx);
+}
+
+function clockState(ctx: EmulatorContext): ClockState {
   return {now: ctx.clock.now().toISOString(), mode: ctx.clock.mode};
 }
 
@@ -48,5 +54,5 @@ export async function moveClock(
     throw err;
   }
   await clock.synced();
-  return readClock(ctx);
+  return clockState(ctx);
 }

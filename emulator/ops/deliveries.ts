@@ -26,8 +26,9 @@ export async function listDeliveries(ctx: EmulatorContext, input: ListDeliveries
     status = oneOf(problems, 'status', input.status, DELIVERY_STATUSES);
     problems.throwIfAny();
   }
+  // The org's endpoint list is usually in the read cache (kept current by every write, in every process).
   const endpoint = isId('webhookEndpoint', input.endpointId)
-    ? await ctx.repos.endpoints.get(input.orgId, input.endpointId)
+    ? (await ctx.repos.endpoints.list(input.orgId)).find((e) => e.id === input.endpointId)
     : undefined;
   if (!endpoint) throw notFound('no webhook endpoint with this id');
   return ctx.repos.deliveries.listForEndpoint(endpoint.id, ctx.clock.now(), status);

@@ -1,12 +1,59 @@
-// The account page address the service names; in the emulator the control commands stand in for it.
+// The account page: sign-in by email, then the org's API keys, webhook endpoints and deliveries. Served by the
+// emulator itself, server-rendered, with one small script and one stylesheet of its own.
+import {bodyLimit} from 'hono/body-limit';
+import {MAX_ACCOUNT_FORM_BYTES} from '../../src/definitions.js';
 import type {EmulatorApp, EmulatorContext} from '../context.js';
+import {createPageKit, pageHeaders, render} from './page-kit.js';
+import {registerKeyRoutes} from './routes/keys.js';
+import {registerSignInRoutes} from './routes/sign-in.js';
+import {registerTeamRoutes} from './routes/team.js';
+import {registerWebhookRoutes} from './routes/webhooks.js';
+import {ProblemPage} from './views/pages.js';
 
-export function registerAccountPage(app: EmulatorApp, _ctx: EmulatorContext): void {
-  app.get('/account', (c) =>
-    c.html(
-      '<!doctype html><meta charset="utf-8"><title>svc emulator account page</title>' +
-        '<h1>svc emulator</h1><p>Keys and webhook endpoints are managed with ' +
-        '<code>svc emulator keys create</code> and <code>svc emulator webhooks create</code>.</p>',
-    ),
+export function registerAccountPage(app: EmulatorApp, ctx: EmulatorContext): void {
+  const kit = createPageKit(ctx);
+  const {assets, files, sessionOf, viewerOf, notFoundPage} = kit;
+
+  for (const file of files) {
+    app.get(file.path, () => {
+      return new Response(file.body, {
+        headers: {
+          'Content-Type': file.type,
+          'Cache-Control': 'public, max-age=31536000, immutable',
+          'X-Content-Type-Options': 'nosniff',
+        },
+      });
+    });
+  }
+
+  app.use('/account', pageHeaders);
+  app.use('/account/*', pageHeaders);
+  // `use`, not `post`: a route for one method would make every other path under /account answer 405.
+  app.use(
+    '/account/*',
+    bodyLimit({
+      maxSize: MAX_ACCOUNT_FORM_BYTES,
+      onError: (c) =>
+        render(
+          c,
+          ProblemPage({
+            assets,
+            title: 'Form too large',
+            message: `A form here is at most ${MAX_ACCOUNT_FORM_BYTES / 1024} kB. Shorten what you entered and try again.`,
+          }),
+          413,
+        ),
+    }),
   );
+
+  registerSignInRoutes(app, kit);
+  registerTeamRoutes(app, kit);
+  registerKeyRoutes(app, kit);
+  registerWebhookRoutes(app, kit);
+
+  // Anything else under /account: a page, not the API's JSON error.
+  app.all('/account/*', async (c) => {
+    const s = await sessionOf(c);
+    return notFoundPage(c, s && (await viewerOf(s)), 'There is no such page.');
+  });
 }

@@ -35,6 +35,12 @@ export function renderReady(v: ReadyView): string {
   // Each line stands alone (a flag rather than an export), so it runs in whichever terminal it is typed.
   const dir = dataDirArg(v.dataDir);
   const login = `${v.svc} login --api-url ${v.apiUrl}`;
+  lines.push(
+    'Manage keys and webhook endpoints on the account page:',
+    `  open ${v.accountUrl} and sign in with any email address; the sign-in link`,
+    `  appears here and at ${v.accountUrl}/mailbox (the first address to sign in owns this org)`,
+    '',
+  );
   if (v.demoKey) {
     lines.push(
       'Demo API key (shown once, keep it):',

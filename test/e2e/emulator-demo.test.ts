@@ -37,6 +37,12 @@ describe('svc emulator start --demo', {timeout: 60_000}, () => {
       expect(key).toMatch(API_KEY_SECRET_PATTERN);
       expect(out).toContain('  npx svc org');
       expect(out).toContain(`  export SVC_API_URL=${apiUrl}`);
+      // It leads a new person to the account page and says how signing in works there.
+      expect(out).toContain(`open ${apiUrl}/account and sign in with any email address`);
+      expect(out).toContain(`${apiUrl}/account/mailbox`);
+      const page = await fetch(`${apiUrl}/account`);
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain('Email me a sign-in link');
       const org = await runCli(['org', '--json'], {env: {SVC_API_URL: apiUrl, SVC_API_KEY: key}});
       expect(org.code).toBe(0);
       expect(JSON.parse(org.stdout)).toMatchObject({id: expect.stringMatching(/^org_/), name: 'Demo org'});

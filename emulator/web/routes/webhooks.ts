@@ -1,0 +1,183 @@
+// Webhook endpoints, their deliveries and each delivery's attempts.
+import {isId, MAX_ENDPOINTS_PER_ORG} from '../../../src/definitions.js';
+import {listDeliveries} from '../../ops/deliveries.js';
+import {createEndpoint, deleteEndpoint, LOCAL_RECEIVER_WAY_OUT, listEndpoints} from '../../ops/endpoints.js';
+import {OperationError} from '../../ops/errors.js';
+import {type DeliveryDetail, getDeliveryDetail} from '../../ops/delivery-detail.js';
+import {ProblemPage} from '../views/pages.js';
+import {
+  DeleteEndpointPage,
+  DeliveriesPage,
+  DeliveryPage,
+  type DeliveryView,
+  NewEndpointPage,
+  WebhooksPage,
+} from '../views/webhooks.js';
+import {clip, formErrors, type RegisterRoutes, render, sentence, statusOf} from '../page-kit.js';
+
+export const registerWebhookRoutes: RegisterRoutes = (app, kit) => {
+  const {ctx, assets, signedIn, formPost, notFoundPage, takeFlash, putFlash} = kit;
+
+  app.get(
+    '/account/webhooks',
+    signedIn(async (c, s) => {
+      const flash = takeFlash(s, 'webhooks');
+      return render(
+        c,
+        WebhooksPage({
+          assets,
+          viewer: s.viewer,
+          endpoints: await listEndpoints(ctx, s.session.orgId),
+          created: flash?.kind === 'endpoint' ? flash.created : undefined,
+          notice: flash?.kind === 'notice' ? flash.text : undefined,
+        }),
+      );
+    }),
+  );
+
+  app.get(
+    '/account/webhooks/new',
+    signedIn(async (c, s) => {
+      const count = (await listEndpoints(ctx, s.session.orgId)).length;
+      if (count >= MAX_ENDPOINTS_PER_ORG) return c.redirect('/account/webhooks', 303);
+      return render(c, NewEndpointPage({assets, viewer: s.viewer, allowLocal: ctx.allowLocalEndpoints}));
+    }),
+  );
+
+  app.post(
+    '/account/webhooks',
+    formPost('session', async (c, form, s) => {
+      if (!s) throw new Error('unreachable: session checked');
+      const url = clip(form.get('url'), 4096).trim();
+      const events = form.getAll('events').slice(0, 20);
+      const descriptionText = clip(form.get('description'), 1000).trim();
+      try {
+        const {endpoint, secret, warnings} = await createEndpoint(ctx, {
+          orgId: s.session.orgId,
+          url,
+          events,
+          description: descriptionText === '' ? null : descriptionText,
+        });
+        putFlash(s, 'webhooks', {
+          kind: 'endpoint',
+          created: {endpointId: endpoint.id, url: endpoint.url, secret, warnings},
+        });
+        return c.redirect('/account/webhooks', 303);
+      } catch (err) {
+        const errors = formErrors(err, ['url', 'events', 'description']);
+        // A local address on an emulator that refuses them: the operation names the ways to receive events
+        // locally, which the page shows apart from the field's error.
+        const wayOut = errors.url?.includes(LOCAL_RECEIVER_WAY_OUT) ?? false;
+        if (wayOut && errors.url)
+          errors.url = sentence(errors.url.replace(`; ${LOCAL_RECEIVER_WAY_OUT}`, ''));
+        return render(
+          c,
+          NewEndpointPage({
+            assets,
+            viewer: s.viewer,
+            allowLocal: ctx.allowLocalEndpoints,
+            form: {url, events, description: descriptionText},
+            errors,
+            wayOut,
+          }),
+          statusOf(err),
+        );
+      }
+    }),
+  );
+
+  const endpointOf = async (orgId: string, id: string) =>
+    isId('webhookEndpoint', id) ? (await listEndpoints(ctx, orgId)).find((e) => e.id === id) : undefined;
+
+  app.get(
+    '/account/webhooks/:id/delete',
+    signedIn(async (c, s) => {
+      const endpoint = await endpointOf(s.session.orgId, c.req.param('id') as string);
+      if (!endpoint)
+        return notFoundPage(c, s.viewer, 'This org has no such webhook endpoint.', '/account/webhooks');
+      return render(c, DeleteEndpointPage({assets, viewer: s.viewer, endpoint}));
+    }),
+  );
+
+  app.post(
+    '/account/webhooks/:id/delete',
+    formPost('session', async (c, _form, s) => {
+      if (!s) throw new Error('unreachable: session checked');
+      const endpoint = await endpointOf(s.session.orgId, c.req.param('id') as string);
+      if (!endpoint)
+        return notFoundPage(c, s.viewer, 'This org has no such webhook endpoint.', '/account/webhooks');
+      await deleteEndpoint(ctx, {orgId: s.session.orgId, endpointId: endpoint.id});
+      putFlash(s, 'webhooks', {kind: 'notice', text: `The endpoint ${endpoint.url} is deleted.`});
+      return c.redirect('/account/webhooks', 303);
+    }),
+  );
+
+  app.get(
+    '/account/webhooks/:id',
+    signedIn(async (c, s) => {
+      const endpoint = await endpointOf(s.session.orgId, c.req.param('id') as string);
+      if (!endpoint)
+        return notFoundPage(c, s.viewer, 'This org has no such webhook endpoint.', '/account/webhooks');
+      let deliveries: Awaited<ReturnType<typeof listDeliveries>>;
+      try {
+        deliveries = await listDeliveries(ctx, {orgId: s.session.orgId, endpointId: endpoint.id});
+      } catch (err) {
+        if (!(err instanceof OperationError)) throw err;
+        const message = sentence(err.message);
+        return render(
+          c,
+          ProblemPage({assets, viewer: s.viewer, title: 'Deliveries unavailable', message}),
+          err.status,
+        );
+      }
+      return render(c, DeliveriesPage({assets, viewer: s.viewer, endpoint, deliveries}));
+    }),
+  );
+
+  app.get(
+    '/account/webhooks/:id/deliveries/:delivery',
+    signedIn(async (c, s) => {
+      const endpoint = await endpointOf(s.session.orgId, c.req.param('id') as string);
+      const deliveryId = c.req.param('delivery') as string;
+      const detail = endpoint ? await deliveryOf(deliveryId) : undefined;
+      // The operation finds the delivery by id; it belongs here only when it went to this org's endpoint.
+      if (!endpoint || !detail || detail.endpoint_id !== endpoint.id)
+        return notFoundPage(c, s.viewer, 'This org has no such delivery.', '/account/webhooks');
+      return render(c, DeliveryPage({assets, viewer: s.viewer, endpoint, delivery: deliveryView(detail)}));
+    }),
+  );
+
+  const deliveryOf = async (deliveryId: string) => {
+    try {
+      return await getDeliveryDetail(ctx, {deliveryId});
+    } catch (err) {
+      if (err instanceof OperationError && err.code === 'not_found') return undefined;
+      throw err;
+    }
+  };
+};
+
+/** The operation's record as the page shows it: attempts newest first, the event as indented JSON. */
+function deliveryView(detail: DeliveryDetail): DeliveryView {
+  const d = detail.delivery;
+  return {
+    id: d.id,
+    endpointId: detail.endpoint_id,
+    eventId: d.event_id,
+    eventType: d.event_type,
+    status: d.status,
+    attempts: d.attempts,
+    createdAt: new Date(d.created_at),
+    nextAttemptAt: d.next_attempt_at == null ? null : new Date(d.next_attempt_at),
+    eventBody: typeof detail.event === 'string' ? detail.event : JSON.stringify(detail.event, null, 2),
+    attemptList: [...detail.attempts].reverse().map((a) => ({
+      attempt: a.attempt,
+      startedAt: new Date(a.started_at),
+      durationMs: a.duration_ms,
+      statusCode: a.status_code,
+      error: a.error,
+      responseBody: a.response_body,
+      trigger: a.trigger,
+    })),
+  };
+}

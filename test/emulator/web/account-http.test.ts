@@ -1,0 +1,371 @@
+// The account page over plain HTTP (no browser): what is stored, what is logged, and how hostile or odd posts
+// are answered. The whole flows in Chromium live in account-page.test.ts.
+import {createHash, randomBytes} from 'node:crypto';
+import {request} from 'node:http';
+import fc from 'fast-check';
+import pg from 'pg';
+import {afterAll, beforeAll, describe, expect, it} from 'vitest';
+import {type RunningEmulator, type StartEmulatorOptions, startEmulator} from '../../../emulator/index.js';
+
+// Embedded PGlite always; a real PostgreSQL too when SVC_TEST_DATABASE_URL is set (each run in a fresh schema).
+const pgUrl = process.env.SVC_TEST_DATABASE_URL;
+interface Backend {
+  name: string;
+  options(): Promise<{options: StartEmulatorOptions; dispose(): Promise<void>}>;
+}
+const backends: Backend[] = [
+  {name: 'PGlite', options: async () => ({options: {inMemory: true}, dispose: async () => undefined})},
+];
+if (pgUrl) {
+  backends.push({
+    name: 'PostgreSQL',
+    async options() {
+      const schema = `svc_test_${randomBytes(6).toString('hex')}`;
+      const admin = new pg.Client({connectionString: pgUrl});
+      await admin.connect();
+      await admin.query(`CREATE SCHEMA ${schema}`);
+      const url = new URL(pgUrl);
+      url.searchParams.set('options', `-c search_path=${schema}`);
+      return {
+        options: {inMemory: true, databaseUrl: url.toString()},
+        dispose: async () => {
+          await admin.query(`DROP SCHEMA ${schema} CASCADE`);
+          await admin.end();
+        },
+      };
+    },
+  });
+}
+
+let emu: RunningEmulator;
+const logs: string[] = [];
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+/** A tiny cookie-keeping client, the way a browser talks to the page. */
+function client() {
+  const jar = new Map<string, string>();
+  const request = async (path: string, init: RequestInit = {}) => {
+    const res = await fetch(`${emu.apiUrl}${path}`, {
+      ...init,
+      redirect: 'manual',
+      headers: {
+        ...(init.headers as Record<string, string>),
+        cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; '),
+      },
+    });
+    const setCookies = res.headers.getSetCookie();
+    for (const c of setCookies) {
+      const [pair] = c.split(';');
+      const [k, v] = (pair as string).split('=') as [string, string];
+      if (/Max-Age=0/i.test(c)) jar.delete(k);
+      else jar.set(k, v);
+    }
+    return {status: res.status, text: await res.text(), setCookies, headers: res.headers};
+  };
+  const form = (path: string, fields: Record<string, string>, headers: Record<string, string> = {}) =>
+    request(path, {
+      method: 'POST',
+      headers: {'content-type': 'application/x-www-form-urlencoded', ...headers},
+      body: new URLSearchParams(fields).toString(),
+    });
+  return {jar, request, form};
+}
+
+const csrfOf = (html: string) => /name="csrf" value="([^"]+)"/.exec(html)?.[1] as string;
+
+async function askForLink(c: ReturnType<typeof client>, email: string): Promise<string> {
+  const page = await c.request('/account');
+  const sent = await c.form('/account/login', {csrf: csrfOf(page.text), email});
+  expect(sent.status).toBe(200);
+  const line = logs.findLast((l) => l.includes(`to ${email.toLowerCase()}:`)) as string;
+  return /(\/account\/sign-in\?token=[A-Za-z0-9_-]+)/.exec(line)?.[1] as string;
+}
+
+async function signIn(c: ReturnType<typeof client>, email: string) {
+  const link = await askForLink(c, email);
+  const confirm = await c.request(link);
+  const token = new URL(link, emu.apiUrl).searchParams.get('token') as string;
+  return c.form('/account/sign-in', {csrf: csrfOf(confirm.text), token});
+}
+
+describe.each(backends)('on $name', (backend) => {
+  let dispose: () => Promise<void> = async () => {};
+  beforeAll(async () => {
+    const opened = await backend.options();
+    dispose = opened.dispose;
+    emu = await startEmulator({...opened.options, port: 0, clock: 'manual', log: (l) => logs.push(l)});
+  });
+  afterAll(async () => {
+    await emu?.stop();
+    await dispose();
+  });
+
+  describe('sign-in links and sessions', () => {
+    it('prints the link in the log, stores only its hash, and spends it once even when used twice at once', async () => {
+      const c = client();
+      const link = await askForLink(c, 'Hash@Example.com');
+      const token = new URL(link, emu.apiUrl).searchParams.get('token') as string;
+      const stored = await emu.db.query<{token_hash: string; email: string}>(
+        'SELECT token_hash, email FROM sign_in_links WHERE email = $1',
+        ['hash@example.com'],
+      );
+      expect(stored.rows).toEqual([{token_hash: sha256(token), email: 'hash@example.com'}]);
+
+      const confirm = await c.request(link);
+      const csrf = csrfOf(confirm.text);
+      const [a, b] = await Promise.all([
+        c.form('/account/sign-in', {csrf, token}),
+        c.form('/account/sign-in', {csrf, token}),
+      ]);
+      expect([a.status, b.status].sort()).toEqual([303, 400]);
+
+      const cookie = [...a.setCookies, ...b.setCookies].find((s) => s.startsWith('svc_session='));
+      expect(cookie).toMatch(/HttpOnly/);
+      expect(cookie).toMatch(/SameSite=Lax/);
+      const sessionId = /svc_session=([^;]+)/.exec(cookie as string)?.[1] as string;
+      const sessions = await emu.db.query<{id_hash: string}>('SELECT id_hash FROM account_sessions');
+      expect(sessions.rows.map((r) => r.id_hash)).toContain(sha256(sessionId));
+      expect(JSON.stringify(sessions.rows)).not.toContain(sessionId);
+    });
+
+    it('answers a logged-out request with the sign-in page and never data', async () => {
+      const c = client();
+      for (const path of [
+        '/account/keys',
+        '/account/webhooks',
+        `/account/keys/key_${'a'.repeat(24)}/revoke`,
+      ]) {
+        const res = await c.request(path);
+        expect(res.status).toBe(401);
+        expect(res.text).toContain('<h1>Sign in</h1>');
+        expect(res.text).not.toContain(emu.orgId);
+      }
+      const post = await c.form('/account/keys', {name: 'x', expires: 'never', csrf: 'x'.repeat(43)});
+      expect(post.status).toBe(401);
+      expect(post.text).toContain('Sign in');
+    });
+
+    it('ends a session at sign-out: the old cookie opens nothing', async () => {
+      const c = client();
+      expect((await signIn(c, 'leaving@example.com')).status).toBe(303);
+      const id = c.jar.get('svc_session') as string;
+      const keys = await c.request('/account/keys');
+      expect(keys.status).toBe(200);
+      const out = await c.form('/account/logout', {csrf: csrfOf(keys.text)});
+      expect(out.status).toBe(303);
+      const again = await fetch(`${emu.apiUrl}/account/keys`, {headers: {cookie: `svc_session=${id}`}});
+      expect(again.status).toBe(401);
+    });
+  });
+
+  describe('odd and hostile input', () => {
+    it('refuses a post that is not an ordinary form (415), or has no token (403), with a page rather than a 500', async () => {
+      const c = client();
+      await signIn(c, 'odd@example.com');
+      const keys = await c.request('/account/keys');
+      const csrf = csrfOf(keys.text);
+      const json = await c.request('/account/keys', {
+        method: 'POST',
+        headers: {'content-type': 'application/json'},
+        body: JSON.stringify({csrf, name: 'x', expires: 'never'}),
+      });
+      expect(json.status).toBe(415);
+      expect(json.text).toContain('Form not readable');
+      const multipart = new FormData();
+      multipart.set('csrf', csrf);
+      multipart.set('name', 'x');
+      expect((await c.request('/account/keys', {method: 'POST', body: multipart})).status).toBe(415);
+      const noToken = await c.form('/account/keys', {name: 'x', expires: 'never'});
+      expect(noToken.status).toBe(403);
+      expect(noToken.text).toContain('Form refused');
+      const twoTokens = await c.request('/account/keys', {
+        method: 'POST',
+        headers: {'content-type': 'application/x-www-form-urlencoded'},
+        body: `csrf=${csrf}&csrf=${csrf}&name=dup&expires=never`,
+      });
+      expect(twoTokens.status).toBe(303);
+    });
+
+    it('answers an oversized form with 413 and over-long or control-character fields on the form', async () => {
+      const c = client();
+      const page = await c.request('/account');
+      const csrf = csrfOf(page.text);
+      const big = await c.form('/account/login', {csrf, email: `${'a'.repeat(20_000)}@example.com`});
+      expect(big.status).toBe(413);
+      expect(big.text).toContain('Form too large');
+
+      const long = await c.form('/account/login', {csrf, email: `${'a'.repeat(320)}@example.com`});
+      expect(long.status).toBe(400);
+      expect(long.text).toContain('An email address is at most 320 characters.');
+      const bell = await c.form('/account/login', {csrf, email: 'ring\u0007@example.com'});
+      expect(bell.status).toBe(400);
+      expect(bell.text).toContain('Enter an address like name@example.com.');
+      expect(logs.some((l) => l.includes('ring'))).toBe(false);
+    });
+
+    it('builds sign-in links from the address the request reached, whatever its Host header says', async () => {
+      const c = client();
+      const page = await c.request('/account');
+      const body = new URLSearchParams({csrf: csrfOf(page.text), email: 'host@example.com'}).toString();
+      const status = await new Promise<number>((resolve, reject) => {
+        const req = request(
+          `${emu.apiUrl}/account/login`,
+          {
+            method: 'POST',
+            headers: {
+              host: 'evil.example',
+              cookie: [...c.jar].map(([k, v]) => `${k}=${v}`).join('; '),
+              'content-type': 'application/x-www-form-urlencoded',
+              'content-length': Buffer.byteLength(body),
+            },
+          },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          },
+        );
+        req.on('error', reject);
+        req.end(body);
+      });
+      expect(status).toBe(200);
+      const line = logs.findLast((l) => l.includes('to host@example.com:')) as string;
+      expect(line).toContain(`${emu.apiUrl}/account/sign-in?token=`);
+      expect(line).not.toContain('evil.example');
+    });
+
+    it('answers generated form posts and paths on every route with a page, never a 5xx', async () => {
+      const c = client();
+      await signIn(c, 'fuzz@example.com');
+      const csrf = csrfOf((await c.request('/account/keys')).text);
+      const key = await emu.control.createKey({name: 'fuzz target'});
+      const value = fc.oneof(
+        fc.string({maxLength: 30}),
+        fc.string({unit: 'binary', maxLength: 30}),
+        fc.constantFrom('', '\u0000', 'a\u0007b', '\ud800', 'x'.repeat(3000), 'sandbox.ready', '30', 'never'),
+        fc.constantFrom(
+          key.id,
+          emu.orgId,
+          `we_${'A'.repeat(24)}`,
+          'https://example.com/h',
+          'http://localhost/h',
+        ),
+      );
+      const field = fc.constantFrom(
+        'name',
+        'expires',
+        'url',
+        'events',
+        'description',
+        'email',
+        'org_id',
+        'token',
+        'csrf',
+      );
+      const route = fc.constantFrom(
+        'POST /account/login',
+        'POST /account/sign-in',
+        'POST /account/org',
+        'POST /account/team',
+        'POST /account/keys',
+        'POST /account/keys/:id/revoke',
+        'POST /account/webhooks',
+        'POST /account/webhooks/:id/delete',
+        'GET /account/keys/:id/revoke',
+        'GET /account/webhooks/:id',
+        'GET /account/webhooks/:id/delete',
+        'GET /account/webhooks/:id/deliveries/:id',
+        'GET /account/sign-in',
+      );
+      const segment = fc.oneof(
+        fc.constantFrom(
+          key.id,
+          `we_${'A'.repeat(24)}`,
+          `dlv_${'A'.repeat(24)}`,
+          '..',
+          '%2e%2e',
+          '%00',
+          'x'.repeat(500),
+        ),
+        fc.string({unit: 'binary', maxLength: 20}).map(encodeURIComponent),
+      );
+      const failures: string[] = [];
+      await fc.assert(
+        fc.asyncProperty(
+          route,
+          fc.array(fc.tuple(field, value), {maxLength: 6}),
+          segment,
+          fc.boolean(),
+          async (r, fields, seg, withToken) => {
+            const [method, template] = r.split(' ') as [string, string];
+            const path = template.replaceAll(':id', seg);
+            const body = new URLSearchParams(fields);
+            if (withToken) body.set('csrf', csrf);
+            const res =
+              method === 'GET'
+                ? await c.request(`${path}?${body.toString()}`)
+                : await c.request(path, {
+                    method,
+                    headers: {'content-type': 'application/x-www-form-urlencoded'},
+                    body: body.toString(),
+                  });
+            if (res.status >= 500) failures.push(`${r} ${path} ${res.status}`);
+            return res.status < 500;
+          },
+        ),
+        {numRuns: 300, seed: 20261123, endOnFailure: true},
+      );
+      expect(failures).toEqual([]);
+    }, 120_000);
+
+    it('treats a malformed sign-in link as unknown, without a lookup error', async () => {
+      const c = client();
+      for (const token of ['', 'short', `${'a'.repeat(42)}!`, 'x'.repeat(5000)]) {
+        const res = await c.request(`/account/sign-in?token=${encodeURIComponent(token)}`);
+        expect(res.status).toBe(400);
+        expect(res.text).toContain('This sign-in link is not valid.');
+      }
+    });
+
+    it('serves the page under its security headers, and unknown account paths as a page', async () => {
+      const c = client();
+      const res = await c.request('/account');
+      expect(res.headers.get('content-security-policy')).toContain("script-src 'self'");
+      expect(res.headers.get('x-frame-options')).toBe('DENY');
+      expect(res.headers.get('cache-control')).toBe('no-store');
+      const missing = await c.request('/account/nowhere');
+      expect(missing.status).toBe(404);
+      expect(missing.headers.get('content-type')).toContain('text/html');
+    });
+  });
+});
+
+describe('an emulator without a vault key', () => {
+  it('says on the form that endpoints need one, and answers the deliveries page with a page, not a crash', async () => {
+    const noVault = await startEmulator({
+      port: 0,
+      inMemory: true,
+      noVaultKey: true,
+      log: (l) => logs.push(l),
+    });
+    const previous = emu;
+    emu = noVault;
+    try {
+      const c = client();
+      await signIn(c, 'vaultless@example.com');
+      const form = await c.request('/account/webhooks/new');
+      const added = await c.form('/account/webhooks', {
+        csrf: csrfOf(form.text),
+        url: 'https://hooks.example.com/h',
+        events: 'sandbox.ready',
+      });
+      expect(added.status).toBe(503);
+      expect(added.text).toContain('Webhook endpoints need a vault key to store their signing secret.');
+      const missing = await c.request(`/account/webhooks/we_${'A'.repeat(24)}`);
+      expect(missing.status).toBe(404);
+    } finally {
+      emu = previous;
+      await noVault.stop();
+    }
+  });
+});

@@ -1,0 +1,50 @@
+// Real Chromium for page tests: Debian's /usr/bin/chromium driven by playwright-core, axe-core checks and screenshots.
+import {existsSync} from 'node:fs';
+import {mkdir} from 'node:fs/promises';
+import {join} from 'node:path';
+import AxeBuilder from '@axe-core/playwright';
+import {type Browser, chromium, type Page} from 'playwright-core';
+
+export const CHROMIUM_PATH = process.env.SVC_CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const chromiumAvailable = existsSync(CHROMIUM_PATH);
+
+/** Says loudly, once per file, that the browser tests did not run here (CI installs Chromium and runs them). */
+export function warnIfNoChromium(file: string): void {
+  if (chromiumAvailable) return;
+  process.stderr.write(
+    `\n*** ${file}: SKIPPED: no Chromium at ${CHROMIUM_PATH}. Install Debian's chromium (apt-get install chromium) ` +
+      'or set SVC_CHROMIUM_PATH; CI always runs these tests. ***\n\n',
+  );
+}
+
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({executablePath: CHROMIUM_PATH, args: ['--no-sandbox']});
+}
+
+export const ARTIFACTS_DIR = join(process.cwd(), 'test-artifacts');
+
+export const DESKTOP = {width: 1280, height: 800};
+export const PHONE = {width: 375, height: 740};
+
+/** Accessibility problems axe rates serious or critical, as readable lines. */
+export async function seriousAxeViolations(page: Page): Promise<string[]> {
+  const result = await new AxeBuilder({page}).analyze();
+  return result.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.impact} ${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
+}
+
+/** A full-page screenshot at desktop and at phone width, kept under test-artifacts/<folder>/. */
+export async function screenshots(page: Page, folder: string, name: string): Promise<void> {
+  const dir = join(ARTIFACTS_DIR, folder);
+  await mkdir(dir, {recursive: true});
+  const before = page.viewportSize() ?? DESKTOP;
+  for (const [label, size] of [
+    ['desktop', DESKTOP],
+    ['phone', PHONE],
+  ] as const) {
+    await page.setViewportSize(size);
+    await page.screenshot({path: join(dir, `${name}-${label}.png`), fullPage: true});
+  }
+  await page.setViewportSize(before);
+}
