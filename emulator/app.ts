@@ -1,11 +1,10 @@
 // Builds the emulator's HTTP app without listening, so tests can call app.request() in-process.
 import {Hono} from 'hono';
-import {methodNotAllowed} from 'hono/method-not-allowed';
 import {registerV1Routes} from './api/v1.js';
 import type {AppEnv, EmulatorApp, EmulatorContext, EmulatorPlugin} from './context.js';
 import {registerLimiterRoutes} from './control/limiter-routes.js';
 import {registerControlRoutes} from './control/routes.js';
-import {errorHandler, HttpError, notFound} from './http-error.js';
+import {answerWrongMethods, errorHandler, notFound} from './http-error.js';
 import {registerAccountPage} from './web/account-page.js';
 
 export interface CreateAppOptions {
@@ -25,15 +24,7 @@ export function createApp(ctx: EmulatorContext, options: CreateAppOptions = {}):
       c.res.headers.set('Date', ctx.clock.now().toUTCString());
     });
   }
-  app.use(
-    methodNotAllowed({
-      app,
-      onMethodNotAllowed: (_c, methods) =>
-        new HttpError(405, 'method_not_allowed', `this route answers ${methods.join(', ')} only`, {
-          Allow: methods.join(', '),
-        }).toResponse(),
-    }),
-  );
+  answerWrongMethods(app);
 
   registerV1Routes(app, ctx);
   registerControlRoutes(app, ctx);

@@ -1,7 +1,9 @@
 // Errors that render themselves in the service's error shape, and the one last-resort handler for everything else.
 import type {Context} from 'hono';
+import {methodNotAllowed} from 'hono/method-not-allowed';
 import type {ContentfulStatusCode} from 'hono/utils/http-status';
 import type {ErrorCode} from '../src/definitions.js';
+import type {EmulatorApp} from './context.js';
 import {OperationError, type Problem} from './ops/errors.js';
 
 export class HttpError extends Error {
@@ -72,4 +74,17 @@ export function errorHandler(log: (line: string) => void) {
 
 function clientWentAway(err: Error, c: Context): boolean {
   return (err as NodeJS.ErrnoException).code === 'ECONNRESET' || c.req.raw.signal?.aborted === true;
+}
+
+/** A known path asked with a method it does not answer: 405 with Allow, in the error shape. */
+export function answerWrongMethods(app: EmulatorApp): void {
+  app.use(
+    methodNotAllowed({
+      app,
+      onMethodNotAllowed: (_c, methods) =>
+        new HttpError(405, 'method_not_allowed', `this route answers ${methods.join(', ')} only`, {
+          Allow: methods.join(', '),
+        }).toResponse(),
+    }),
+  );
 }

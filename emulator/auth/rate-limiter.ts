@@ -27,7 +27,8 @@ interface Window {
 interface AddressState {
   /** Lookups in flight, each counted as a failure until it settles. */
   reserved: number;
-  waiting: Array<() => void>;
+  /** Made only when someone has to wait. */
+  waiting: Array<() => void> | undefined;
 }
 
 /** The outcome of one check: settle it with `succeeded()` or `failed()` exactly once. */
@@ -71,20 +72,47 @@ export class AuthFailureLimiter {
    */
   async reserve(address: string): Promise<Reservation> {
     for (;;) {
-      const w = this.current(address);
-      const failures = w?.failures ?? 0;
-      if (failures >= this.maxFailures) throw new RateLimitedError(this.secondsLeft(w as Window));
-      const state = this.stateOf(address);
-      if (failures + state.reserved < this.maxFailures) {
-        state.reserved += 1;
-        return this.reservation(address, state);
-      }
-      // Every remaining failure is spoken for by a lookup in flight: wait until one settles, then look again.
-      if (state.waiting.length >= MAX_WAITING_PER_ADDRESS) {
-        throw new RateLimitedError(Math.max(1, Math.ceil(this.windowMs / 1000)));
-      }
-      await new Promise<void>((resolve) => state.waiting.push(resolve));
+      const reservation = this.tryReserve(address);
+      if (reservation) return reservation;
+      await new Promise<void>((resolve) => this.waitFor(address, resolve));
     }
+  }
+
+  /**
+   * The same without waiting, for the hot path: a reservation, or undefined when every remaining failure is
+   * spoken for by a lookup in flight (then wait with `reserve`). Throws RateLimitedError once the budget is spent.
+   */
+  tryReserve(address: string): Reservation | undefined {
+    const w = this.current(address);
+    const failures = w?.failures ?? 0;
+    if (failures >= this.maxFailures) throw new RateLimitedError(this.secondsLeft(w as Window));
+    let state = this.inFlight.get(address);
+    if (!state) {
+      state = {reserved: 0, waiting: undefined};
+      this.inFlight.set(address, state);
+    }
+    if (failures + state.reserved >= this.maxFailures) return undefined;
+    state.reserved += 1;
+    return new HeldReservation(this, address, state);
+  }
+
+  private waitFor(address: string, resolve: () => void): void {
+    const state = this.inFlight.get(address);
+    // Settled meanwhile: look again at once.
+    if (!state || state.reserved === 0) return resolve();
+    state.waiting ??= [];
+    if (state.waiting.length >= MAX_WAITING_PER_ADDRESS) {
+      throw new RateLimitedError(Math.max(1, Math.ceil(this.windowMs / 1000)));
+    }
+    state.waiting.push(resolve);
+  }
+
+  /** Called once per reservation. */
+  settle(address: string, state: AddressState, failed: boolean): void {
+    if (failed) this.recordFailure(address);
+    state.reserved -= 1;
+    if (state.waiting) this.wake(state);
+    if (state.reserved === 0 && !state.waiting?.length) this.inFlight.delete(address);
   }
 
   recordFailure(address: string): void {
@@ -104,31 +132,10 @@ export class AuthFailureLimiter {
     for (const state of this.inFlight.values()) this.wake(state);
   }
 
-  private reservation(address: string, state: AddressState): Reservation {
-    let settled = false;
-    const settle = (failed: boolean) => {
-      if (settled) return;
-      settled = true;
-      if (failed) this.recordFailure(address);
-      state.reserved -= 1;
-      this.wake(state);
-      if (state.reserved === 0 && state.waiting.length === 0) this.inFlight.delete(address);
-    };
-    return {succeeded: () => settle(false), failed: () => settle(true)};
-  }
-
   private wake(state: AddressState): void {
-    const waiting = state.waiting.splice(0);
-    for (const resolve of waiting) resolve();
-  }
-
-  private stateOf(address: string): AddressState {
-    let state = this.inFlight.get(address);
-    if (!state) {
-      state = {reserved: 0, waiting: []};
-      this.inFlight.set(address, state);
-    }
-    return state;
+    const waiting = state.waiting;
+    state.waiting = undefined;
+    for (const resolve of waiting ?? []) resolve();
   }
 
   private secondsLeft(w: Window): number {
@@ -162,12 +169,46 @@ export class AuthFailureLimiter {
   }
 }
 
-/** A reservation for one authentication of `address`, or the 429 answer once it used up its failures. */
-export async function reserveOrRefuse(limiter: AuthFailureLimiter, address: string): Promise<Reservation> {
-  try {
-    return await limiter.reserve(address);
-  } catch (err) {
-    if (err instanceof RateLimitedError) throw rateLimited(err.retryAfterSeconds);
-    throw err;
+class HeldReservation implements Reservation {
+  #settled = false;
+
+  constructor(
+    private readonly limiter: AuthFailureLimiter,
+    private readonly address: string,
+    private readonly state: AddressState,
+  ) {}
+
+  succeeded(): void {
+    this.#settle(false);
   }
+
+  failed(): void {
+    this.#settle(true);
+  }
+
+  #settle(failed: boolean): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    this.limiter.settle(this.address, this.state, failed);
+  }
+}
+
+/**
+ * A reservation for one authentication of `address`, or the 429 answer once it used up its failures. Returns
+ * without a promise when the budget has room (every request but those of a guessing burst).
+ */
+export function reserveOrRefuse(
+  limiter: AuthFailureLimiter,
+  address: string,
+): Reservation | Promise<Reservation> {
+  try {
+    return limiter.tryReserve(address) ?? limiter.reserve(address).catch(refuse);
+  } catch (err) {
+    return refuse(err);
+  }
+}
+
+function refuse(err: unknown): never {
+  if (err instanceof RateLimitedError) throw rateLimited(err.retryAfterSeconds);
+  throw err;
 }
