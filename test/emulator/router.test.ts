@@ -1,0 +1,20 @@
+// Every request passes the main router first: its routes must compile into Hono's one-expression router, or
+// each /v1 request pays for the slower trie it falls back to (a new route shape can cause that silently).
+import {afterAll, beforeAll, expect, it} from 'vitest';
+import {createApp, type RunningEmulator, startEmulator} from '../../emulator/index.js';
+import {createDeliveryPlugin} from '../../emulator/delivery/plugin.js';
+
+let emu: RunningEmulator;
+beforeAll(async () => {
+  emu = await startEmulator({port: 0, inMemory: true});
+});
+afterAll(() => emu?.stop());
+
+it('keeps every route of the emulator in the fast router', async () => {
+  const app = createApp(emu.context, {plugins: [createDeliveryPlugin()]});
+  expect((await app.request('/v1/org')).status).toBe(401);
+  const router = app.router as unknown as {activeRouter?: {name: string}};
+  expect(router.activeRouter?.name).toBe('RegExpRouter');
+  // The account pages still answer through their own app.
+  expect((await app.request('/account')).status).toBe(200);
+});
