@@ -11,6 +11,7 @@ import {
   type FormErrors,
   Notice,
   Page,
+  SecretShownOnce,
   Time,
   type Viewer,
 } from './layout.js';
@@ -174,34 +175,22 @@ export function KeysPage(p: {
 
 function SecretOnce({created, apiUrl}: {created: NewSecret; apiUrl: string}) {
   return (
-    <section class="secret-once" aria-labelledby="secret-title" tabindex={-1} data-focus="">
-      <h2 id="secret-title">Key "{created.name}" created</h2>
-      <p class="warning-text">
-        <strong>Copy this key now. It is shown only this once:</strong> only a hash is kept, so it cannot be
-        shown again. If you lose it, create a new key and revoke this one.
-      </p>
-      <div class="secret-row">
-        <label for="new-secret" class="sr-only">
-          The new API key
-        </label>
-        <input
-          id="new-secret"
-          class="secret"
-          type="text"
-          readonly
-          value={created.secret}
-          spellcheck={false}
-        />
-        <button type="button" class="copy" data-copy="new-secret" hidden>
-          Copy
-        </button>
-      </div>
-      <p class="copy-status muted" aria-live="polite" />
+    <SecretShownOnce
+      heading={<>Key "{created.name}" created</>}
+      warning={
+        <>
+          <strong>Copy this key now. It is shown only this once:</strong> only a hash is kept, so it cannot be
+          shown again. If you lose it, create a new key and revoke this one.
+        </>
+      }
+      label="The new API key"
+      secret={created.secret}
+    >
       <p class="muted">
         Expires: <Time at={created.expiresAt} />. Try it:{' '}
         <code>{`SVC_API_URL=${apiUrl} SVC_API_KEY=<the key> svc org`}</code>
       </p>
-    </section>
+    </SecretShownOnce>
   );
 }
 

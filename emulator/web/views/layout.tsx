@@ -191,3 +191,43 @@ export function Time({
 export function CsrfField({token}: {token: string}) {
   return <input type="hidden" name="csrf" value={token} />;
 }
+
+/**
+ * A new secret shown this once (an API key, a signing secret): the heading, what the page says about it,
+ * the secret in a read-only field with its copy button and copy status, then anything the page adds.
+ */
+export function SecretShownOnce({
+  heading,
+  lead,
+  warning,
+  label,
+  secret,
+  children,
+}: {
+  heading: Child;
+  lead?: Child;
+  warning: Child;
+  /** The field's name for screen readers. */
+  label: string;
+  secret: string;
+  children?: Child;
+}) {
+  return (
+    <section class="secret-once" aria-labelledby="secret-title" tabindex={-1} data-focus="">
+      <h2 id="secret-title">{heading}</h2>
+      {lead}
+      <p class="warning-text">{warning}</p>
+      <div class="secret-row">
+        <label for="new-secret" class="sr-only">
+          {label}
+        </label>
+        <input id="new-secret" class="secret" type="text" readonly value={secret} spellcheck={false} />
+        <button type="button" class="copy" data-copy="new-secret" hidden>
+          Copy
+        </button>
+      </div>
+      <p class="copy-status muted" aria-live="polite" />
+      {children}
+    </section>
+  );
+}

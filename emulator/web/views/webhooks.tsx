@@ -18,6 +18,7 @@ import {
   type FormErrors,
   Notice,
   Page,
+  SecretShownOnce,
   Time,
   type Viewer,
 } from './layout.js';
@@ -131,38 +132,28 @@ export function WebhooksPage(p: {
 
 function SigningSecretOnce({created}: {created: NewEndpointSecret}) {
   return (
-    <section class="secret-once" aria-labelledby="secret-title" tabindex={-1} data-focus="">
-      <h2 id="secret-title">Endpoint added</h2>
-      <p>
-        <code>{created.url}</code>
-      </p>
-      <p class="warning-text">
-        <strong>Copy the signing secret now. It is shown only this once.</strong> Your receiver checks each
-        request's <code>Svc-Signature</code> with it.
-      </p>
-      <div class="secret-row">
-        <label for="new-secret" class="sr-only">
-          The signing secret
-        </label>
-        <input
-          id="new-secret"
-          class="secret"
-          type="text"
-          readonly
-          value={created.secret}
-          spellcheck={false}
-        />
-        <button type="button" class="copy" data-copy="new-secret" hidden>
-          Copy
-        </button>
-      </div>
-      <p class="copy-status muted" aria-live="polite" />
+    <SecretShownOnce
+      heading="Endpoint added"
+      lead={
+        <p>
+          <code>{created.url}</code>
+        </p>
+      }
+      warning={
+        <>
+          <strong>Copy the signing secret now. It is shown only this once.</strong> Your receiver checks each
+          request's <code>Svc-Signature</code> with it.
+        </>
+      }
+      label="The signing secret"
+      secret={created.secret}
+    >
       {created.warnings.map((w) => (
         <p class="warning-text" key={w}>
           Note: {w}
         </p>
       ))}
-    </section>
+    </SecretShownOnce>
   );
 }
 
