@@ -2,18 +2,11 @@
 // and record. The engine's batched statements are in repository.ts; these run once per request.
 import type {AttemptTrigger} from '../../src/definitions.js';
 import type {Queryable} from '../db/database.js';
+import type {DeliveryRow} from './repository.js';
 
-export interface DeliveryWithEventRow {
-  id: string;
+/** A delivery's row as its record is read (see toDeliveryRecord), with its endpoint and its event's bytes. */
+export interface DeliveryWithEventRow extends DeliveryRow {
   endpoint_id: string;
-  event_id: string;
-  event_type: string;
-  status: string;
-  attempts: number;
-  created_at: Date | string;
-  last_attempt_at: Date | string | null;
-  next_attempt_at: Date | string | null;
-  last_status_code: number | null;
   body: string;
 }
 

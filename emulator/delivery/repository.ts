@@ -345,7 +345,7 @@ export async function purgeOlderThan(db: Database, cutoff: Date): Promise<number
   return deliveries.rowCount + events.rowCount;
 }
 
-interface DeliveryRow {
+export interface DeliveryRow {
   id: string;
   event_id: string;
   event_type: string;
