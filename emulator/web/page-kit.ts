@@ -154,6 +154,13 @@ export function createPageKit(ctx: EmulatorContext) {
       return handler(c, form, s && {...s, viewer: await viewerOf(s)});
     };
 
+  /** A form post of a signed-in person: formPost('session') has already answered one without a session. */
+  const signedInPost = (handler: (c: Context, form: URLSearchParams, s: SignedIn) => Promise<Response>) =>
+    formPost('session', async (c, form, s) => {
+      if (!s) throw new Error('unreachable: session checked');
+      return handler(c, form, s);
+    });
+
   const notFoundPage = (c: Context, viewer: Viewer | undefined, message: string, back?: string) =>
     render(c, ProblemPage({assets, viewer, title: 'Not found', message, back}), 404);
 
@@ -183,6 +190,7 @@ export function createPageKit(ctx: EmulatorContext) {
     loginPage,
     signedIn,
     formPost,
+    signedInPost,
     notFoundPage,
     takeFlash,
     putFlash,

@@ -9,7 +9,7 @@ import type {FormErrors, Viewer} from '../views/layout.js';
 import {clip, formErrors, type RegisterRoutes, render, serverOrigin, statusOf} from '../page-kit.js';
 
 export const registerKeyRoutes: RegisterRoutes = (app, kit) => {
-  const {ctx, assets, signedIn, formPost, notFoundPage, takeFlash, putFlash} = kit;
+  const {ctx, assets, signedIn, signedInPost, notFoundPage, takeFlash, putFlash} = kit;
 
   const keysPage = async (
     c: Context,
@@ -40,8 +40,7 @@ export const registerKeyRoutes: RegisterRoutes = (app, kit) => {
 
   app.post(
     '/account/keys',
-    formPost('session', async (c, form, s) => {
-      if (!s) throw new Error('unreachable: session checked');
+    signedInPost(async (c, form, s) => {
       const name = clip(form.get('name'));
       const expires = clip(form.get('expires'));
       try {
@@ -75,8 +74,7 @@ export const registerKeyRoutes: RegisterRoutes = (app, kit) => {
 
   app.post(
     '/account/keys/:id/revoke',
-    formPost('session', async (c, _form, s) => {
-      if (!s) throw new Error('unreachable: session checked');
+    signedInPost(async (c, _form, s) => {
       const id = c.req.param('id') as string;
       if (!isId('apiKey', id))
         return notFoundPage(c, s.viewer, 'This org has no such API key.', '/account/keys');

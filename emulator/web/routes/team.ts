@@ -7,7 +7,7 @@ import {ProblemPage, TeamPage} from '../views/pages.js';
 import {clip, type RegisterRoutes, render} from '../page-kit.js';
 
 export const registerTeamRoutes: RegisterRoutes = (app, kit) => {
-  const {accounts, assets, accountBase, signedIn, formPost} = kit;
+  const {accounts, assets, accountBase, signedIn, signedInPost} = kit;
 
   const teamPage = async (
     c: Context,
@@ -34,8 +34,7 @@ export const registerTeamRoutes: RegisterRoutes = (app, kit) => {
 
   app.post(
     '/account/team',
-    formPost('session', async (c, form, s) => {
-      if (!s) throw new Error('unreachable: session checked');
+    signedInPost(async (c, form, s) => {
       if (s.session.role !== 'owner')
         return render(
           c,

@@ -1,9 +1,11 @@
 // Webhook endpoints, their deliveries and each delivery's attempts.
+import type {Context} from 'hono';
 import {isId, MAX_ENDPOINTS_PER_ORG} from '../../../src/definitions.js';
 import {listDeliveries} from '../../ops/deliveries.js';
 import {createEndpoint, deleteEndpoint, LOCAL_RECEIVER_WAY_OUT, listEndpoints} from '../../ops/endpoints.js';
 import {OperationError} from '../../ops/errors.js';
 import {type DeliveryDetail, getDeliveryDetail} from '../../ops/delivery-detail.js';
+import type {Viewer} from '../views/layout.js';
 import {ProblemPage} from '../views/pages.js';
 import {
   DeleteEndpointPage,
@@ -16,7 +18,7 @@ import {
 import {clip, formErrors, type RegisterRoutes, render, sentence, statusOf} from '../page-kit.js';
 
 export const registerWebhookRoutes: RegisterRoutes = (app, kit) => {
-  const {ctx, assets, signedIn, formPost, notFoundPage, takeFlash, putFlash} = kit;
+  const {ctx, assets, signedIn, signedInPost, notFoundPage, takeFlash, putFlash} = kit;
 
   app.get(
     '/account/webhooks',
@@ -46,8 +48,7 @@ export const registerWebhookRoutes: RegisterRoutes = (app, kit) => {
 
   app.post(
     '/account/webhooks',
-    formPost('session', async (c, form, s) => {
-      if (!s) throw new Error('unreachable: session checked');
+    signedInPost(async (c, form, s) => {
       const url = clip(form.get('url'), 4096).trim();
       const events = form.getAll('events').slice(0, 20);
       const descriptionText = clip(form.get('description'), 1000).trim();
@@ -88,24 +89,23 @@ export const registerWebhookRoutes: RegisterRoutes = (app, kit) => {
 
   const endpointOf = async (orgId: string, id: string) =>
     isId('webhookEndpoint', id) ? (await listEndpoints(ctx, orgId)).find((e) => e.id === id) : undefined;
+  const noSuchEndpoint = (c: Context, s: {viewer: Viewer}) =>
+    notFoundPage(c, s.viewer, 'This org has no such webhook endpoint.', '/account/webhooks');
 
   app.get(
     '/account/webhooks/:id/delete',
     signedIn(async (c, s) => {
       const endpoint = await endpointOf(s.session.orgId, c.req.param('id') as string);
-      if (!endpoint)
-        return notFoundPage(c, s.viewer, 'This org has no such webhook endpoint.', '/account/webhooks');
+      if (!endpoint) return noSuchEndpoint(c, s);
       return render(c, DeleteEndpointPage({assets, viewer: s.viewer, endpoint}));
     }),
   );
 
   app.post(
     '/account/webhooks/:id/delete',
-    formPost('session', async (c, _form, s) => {
-      if (!s) throw new Error('unreachable: session checked');
+    signedInPost(async (c, _form, s) => {
       const endpoint = await endpointOf(s.session.orgId, c.req.param('id') as string);
-      if (!endpoint)
-        return notFoundPage(c, s.viewer, 'This org has no such webhook endpoint.', '/account/webhooks');
+      if (!endpoint) return noSuchEndpoint(c, s);
       await deleteEndpoint(ctx, {orgId: s.session.orgId, endpointId: endpoint.id});
       putFlash(s, 'webhooks', {kind: 'notice', text: `The endpoint ${endpoint.url} is deleted.`});
       return c.redirect('/account/webhooks', 303);
@@ -116,8 +116,7 @@ export const registerWebhookRoutes: RegisterRoutes = (app, kit) => {
     '/account/webhooks/:id',
     signedIn(async (c, s) => {
       const endpoint = await endpointOf(s.session.orgId, c.req.param('id') as string);
-      if (!endpoint)
-        return notFoundPage(c, s.viewer, 'This org has no such webhook endpoint.', '/account/webhooks');
+      if (!endpoint) return noSuchEndpoint(c, s);
       let deliveries: Awaited<ReturnType<typeof listDeliveries>>;
       try {
         deliveries = await listDeliveries(ctx, {orgId: s.session.orgId, endpointId: endpoint.id});
