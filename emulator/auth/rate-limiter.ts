@@ -99,7 +99,10 @@ export class AuthFailureLimiter {
   private waitFor(address: string, resolve: () => void): void {
     const state = this.inFlight.get(address);
     // Settled meanwhile: look again at once.
-    if (!state || state.reserved === 0) return resolve();
+    if (!state || state.reserved === 0) {
+      resolve();
+      return;
+    }
     state.waiting ??= [];
     if (state.waiting.length >= MAX_WAITING_PER_ADDRESS) {
       throw new RateLimitedError(Math.max(1, Math.ceil(this.windowMs / 1000)));
