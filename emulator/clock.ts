@@ -54,34 +54,46 @@ export function checkClockTime(ms: number): number {
   return ms;
 }
 
+/** Throws ClockRangeError unless the clock can move forward by `ms` from `from`; returns the time it moves to. */
+export function checkAdvance(from: number, ms: number): number {
+  if (!Number.isFinite(ms) || ms < 0)
+    throw new ClockRangeError('the clock only moves forward by a finite duration');
+  return checkClockTime(from + ms);
+}
+
+/** The listeners of a manual clock: onChange adds one, notify tells each the new time. */
+export function clockListeners() {
+  const listeners = new Set<(now: Date) => void>();
+  return {
+    onChange(listener: (now: Date) => void) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    notify(now: Date) {
+      for (const listener of listeners) listener(now);
+      return now;
+    },
+  };
+}
+
 export function manualClock(start: Date = new Date()): ManualClock {
   let current = start.getTime();
   if (!Number.isFinite(current) || current < EARLIEST_CLOCK_MS || current > LATEST_CLOCK_MS) {
     throw new ClockRangeError(`a manual clock starts between ${EARLIEST} and ${LATEST}`);
   }
-  const listeners = new Set<(now: Date) => void>();
-  const notify = () => {
-    const now = new Date(current);
-    for (const listener of listeners) listener(now);
-    return now;
-  };
+  const listeners = clockListeners();
   return {
     mode: 'manual',
     now: () => new Date(current),
     nowMs: () => current,
-    onChange(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
+    onChange: listeners.onChange,
     advance(ms) {
-      if (!Number.isFinite(ms) || ms < 0)
-        throw new ClockRangeError('the clock only moves forward by a finite duration');
-      current = checkClockTime(current + ms);
-      return notify();
+      current = checkAdvance(current, ms);
+      return listeners.notify(new Date(current));
     },
     set(to) {
       current = checkClockTime(to.getTime());
-      return notify();
+      return listeners.notify(new Date(current));
     },
     synced: () => Promise.resolve(),
     refresh: () => Promise.resolve(),

@@ -1,7 +1,7 @@
 // A manual clock shared by every emulator process on one PostgreSQL: its time lives in emulator_clock, a move
 // through any process is written there and announced on svc_clock, and every process applies the moves in the
 // order of their version numbers, whichever way (its own write, a notification, a re-read) it hears of them.
-import {checkClockTime, ClockRangeError, type ManualClock} from './clock.js';
+import {checkAdvance, checkClockTime, clockListeners, type ManualClock} from './clock.js';
 import type {Database} from './db/database.js';
 import {type DatabaseSignals, SIGNAL_CHANNELS} from './db/notify.js';
 
@@ -42,15 +42,14 @@ export async function openSharedManualClock(
   const first = await read();
   let current = Number(first.now_ms);
   let version = Number(first.version);
-  const listeners = new Set<(now: Date) => void>();
+  const listeners = clockListeners();
 
   const apply = (ms: number, v: number) => {
     if (!Number.isFinite(ms) || !Number.isFinite(v) || v <= version) return;
     version = v;
     if (ms === current) return;
     current = ms;
-    const now = new Date(ms);
-    for (const listener of listeners) listener(now);
+    listeners.notify(new Date(ms));
   };
   const applyRow = (row: StoredTime) => apply(Number(row.now_ms), Number(row.version));
 
@@ -90,14 +89,9 @@ export async function openSharedManualClock(
     mode: 'manual',
     now: () => new Date(current),
     nowMs: () => current,
-    onChange(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
+    onChange: listeners.onChange,
     advance(ms) {
-      if (!Number.isFinite(ms) || ms < 0)
-        throw new ClockRangeError('the clock only moves forward by a finite duration');
-      checkClockTime(current + ms);
+      checkAdvance(current, ms);
       pending = write(
         `WITH moved AS (UPDATE emulator_clock SET now = now + $1 * interval '1 millisecond', version = version + 1
                          WHERE id = 1 RETURNING now, version) ${MOVED}`,
