@@ -16,6 +16,28 @@ import {
   type Viewer,
 } from './layout.js';
 
+/** The email address field of the sign-in and invite forms, with its rule and error. */
+function EmailField(p: {rule: string; autocomplete: 'email' | 'off'; value?: string; error?: string}) {
+  return (
+    <div class={`field${p.error ? ' has-error' : ''}`}>
+      <label for="email">Email address</label>
+      <FieldHelp id="email" rule={p.rule} error={p.error} />
+      <input
+        id="email"
+        name="email"
+        type="email"
+        autocomplete={p.autocomplete}
+        spellcheck={false}
+        maxlength={MAX_EMAIL_LENGTH}
+        value={p.value ?? ''}
+        required
+        aria-invalid={p.error ? 'true' : undefined}
+        aria-describedby={describedBy('email', true, p.error)}
+      />
+    </div>
+  );
+}
+
 export function LoginPage(p: {
   assets: Assets;
   csrf: string;
@@ -36,26 +58,12 @@ export function LoginPage(p: {
         <ErrorSummary errors={errors} labels={{email: 'Email address'}} />
         <form method="post" action="/account/login" novalidate>
           <CsrfField token={p.csrf} />
-          <div class={`field${errors.email ? ' has-error' : ''}`}>
-            <label for="email">Email address</label>
-            <FieldHelp
-              id="email"
-              rule="On this emulator the link arrives in its mailbox and in its log, not by real email."
-              error={errors.email}
-            />
-            <input
-              id="email"
-              name="email"
-              type="email"
-              autocomplete="email"
-              spellcheck={false}
-              maxlength={MAX_EMAIL_LENGTH}
-              value={p.email ?? ''}
-              required
-              aria-invalid={errors.email ? 'true' : undefined}
-              aria-describedby={describedBy('email', true, errors.email)}
-            />
-          </div>
+          <EmailField
+            rule="On this emulator the link arrives in its mailbox and in its log, not by real email."
+            autocomplete="email"
+            value={p.email}
+            error={errors.email}
+          />
           <button type="submit">Email me a sign-in link</button>
         </form>
       </div>
@@ -258,26 +266,12 @@ export function TeamPage(p: {
           <ErrorSummary errors={errors} labels={{email: 'Email address'}} />
           <form method="post" action="/account/team" novalidate>
             <CsrfField token={p.viewer.csrf} />
-            <div class={`field${errors.email ? ' has-error' : ''}`}>
-              <label for="email">Email address</label>
-              <FieldHelp
-                id="email"
-                rule="They sign in with this address and can then manage keys and endpoints."
-                error={errors.email}
-              />
-              <input
-                id="email"
-                name="email"
-                type="email"
-                autocomplete="off"
-                spellcheck={false}
-                maxlength={MAX_EMAIL_LENGTH}
-                value={p.email ?? ''}
-                required
-                aria-invalid={errors.email ? 'true' : undefined}
-                aria-describedby={describedBy('email', true, errors.email)}
-              />
-            </div>
+            <EmailField
+              rule="They sign in with this address and can then manage keys and endpoints."
+              autocomplete="off"
+              value={p.email}
+              error={errors.email}
+            />
             <button type="submit">Invite admin</button>
           </form>
         </section>
