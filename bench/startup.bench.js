@@ -58,7 +58,7 @@ try {
       value: r['svc --version'].medianMs,
       unit: 'ms',
       ratio: pairedTimeRatio(r, 'svc --version', 'node -e 0'),
-      target: 1.5,
+      target: 1.1,
     },
     {
       case: 'svc webhooks verify (loads oclif)',

@@ -1,21 +1,32 @@
 #!/usr/bin/env node
-// `--version` is answered without loading oclif: it is asked by scripts in tight loops.
+// The CLI's entry, in CommonJS (bin/package.json) so that `--version`, which scripts ask in tight loops, is
+// answered before an ES module loader starts; everything else runs the bundled CLI.
 const argv = process.argv.slice(2);
 if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
-  const {readFileSync} = await import('node:fs');
-  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+  const {readFileSync} = require('node:fs');
+  const {join} = require('node:path');
+  const pkg = JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8'));
   process.stdout.write(`svc/${pkg.version} ${process.platform}-${process.arch} node-${process.version}\n`);
 } else {
+  run().catch((err) => {
+    // Errors of commands are rendered by the CLI itself; this is a failure to load it at all.
+    process.stderr.write(`svc: ${err?.stack ?? err}\n`);
+    process.exitCode = 1;
+  });
+}
+
+async function run() {
+  const {pathToFileURL} = require('node:url');
+  const {dirname} = require('node:path');
+  const root = dirname(__dirname);
   // oclif and the commands come from one bundled script with a code cache (see src/cli/loader.ts); a
   // build without the bundle runs the compiled modules instead.
-  const {loadBundle} = await import('../dist/src/cli/loader.js');
-  const loaded = await loadBundle({root: new URL('../', import.meta.url)});
+  const {loadBundle} = await import(pathToFileURL(`${root}/dist/src/cli/loader.js`).href);
+  const loaded = await loadBundle({root: pathToFileURL(`${root}/`)});
   if (loaded) {
-    const {fileURLToPath} = await import('node:url');
-    const {dirname} = await import('node:path');
-    await loaded.bundle.run(dirname(dirname(fileURLToPath(import.meta.url))), argv);
+    await loaded.bundle.run(root, argv);
   } else {
     const {execute} = await import('@oclif/core');
-    await execute({dir: import.meta.url});
+    await execute({dir: pathToFileURL(__filename).href});
   }
 }
