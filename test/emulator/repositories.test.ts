@@ -1,6 +1,3 @@
-// The repositories on both storages: embedded PGlite, and a real PostgreSQL when SVC_TEST_DATABASE_URL is set.
-import {randomBytes} from 'node:crypto';
-import pg from 'pg';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import type {Database} from '../../emulator/db/database.js';
 import {openStorage, type OpenedStorage} from '../../emulator/db/open.js';
@@ -9,6 +6,7 @@ import {createRepositories, type Repositories} from '../../emulator/db/repositor
 import {LimitError} from '../../emulator/db/repository-support.js';
 import {MAX_ACTIVE_KEYS_PER_ORG} from '../../src/definitions.js';
 import {hashSecret} from '../../emulator/auth/hash.js';
+import {scratchSchema} from '../helpers/pg-schema.js';
 
 const pgUrl = process.env.SVC_TEST_DATABASE_URL;
 
@@ -43,20 +41,13 @@ if (pgUrl) {
   backends.push({
     name: 'PostgreSQL',
     async open() {
-      // A fresh schema per run, so parallel and repeated runs never see each other's rows.
-      const schema = `svc_test_${randomBytes(6).toString('hex')}`;
-      const admin = new pg.Client({connectionString: pgUrl});
-      await admin.connect();
-      await admin.query(`CREATE SCHEMA ${schema}`);
-      const url = new URL(pgUrl);
-      url.searchParams.set('options', `-c search_path=${schema}`);
-      const storage = await openStorage({dataDir: '', databaseUrl: url.toString()});
+      const schema = await scratchSchema(pgUrl);
+      const storage = await openStorage({dataDir: '', databaseUrl: schema.url});
       return {
         storage,
         dispose: async () => {
           await storage.db.close();
-          await admin.query(`DROP SCHEMA ${schema} CASCADE`);
-          await admin.end();
+          await schema.drop();
         },
       };
     },

@@ -1,6 +1,3 @@
-// The migration runner hands each file to the database whole, so SQL with its own semicolons (function
-// bodies, DO blocks, strings) works on embedded PGlite and on a real PostgreSQL alike.
-import {randomBytes} from 'node:crypto';
 import {mkdtemp, rm, writeFile} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
@@ -9,6 +6,7 @@ import {PGlite} from '@electric-sql/pglite';
 import pg from 'pg';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {type Database, migrate, wrapPGlite, wrapPgPool} from '../../../emulator/db/database.js';
+import {scratchSchema} from '../../helpers/pg-schema.js';
 
 const pgUrl = process.env.SVC_TEST_DATABASE_URL;
 
@@ -57,19 +55,13 @@ if (pgUrl) {
   backends.push({
     name: 'PostgreSQL',
     async open() {
-      const schema = `svc_test_${randomBytes(6).toString('hex')}`;
-      const admin = new pg.Client({connectionString: pgUrl});
-      await admin.connect();
-      await admin.query(`CREATE SCHEMA ${schema}`);
-      const url = new URL(pgUrl);
-      url.searchParams.set('options', `-c search_path=${schema}`);
-      const db = wrapPgPool(new pg.Pool({connectionString: url.toString(), max: 2}));
+      const schema = await scratchSchema(pgUrl);
+      const db = wrapPgPool(new pg.Pool({connectionString: schema.url, max: 2}));
       return {
         db,
         dispose: async () => {
           await db.close();
-          await admin.query(`DROP SCHEMA ${schema} CASCADE`);
-          await admin.end();
+          await schema.drop();
         },
       };
     },

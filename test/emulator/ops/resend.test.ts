@@ -1,13 +1,10 @@
-// Attempt detail and resends through the control surface of a real emulator, delivering to a real loopback receiver,
-// on embedded PGlite and, when SVC_TEST_DATABASE_URL is set, on PostgreSQL (where resends take a lease).
-import {randomBytes} from 'node:crypto';
-import pg from 'pg';
 import {afterEach, beforeEach, describe, expect, it} from 'vitest';
 import {EmulatorControlError} from '../../../emulator/control-client.js';
 import {type RunningEmulator, startEmulator} from '../../../emulator/index.js';
 import {RESPONSE_BODY_LIMIT_BYTES} from '../../../src/definitions.js';
 import {verifySignature} from '../../../src/webhooks/index.js';
 import {type Receiver, startReceiver, waitFor} from '../delivery/helpers.js';
+import {scratchSchema} from '../../helpers/pg-schema.js';
 
 let emu: RunningEmulator | undefined;
 let receiver: Receiver | undefined;
@@ -30,22 +27,10 @@ if (pgUrl) {
   storages.push([
     'PostgreSQL',
     async () => {
-      // A schema of its own per test, so runs never see each other's rows.
-      const schema = `svc_test_${randomBytes(6).toString('hex')}`;
-      const admin = new pg.Client({connectionString: pgUrl});
-      await admin.connect();
-      await admin.query(`CREATE SCHEMA ${schema}`);
-      await admin.end();
-      dropSchema = async () => {
-        const c = new pg.Client({connectionString: pgUrl});
-        await c.connect();
-        await c.query(`DROP SCHEMA ${schema} CASCADE`);
-        await c.end();
-      };
-      const url = new URL(pgUrl);
-      url.searchParams.set('options', `-c search_path=${schema}`);
+      const schema = await scratchSchema(pgUrl);
+      dropSchema = () => schema.drop();
       // inMemory: no data dir of its own to keep (the rows are in PostgreSQL).
-      return {databaseUrl: url.toString(), inMemory: true};
+      return {databaseUrl: schema.url, inMemory: true};
     },
   ]);
 }

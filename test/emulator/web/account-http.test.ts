@@ -1,11 +1,11 @@
 // The account page over plain HTTP (no browser): what is stored, what is logged, and how hostile or odd posts
 // are answered. The whole flows in Chromium live in account-page.test.ts.
-import {createHash, randomBytes} from 'node:crypto';
+import {createHash} from 'node:crypto';
 import {request} from 'node:http';
 import fc from 'fast-check';
-import pg from 'pg';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {type RunningEmulator, type StartEmulatorOptions, startEmulator} from '../../../emulator/index.js';
+import {scratchSchema} from '../../helpers/pg-schema.js';
 
 // Embedded PGlite always; a real PostgreSQL too when SVC_TEST_DATABASE_URL is set (each run in a fresh schema).
 const pgUrl = process.env.SVC_TEST_DATABASE_URL;
@@ -20,18 +20,10 @@ if (pgUrl) {
   backends.push({
     name: 'PostgreSQL',
     async options() {
-      const schema = `svc_test_${randomBytes(6).toString('hex')}`;
-      const admin = new pg.Client({connectionString: pgUrl});
-      await admin.connect();
-      await admin.query(`CREATE SCHEMA ${schema}`);
-      const url = new URL(pgUrl);
-      url.searchParams.set('options', `-c search_path=${schema}`);
+      const schema = await scratchSchema(pgUrl);
       return {
-        options: {inMemory: true, databaseUrl: url.toString()},
-        dispose: async () => {
-          await admin.query(`DROP SCHEMA ${schema} CASCADE`);
-          await admin.end();
-        },
+        options: {inMemory: true, databaseUrl: schema.url},
+        dispose: () => schema.drop(),
       };
     },
   });
