@@ -116,6 +116,32 @@ describe('changing any one thing breaks the signature', () => {
     );
   });
 
+  it('one character of the signature swapped for its uppercase, or for a wider character with the same low byte', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        secretArb,
+        payloadArb,
+        timeArb,
+        fc.integer({min: 0, max: 63}),
+        fc.constantFrom('upper', 'wide'),
+        async (secret, payload, t, at, how) => {
+          const header = signPayload({secret, payload, timestamp: t});
+          const v1 = v1Of(header);
+          const code = v1.charCodeAt(at);
+          // 'wide' keeps the low byte (U+0161 for "a", U+0130 for "0"): a comparison that narrowed the
+          // header's text to bytes one char at a time would take it for the original digit.
+          const swapped = how === 'upper' ? v1[at]!.toUpperCase() : String.fromCharCode(0x100 | code);
+          fc.pre(swapped !== v1[at]);
+          const forged = `t=${t},v1=${v1.slice(0, at)}${swapped}${v1.slice(at + 1)}`;
+          const options = {secret, payload, header: forged, now: t};
+          // Not a lowercase-hex v1 any more, so nothing in the header could match.
+          expect(outcome(() => verifySignature(options))).toBe('no_signature');
+          expect(outcome(() => new WebhookVerifier({secret}).verify(options))).toBe('no_signature');
+          expect(await outcomeAsync(() => verifySignatureAsync(options))).toBe('no_signature');
+        },
+      ),
+    );
+  });
   it('one character of the secret', async () => {
     await fc.assert(
       fc.asyncProperty(
