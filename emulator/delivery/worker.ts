@@ -300,7 +300,9 @@ export class DeliveryWorker {
         // A full claim suggests more is due for endpoints not served yet; otherwise lanes finishing (or new
         // events) kick the loop, so there is nothing to compute until then.
         if (this.#kicked || (claimed >= this.#o.claimLimit && this.#lanes.size < this.#o.maxLanes)) continue;
-        if (this.#lanes.size === 0) delayMs = await this.#sleepBudget();
+        // With a lane free, sleep only until something not served here falls due (a retry of another endpoint,
+        // or what a process claiming at the same moment left); lanes ending wake the loop for the rest.
+        if (this.#lanes.size < this.#o.maxLanes) delayMs = await this.#sleepBudget();
       } catch (err) {
         if (this.#stopping) break;
         this.#log(`delivery worker: ${message(err)}`);
@@ -616,9 +618,15 @@ export class DeliveryWorker {
     };
   }
 
-  /** Real milliseconds to sleep before the next look: until the next due time on a real clock, bounded. */
+  /**
+   * Real milliseconds to sleep before the next look: until the next due time on a real clock, bounded. On a
+   * shared database, also soon after a claim that came back short while something is due now: another process
+   * was claiming the same endpoints at that moment (its locks were skipped), and once its claim commits, what it
+   * left is ours to take. A manual clock moving wakes the worker itself.
+   */
   async #sleepBudget(): Promise<number> {
-    if (this.#o.clock.mode !== 'real') return this.#o.idleMs;
+    const manual = this.#o.clock.mode !== 'real';
+    if (manual && this.#o.exclusiveDatabase) return this.#o.idleMs;
     const now = this.#o.clock.nowMs();
     const due = await nextDueAt(
       this.#o.db,
@@ -627,7 +635,7 @@ export class DeliveryWorker {
       this.#o.relay?.connectedIds() ?? [],
     );
     let delay = this.#o.idleMs;
-    if (due) delay = Math.min(delay, Math.max(20, due.getTime() - now));
+    if (due && (!manual || due.getTime() <= now)) delay = Math.min(delay, Math.max(20, due.getTime() - now));
     if (this.#nextSweepAt) delay = Math.min(delay, Math.max(20, this.#nextSweepAt.getTime() - now));
     return delay;
   }
