@@ -183,6 +183,11 @@ export class DeliveryWorker {
   #pausedLogged = false;
   /** Counts notify() calls, so a lane knows whether anything arrived for the loop while it ran. */
   #kicks = 0;
+  /**
+   * The last claim filled every free lane, so endpoints may be waiting for one: a lane that ends must wake the
+   * loop even when its own endpoint has nothing more due.
+   */
+  #lanesFull = false;
 
   constructor(options: DeliveryWorkerOptions) {
     this.#o = {
@@ -357,22 +362,32 @@ export class DeliveryWorker {
       else byEndpoint.set(d.endpointId, [d]);
     }
     const overflow: string[] = [];
+    const freeLanes = this.#o.maxLanes - this.#lanes.size;
+    let started = 0;
     for (const [endpointId, items] of byEndpoint) {
       if (this.#lanes.size >= this.#o.maxLanes || this.#lanes.has(endpointId)) {
         overflow.push(...items.map((i) => i.id));
         continue;
       }
+      started += 1;
       const kicksAtStart = this.#kicks;
       const lane = this.#runLane(endpointId, items).finally(() => {
         this.#lanes.delete(endpointId);
         // More may be due for this endpoint only if its batch was full or something happened meanwhile;
         // otherwise waking the loop would just cost an empty claim.
-        if (items.length >= this.#o.perEndpoint || this.#kicks !== kicksAtStart || this.#stopping)
+        if (
+          items.length >= this.#o.perEndpoint ||
+          this.#lanesFull ||
+          this.#kicks !== kicksAtStart ||
+          this.#stopping
+        )
           this.notify();
         else if (this.#lanes.size === 0) this.#resolveIdle();
       });
       this.#lanes.set(endpointId, lane);
     }
+    // A claim serves at most one endpoint per free lane: if it found that many, others may be due as well.
+    this.#lanesFull = (freeLanes > 0 && started >= freeLanes) || overflow.length > 0;
     if (!this.#o.exclusiveDatabase && overflow.length > 0) {
       await releaseLeases(this.#o.db, overflow, this.#owner);
       this.#o.onHandBack?.();

@@ -24,6 +24,7 @@ import {
   seedOrg,
   startReceiver,
   testVaultKey,
+  waitFor,
 } from './helpers.js';
 
 const START = new Date('2030-01-01T00:00:00.000Z');
@@ -355,6 +356,27 @@ describe.each([
       expect(arrivals.sort()).toEqual(['r0', 'r1', 'r2']);
       const r = await db.query<{status: string}>('SELECT status FROM deliveries');
       expect(r.rows.map((x) => x.status)).toEqual(['succeeded', 'succeeded', 'succeeded']);
+    } finally {
+      await Promise.all(receivers.map((r) => r.close()));
+    }
+  });
+
+  it('serves the endpoints left waiting for a lane as soon as a lane ends, not at the next idle look', async () => {
+    // Five endpoints, two lanes, one event: three endpoints wait for a lane. Nothing but the lanes ending can
+    // wake the worker in time, since its idle look comes only every ten minutes and the test never nudges it.
+    const receivers = await Promise.all([0, 1, 2, 3, 4].map(() => startReceiver(answer(200))));
+    try {
+      for (const r of receivers)
+        await seedEndpoint(db, vault, {orgId, url: r.url, events: ['sandbox.ready'], now: START});
+      startWorker({exclusiveDatabase, maxLanes: 2, idleMs: 600_000});
+      await sandboxes.create({orgId});
+      await waitFor(() => receivers.every((r) => r.requests.length === 1));
+      await waitFor(async () => {
+        const r = await db.query<{n: string | number}>(
+          `SELECT count(*) AS n FROM deliveries WHERE status = 'succeeded'`,
+        );
+        return Number(r.rows[0]?.n) === 5;
+      });
     } finally {
       await Promise.all(receivers.map((r) => r.close()));
     }
