@@ -2,6 +2,7 @@
 // deliveries in order), signs every attempt afresh, records attempts in batches and schedules retries by the
 // emulator clock. It wakes when told (new event, clock moved, listener attached) or when the next one is due.
 import {randomBytes} from 'node:crypto';
+import {setMaxListeners} from 'node:events';
 import type {Dispatcher} from 'undici';
 import type {Clock} from '../clock.js';
 import type {Database} from '../db/database.js';
@@ -205,6 +206,9 @@ export class DeliveryWorker {
         Object.entries(options).filter(([, v]) => v !== undefined),
       ) as DeliveryWorkerOptions),
     };
+    // Every attempt in flight listens to the shutdown signal: one per lane, more than EventTarget's default of
+    // ten, which would print a leak warning on the emulator's stderr.
+    setMaxListeners(this.#o.maxLanes + 8, this.#shutdown.signal);
     this.#statements = new PreparedStatements(options.db);
     this.#writer = new AttemptWriter(options.db, this.#statements);
   }

@@ -361,6 +361,36 @@ describe.each([
     }
   });
 
+  it('has sixteen attempts in flight at once without a listener-leak warning on stderr', async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(`${w.name}: ${w.message}`);
+    process.on('warning', onWarning);
+    const held: (() => void)[] = [];
+    const receivers = await Promise.all(
+      Array.from({length: 16}, () =>
+        startReceiver((_q, res) => {
+          held.push(() => res.end());
+          // Answer only once all sixteen are in flight.
+          if (held.length === 16) for (const release of held.splice(0)) release();
+        }),
+      ),
+    );
+    try {
+      for (const r of receivers)
+        await seedEndpoint(db, vault, {orgId, url: r.url, events: ['sandbox.ready'], now: START});
+      const w = startWorker({exclusiveDatabase, maxLanes: 16});
+      await sandboxes.create({orgId});
+      await w.settled();
+      expect(receivers.map((r) => r.requests.length)).toEqual(Array(16).fill(1));
+      // Warnings are emitted on the next tick.
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings.filter((w) => w.includes('MaxListeners'))).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
+      await Promise.all(receivers.map((r) => r.close()));
+    }
+  });
+
   it('serves the endpoints left waiting for a lane as soon as a lane ends, not at the next idle look', async () => {
     // Five endpoints, two lanes, one event: three endpoints wait for a lane. Nothing but the lanes ending can
     // wake the worker in time, since its idle look comes only every ten minutes and the test never nudges it.
