@@ -1,16 +1,20 @@
 // The shared emulator: several emulator processes on one PostgreSQL, beside one process on PGlite and the floor of
 // plain loopback POSTs, all in the same run:
 //   - backlog drain: signed deliveries/s of one backlog (events x endpoints, every attempt persisted) with 1, 2 and 3
-//     processes on PostgreSQL, one on PGlite, and undici POSTs of the same bodies to the same receiver;
+//     processes on PostgreSQL, one on PGlite, and undici POSTs of the same bodies to the same receiver; with where
+//     the CPU went (emulators, PostgreSQL's backends, the receiver) and how busy the whole machine was, which bounds
+//     what another process can add;
+//   - a receiver-bound drain (many endpoints, a receiver that takes 10 ms to answer), 1 and 2 processes: the case
+//     where a process's lanes, not the cores, are the limit;
 //   - trigger-to-receipt latency (p50, p99): an event triggered over HTTP through one process while another runs,
 //     the delivering worker woken by NOTIFY;
 //   - authenticated API reads/s (GET /v1/webhooks) on PostgreSQL beside PGlite, rounds interleaved.
 // Needs a PostgreSQL: BENCH_DATABASE_URL or SVC_TEST_DATABASE_URL (a scratch schema is made and dropped per case).
 import {spawn} from 'node:child_process';
 import {randomBytes} from 'node:crypto';
-import {readFileSync} from 'node:fs';
+import {readdirSync, readFileSync} from 'node:fs';
 import {mkdtemp, rm} from 'node:fs/promises';
-import {tmpdir} from 'node:os';
+import os, {tmpdir} from 'node:os';
 import {dirname, join} from 'node:path';
 import {performance} from 'node:perf_hooks';
 import {fileURLToPath, pathToFileURL} from 'node:url';
@@ -32,8 +36,13 @@ if (!pgUrl) {
   process.exit(0);
 }
 
-const EVENTS = Number(process.env.BENCH_SHARED_EVENTS ?? 500);
+const EVENTS = Number(process.env.BENCH_SHARED_EVENTS ?? 2000);
 const ENDPOINTS = Number(process.env.BENCH_SHARED_ENDPOINTS ?? 8);
+// The receiver-bound case: many endpoints whose receiver takes SLOW_MS to answer, as real receivers do (a database
+// write, a queue). One process serves at most its lanes (16) at once; each process added brings its own.
+const SLOW_EVENTS = Number(process.env.BENCH_SHARED_SLOW_EVENTS ?? 100);
+const SLOW_ENDPOINTS = 32;
+const SLOW_MS = 10;
 const LATENCY_SAMPLES = Number(process.env.BENCH_SHARED_LATENCY_SAMPLES ?? 100);
 const READ_ROUNDS = 3;
 const READ_SECONDS = 2;
@@ -54,6 +63,13 @@ const receiverThread = new Worker(
    const server = createServer((req, res) => {
      req.resume();
      req.on('end', () => {
+       if (req.url.startsWith('/slow/')) {
+         setTimeout(() => {
+           res.end('ok');
+           Atomics.add(shared, 0, 1);
+         }, workerData.slowMs);
+         return;
+       }
        res.end('ok');
        if (req.url === '/latency') parentPort.postMessage(performance.timeOrigin + performance.now());
        else Atomics.add(shared, 0, 1);
@@ -62,7 +78,7 @@ const receiverThread = new Worker(
    server.keepAliveTimeout = 10000;
    server.listen(0, '127.0.0.1', () => parentPort.postMessage({port: server.address().port}));
    parentPort.on('message', () => server.close(() => process.exit(0)));`,
-  {eval: true, workerData: {shared}},
+  {eval: true, workerData: {shared, slowMs: SLOW_MS}},
 );
 const port = await new Promise((resolve) => receiverThread.once('message', (m) => resolve(m.port)));
 let onLatencyArrival;
@@ -93,16 +109,23 @@ async function scratchSchema() {
  * Migrates the storage and writes an org, its endpoints and two backlogs due an hour and two hours after the clock's
  * start: nothing is sent until the clock is moved, so each drain is timed from that move alone.
  */
-async function prepareBacklog(storageOptions) {
+async function prepareBacklog(storageOptions, shape) {
   const {db, cleanup} = await openStorage(storageOptions);
   try {
     const orgId = newId('org');
     await db.query('INSERT INTO orgs (id, name, created_at) VALUES ($1, $2, $3)', [orgId, 'bench', T0]);
-    for (let i = 0; i < ENDPOINTS; i++) {
+    for (let i = 0; i < shape.endpoints; i++) {
       await db.query(
         `INSERT INTO webhook_endpoints (id, org_id, url, events, secret_ciphertext, created_at)
          VALUES ($1, $2, $3, $4, $5, $6)`,
-        [newId('we'), orgId, `${base}/e${i}`, ['sandbox.ready'], vault.encrypt(newSigningSecret()), T0],
+        [
+          newId('we'),
+          orgId,
+          `${base}${shape.path}${i}`,
+          ['sandbox.ready'],
+          vault.encrypt(newSigningSecret()),
+          T0,
+        ],
       );
     }
     await db.query(
@@ -118,14 +141,15 @@ async function prepareBacklog(storageOptions) {
     });
     // Two backlogs: the first, due an hour after the clock's start, warms every process up (JIT, connections);
     // the second, due an hour later, is the one measured.
+    const events = shape.events;
     for (const [first, due] of [
       [1, DUE],
-      [EVENTS + 1, new Date(DUE.getTime() + 3_600_000)],
+      [events + 1, new Date(DUE.getTime() + 3_600_000)],
     ]) {
       await db.query(
         `INSERT INTO events (id, org_id, type, created_at, body)
          SELECT 'evt_' || lpad(g::text, 24, '0'), $1, 'sandbox.ready', $2, $3 FROM generate_series($4::int, $5::int) g`,
-        [orgId, T0, body, first, first + EVENTS - 1],
+        [orgId, T0, body, first, first + events - 1],
       );
       await db.query(
         `INSERT INTO deliveries (id, org_id, event_id, endpoint_id, event_type, status, attempts, created_at, next_attempt_at)
@@ -133,7 +157,7 @@ async function prepareBacklog(storageOptions) {
                 'sandbox.ready', 'pending', 0, $2, $3
            FROM generate_series($4::int, $5::int) g CROSS JOIN webhook_endpoints w
           WHERE 'sandbox.ready' = ANY(w.events)`,
-        [orgId, T0, due, first, first + EVENTS - 1],
+        [orgId, T0, due, first, first + events - 1],
       );
     }
     if (storageOptions.databaseUrl) await db.query('ANALYZE');
@@ -195,17 +219,22 @@ function startProcess(dataDir, databaseUrl) {
 }
 
 /** A deployment of `processes` emulators on a fresh schema (PostgreSQL) or one on a fresh data dir (PGlite). */
-async function deployment(kind, processes) {
+const FAST = {events: EVENTS, endpoints: ENDPOINTS, path: '/e'};
+const SLOW = {events: SLOW_EVENTS, endpoints: SLOW_ENDPOINTS, path: '/slow/e'};
+
+async function deployment(kind, processes, shape = FAST) {
   const dirs = [];
   for (let i = 0; i < processes; i++) dirs.push(await mkdtemp(join(tmpdir(), 'svc-bench-shared-')));
   const schema = kind === 'postgres' ? await scratchSchema() : undefined;
   const orgId = await prepareBacklog(
     schema ? {dataDir: dirs[0], databaseUrl: schema.url} : {dataDir: dirs[0]},
+    shape,
   );
   const procs = await Promise.all(dirs.map((dir) => startProcess(dir, schema?.url)));
   return {
     orgId,
     procs,
+    total: shape.events * shape.endpoints,
     async close() {
       await Promise.all(procs.map((p) => p.stop()));
       await schema?.drop();
@@ -233,27 +262,71 @@ function cpuMs(pid) {
   }
 }
 
+/** CPU milliseconds used so far by every process whose command name is `name` (PostgreSQL's backends). */
+function cpuMsOfCommand(name) {
+  let sum = 0;
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) !== name) continue;
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      sum += (Number(fields[11]) + Number(fields[12])) * 10;
+    } catch {}
+  }
+  return sum;
+}
+
+/** Busy and total CPU time of the whole machine so far, in clock ticks (Linux /proc/stat). */
+function machineTicks() {
+  try {
+    const cpu = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+    const idle = cpu[3] + (cpu[4] ?? 0);
+    const total = cpu.reduce((a, b) => a + b, 0);
+    return {busy: total - idle, total};
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Moves the shared clock past the first backlog (warm-up), then past the second, timing until every delivery of it
  * has arrived; also the CPU time the emulator processes spent per delivery, which tells a machine short of cores
  * from an engine that cannot scale.
  */
 async function drain(d) {
-  const total = EVENTS * ENDPOINTS;
+  const total = d.total;
   const warm = received();
   await d.procs[0].control.advanceClock('1h');
   await waitFor(() => received() - warm >= total);
   const start = received();
   const cpuBefore = d.procs.map((p) => cpuMs(p.child.pid));
+  const machineBefore = machineTicks();
+  const pgBefore = cpuMsOfCommand('postgres');
+  const selfBefore = process.cpuUsage();
   const t = performance.now();
   await d.procs[0].control.advanceClock('1h');
   await waitFor(() => received() - start >= total);
   const rate = (total * 1000) / (performance.now() - t);
+  const machineAfter = machineTicks();
+  const pgCpu = cpuMsOfCommand('postgres') - pgBefore;
+  const selfCpu = process.cpuUsage(selfBefore);
+  const perDelivery = (ms) => (ms * 1000) / total;
+  const machineBusy =
+    machineBefore && machineAfter
+      ? (machineAfter.busy - machineBefore.busy) / (machineAfter.total - machineBefore.total)
+      : Number.NaN;
   const cpu = d.procs.reduce(
     (sum, p, i) => sum + (cpuMs(p.child.pid) ?? Number.NaN) - (cpuBefore[i] ?? Number.NaN),
     0,
   );
-  return {rate, cpuPerDelivery: cpu / total};
+  return {
+    rate,
+    cpuPerDelivery: cpu / total,
+    machineBusy,
+    postgresUs: perDelivery(pgCpu),
+    benchUs: perDelivery((selfCpu.user + selfCpu.system) / 1000),
+  };
 }
 
 /** Sequential triggers through the last process; each arrival timed at the receiver. */
@@ -321,6 +394,7 @@ try {
 
   const rates = {};
   const cpu = {};
+  const drains = {};
   let latencyPg;
   let latencyPglite;
   for (const [name, kind, n] of [
@@ -332,6 +406,7 @@ try {
     const d = await deployment(kind, n);
     try {
       const drained = await drain(d);
+      drains[name] = drained;
       rates[name] = drained.rate;
       cpu[name] = drained.cpuPerDelivery;
       if (kind === 'pglite') latencyPglite = await latency(d);
@@ -340,8 +415,18 @@ try {
       await d.close();
     }
   }
+  const slowRates = {};
+  for (const n of [1, 2]) {
+    const d = await deployment('postgres', n, SLOW);
+    try {
+      slowRates[n] = (await drain(d)).rate;
+    } finally {
+      await d.close();
+    }
+  }
 
   const one = rates['PostgreSQL, 1 process'];
+  const oneDrain = drains['PostgreSQL, 1 process'];
   printTable(
     `Backlog drain: ${EVENTS} events x ${ENDPOINTS} endpoints, signed and persisted; baseline: plain loopback POSTs`,
     [
@@ -383,6 +468,59 @@ try {
         value: one,
         unit: 'deliveries/s',
         ratio: rates['PGlite, 1 process'] / one,
+      },
+    ],
+  );
+
+  // Where a delivery's CPU goes, and how much of the machine one process leaves idle: on a machine whose cores
+  // one process, PostgreSQL and the receiver already keep busy, a second process can only use what is left.
+  const cores = os.cpus().length;
+  const ceiling = 1 / oneDrain.machineBusy;
+  printTable(
+    `The machine during the PostgreSQL, 1 process drain (${cores} cores); CPU per delivery by process, baseline: the emulator`,
+    [
+      {
+        case: 'PostgreSQL backends',
+        baseline: oneDrain.cpuPerDelivery * 1000,
+        value: oneDrain.postgresUs,
+        unit: 'µs CPU',
+        ratio: oneDrain.postgresUs / (oneDrain.cpuPerDelivery * 1000),
+      },
+      {
+        case: 'receiver (this bench process)',
+        baseline: oneDrain.cpuPerDelivery * 1000,
+        value: oneDrain.benchUs,
+        unit: 'µs CPU',
+        ratio: oneDrain.benchUs / (oneDrain.cpuPerDelivery * 1000),
+      },
+      {
+        case: 'machine busy',
+        baseline: cores,
+        value: oneDrain.machineBusy * cores,
+        unit: 'cores',
+        ratio: oneDrain.machineBusy,
+      },
+      {
+        case: 'most 2 processes could add here',
+        baseline: one,
+        value: one * ceiling,
+        unit: 'deliveries/s',
+        // As a slowdown, like the rows above: 1/ceiling.
+        ratio: 1 / ceiling,
+      },
+    ],
+  );
+
+  printTable(
+    `Receiver-bound drain: ${SLOW_EVENTS} events x ${SLOW_ENDPOINTS} endpoints whose receiver answers in ${SLOW_MS} ms; baseline: 1 process (PostgreSQL)`,
+    [
+      {
+        case: '2 processes vs 1',
+        baseline: slowRates[1],
+        value: slowRates[2],
+        unit: 'deliveries/s',
+        ratio: slowRates[1] / slowRates[2],
+        target: 1 / 1.6,
       },
     ],
   );
