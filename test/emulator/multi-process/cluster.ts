@@ -2,6 +2,7 @@
 // spawned from the built library (emulator-process.js), and a receiver on loopback.
 import {type ChildProcessWithoutNullStreams, spawn} from 'node:child_process';
 import {randomBytes} from 'node:crypto';
+import {type AddressInfo, connect, createServer, type Server, type Socket} from 'node:net';
 import {fileURLToPath} from 'node:url';
 import pg from 'pg';
 import {EmulatorControl} from '../../../emulator/control-client.js';
@@ -143,4 +144,67 @@ export async function apiGet(
   const res = await fetch(`${base}${path}`, {headers: {authorization: `Bearer ${secret}`}});
   const text = await res.text();
   return {status: res.status, body: text ? JSON.parse(text) : null};
+}
+
+export interface DatabaseOutage {
+  /** `url` with its host and port turned to the proxy's. */
+  url: string;
+  /**
+   * What a PostgreSQL restart looks like from the emulator: every open connection drops, and new ones are
+   * refused for `downMs` before the server is back. Resolves with the number of connections dropped.
+   */
+  restart(downMs: number): Promise<number>;
+  close(): Promise<void>;
+}
+
+/**
+ * A TCP proxy on loopback in front of the test PostgreSQL, for one process: the test can restart "the server" for
+ * that process alone, while the other test files keep using the real one.
+ */
+export async function databaseProxy(url: string): Promise<DatabaseOutage> {
+  const target = new URL(url);
+  const open = new Set<Socket>();
+  const serve = () =>
+    createServer((client) => {
+      const upstream = connect(Number(target.port || 5432), target.hostname);
+      open.add(client);
+      open.add(upstream);
+      const drop = () => {
+        client.destroy();
+        upstream.destroy();
+        open.delete(client);
+        open.delete(upstream);
+      };
+      client.on('error', drop).on('close', drop);
+      upstream.on('error', drop).on('close', drop);
+      client.pipe(upstream).pipe(client);
+    });
+  const listen = (server: Server, port: number) =>
+    new Promise<number>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, '127.0.0.1', () => resolve((server.address() as AddressInfo).port));
+    });
+  let server = serve();
+  const port = await listen(server, 0);
+  const proxied = new URL(url);
+  proxied.hostname = '127.0.0.1';
+  proxied.port = String(port);
+  return {
+    url: proxied.toString(),
+    async restart(downMs) {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      const dropped = [...open].length / 2;
+      for (const socket of [...open]) socket.destroy();
+      open.clear();
+      await closed;
+      await new Promise((resolve) => setTimeout(resolve, downMs));
+      server = serve();
+      await listen(server, port);
+      return dropped;
+    },
+    async close() {
+      for (const socket of [...open]) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
 }
