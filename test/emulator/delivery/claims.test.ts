@@ -1,11 +1,10 @@
 // The exclusive claim (PGlite): which deliveries a worker takes, in what order, and that it is planned only once.
 import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest';
 import type {Database} from '../../../emulator/db/database.js';
-import {recordEvent} from '../../../emulator/delivery/events.js';
 import {claimDue, claimEndpointAfter, recordAttempts} from '../../../emulator/delivery/repository.js';
 import {INDEX_PLANS, literal, PreparedStatements} from '../../../emulator/delivery/statements.js';
 import {createVault} from '../../../emulator/vault.js';
-import {openTestDb, resetDb, seedEndpoint, seedOrg, testVaultKey} from './helpers.js';
+import {emitReadyEvents, openTestDb, resetDb, seedEndpoint, seedOrg, testVaultKey} from './helpers.js';
 
 const START = new Date('2030-01-01T00:00:00Z');
 const vault = createVault(testVaultKey());
@@ -36,20 +35,7 @@ beforeEach(async () => {
 });
 
 /** Emits `count` events one millisecond apart: each makes one delivery per endpoint. */
-async function emit(count: number): Promise<void> {
-  for (let i = 0; i < count; i++) {
-    const now = new Date(START.getTime() + 1_000 + i);
-    const sandbox = {
-      id: `sbx_${i}`,
-      name: 's',
-      status: 'ready',
-      desired_state: 'running',
-      last_error: null,
-      expires_at: null,
-    };
-    await db.transaction((tx) => recordEvent(tx, {orgId, type: 'sandbox.ready', sandbox, now}));
-  }
-}
+const emit = (count: number) => emitReadyEvents(db, {orgId, start: START, count});
 
 const claim = (
   statements: PreparedStatements,

@@ -4,6 +4,7 @@ import {createServer, type IncomingHttpHeaders, type ServerResponse} from 'node:
 import type {AddressInfo} from 'node:net';
 import {PGlite} from '@electric-sql/pglite';
 import {type Database, migrate, wrapPGlite} from '../../../emulator/db/database.js';
+import {recordEvent} from '../../../emulator/delivery/events.js';
 import type {Vault} from '../../../emulator/vault.js';
 import {newId, newSigningSecret} from '../../../emulator/ids.js';
 
@@ -42,6 +43,29 @@ export async function seedEndpoint(
 }
 
 export const testVaultKey = () => randomBytes(32);
+
+/**
+ * Records `count` sandbox.ready events for sandboxes sbx_<from>… one millisecond apart, a second after `start`:
+ * each makes one delivery per subscribed endpoint.
+ */
+export async function emitReadyEvents(
+  db: Database,
+  o: {orgId: string; start: Date; count: number; from?: number},
+): Promise<void> {
+  const from = o.from ?? 0;
+  for (let i = from; i < from + o.count; i++) {
+    const now = new Date(o.start.getTime() + 1_000 + i);
+    const sandbox = {
+      id: `sbx_${i}`,
+      name: 's',
+      status: 'ready',
+      desired_state: 'running',
+      last_error: null,
+      expires_at: null,
+    };
+    await db.transaction((tx) => recordEvent(tx, {orgId: o.orgId, type: 'sandbox.ready', sandbox, now}));
+  }
+}
 
 export interface ReceivedRequest {
   method: string;

@@ -6,13 +6,21 @@ import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest';
 import {manualClock} from '../../../emulator/clock.js';
 import type {Database} from '../../../emulator/db/database.js';
 import {openStorage} from '../../../emulator/db/open.js';
-import {recordEvent} from '../../../emulator/delivery/events.js';
 import {type ClaimedDelivery, claimDue} from '../../../emulator/delivery/repository.js';
 import {PreparedStatements} from '../../../emulator/delivery/statements.js';
 import {DeliveryWorker} from '../../../emulator/delivery/worker.js';
 import {createVault} from '../../../emulator/vault.js';
 import {type ScratchSchema, scratchSchema} from '../../helpers/pg-schema.js';
-import {openTestDb, resetDb, seedEndpoint, seedOrg, startReceiver, testVaultKey, waitFor} from './helpers.js';
+import {
+  emitReadyEvents,
+  openTestDb,
+  resetDb,
+  seedEndpoint,
+  seedOrg,
+  startReceiver,
+  testVaultKey,
+  waitFor,
+} from './helpers.js';
 
 const pgUrl = process.env.SVC_TEST_DATABASE_URL;
 const START = new Date('2030-01-01T00:00:00Z');
@@ -83,20 +91,7 @@ describe.each(backends)('the leased claim on $name', (backend) => {
   });
 
   /** Emits `count` events one millisecond apart from `from`: each makes one delivery per endpoint. */
-  async function emit(count: number, from = 0): Promise<void> {
-    for (let i = from; i < from + count; i++) {
-      const now = new Date(START.getTime() + 1_000 + i);
-      const sandbox = {
-        id: `sbx_${i}`,
-        name: 's',
-        status: 'ready',
-        desired_state: 'running',
-        last_error: null,
-        expires_at: null,
-      };
-      await db.transaction((tx) => recordEvent(tx, {orgId, type: 'sandbox.ready', sandbox, now}));
-    }
-  }
+  const emit = (count: number, from = 0) => emitReadyEvents(db, {orgId, start: START, count, from});
 
   const claim = (o: {
     owner: string;
