@@ -310,9 +310,9 @@ const RECORD: Statement = {
          FROM v JOIN deliveries kept ON kept.id = v.delivery_id
        ON CONFLICT (delivery_id, attempt) DO NOTHING
      )
-     -- The pending check is written so that it cannot match deliveries_due's predicate: without statistics
-     -- (PGlite never analyzes) the planner takes that partial index for a handful of rows and reads every
-     -- pending delivery per batch; this way each row is found by its primary key.
+     -- The pending check is written so that it cannot match the partial index deliveries_endpoint_due's
+     -- predicate: without statistics (PGlite never analyzes) the planner takes that index for a handful of
+     -- rows and reads every pending delivery per batch; this way each row is found by its primary key.
      UPDATE deliveries d
         SET status = v.status, attempts = v.attempt, last_attempt_at = v.started_at,
             next_attempt_at = v.next_attempt_at, last_status_code = v.status_code,
