@@ -1,8 +1,8 @@
 // The core of a hostile probe, bounded so it runs on every CI run against the built CLI's emulator: parallel
 // guesses from one address, the control surface during the lockout that follows, NUL and overflow inputs, a
 // data dir left open to others before the start, and kill -9 in the middle of a burst of deliveries.
-import {chmod, mkdir, mkdtemp, readdir, rm, stat, writeFile} from 'node:fs/promises';
-import {Agent, request as httpRequest} from 'node:http';
+import {chmod, mkdir, mkdtemp, rm, writeFile} from 'node:fs/promises';
+import {Agent} from 'node:http';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
@@ -10,6 +10,8 @@ import {EmulatorControl, EmulatorControlError} from '../../emulator/control-clie
 import {readRuntimeFile} from '../../emulator/runtime-file.js';
 import {type Receiver, startReceiver, waitFor} from '../emulator/delivery/helpers.js';
 import {type EmulatorProcess, startEmulatorProcess, stopProcess} from '../emulator/delivery/processes.js';
+import {openToOthers} from '../helpers/file-modes.js';
+import {rawGet} from '../helpers/raw-get.js';
 import {runCli} from '../helpers/run-cli.js';
 
 const PARALLEL_GUESSES = 200;
@@ -42,32 +44,9 @@ afterAll(async () => {
 });
 
 /** Every entry under `dir` (itself included) that a user other than its owner could read, write or enter. */
-async function openToOthers(dir: string): Promise<string[]> {
-  const open: string[] = [];
-  const visit = async (path: string) => {
-    const info = await stat(path);
-    if ((info.mode & 0o077) !== 0) open.push(`${path} ${(info.mode & 0o777).toString(8)}`);
-    if (info.isDirectory()) for (const name of await readdir(path)) await visit(join(path, name));
-  };
-  await visit(dir);
-  return open;
-}
 
 function get(path: string, authorization: string, agent: Agent) {
-  return new Promise<{status: number; retryAfter?: string; body: string}>((resolve, reject) => {
-    const req = httpRequest(new URL(path, emulator?.apiUrl), {agent, headers: {authorization}});
-    req.on('response', (res) => {
-      let body = '';
-      res.on('data', (d) => {
-        body += d;
-      });
-      res.on('end', () =>
-        resolve({status: res.statusCode ?? 0, retryAfter: res.headers['retry-after'] as string, body}),
-      );
-    });
-    req.on('error', reject);
-    req.end();
-  });
+  return rawGet(new URL(path, emulator?.apiUrl), {authorization, agent});
 }
 
 describe('a hostile probe, bounded', {timeout: 120_000}, () => {

@@ -7,6 +7,7 @@ import {AuthFailureLimiter} from '../../emulator/auth/rate-limiter.js';
 import type {ManualClock} from '../../emulator/clock.js';
 import {createApp, type RunningEmulator, startEmulator} from '../../emulator/index.js';
 import {createVault} from '../../emulator/vault.js';
+import {rawGet} from '../helpers/raw-get.js';
 
 let em: RunningEmulator;
 let secret: string;
@@ -174,23 +175,7 @@ describe('bad bodies on the control routes', () => {
 
 describe('rate limiting of failed authentication', () => {
   function getFrom(localAddress: string, path: string, authorization?: string) {
-    return new Promise<{status: number; retryAfter?: string; body: string}>((resolve, reject) => {
-      const req = httpRequest(new URL(path, em.apiUrl), {
-        localAddress,
-        headers: authorization ? {authorization} : {},
-      });
-      req.on('response', (res) => {
-        let body = '';
-        res.on('data', (d) => {
-          body += d;
-        });
-        res.on('end', () =>
-          resolve({status: res.statusCode ?? 0, retryAfter: res.headers['retry-after'] as string, body}),
-        );
-      });
-      req.on('error', reject);
-      req.end();
-    });
+    return rawGet(new URL(path, em.apiUrl), {localAddress, authorization});
   }
 
   it('answers 429 with Retry-After after repeated failures from one address, leaving other addresses alone', async () => {

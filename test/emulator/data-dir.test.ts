@@ -1,11 +1,12 @@
 // The data dir is owner-only after a start, whoever made it and however open it was; a dir that belongs to
 // someone else is refused with a message that says what to do.
-import {chmod, chown, mkdir, mkdtemp, readdir, rm, stat, symlink, writeFile} from 'node:fs/promises';
+import {chmod, chown, mkdir, mkdtemp, rm, stat, symlink, writeFile} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {afterEach, beforeEach, describe, expect, it} from 'vitest';
 import {DataDirError, makeDataDirPrivate} from '../../emulator/data-dir.js';
 import {EmulatorStartError, startEmulator} from '../../emulator/index.js';
+import {openToOthers} from '../helpers/file-modes.js';
 
 const posix = process.platform !== 'win32';
 const isRoot = process.getuid?.() === 0;
@@ -16,16 +17,6 @@ beforeEach(async () => {
 afterEach(() => rm(root, {recursive: true, force: true}));
 
 /** Entries under `dir` (itself included) with any permission for group or others, as `path mode`. */
-async function openToOthers(dir: string): Promise<string[]> {
-  const open: string[] = [];
-  const visit = async (path: string) => {
-    const info = await stat(path);
-    if ((info.mode & 0o077) !== 0) open.push(`${path} ${(info.mode & 0o777).toString(8)}`);
-    if (info.isDirectory()) for (const name of await readdir(path)) await visit(join(path, name));
-  };
-  await visit(dir);
-  return open;
-}
 
 async function looseDir(): Promise<string> {
   const dir = join(root, 'data');
