@@ -1,5 +1,6 @@
 // The emulator as a library: startEmulator() opens storage, serves the API and the control surface, and stops cleanly.
 import {randomBytes} from 'node:crypto';
+import {existsSync} from 'node:fs';
 import {mkdtemp, rm} from 'node:fs/promises';
 import type {Server} from 'node:http';
 import type {AddressInfo} from 'node:net';
@@ -108,12 +109,28 @@ const CACHED_TABLES = ['orgs', 'api_keys', 'webhook_endpoints'] as const;
 const DEMO_KEY_CREATOR = 'svc emulator --demo';
 
 export async function startEmulator(options: StartEmulatorOptions = {}): Promise<RunningEmulator> {
-  const log = options.log ?? (() => undefined);
   if (!options.dataDir && !options.inMemory) {
     throw new TypeError('startEmulator needs a dataDir, or inMemory: true');
   }
   const ownsDataDir = !options.dataDir;
   const dataDir = resolve(options.dataDir ?? (await mkdtemp(join(tmpdir(), 'svc-emulator-'))));
+  // A start that fails leaves nothing behind: a data dir it made is removed whole (an existing one keeps
+  // what it held; openStorage removes a database it had only begun to make).
+  const madeHere = ownsDataDir || !existsSync(dataDir);
+  try {
+    return await startIn(dataDir, ownsDataDir, options);
+  } catch (err) {
+    if (madeHere) await rm(dataDir, {recursive: true, force: true});
+    throw err;
+  }
+}
+
+async function startIn(
+  dataDir: string,
+  ownsDataDir: boolean,
+  options: StartEmulatorOptions,
+): Promise<RunningEmulator> {
+  const log = options.log ?? (() => undefined);
   // Made (when missing) and locked down before anything is read from it or written to it.
   try {
     await makeDataDirPrivate(dataDir);

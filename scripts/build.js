@@ -5,6 +5,8 @@ import {dirname, join} from 'node:path';
 import {fileURLToPath} from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+// `--clean` (what packing runs) starts from an empty dist/, so nothing compiled from a removed source ships.
+if (process.argv.includes('--clean')) rmSync(join(root, 'dist'), {recursive: true, force: true});
 const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
 const result = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.json')], {stdio: 'inherit'});
 if (result.status !== 0) {

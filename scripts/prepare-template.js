@@ -10,14 +10,11 @@ if (!existsSync(module)) {
   console.error('prepare-template: dist/emulator/db/template.js is missing; build first');
   process.exit(1);
 }
-const {prepareTemplate, templateKey, templateLocations} = await import(module);
-const {readFile} = await import('node:fs/promises');
+const {prepareTemplate, templateKey, templateLocations, templateProblem} = await import(module);
 const {built} = templateLocations();
 const key = await templateKey();
-const current = await readFile(join(built, 'template.json'), 'utf8')
-  .then((t) => JSON.parse(t).key)
-  .catch(() => undefined);
-if (current !== key) {
+// Made again when missing, stale or incomplete (a file of its manifest missing or of another length).
+if ((await templateProblem(built, key)) !== undefined) {
   const started = Date.now();
   await prepareTemplate(built, key);
   console.error(`prepare-template: emulator database template ready (${Date.now() - started} ms)`);

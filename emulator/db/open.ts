@@ -97,16 +97,35 @@ export async function openStorage(options: StorageOptions): Promise<OpenedStorag
   }
 
   const pgdata = join(options.dataDir, PGDATA);
-  if (!existsSync(join(pgdata, 'PG_VERSION'))) {
-    await rm(pgdata, {recursive: true, force: true});
-    await copyTemplate(await ensureTemplate(options.templateCacheDir), pgdata);
-  }
-  const db = await openPGliteThread(pgdata);
+  // A database this start makes is removed again if the start fails, so no half-made one is left to reopen.
+  const fresh = !existsSync(join(pgdata, 'PG_VERSION'));
   try {
-    await migrate(db);
+    if (fresh) {
+      await rm(pgdata, {recursive: true, force: true});
+      await copyTemplate(await ensureTemplate(options.templateCacheDir), pgdata);
+    }
+    const db = await openPGliteThread(pgdata).catch((err: unknown) => {
+      throw new Error(
+        fresh
+          ? `a new database made in ${pgdata} could not be opened (${messageOf(err)}); the emulator's ` +
+              'database template is damaged: reinstall svc, or remove the template kept in the user cache'
+          : `the database in ${pgdata} could not be opened (${messageOf(err)}); if it is damaged, move the ` +
+              'data dir away and start again (or pass --in-memory)',
+      );
+    });
+    try {
+      await migrate(db);
+    } catch (err) {
+      await db.close().catch(() => undefined);
+      throw err;
+    }
+    return {db, cleanup: async () => undefined};
   } catch (err) {
-    await db.close();
+    if (fresh) await rm(pgdata, {recursive: true, force: true});
     throw err;
   }
-  return {db, cleanup: async () => undefined};
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
 }

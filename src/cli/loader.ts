@@ -29,9 +29,21 @@ export const BUILD_ID_PREFIX = '// svc cli bundle ';
 /** The bundle is one function expression; these are the names its body expects (CommonJS's, plus one). */
 export const BUNDLE_PARAMETERS = ['exports', 'require', 'module', '__filename', '__dirname', '__svcImport'];
 
-/** V8 accepts a code cache only from its own version and architecture; the name says which it came from. */
-export function cacheFileName(buildId: string): string {
-  return `bundle-${buildId}-${process.version}-${process.arch}.v8cache`;
+/**
+ * V8 accepts a code cache only from its own version and architecture; the name says which it came from. A
+ * cache also keeps the file name the bundle was compiled under (stack traces show it), so one kept in the
+ * user's cache dir is named after the bundle's path too: two installs of one build never share a cache.
+ */
+export function cacheFileName(buildId: string, bundlePath?: string): string {
+  const where = bundlePath ? `-${pathHash(bundlePath)}` : '';
+  return `bundle-${buildId}${where}-${process.version}-${process.arch}.v8cache`;
+}
+
+/** FNV-1a over the path's UTF-16 units: a name, not a secret, and no crypto module to load at start-up. */
+function pathHash(path: string): string {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < path.length; i++) hash = Math.imul(hash ^ path.charCodeAt(i), 0x01000193);
+  return (hash >>> 0).toString(16).padStart(8, '0');
 }
 
 export function bundlePaths(root: URL): {bundle: string; shippedCache: (buildId: string) => string} {
@@ -70,8 +82,9 @@ export async function loadBundle(options: LoadBundleOptions): Promise<LoadedBund
     const shipped = readOrUndefined(paths.shippedCache(buildId));
     if (shipped) script = compile(shipped);
     if (!script || script.cachedDataRejected) {
-      // Another Node version or other V8 flags than the build's: keep a cache of our own beside the user's files.
-      const own = join(await userCacheDir(), cacheFileName(buildId));
+      // None shipped (the package leaves the build's out: it names the folder it was built in), or another Node
+      // version or other V8 flags than the build's: keep a cache of our own beside the user's files.
+      const own = join(await userCacheDir(), cacheFileName(buildId, paths.bundle));
       const cached = readOrUndefined(own);
       if (cached) script = compile(cached);
       if (!script || script.cachedDataRejected) {
