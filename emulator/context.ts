@@ -26,6 +26,8 @@ export interface EmulatorContext {
   /** DNS resolution for endpoint checks; injectable so tests need no network. */
   lookup: Resolver;
   log: (line: string) => void;
+  /** How the commands the account page suggests spell svc: the CLI passes how it was run; a library user gets `npx svc`. */
+  svc: string;
   /** Only on PostgreSQL, which other emulator processes may share: word of their writes, events and clock moves. */
   signals?: DatabaseSignals;
 }

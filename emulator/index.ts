@@ -64,6 +64,11 @@ export interface StartEmulatorOptions {
   log?: (line: string) => void;
   /** DNS resolution for endpoint checks and deliveries (tests pass a fake one). */
   lookup?: Resolver;
+  /**
+   * How the account page spells the CLI in the commands it suggests: the CLI passes how it was itself run
+   * (`svc`, `npx svc`, or node and its path). Default `npx svc`, which runs in a project that depends on svc.
+   */
+  svcCommand?: string;
   /** Delivery engine tuning (tests shorten the attempt timeout; benchmarks size the lanes). */
   delivery?: DeliveryPluginOptions;
 }
@@ -230,6 +235,7 @@ async function startIn(
       allowLocalEndpoints: options.allowLocalEndpoints ?? false,
       lookup: options.lookup ?? systemResolver,
       log,
+      svc: options.svcCommand ?? 'npx svc',
       signals,
     };
     if (ctx.allowLocalEndpoints) {

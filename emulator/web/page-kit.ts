@@ -81,6 +81,7 @@ export function createPageKit(ctx: EmulatorContext) {
     orgId: s.session.orgId,
     role: s.session.role,
     csrf: csrfTokenFor(s.id),
+    svc: ctx.svc,
     orgs: s.session.orgCount > 1 ? await accounts.memberships.orgsOf(s.session.personId) : undefined,
   });
 

@@ -3,6 +3,7 @@ import {Command, Errors} from '@oclif/core';
 import {debugEnabled, debugReport, toUserError} from './error-mapper.js';
 import {ExitCode} from './exit-codes.js';
 import {debugFlag} from './flags.js';
+import {currentSvcCommand, spellSvc} from './invocation.js';
 
 export interface JsonError {
   error: {code: string; message: string};
@@ -11,6 +12,11 @@ export interface JsonError {
 export abstract class BaseCommand extends Command {
   static override enableJsonFlag = true;
   static override baseFlags = {debug: debugFlag};
+
+  /** Hints and notes for a person: every command quoted in them runs as printed from where svc was run. */
+  override logToStderr(message = '', ...args: unknown[]): void {
+    super.logToStderr(spellSvc(message, currentSvcCommand()), ...args);
+  }
 
   protected override toErrorJson(err: unknown): JsonError {
     const e = toUserError(err);
@@ -24,12 +30,18 @@ export abstract class BaseCommand extends Command {
     // Where it happened goes to stderr: a person asked for it, and stdout stays the JSON document.
     if (debugEnabled(this.argv, process.env)) process.stderr.write(`${debugReport(err)}\n`);
     process.exitCode = e.exitCode;
+    // Every command quoted in the message or a next step runs as printed from here.
+    const svc = currentSvcCommand();
+    const message = spellSvc(e.message, svc);
     if (this.jsonEnabled()) {
-      this.logJson(this.toErrorJson(e));
+      this.logJson({error: {code: e.code, message}});
       return;
     }
     // oclif renders its own parse errors best (with the help hint they carry), and exits 2 with them.
     if (e.exitCode === ExitCode.usage && err instanceof Errors.CLIError) throw err;
-    throw new Errors.CLIError(e.message, {exit: e.exitCode, suggestions: e.suggestions});
+    throw new Errors.CLIError(message, {
+      exit: e.exitCode,
+      suggestions: e.suggestions.map((s) => spellSvc(s, svc)),
+    });
   }
 }

@@ -1,6 +1,6 @@
 // How a person runs svc from where they are, so that every command the tool prints runs as printed.
 import {existsSync, realpathSync} from 'node:fs';
-import {delimiter, dirname, join, relative, isAbsolute} from 'node:path';
+import {basename, delimiter, dirname, isAbsolute, join, relative} from 'node:path';
 
 export interface InvocationContext {
   env: NodeJS.ProcessEnv;
@@ -32,14 +32,47 @@ export function svcCommand(context: InvocationContext): string {
   if (!context.script) return 'svc';
   const script = realpathOrSelf(context.script);
   const root = dirname(dirname(script));
-  const inside = relative(root, realpathOrSelf(context.cwd));
-  if (!inside.startsWith('..') && !isAbsolute(inside)) return 'npx svc';
+  const cwd = realpathOrSelf(context.cwd);
+  // In the package's own folder (a clone), or in a project that has it installed (its node_modules/svc).
+  if (isInside(root, cwd)) return 'npx svc';
+  const modules = dirname(root);
+  if (basename(modules) === 'node_modules' && isInside(dirname(modules), cwd)) return 'npx svc';
   return `node ${shellQuote(script)}`;
+}
+
+function isInside(dir: string, path: string): boolean {
+  const inside = relative(dir, path);
+  return !inside.startsWith('..') && !isAbsolute(inside);
 }
 
 /** The invocation for this process. */
 export function currentSvcCommand(env: NodeJS.ProcessEnv = process.env): string {
   return svcCommand({env, cwd: process.cwd(), script: process.argv[1]});
+}
+
+/**
+ * Text for a person with every command in it spelled for this invocation: each `svc …` between backticks
+ * (how hints, errors and help quote a command) starts with `svc` as given instead. Text without a quoted
+ * command is returned as it was.
+ */
+export function spellSvc(text: string, svc: string): string {
+  if (svc === 'svc') return text;
+  return text.replace(/`svc(?= |`)/g, `\`${svc}`);
+}
+
+/**
+ * How an MCP client (an editor, started from anywhere, with its own PATH) runs the server: `svc` when it is on
+ * the PATH, else node and the running entry script by their absolute paths, which work from any folder.
+ */
+export function mcpServerCommand(context: InvocationContext): {command: string; args: string[]} {
+  const names = (context.platform ?? process.platform) === 'win32' ? ['svc.cmd', 'svc.exe'] : ['svc'];
+  const onPath = (context.env.PATH ?? '')
+    .split(delimiter)
+    .some((dir) => dir && names.some((name) => existsSync(join(dir, name))));
+  if (onPath || !context.script) return {command: 'svc', args: []};
+  // npx's own copy lives in a cache that npm may clear; npx finds (or fetches) it again from anywhere.
+  if (context.env.npm_command === 'exec') return {command: 'npx', args: ['--yes', 'svc']};
+  return {command: process.execPath, args: [realpathOrSelf(context.script)]};
 }
 
 /** Quotes a value for a POSIX shell only when it needs it. */

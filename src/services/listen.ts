@@ -72,7 +72,9 @@ export function parseForwardUrl(text: string): URL {
 export async function listen(options: ListenOptions): Promise<void> {
   const forwardUrl = options.forwardTo === undefined ? undefined : parseForwardUrl(options.forwardTo);
   if (!forwardUrl && !options.printSecret)
-    throw usageError('--forward-to is required', [`Example: svc listen --forward-to ${FORWARD_EXAMPLE}`]);
+    throw usageError('--forward-to is required', [
+      `Like this: \`svc listen --forward-to ${FORWARD_EXAMPLE}\``,
+    ]);
   const out = new ListenOutput({...options, svc: currentSvcCommand(options.env)});
   // The first connection must work: a typo in --data-dir should fail at once, not retry forever.
   let session = await connect(options);

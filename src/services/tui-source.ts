@@ -6,6 +6,8 @@ import type {Delivery, WebhookEndpoint} from '../schemas/index.js';
 
 export interface TuiSource {
   readonly apiUrl: string;
+  /** How svc is spelled in the commands the screens suggest (see lib/invocation.ts); `svc` when not given. */
+  readonly svc?: string;
   /** Attempt detail and resend are there (the API address is a running emulator's). */
   readonly emulator: boolean;
   listEndpoints(): Promise<WebhookEndpoint[]>;

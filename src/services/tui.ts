@@ -5,6 +5,7 @@ import type {EmulatorControl} from '../../emulator/control-client.js';
 import {defaultFileStore, resolveStoredApiUrl} from '../auth/resolve.js';
 import {openSession, type Session} from '../auth/session.js';
 import {usageError} from '../lib/errors.js';
+import {currentSvcCommand} from '../lib/invocation.js';
 import {emulatorControlFor} from './emulator/for-api-url.js';
 import type {TuiSource} from './tui-source.js';
 
@@ -47,6 +48,7 @@ export async function openTuiSource(options: OpenTuiSourceOptions): Promise<TuiS
   };
   const source: TuiSource = {
     apiUrl,
+    svc: currentSvcCommand(options.env),
     emulator: control !== undefined,
     listEndpoints: async () => (await client()).listWebhooks(),
     listDeliveries: async (endpointId) => (await client()).listDeliveries(endpointId),

@@ -50,7 +50,7 @@ export function KeysPage(p: {
         Every call to the API carries a key of this org. Use one key per machine, CI system or agent, and let
         keys expire where you can.
       </p>
-      {p.created ? <SecretOnce created={p.created} apiUrl={p.apiUrl} /> : null}
+      {p.created ? <SecretOnce created={p.created} apiUrl={p.apiUrl} svc={p.viewer.svc} /> : null}
       {p.notice ? <Notice kind="success">{p.notice}</Notice> : null}
 
       <section class="panel" aria-labelledby="create-title">
@@ -173,7 +173,7 @@ export function KeysPage(p: {
   );
 }
 
-function SecretOnce({created, apiUrl}: {created: NewSecret; apiUrl: string}) {
+function SecretOnce({created, apiUrl, svc}: {created: NewSecret; apiUrl: string; svc: string}) {
   return (
     <SecretShownOnce
       heading={<>Key "{created.name}" created</>}
@@ -188,7 +188,7 @@ function SecretOnce({created, apiUrl}: {created: NewSecret; apiUrl: string}) {
     >
       <p class="muted">
         Expires: <Time at={created.expiresAt} />. Try it:{' '}
-        <code>{`SVC_API_URL=${apiUrl} SVC_API_KEY=<the key> svc org`}</code>
+        <code>{`SVC_API_URL=${apiUrl} SVC_API_KEY=<the key> ${svc} org`}</code>
       </p>
     </SecretShownOnce>
   );

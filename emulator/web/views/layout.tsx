@@ -13,6 +13,8 @@ export interface Viewer {
   orgId: string;
   role: string;
   csrf: string;
+  /** How the CLI is spelled in the commands the page suggests (as the emulator was started: see EmulatorContext). */
+  svc: string;
   orgs?: {orgId: string; orgName: string}[];
 }
 

@@ -208,7 +208,7 @@ export function HomePage(p: {
       </div>
       <h2>Use a key</h2>
       <pre class="code" tabindex={0}>
-        {`export SVC_API_URL=${p.apiUrl}\nexport SVC_API_KEY=svc_…   # from "Create key"\nsvc org`}
+        {`export SVC_API_URL=${p.apiUrl}\nexport SVC_API_KEY=svc_…   # from "Create key"\n${p.viewer.svc} org`}
       </pre>
     </Page>
   );

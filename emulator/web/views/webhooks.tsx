@@ -181,8 +181,9 @@ export function NewEndpointPage(p: {
         {p.wayOut ? (
           <Notice kind="info">
             To receive events on this machine, run{' '}
-            <code>svc listen --forward-to http://localhost:3000/webhooks</code> (it relays events to a local
-            server, no public URL needed), or restart the emulator with <code>--allow-local-endpoints</code>.
+            <code>{`${p.viewer.svc} listen --forward-to http://localhost:3000/webhooks`}</code> (it relays
+            events to a local server, no public URL needed), or restart the emulator with{' '}
+            <code>--allow-local-endpoints</code>.
           </Notice>
         ) : null}
         <form method="post" action="/account/webhooks" novalidate>
@@ -330,7 +331,8 @@ export function DeliveriesPage(p: {
       <div id="deliveries" data-live="5000">
         {p.deliveries.length === 0 ? (
           <p class="empty">
-            No deliveries yet. Emit an event with <code>svc trigger sandbox.ready</code>, then refresh.
+            No deliveries yet. Emit an event with <code>{`${p.viewer.svc} trigger sandbox.ready`}</code>, then
+            refresh.
           </p>
         ) : (
           <table class="table">

@@ -3,6 +3,7 @@
 // plugin out) this hook answers: a usage error (exit 2) naming the closest command or topic, spelled as it is
 // typed (spaces, never colons).
 import type {Hook} from '@oclif/core';
+import {currentSvcCommand} from '../../lib/invocation.js';
 
 /** Edit distance (insertions, deletions, substitutions), small inputs only. */
 export function editDistance(a: string, b: string): number {
@@ -40,9 +41,10 @@ const hook: Hook<'command_not_found'> = async (options) => {
   const ids = [...config.commandIDs.filter((id) => !hidden.has(id)), ...config.topics.map((t) => t.name)];
   const suggestion = closestCommand(options.id, ids);
   const typed = options.id.split(':').join(separator);
+  const svc = currentSvcCommand();
   const suggestions = [
-    ...(suggestion ? [`Did you mean \`${config.bin} ${suggestion.split(':').join(separator)}\`?`] : []),
-    `Run \`${config.bin} help\` for the list of commands`,
+    ...(suggestion ? [`Did you mean \`${svc} ${suggestion.split(':').join(separator)}\`?`] : []),
+    `Run \`${svc} help\` for the list of commands`,
   ];
   // Shaped like oclif's CLIError (its printer reads these fields), without loading a second copy of oclif.
   throw Object.assign(new Error(`command ${typed} not found`), {oclif: {exit: 2}, suggestions, bang: '›'});

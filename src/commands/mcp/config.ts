@@ -1,5 +1,6 @@
 import {Flags} from '@oclif/core';
 import {BaseCommand} from '../../lib/base-command.js';
+import {currentSvcCommand, mcpServerCommand} from '../../lib/invocation.js';
 import {
   KEY_SOURCES,
   type KeySource,
@@ -29,7 +30,14 @@ export default class McpConfig extends BaseCommand {
 
   async run() {
     const {flags} = await this.parse(McpConfig);
-    const snippet = mcpConfig(flags.client as McpClient, flags['key-from'] as KeySource);
+    // The client starts the server from its own folder and PATH: svc when it is on the PATH, else by absolute paths.
+    const run = mcpServerCommand({env: process.env, cwd: process.cwd(), script: process.argv[1]});
+    const snippet = mcpConfig(
+      flags.client as McpClient,
+      flags['key-from'] as KeySource,
+      run,
+      currentSvcCommand(),
+    );
     if (!this.jsonEnabled()) {
       process.stderr.write(`Add this to ${snippet.file}:\n\n`);
       process.stdout.write(snippet.text);

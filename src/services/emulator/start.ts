@@ -55,6 +55,8 @@ export function resolveStartOptions(
     // The CLI owns where its files live: the user data dir unless told otherwise, the user cache for templates.
     dataDir: o.dataDir ?? (o.inMemory ? undefined : emulatorDataDir(o.env)),
     templateCacheDir: join(cacheDir(o.env), 'emulator-pg-template'),
+    // The account page suggests commands spelled as this CLI was run.
+    svcCommand: currentSvcCommand(o.env),
     inMemory: o.inMemory,
     databaseUrl,
     clock: o.clock,

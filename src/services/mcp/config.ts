@@ -41,12 +41,24 @@ function tomlString(value: string): string {
   return JSON.stringify(value);
 }
 
-export function mcpConfig(client: McpClient, keySource: KeySource = 'login'): McpConfigSnippet {
-  const command = 'svc';
-  const args = ['mcp'];
+export interface McpServerCommand {
+  /** What the client starts: `svc`, or node by its absolute path when svc is not on the PATH. */
+  command: string;
+  /** Arguments before `mcp` (the entry script, when command is node). */
+  args: string[];
+}
+
+export function mcpConfig(
+  client: McpClient,
+  keySource: KeySource = 'login',
+  run: McpServerCommand = {command: 'svc', args: []},
+  svc = 'svc',
+): McpConfigSnippet {
+  const command = run.command;
+  const args = [...run.args, 'mcp'];
   const next_steps =
     keySource === 'login'
-      ? ['Log in once on this machine: `svc login < key.txt` (add --api-url for another address)']
+      ? [`Log in once on this machine: \`${svc} login < key.txt\` (add --api-url for another address)`]
       : [
           'Export SVC_API_KEY (and SVC_API_URL for another address) in the environment the client starts from',
         ];

@@ -52,7 +52,7 @@ async function readPayload(options: VerifyWebhookOptions): Promise<Buffer> {
   }
   if (options.payloadFile === undefined && options.stdin.isTTY) {
     throw usageError('No payload: pass --payload-file FILE or pipe the raw body on stdin.', [
-      'svc webhooks verify --header "$SIG" --payload-file body.json',
+      'Like this: `svc webhooks verify --header "$SIG" --payload-file body.json`',
     ]);
   }
   // Bytes, untouched: decoding or trimming here would change what the signature covers.

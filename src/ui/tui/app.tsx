@@ -285,7 +285,7 @@ export function App({source, color, size: fixedSize, backoff = LIVE_BACKOFF}: Ap
             filter
               ? `No endpoint matches “${filter}” (esc clears the filter).`
               : source.emulator
-                ? 'No webhook endpoints yet: add one with `svc emulator webhooks create --url URL --events sandbox.ready`.'
+                ? `No webhook endpoints yet: add one with \`${source.svc ?? 'svc'} emulator webhooks create --url URL --events sandbox.ready\`.`
                 : 'No webhook endpoints yet. Endpoints are added on the account page.',
           )
         : endpoints
@@ -300,7 +300,7 @@ export function App({source, color, size: fixedSize, backoff = LIVE_BACKOFF}: Ap
             filter
               ? `No delivery matches “${filter}” (esc clears the filter).`
               : source.emulator
-                ? `No deliveries yet: try \`svc trigger ${screen.endpoint.events[0] ?? 'sandbox.ready'}\`.`
+                ? `No deliveries yet: try \`${source.svc ?? 'svc'} trigger ${screen.endpoint.events[0] ?? 'sandbox.ready'}\`.`
                 : 'No deliveries yet.',
           )
         : deliveries

@@ -36,7 +36,7 @@ export function emptyLines(text: string): React.ReactNode[] {
 export function troubleLines(trouble: Trouble, source: TuiSource, paint: Painter): React.ReactNode[] {
   const lines: [string, Tone | undefined][] = [];
   if (trouble.kind === 'unauthorized') {
-    const login = `svc login --api-url ${source.apiUrl}`;
+    const login = `${source.svc ?? 'svc'} login --api-url ${source.apiUrl}`;
     lines.push(
       ['Not logged in, or the API key was rejected (401).', 'red'],
       [sanitize(trouble.message), undefined],
@@ -54,7 +54,7 @@ export function troubleLines(trouble: Trouble, source: TuiSource, paint: Painter
       [sanitize(trouble.message), undefined],
       [
         source.emulator
-          ? 'Is the emulator still running (`svc emulator status`)? Retrying on its own.'
+          ? `Is the emulator still running (\`${source.svc ?? 'svc'} emulator status\`)? Retrying on its own.`
           : 'Retrying on its own.',
         undefined,
       ],
@@ -96,7 +96,7 @@ export function helpLines(source: TuiSource, paint: Painter): React.ReactNode[] 
     <Text key="gap"> </Text>,
     <Text key="live" wrap="wrap" color={paint('gray')}>
       Screens refresh by themselves, more often while things change, and at once after a resend. Whole
-      answers: `svc webhooks deliveries show DELIVERY_ID`.
+      answers: `{source.svc ?? 'svc'} webhooks deliveries show DELIVERY_ID`.
     </Text>,
   );
   return lines;
