@@ -27,7 +27,8 @@ export interface ResolveOptions {
 export class NotLoggedInError extends UserError {
   constructor(apiUrl: string) {
     const login = apiUrl === DEFAULT_API_URL ? 'svc login' : `svc login --api-url ${apiUrl}`;
-    super(`not logged in to ${apiUrl}; run ${login} or set SVC_API_KEY`, {
+    // The message names the way out too: with --json (and through MCP) it is all that is shown.
+    super(`not logged in to ${apiUrl}; run \`${login}\` or set SVC_API_KEY`, {
       code: 'not_logged_in',
       exitCode: ExitCode.unauthorized,
       suggestions: [`Pipe a key into \`${login}\` (for example \`${login} < key.txt\`), or set SVC_API_KEY`],
@@ -111,7 +112,7 @@ export async function resolveCredentials(options: ResolveOptions): Promise<Resol
     if (apiKey) return {apiKey, apiUrl, source: 'keychain'};
     const login = apiUrl === DEFAULT_API_URL ? 'svc login' : `svc login --api-url ${apiUrl}`;
     throw new UserError(
-      `the key for ${apiUrl} is no longer in the OS keychain; run ${login} --keychain again`,
+      `the key for ${apiUrl} is no longer in the OS keychain; run \`${login} --keychain\` again`,
       {
         code: 'not_logged_in',
         exitCode: ExitCode.unauthorized,

@@ -84,7 +84,7 @@ describe('resolveCredentials precedence', () => {
         const err = await result;
         expect(err).toBeInstanceOf(NotLoggedInError);
         expect((err as Error).message).toBe(
-          `not logged in to ${expected.url}; run svc login --api-url ${expected.url} or set SVC_API_KEY`,
+          `not logged in to ${expected.url}; run \`svc login --api-url ${expected.url}\` or set SVC_API_KEY`,
         );
         expect((err as NotLoggedInError).exitCode).toBe(4);
       }
@@ -145,7 +145,7 @@ describe('resolveCredentials precedence', () => {
     await expect(
       resolveCredentials({env: {}, flags: {apiUrl: 'https://gone.example'}, fileStore, keychain}),
     ).rejects.toThrow(
-      'the key for https://gone.example is no longer in the OS keychain; run svc login --api-url https://gone.example --keychain again',
+      'the key for https://gone.example is no longer in the OS keychain; run `svc login --api-url https://gone.example --keychain` again',
     );
   });
 });

@@ -180,7 +180,7 @@ describe('svc auth status and svc logout', {timeout: 90_000}, () => {
     const after = await svc(['org', '--json']);
     expect(after.code).toBe(4);
     expect(JSON.parse(after.stdout).error.message).toBe(
-      'not logged in to https://api.svc.dev; run svc login or set SVC_API_KEY',
+      'not logged in to https://api.svc.dev; run `npx svc login` or set SVC_API_KEY',
     );
   });
 
@@ -206,7 +206,7 @@ describe('svc auth status and svc logout', {timeout: 90_000}, () => {
     expect(JSON.parse(after.stdout)).toEqual({
       error: {
         code: 'not_logged_in',
-        message: `not logged in to ${api.url}; run svc login --api-url ${api.url} or set SVC_API_KEY`,
+        message: `not logged in to ${api.url}; run \`npx svc login --api-url ${api.url}\` or set SVC_API_KEY`,
       },
     });
   });
@@ -275,7 +275,7 @@ describe('a stored key is sent only to the URL it was stored for', {timeout: 90_
     for (const r of attempts) {
       expect(r.code).toBe(4);
       expect(r.stdout + r.stderr).toMatch(
-        /not logged in to http:\/\/(127\.0\.0\.1|localhost):\d+; run svc login --api-url/,
+        /not logged in to http:\/\/(127\.0\.0\.1|localhost):\d+; run `npx svc login --api-url/,
       );
     }
     expect(recorder.seen.filter((line) => line.includes(secret))).toEqual([]);

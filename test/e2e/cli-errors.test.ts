@@ -29,7 +29,7 @@ describe('svc errors', {timeout: 60_000}, () => {
     const r = await svc(['org']);
     expect(r.code).toBe(4);
     expect(flat(r.stderr)).toContain(
-      'not logged in to https://api.svc.dev; run svc login or set SVC_API_KEY',
+      'not logged in to https://api.svc.dev; run `npx svc login` or set SVC_API_KEY',
     );
     expect(r.stderr).not.toMatch(STACK_LINE);
     expect(r.stdout).toBe('');

@@ -282,7 +282,7 @@ describe('svc mcp when the API cannot be reached', {timeout: 60_000}, () => {
     try {
       const r = await call(c, 'get_org');
       expect(r.isError).toBe(true);
-      expect(text(r)).toMatch(/not logged in to http:\/\/127\.0\.0\.1:9; run svc login --api-url/);
+      expect(text(r)).toMatch(/not logged in to http:\/\/127\.0\.0\.1:9; run `svc login --api-url/);
     } finally {
       await c.close();
     }

@@ -1,0 +1,367 @@
+// The package as users get it: run from a folder where svc was installed from its tarball, far from the source
+// tree (scripts/package-smoke.js packs it, installs it locally and into a global prefix, and runs this file
+// there with node --test). Everything here goes through the installed copy: its bin, its entry points, its
+// emulator with the template it ships.
+import assert from 'node:assert/strict';
+import {spawn, spawnSync} from 'node:child_process';
+import {mkdirSync, mkdtempSync, realpathSync, rmSync} from 'node:fs';
+import {createServer} from 'node:http';
+import {tmpdir} from 'node:os';
+import {delimiter, join} from 'node:path';
+import {after, describe, it} from 'node:test';
+import {fileURLToPath} from 'node:url';
+
+const APP = realpathSync(process.cwd());
+const LOCAL_BIN = join(APP, 'node_modules', '.bin', 'svc');
+const GLOBAL_BIN = process.env.SVC_SMOKE_GLOBAL_BIN;
+const TARBALL = process.env.SVC_SMOKE_TARBALL;
+const TREE = process.env.SVC_SMOKE_TREE;
+assert.ok(GLOBAL_BIN && TARBALL, 'run through scripts/package-smoke.js');
+const SYSTEM_PATH = ['/usr/local/bin', '/usr/bin', '/bin', join(process.execPath, '..')].join(delimiter);
+
+const home = mkdtempSync(join(tmpdir(), 'svc-smoke-home-'));
+/** A person's environment: their own folders, svc on the PATH only when installed globally. */
+function userEnv(extra = {}) {
+  return {
+    PATH: SYSTEM_PATH,
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, 'config'),
+    XDG_DATA_HOME: join(home, 'data'),
+    XDG_CACHE_HOME: join(home, 'cache'),
+    // npm's own cache stays where it was, so npx finds the dependencies the installs already fetched.
+    npm_config_cache: process.env.npm_config_cache,
+    NO_COLOR: '1',
+    ...extra,
+  };
+}
+
+function run(command, args, {env = userEnv(), input = '', cwd = APP, timeoutMs = 60_000} = {}) {
+  const r = spawnSync(command, args, {cwd, env, input, encoding: 'utf8', timeout: timeoutMs});
+  return {code: r.status, stdout: r.stdout ?? '', stderr: r.stderr ?? '', error: r.error};
+}
+
+/** The installed package answers from itself, never from the tree it was built in. */
+function assertInstalled(resolved, base) {
+  const path = resolved.startsWith('file:') ? fileURLToPath(resolved) : resolved;
+  assert.ok(path.startsWith(base), `${path} is not under ${base}`);
+  if (TREE) assert.ok(!path.startsWith(TREE), `${path} is in the source tree`);
+}
+
+/** Starts `svc emulator start … --json` and resolves with its ready line and a stop function. */
+function startEmulator(bin, args, env) {
+  const child = spawn(bin, ['emulator', 'start', '--json', ...args], {
+    cwd: APP,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stderr.on('data', (d) => {
+    err += d;
+  });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no ready line in 60 s; stderr: ${err}`)), 60_000);
+    child.on('exit', (code) => reject(new Error(`the emulator exited ${code} before it was ready: ${err}`)));
+    child.stdout.on('data', (d) => {
+      out += d;
+      const line = out.split('\n').find((l) => l.startsWith('{'));
+      if (!line) return;
+      clearTimeout(timer);
+      child.removeAllListeners('exit');
+      const stop = () =>
+        new Promise((done) => {
+          if (child.exitCode !== null) return done(child.exitCode);
+          child.once('exit', done);
+          child.kill('SIGTERM');
+        });
+      resolve({ready: JSON.parse(line), stop, stderr: () => err});
+    });
+  });
+}
+
+/**
+ * A receiver on loopback that verifies every delivery with the installed svc/webhooks/node. It listens before
+ * its endpoint exists (the endpoint needs its URL); the signing secret the endpoint gets is handed over after.
+ */
+async function startReceiver() {
+  const {createNodeHandler} = await import('svc/webhooks/node');
+  const events = [];
+  let handle;
+  const server = createServer((req, res) => {
+    if (!handle) {
+      res.writeHead(503).end();
+      return;
+    }
+    handle(req, res);
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${server.address().port}/hook`,
+    events,
+    useSecret(secret) {
+      handle = createNodeHandler({secret, onEvent: (event, delivery) => void events.push({event, delivery})});
+    },
+    async waitFor(count, ms = 30_000) {
+      const deadline = Date.now() + ms;
+      while (events.length < count) {
+        if (Date.now() > deadline)
+          throw new Error(`${events.length} of ${count} verified deliveries in ${ms} ms`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    },
+    close: () => new Promise((resolve) => server.close(resolve)),
+  };
+}
+
+/** Talks JSON-RPC to `svc mcp` over its stdio, as an MCP client does. */
+async function mcpToolNames(bin, env) {
+  const child = spawn(bin, ['mcp'], {cwd: APP, env, stdio: ['pipe', 'pipe', 'pipe']});
+  let buffer = '';
+  const answers = new Map();
+  child.stdout.on('data', (d) => {
+    buffer += d;
+    let nl = buffer.indexOf('\n');
+    while (nl >= 0) {
+      const message = JSON.parse(buffer.slice(0, nl));
+      buffer = buffer.slice(nl + 1);
+      if (message.id !== undefined) answers.set(message.id, message);
+      nl = buffer.indexOf('\n');
+    }
+  });
+  const send = (message) => child.stdin.write(`${JSON.stringify(message)}\n`);
+  const answer = async (id) => {
+    const deadline = Date.now() + 20_000;
+    while (!answers.has(id)) {
+      if (Date.now() > deadline || child.exitCode !== null) throw new Error(`svc mcp gave no answer ${id}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    return answers.get(id);
+  };
+  try {
+    send({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: {protocolVersion: '2025-06-18', capabilities: {}, clientInfo: {name: 'smoke', version: '1'}},
+    });
+    assert.equal((await answer(1)).result.serverInfo.name, 'svc');
+    send({jsonrpc: '2.0', method: 'notifications/initialized'});
+    send({jsonrpc: '2.0', id: 2, method: 'tools/list'});
+    return (await answer(2)).result.tools.map((t) => t.name);
+  } finally {
+    child.kill();
+  }
+}
+
+/** The first command a hint quotes (`…`), run in a shell from where the hint was printed. */
+function runHint(text, env, cwd = APP) {
+  const quoted = [...text.matchAll(/`([^`]+)`/g)]
+    .map((m) => m[1])
+    .find((c) => /(^|\s|\/)svc(\s|$)|run\.js/.test(c));
+  assert.ok(quoted, `no svc command quoted in: ${text}`);
+  return {command: quoted, ...run('sh', ['-c', quoted.replace(/ < key\.txt$/, ' </dev/null')], {env, cwd})};
+}
+
+describe('the installed package', () => {
+  it('resolves every entry point from its own install', async () => {
+    const entries = [
+      'svc',
+      'svc/client',
+      'svc/webhooks',
+      'svc/webhooks/web',
+      'svc/webhooks/node',
+      'svc/webhooks/express',
+      'svc/webhooks/fetch',
+      'svc/emulator',
+    ];
+    for (const entry of entries) {
+      assertInstalled(import.meta.resolve(entry), join(APP, 'node_modules', 'svc'));
+      const loaded = await import(entry);
+      assert.ok(Object.keys(loaded).length > 0, `${entry} exports nothing`);
+    }
+    const {signPayload, verifySignature} = await import('svc/webhooks');
+    const secret = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
+    const header = signPayload({secret, payload: '{"a":1}'});
+    assert.equal(verifySignature({secret, payload: '{"a":1}', header}).secretIndex, 0);
+  });
+
+  it('starts the emulator from svc/emulator and delivers a signed event that svc/webhooks/node verifies', async () => {
+    const {startEmulator: start} = await import('svc/emulator');
+    const emu = await start({inMemory: true, port: 0, allowLocalEndpoints: true});
+    const receiver = await startReceiver();
+    try {
+      const endpoint = await emu.control.createWebhook({url: receiver.url, events: ['sandbox.ready']});
+      receiver.useSecret(endpoint.secret);
+      const key = await emu.control.createKey({name: 'smoke'});
+      const {createClient} = await import('svc/client');
+      const client = createClient({apiUrl: emu.apiUrl, apiKey: key.secret});
+      assert.equal((await client.getOrg()).id, emu.orgId);
+      await emu.control.trigger({type: 'sandbox.ready'});
+      await receiver.waitFor(1);
+      assert.equal(receiver.events[0].event.type, 'sandbox.ready');
+      assert.equal(receiver.events[0].delivery.attempt, 1);
+    } finally {
+      await receiver.close();
+      await emu.stop();
+    }
+  });
+
+  it('runs the CLI from a local install: emulator on the default data dir, login, endpoint, trigger, show, MCP, TUI', async () => {
+    const env = userEnv();
+    const svc = (args, options = {}) => run(LOCAL_BIN, args, {env, ...options});
+    const emulator = await startEmulator(LOCAL_BIN, ['--port', '0', '--allow-local-endpoints'], env);
+    const receiver = await startReceiver();
+    try {
+      const api = emulator.ready.api_url;
+      assert.equal(emulator.ready.data_dir, join(home, 'data', 'svc', 'emulator'));
+
+      const key = JSON.parse(svc(['emulator', 'keys', 'create', '--name', 'smoke', '--json']).stdout);
+      assert.match(key.secret, /^svc_[0-9A-Za-z]{40}$/);
+      const login = svc(['login', '--api-url', api], {input: key.secret});
+      assert.equal(login.code, 0, login.stderr);
+      const org = JSON.parse(svc(['org', '--json']).stdout);
+      assert.match(org.id, /^org_/);
+
+      const created = svc([
+        'emulator',
+        'webhooks',
+        'create',
+        '--url',
+        receiver.url,
+        '--events',
+        'sandbox.ready',
+        '--json',
+      ]);
+      assert.equal(created.code, 0, created.stderr);
+      const endpoint = JSON.parse(created.stdout);
+      receiver.useSecret(endpoint.secret);
+      assert.equal(svc(['trigger', 'sandbox.ready', '--json']).code, 0);
+      await receiver.waitFor(1);
+
+      const deliveries = JSON.parse(svc(['webhooks', 'deliveries', endpoint.id, '--json']).stdout);
+      const id = receiver.events[0].delivery.deliveryId;
+      assert.ok(
+        deliveries.data.some((d) => d.id === id),
+        `${id} not listed`,
+      );
+      const shown = svc(['webhooks', 'deliveries', 'show', id, '--json']);
+      assert.equal(shown.code, 0, shown.stderr);
+      const detail = JSON.parse(shown.stdout);
+      assert.equal(detail.attempts[0].status_code, 200);
+      assert.equal(detail.event.type, 'sandbox.ready');
+
+      const tools = await mcpToolNames(LOCAL_BIN, env);
+      assert.ok(tools.includes('get_org') && tools.includes('list_deliveries'), tools.join(', '));
+
+      await showsTuiFirstScreen(LOCAL_BIN, env, receiver.url);
+    } finally {
+      await receiver.close();
+      assert.equal(await emulator.stop(), 0, emulator.stderr());
+    }
+  });
+
+  it('prints hints, from a local install, that run as printed from the project and its subfolders', () => {
+    const env = userEnv({XDG_CONFIG_HOME: join(home, 'nobody-config')});
+    const sub = join(APP, 'src', 'deep');
+    mkdirSync(sub, {recursive: true});
+    for (const cwd of [APP, sub]) {
+      const r = run(LOCAL_BIN, ['org'], {env, cwd});
+      assert.equal(r.code, 4);
+      assert.match(r.stderr, /`npx svc login`/);
+      // npx finds the project's own svc: the hinted login runs (and, given no key, asks for one on stdin).
+      const hint = runHint(r.stderr, {...env, npm_config_cache: process.env.npm_config_cache}, cwd);
+      assert.equal(hint.code, 2, `${hint.command}: ${hint.stderr}`);
+      assert.match(hint.stderr, /standard input|stdin/i);
+    }
+    // An editor starts the MCP server from its own folder with its own PATH: the snippet must still run.
+    const config = JSON.parse(
+      run(LOCAL_BIN, ['mcp', 'config', '--client', 'claude', '--json'], {env}).stdout,
+    );
+    const server = config.config.mcpServers.svc;
+    assert.ok(server.command.startsWith('/'), `not an absolute command: ${server.command}`);
+    const version = run(server.command, [...server.args.slice(0, -1), '--version'], {
+      env: {PATH: '/nonexistent'},
+      cwd: '/',
+    });
+    assert.match(version.stdout, /^svc\/\d+\.\d+\.\d+/);
+  });
+
+  it('runs from a global install: svc on the PATH, emulator exec, and hints spelled svc', () => {
+    const env = userEnv({
+      PATH: `${GLOBAL_BIN}${delimiter}${SYSTEM_PATH}`,
+      XDG_CONFIG_HOME: join(home, 'global-config'),
+    });
+    const version = run('svc', ['--version'], {env, cwd: home});
+    assert.match(version.stdout, /^svc\/\d+\.\d+\.\d+ /);
+    assertInstalled(realpathSync(join(GLOBAL_BIN, 'svc')), realpathSync(join(GLOBAL_BIN, '..')));
+
+    const probe =
+      'fetch(process.env.SVC_API_URL + "/v1/org", {headers: {authorization: "Bearer " + process.env.SVC_API_KEY}}).then(async (r) => { if (r.status !== 200) process.exit(3); console.log((await r.json()).id); })';
+    const exec = run('svc', ['emulator', 'exec', '--', process.execPath, '-e', probe], {env, cwd: home});
+    assert.equal(exec.code, 0, exec.stderr);
+    assert.match(exec.stdout, /^org_/);
+
+    const r = run('svc', ['org'], {env, cwd: home});
+    assert.equal(r.code, 4);
+    const hint = runHint(r.stderr, env, home);
+    assert.match(hint.command, /^svc login/);
+    assert.equal(hint.code, 2, hint.stderr);
+  });
+
+  it('runs through npx in an empty folder', () => {
+    const empty = mkdtempSync(join(tmpdir(), 'svc-smoke-npx-'));
+    const env = userEnv({XDG_CONFIG_HOME: join(home, 'npx-config')});
+    const r = run(
+      'npm',
+      [
+        'exec',
+        '--yes',
+        `--package=${TARBALL}`,
+        '--',
+        'svc',
+        'emulator',
+        'exec',
+        '--',
+        'node',
+        '-e',
+        'console.log(process.env.SVC_API_KEY ? "key" : "none")',
+      ],
+      {env, cwd: empty, timeoutMs: 180_000},
+    );
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout.trim(), 'key');
+  });
+});
+
+/** `svc tui` in a real terminal (tmux): its first screen lists the endpoint, and q quits. */
+async function showsTuiFirstScreen(bin, env, endpointUrl) {
+  const session = `svc-smoke-${process.pid}`;
+  const envArgs = Object.entries(env)
+    .filter(([, v]) => v !== undefined)
+    .flatMap(([k, v]) => ['-e', `${k}=${v}`]);
+  const started = run(
+    'tmux',
+    ['new-session', '-d', '-s', session, '-x', '160', '-y', '30', ...envArgs, bin, 'tui'],
+    {env: {...env, TMUX: ''}},
+  );
+  assert.equal(started.code, 0, started.stderr);
+  try {
+    const deadline = Date.now() + 30_000;
+    let screen = '';
+    while (!screen.includes(endpointUrl)) {
+      assert.ok(Date.now() < deadline, `the TUI did not show the endpoint in 30 s:\n${screen}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      screen = run('tmux', ['capture-pane', '-p', '-t', session]).stdout;
+    }
+    run('tmux', ['send-keys', '-t', session, 'q']);
+    const gone = Date.now() + 10_000;
+    while (run('tmux', ['has-session', '-t', session]).code === 0) {
+      assert.ok(Date.now() < gone, 'the TUI did not quit on q');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  } finally {
+    run('tmux', ['kill-session', '-t', session]);
+  }
+}
+
+after(() => rmSync(home, {recursive: true, force: true}));
