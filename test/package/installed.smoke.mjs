@@ -98,7 +98,7 @@ async function startReceiver() {
   return {
     url: `http://127.0.0.1:${server.address().port}/hook`,
     events,
-    useSecret(secret) {
+    acceptSecret(secret) {
       handle = createNodeHandler({secret, onEvent: (event, delivery) => void events.push({event, delivery})});
     },
     async waitFor(count, ms = 30_000) {
@@ -191,7 +191,7 @@ describe('the installed package', () => {
     const receiver = await startReceiver();
     try {
       const endpoint = await emu.control.createWebhook({url: receiver.url, events: ['sandbox.ready']});
-      receiver.useSecret(endpoint.secret);
+      receiver.acceptSecret(endpoint.secret);
       const key = await emu.control.createKey({name: 'smoke'});
       const {createClient} = await import('svc/client');
       const client = createClient({apiUrl: emu.apiUrl, apiKey: key.secret});
@@ -234,7 +234,7 @@ describe('the installed package', () => {
       ]);
       assert.equal(created.code, 0, created.stderr);
       const endpoint = JSON.parse(created.stdout);
-      receiver.useSecret(endpoint.secret);
+      receiver.acceptSecret(endpoint.secret);
       assert.equal(svc(['trigger', 'sandbox.ready', '--json']).code, 0);
       await receiver.waitFor(1);
 
