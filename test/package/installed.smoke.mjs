@@ -286,7 +286,7 @@ describe('the installed package', () => {
     assert.match(version.stdout, /^svc\/\d+\.\d+\.\d+/);
   });
 
-  it('runs from a global install: svc on the PATH, emulator exec, and hints spelled svc', () => {
+  it('runs from a global install: svc on the PATH, a data dir, emulator exec, and hints spelled svc', async () => {
     const env = userEnv({
       PATH: `${GLOBAL_BIN}${delimiter}${SYSTEM_PATH}`,
       XDG_CONFIG_HOME: join(home, 'global-config'),
@@ -301,6 +301,15 @@ describe('the installed package', () => {
     assert.equal(exec.code, 0, exec.stderr);
     assert.match(exec.stdout, /^org_/);
 
+    const dataDir = join(home, 'global-data-dir');
+    const emulator = await startEmulator('svc', ['--data-dir', dataDir, '--port', '0'], env);
+    try {
+      assert.equal(emulator.ready.data_dir, dataDir);
+      const status = run('svc', ['emulator', 'status', '--data-dir', dataDir, '--json'], {env, cwd: home});
+      assert.equal(JSON.parse(status.stdout).api_url, emulator.ready.api_url);
+    } finally {
+      assert.equal(await emulator.stop(), 0, emulator.stderr());
+    }
     const r = run('svc', ['org'], {env, cwd: home});
     assert.equal(r.code, 4);
     const hint = runHint(r.stderr, env, home);
