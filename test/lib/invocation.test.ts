@@ -3,7 +3,7 @@ import {chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
-import {shellQuote, svcCommand} from '../../src/lib/invocation.js';
+import {mcpServerCommand, shellQuote, spellSvc, svcCommand} from '../../src/lib/invocation.js';
 
 let base: string;
 let project: string;
@@ -43,6 +43,47 @@ describe('svcCommand', () => {
       `node ${shellQuote(script)}`,
     );
     expect(shellQuote(script)).toMatch(/^'.* project\/bin\/run\.js'$/);
+  });
+});
+
+describe('svcCommand for a project that installed svc', () => {
+  it('is npx svc in the project and its subfolders, node with the path outside it', () => {
+    const app = join(base, 'app');
+    const installed = join(app, 'node_modules', 'svc', 'bin', 'run.js');
+    mkdirSync(join(app, 'node_modules', 'svc', 'bin'), {recursive: true});
+    mkdirSync(join(app, 'src'));
+    writeFileSync(installed, '');
+    const env = {PATH: '/nowhere'};
+    expect(svcCommand({env, cwd: app, script: installed, platform: 'linux'})).toBe('npx svc');
+    expect(svcCommand({env, cwd: join(app, 'src'), script: installed, platform: 'linux'})).toBe('npx svc');
+    expect(svcCommand({env, cwd: base, script: installed, platform: 'linux'})).toBe(`node ${installed}`);
+  });
+});
+
+describe('spellSvc', () => {
+  it('respells every quoted command, and nothing else', () => {
+    const text =
+      'svc emulator is ready: run `svc login` (or `svc`), then `svc org`; svc keeps `svcx` and `npx svc x`';
+    expect(spellSvc(text, 'npx svc')).toBe(
+      'svc emulator is ready: run `npx svc login` (or `npx svc`), then `npx svc org`; svc keeps `svcx` and `npx svc x`',
+    );
+    expect(spellSvc(text, 'svc')).toBe(text);
+  });
+});
+
+describe('mcpServerCommand', () => {
+  it('is svc on the PATH, else node and the script by absolute paths, else npx when npx started it', () => {
+    expect(mcpServerCommand({env: {PATH: binDir}, cwd: base, script, platform: 'linux'})).toEqual({
+      command: 'svc',
+      args: [],
+    });
+    expect(mcpServerCommand({env: {PATH: '/nowhere'}, cwd: base, script, platform: 'linux'})).toEqual({
+      command: process.execPath,
+      args: [script],
+    });
+    expect(
+      mcpServerCommand({env: {PATH: '/nowhere', npm_command: 'exec'}, cwd: base, script, platform: 'linux'}),
+    ).toEqual({command: 'npx', args: ['--yes', 'svc']});
   });
 });
 
