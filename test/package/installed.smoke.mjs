@@ -183,6 +183,33 @@ describe('the installed package', () => {
     const secret = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
     const header = signPayload({secret, payload: '{"a":1}'});
     assert.equal(verifySignature({secret, payload: '{"a":1}', header}).secretIndex, 0);
+
+    // The fetch-style integration, as a route handler gets requests: a signed event handled, a forged one refused.
+    const {createFetchHandler} = await import('svc/webhooks/fetch');
+    const handled = [];
+    const handler = createFetchHandler({secret, onEvent: (event) => void handled.push(event.id)});
+    const event = JSON.stringify({
+      id: 'evt_smoke',
+      type: 'sandbox.ready',
+      created_at: '2026-01-01T00:00:00.000Z',
+      org_id: 'org_smoke',
+      data: {sandbox: {id: 'sbx_smoke', name: 'web', status: 'running', desired_state: 'running'}},
+    });
+    const post = (signature) =>
+      handler(
+        new Request('http://receiver.test/hook', {
+          method: 'POST',
+          headers: {'svc-signature': signature},
+          body: event,
+        }),
+      );
+    assert.equal((await post(signPayload({secret, payload: event}))).status, 200);
+    assert.deepEqual(handled, ['evt_smoke']);
+    assert.equal(
+      (await post(signPayload({secret: `whsec_${Buffer.alloc(32, 8).toString('base64')}`, payload: event})))
+        .status,
+      400,
+    );
   });
 
   it('starts the emulator from svc/emulator and delivers a signed event that svc/webhooks/node verifies', async () => {
@@ -272,6 +299,18 @@ describe('the installed package', () => {
       const hint = runHint(r.stderr, {...env, npm_config_cache: process.env.npm_config_cache}, cwd);
       assert.equal(hint.code, 2, `${hint.command}: ${hint.stderr}`);
       assert.match(hint.stderr, /standard input|stdin/i);
+    }
+    // Stack traces name the installed files, on the first run and on the next, which runs from the code cache
+    // the first one kept (a cache made elsewhere would name the folder it was made in).
+    for (let i = 0; i < 2; i++) {
+      const debug = run(LOCAL_BIN, ['org', '--debug'], {env});
+      const frames = debug.stderr.split('\n').filter((line) => /^\s+at .*\//.test(line));
+      assert.ok(frames.length > 0, debug.stderr);
+      for (const frame of frames) assert.ok(!TREE || !frame.includes(TREE), frame);
+      assert.ok(
+        frames.some((frame) => frame.includes(join(APP, 'node_modules', 'svc'))),
+        debug.stderr,
+      );
     }
     // An editor starts the MCP server from its own folder with its own PATH: the snippet must still run.
     const config = JSON.parse(
