@@ -34,6 +34,15 @@ export const ANY_ID_PATTERN = new RegExp(
   `^(${Object.values(ID_PREFIXES).join('|')})_[0-9A-Za-z]{${ID_BODY_LENGTH}}$`,
 );
 
+/**
+ * An id as an event body may carry it, for receivers: the prefix and any number of base62 characters, so
+ * that a receiver keeps accepting events should ids ever grow.
+ */
+export const EVENT_BODY_ID_PATTERNS = Object.freeze({
+  event: new RegExp(`^${ID_PREFIXES.event}_[0-9A-Za-z]+$`),
+  org: new RegExp(`^${ID_PREFIXES.org}_[0-9A-Za-z]+$`),
+});
+
 export function isId(kind: IdKind, value: unknown): value is string {
   return typeof value === 'string' && ID_PATTERNS[kind].test(value);
 }

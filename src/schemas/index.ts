@@ -1,7 +1,7 @@
 // Wire records of the svc API, defined once: the emulator answers with them, the client parses with them.
 // Objects are loose so that fields the public spec does not name survive a round trip.
 import {z} from 'zod';
-import {API_KEY_STATUSES, DELIVERY_STATUSES, EVENT_TYPES} from '../definitions.js';
+import {API_KEY_STATUSES, DELIVERY_STATUSES, EVENT_BODY_ID_PATTERNS, EVENT_TYPES} from '../definitions.js';
 
 // The allowed values are defined in definitions.ts; they are re-exported here for the schemas' users.
 export {
@@ -78,10 +78,10 @@ export type SandboxSnapshot = z.infer<typeof SandboxSchema>;
 
 /** The event body, exactly (ids read by prefix only, so a longer id from the service still parses): `last_error` and `expires_at` only when present. */
 export const EventSchema = z.object({
-  id: z.string().regex(/^evt_[A-Za-z0-9]+$/),
+  id: z.string().regex(EVENT_BODY_ID_PATTERNS.event),
   type: EventTypeSchema,
   created_at: z.string(),
-  org_id: z.string().regex(/^org_[A-Za-z0-9]+$/),
+  org_id: z.string().regex(EVENT_BODY_ID_PATTERNS.org),
   data: z.looseObject({sandbox: SandboxSchema}),
 });
 export type SvcEvent = z.infer<typeof EventSchema>;

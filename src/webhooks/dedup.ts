@@ -1,5 +1,6 @@
 // Handling each event id once (the same event can arrive more than once). The store is
 // pluggable so a receiver with several processes can put the ids in Redis or SQL instead of memory.
+import {RETENTION_MS} from '../definitions.js';
 
 /**
  * Where processed event ids are kept. `add` must be an atomic insert-if-absent (Redis `SET NX PX`,
@@ -77,7 +78,8 @@ export interface EventDeduplicatorOptions {
 
 export type OnceResult<T> = {duplicate: true} | {duplicate: false; value: T};
 
-export const DEFAULT_DEDUP_TTL_MS = 30 * 24 * 60 * 60 * 1000;
+/** As long as the service keeps events (RETENTION_MS): nothing older can be sent again. */
+export const DEFAULT_DEDUP_TTL_MS = RETENTION_MS;
 
 /**
  * ```ts

@@ -1,6 +1,8 @@
 // Parses a verified body into a typed event. Hand-written rather than the zod EventSchema: it keeps the
 // receiver library free of dependencies (edge bundles) and costs a fraction of the HMAC it follows.
 // test/webhooks/event.test.ts checks that it accepts exactly what EventSchema accepts.
+// definitions.ts loads nothing, so the lists and id shapes come from their one home at no cost.
+import {EVENT_BODY_ID_PATTERNS, EVENT_TYPES} from '../definitions.js';
 import type {EventType, SvcEvent} from '../schemas/index.js';
 import {invalidEventError} from './errors.js';
 import type {WebhookPayload} from './options.js';
@@ -8,13 +10,9 @@ import type {WebhookPayload} from './options.js';
 export type WebhookEvent = SvcEvent;
 export type {EventType};
 
-/** Same list as EVENT_TYPES in src/schemas, repeated so that importing this module never loads zod. */
-export const WEBHOOK_EVENT_TYPES = [
-  'sandbox.ready',
-  'sandbox.stopped',
-  'sandbox.error',
-  'sandbox.expired',
-] as const satisfies readonly EventType[];
+/** The event types a delivery can carry (EVENT_TYPES of src/definitions.ts). */
+export const WEBHOOK_EVENT_TYPES: readonly EventType[] = EVENT_TYPES;
+const EVENT_TYPE_SET: ReadonlySet<unknown> = new Set(EVENT_TYPES);
 
 // fatal: a body that is not UTF-8 was not written by svc, and replacing bytes would hide that.
 const utf8 = new TextDecoder('utf-8', {fatal: true});
@@ -25,20 +23,15 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 // The same shapes as EventSchema's (any length of base62 after the prefix). A regex test is a native
 // scan, several times faster here than a charCodeAt loop.
-const EVENT_ID = /^evt_[A-Za-z0-9]+$/;
-const ORG_ID = /^org_[A-Za-z0-9]+$/;
+const EVENT_ID = EVENT_BODY_ID_PATTERNS.event;
+const ORG_ID = EVENT_BODY_ID_PATTERNS.org;
 
 function matches(pattern: RegExp, value: unknown): boolean {
   return typeof value === 'string' && pattern.test(value);
 }
 
 export function isWebhookEventType(value: unknown): value is EventType {
-  return (
-    value === 'sandbox.ready' ||
-    value === 'sandbox.stopped' ||
-    value === 'sandbox.error' ||
-    value === 'sandbox.expired'
-  );
+  return EVENT_TYPE_SET.has(value);
 }
 
 function isOptionalString(value: unknown): boolean {
