@@ -101,6 +101,14 @@ export const SANDBOX_REQUESTABLE_ACTIONS = SANDBOX_ACTIONS.filter(
  */
 export const SANDBOX_LINK_KINDS = ['port', 'desktop', 'browser'] as const;
 export type SandboxLinkKind = (typeof SANDBOX_LINK_KINDS)[number];
+/** What people call each kind, one and several. */
+export const SANDBOX_LINK_NOUNS: Readonly<Record<SandboxLinkKind, readonly [string, string]>> = Object.freeze(
+  {
+    port: ['port session', 'port sessions'],
+    desktop: ['desktop link', 'desktop links'],
+    browser: ['browser URL', 'browser URLs'],
+  },
+);
 
 /** A link works while `active`; `revoked`: its key was revoked or expired; `sandbox_stopped`: its sandbox is not running. */
 export const SANDBOX_LINK_STATUSES = ['active', 'revoked', 'sandbox_stopped'] as const;

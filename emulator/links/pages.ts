@@ -1,7 +1,7 @@
 // What a desktop link or a browser URL shows in the emulator (a small page naming the sandbox), and the answer a
 // refused link request gets: a page for a browser, the service's error shape for anything else.
 import {html} from 'hono/html';
-import type {SandboxLinkKind} from '../../src/definitions.js';
+import {SANDBOX_LINK_NOUNS, type SandboxLinkKind} from '../../src/definitions.js';
 import type {HttpError} from '../http-error.js';
 
 /** The token is in the page's address: no referrer may carry it elsewhere, nothing may cache or index it. */
@@ -52,7 +52,7 @@ export function linkPage(input: {
     html`<h1>${title}</h1>
       <p>Sandbox <code>${input.sandbox.id}</code> is running.</p>
       <p class="muted">
-        On the service this ${input.kind === 'desktop' ? 'desktop link' : 'browser URL'} opens the sandbox's
+        On the service this ${SANDBOX_LINK_NOUNS[input.kind][0]} opens the sandbox's
         ${input.kind === 'desktop' ? 'desktop' : 'browser'}; the emulator shows this page in its place. It stops
         working when the key that made it is revoked or expires, or when the sandbox stops.
       </p>

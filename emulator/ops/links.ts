@@ -6,6 +6,7 @@ import {
   MAX_SANDBOX_PORT,
   MIN_SANDBOX_PORT,
   SANDBOX_LINK_KINDS,
+  SANDBOX_LINK_NOUNS,
   type SandboxLinkKind,
 } from '../../src/definitions.js';
 import type {CreatedSandboxLink, SandboxLink} from '../../src/schemas/index.js';
@@ -166,20 +167,14 @@ export async function linkCountsByKey(
 
 const emptyCounts = (): LinkCounts => ({port: 0, desktop: 0, browser: 0});
 
-const KIND_NOUNS: Record<SandboxLinkKind, [string, string]> = {
-  port: ['port session', 'port sessions'],
-  desktop: ['desktop link', 'desktop links'],
-  browser: ['browser URL', 'browser URLs'],
-};
-
 /** "port session", "desktop link" or "browser URL". */
-export const linkNoun = (kind: SandboxLinkKind): string => KIND_NOUNS[kind][0];
+export const linkNoun = (kind: SandboxLinkKind): string => SANDBOX_LINK_NOUNS[kind][0];
 
 /** "2 port sessions and 1 desktop link"; undefined when there are none. */
 export function describeLinkCounts(counts: LinkCounts | undefined): string | undefined {
   if (!counts) return undefined;
   const parts = SANDBOX_LINK_KINDS.filter((k) => counts[k] > 0).map(
-    (k) => `${counts[k]} ${KIND_NOUNS[k][counts[k] === 1 ? 0 : 1]}`,
+    (k) => `${counts[k]} ${SANDBOX_LINK_NOUNS[k][counts[k] === 1 ? 0 : 1]}`,
   );
   if (parts.length === 0) return undefined;
   return parts.length === 1 ? parts[0] : `${parts.slice(0, -1).join(', ')} and ${parts.at(-1)}`;
