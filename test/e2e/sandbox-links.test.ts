@@ -31,7 +31,13 @@ afterAll(async () => {
 
 describe('svc emulator sandboxes links', () => {
   it('opens a port session and a desktop link for a key, lists them, and shows them stopped once the key is revoked', async () => {
-    const {sandbox} = await json<{sandbox: {id: string}}>(['emulator', 'sandboxes', 'create', '--name', 'web']);
+    const {sandbox} = await json<{sandbox: {id: string}}>([
+      'emulator',
+      'sandboxes',
+      'create',
+      '--name',
+      'web',
+    ]);
     const key = await json<{id: string; secret: string}>(['emulator', 'keys', 'create', '--name', 'ci-42']);
 
     const made = await cli([
@@ -104,7 +110,8 @@ describe('svc emulator sandboxes links', () => {
   it('answers bad input with a usage error or the emulator’s reason, naming the field', async () => {
     const {sandbox} = await json<{sandbox: {id: string}}>(['emulator', 'sandboxes', 'create']);
     const key = await json<{id: string}>(['emulator', 'keys', 'create', '--name', 'bad-input']);
-    const create = (...args: string[]) => cli(['emulator', 'sandboxes', 'links', 'create', ...args, '--json']);
+    const create = (...args: string[]) =>
+      cli(['emulator', 'sandboxes', 'links', 'create', ...args, '--json']);
 
     const outOfRange = await create(sandbox.id, '--kind', 'port', '--port', '0', '--key', key.id);
     expect(outOfRange.code).toBe(2);
