@@ -181,7 +181,7 @@ describe.each(backends)('sandbox links on $name', (backend) => {
     await emu.control.revokeKey(k.id);
     (held.shift() as () => void)();
     expect((await inFlight).status).toBe(201);
-    expect((await get(`${link.url}slow`)).status).toBe(403);
+    expect((await get(`${link.url}after`)).status).toBe(403);
     expect(held).toHaveLength(0);
   });
 
