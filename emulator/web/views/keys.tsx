@@ -217,20 +217,16 @@ export function RevokeKeyPage(p: {assets: Assets; viewer: Viewer; keyRecord: Api
           {k.created_by ? ` by ${k.created_by}` : ''}, last used <Time at={k.last_used_at} />.
         </p>
         <Notice kind="warning">
-          Anything still using this key gets 401 on its very next request. This cannot be undone.
+          <p>Anything still using this key gets 401 on its very next request. This cannot be undone.</p>
+          {p.links?.live ? (
+            <p>
+              Revoking {k.name} also stops {p.links.live}: their next request is refused.
+            </p>
+          ) : null}
+          {p.links?.idle ? (
+            <p>It also keeps {p.links.idle} of stopped sandboxes from working again when they resume.</p>
+          ) : null}
         </Notice>
-        {p.links?.live || p.links?.idle ? (
-          <Notice kind="warning">
-            {p.links.live ? (
-              <p>
-                Revoking {k.name} also stops {p.links.live}: their next request is refused.
-              </p>
-            ) : null}
-            {p.links.idle ? (
-              <p>It also keeps {p.links.idle} of stopped sandboxes from working again when they resume.</p>
-            ) : null}
-          </Notice>
-        ) : null}
         <form method="post" action={`/account/keys/${k.id}/revoke`} class="button-row">
           <CsrfField token={p.viewer.csrf} />
           <button type="submit" class="danger" data-focus="">
