@@ -30,7 +30,6 @@ export function createApp(ctx: EmulatorContext, options: CreateAppOptions = {}):
   registerV1Routes(app, ctx);
   registerControlRoutes(app, ctx);
   registerLimiterRoutes(app, ctx);
-  // Before the sandbox routes of the delivery plugin, whose /_emulator/sandboxes/:id/:action would take `links`.
   registerLinkRoutes(app, ctx);
   registerAccountPage(app, ctx);
   for (const plugin of options.plugins ?? []) plugin.routes?.(app, ctx);

@@ -22,19 +22,26 @@ const noSuchLink = () =>
     'no such link: the URL may be incomplete or mistyped (a link URL is shown once, when the link is made)',
   );
 
-export function registerLinkRoutes(app: EmulatorApp, ctx: EmulatorContext): void {
-  app.post('/_emulator/sandboxes/:id/links', async (c) => {
+/**
+ * `POST /_emulator/sandboxes/:id/links`. The sandbox routes call it for their `links` sub-path: a route of its own
+ * beside their `/:id/:action` would leave the main router unable to compile into one expression.
+ */
+export function linkCreation(ctx: EmulatorContext) {
+  return async (c: Context<AppEnv>): Promise<Response> => {
     const body = await readJsonObject(c, ['kind', 'key_id', 'port']);
     const created = await createLink(ctx, {
-      sandboxId: c.req.param('id'),
+      sandboxId: c.req.param('id') as string,
       kind: body.kind,
       keyId: body.key_id,
       port: body.port,
       origin: serverOrigin(c),
     });
     return c.json(created, 201);
-  });
+  };
+}
 
+/** `GET /_emulator/links` (admin token) and the link URLs themselves. */
+export function registerLinkRoutes(app: EmulatorApp, ctx: EmulatorContext): void {
   app.get('/_emulator/links', async (c) => {
     const data = await listLinks(ctx, {
       orgId: c.req.query('org_id') ?? ctx.orgId,
