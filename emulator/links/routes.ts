@@ -50,7 +50,22 @@ export function registerLinkRoutes(app: EmulatorApp, ctx: EmulatorContext): void
     return c.json({data});
   });
 
+  const serve = serveLink(ctx);
   app.all(`${LINK_PATH_PREFIX}/*`, async (c) => {
+    try {
+      return await serve(c);
+    } catch (err) {
+      // Logged here, not by the app's last-resort handler, which would write the path and so the token.
+      ctx.log(
+        `internal error on ${c.req.method} ${LINK_PATH_PREFIX}/…: ${(err as Error).stack ?? String(err)}`,
+      );
+      return refusal(c, new HttpError(500, 'internal', 'internal error'));
+    }
+  });
+}
+
+function serveLink(ctx: EmulatorContext) {
+  return async (c: Context<AppEnv>): Promise<Response> => {
     const refuse = (error: HttpError) => refusal(c, error);
     // A port session forwarding to the emulator's own port must not come back in through a link.
     if (c.req.header(FORWARDED_MARK)) {
@@ -112,7 +127,7 @@ export function registerLinkRoutes(app: EmulatorApp, ctx: EmulatorContext): void
     }
     const sandbox = {id: link.sandboxId, name: link.sandbox.name};
     return c.html(linkPage({kind: link.kind, sandbox, path}), 200, {...LINK_PAGE_HEADERS});
-  });
+  };
 }
 
 function refusal(c: Context<AppEnv>, error: HttpError): Response {

@@ -336,6 +336,23 @@ describe.each(backends)('sandbox links on $name', (backend) => {
     expect(unknown.status).toBe(404);
   });
 
+  it('answers a failure of its own with a 500 that logs the request without the link’s token', async () => {
+    const sandbox = await running();
+    const link = await emu.control.createLink(sandbox.id, {kind: 'desktop', key_id: (await key()).id});
+    const token = new URL(link.url).pathname.split('/')[2] as string;
+    await emu.db.query('ALTER TABLE sandbox_links RENAME TO sandbox_links_away');
+    try {
+      const failed = await get(`${link.url}x`);
+      expect(failed.status).toBe(500);
+      expect(failed.json().error?.code).toBe('internal');
+    } finally {
+      await emu.db.query('ALTER TABLE sandbox_links_away RENAME TO sandbox_links');
+    }
+    expect(logs.some((l) => l.startsWith('internal error on GET /_links/…'))).toBe(true);
+    expect(logs.join('\n')).not.toContain(token);
+    expect((await get(link.url)).status).toBe(200);
+  });
+
   it('is made and listed with the admin token only, never with an API key', async () => {
     const sandbox = await running();
     const k = await key();
