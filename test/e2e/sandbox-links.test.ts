@@ -87,7 +87,8 @@ describe('svc emulator sandboxes links', () => {
       'list',
       sandbox.id,
     ]);
-    expect(listed.data.map((l) => [l.kind, l.status])).toEqual([
+    // Made at the same instant of the manual clock, so in no particular order.
+    expect(listed.data.map((l) => [l.kind, l.status]).sort()).toEqual([
       ['desktop', 'active'],
       ['port', 'active'],
     ]);
