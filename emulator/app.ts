@@ -5,6 +5,7 @@ import type {AppEnv, EmulatorApp, EmulatorContext, EmulatorPlugin} from './conte
 import {registerLimiterRoutes} from './control/limiter-routes.js';
 import {registerControlRoutes} from './control/routes.js';
 import {answerWrongMethods, errorHandler, notFound} from './http-error.js';
+import {registerLinkRoutes} from './links/routes.js';
 import {registerAccountPage} from './web/account-page.js';
 
 export interface CreateAppOptions {
@@ -29,6 +30,7 @@ export function createApp(ctx: EmulatorContext, options: CreateAppOptions = {}):
   registerV1Routes(app, ctx);
   registerControlRoutes(app, ctx);
   registerLimiterRoutes(app, ctx);
+  registerLinkRoutes(app, ctx);
   registerAccountPage(app, ctx);
   for (const plugin of options.plugins ?? []) plugin.routes?.(app, ctx);
   return app;

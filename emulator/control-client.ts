@@ -1,6 +1,6 @@
 // A typed client for the /_emulator control surface, used by the CLI's `svc emulator …` commands and by tests.
 import type {EventType, KeyExpiryChoice} from '../src/definitions.js';
-import type {Org, SvcEvent} from '../src/schemas/index.js';
+import type {CreatedSandboxLink, Org, SandboxLink, SvcEvent} from '../src/schemas/index.js';
 import type {DeliveryDetail} from './ops/delivery-detail.js';
 import type {SandboxRecord} from './sandboxes/repository.js';
 
@@ -163,6 +163,22 @@ export class EmulatorControl {
 
   listSandboxes(orgId?: string): Promise<{data: SandboxRecord[]}> {
     return this.call('GET', `/_emulator/sandboxes${orgId ? `?org_id=${encodeURIComponent(orgId)}` : ''}`);
+  }
+
+  /** Opens a port session, desktop link or browser URL onto a running sandbox on behalf of a key; the URL is shown once. */
+  createLink(
+    sandboxId: string,
+    input: {kind: 'port' | 'desktop' | 'browser'; key_id: string; port?: number},
+  ): Promise<CreatedSandboxLink> {
+    return this.call('POST', `/_emulator/sandboxes/${encodeURIComponent(sandboxId)}/links`, input);
+  }
+
+  /** The default org's links (or one sandbox's), newest first, each with its status; never their URLs. */
+  listLinks(filter: {sandbox_id?: string; org_id?: string} = {}): Promise<{data: SandboxLink[]}> {
+    const query = new URLSearchParams(
+      Object.entries(filter).filter((e): e is [string, string] => typeof e[1] === 'string'),
+    ).toString();
+    return this.call('GET', `/_emulator/links${query ? `?${query}` : ''}`);
   }
 
   /** Finds or creates the relay endpoint `svc listen` receives through; its secret is the same every time. */

@@ -5,6 +5,7 @@ import {
   API_KEY_SECRET_PREFIX,
   ID_BODY_LENGTH,
   type IdPrefix,
+  SANDBOX_LINK_TOKEN_BYTES,
   SIGNING_SECRET_BYTES,
   SIGNING_SECRET_PREFIX,
 } from '../src/definitions.js';
@@ -34,4 +35,9 @@ export function newApiKeySecret(): string {
 
 export function newSigningSecret(): string {
   return `${SIGNING_SECRET_PREFIX}${randomBytes(SIGNING_SECRET_BYTES).toString('base64')}`;
+}
+
+/** The token in a sandbox link's URL: anyone holding the URL can use the link, so it is as long as a key. */
+export function newLinkToken(): string {
+  return randomBytes(SANDBOX_LINK_TOKEN_BYTES).toString('base64url');
 }

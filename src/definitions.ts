@@ -13,6 +13,7 @@ export const ID_PREFIXES = {
   event: 'evt',
   delivery: 'dlv',
   sandbox: 'sbx',
+  sandboxLink: 'lnk',
   user: 'usr',
 } as const;
 export type IdKind = keyof typeof ID_PREFIXES;
@@ -27,6 +28,7 @@ export const ID_PATTERNS: Readonly<Record<IdKind, RegExp>> = Object.freeze({
   event: idShape('evt'),
   delivery: idShape('dlv'),
   sandbox: idShape('sbx'),
+  sandboxLink: idShape('lnk'),
   user: idShape('usr'),
 });
 /** Any id of the service. */
@@ -102,6 +104,25 @@ export const SANDBOX_REQUESTABLE_ACTIONS = SANDBOX_ACTIONS.filter(
   (a): a is Exclude<SandboxAction, 'expire'> => a !== 'expire',
 );
 
+/**
+ * What a key can open onto a sandbox: a port session (HTTP to one of its ports), a desktop link and a browser
+ * URL. Each stops working the moment the key that made it is revoked or expires.
+ */
+export const SANDBOX_LINK_KINDS = ['port', 'desktop', 'browser'] as const;
+export type SandboxLinkKind = (typeof SANDBOX_LINK_KINDS)[number];
+/** What people call each kind, one and several. */
+export const SANDBOX_LINK_NOUNS: Readonly<Record<SandboxLinkKind, readonly [string, string]>> = Object.freeze(
+  {
+    port: ['port session', 'port sessions'],
+    desktop: ['desktop link', 'desktop links'],
+    browser: ['browser URL', 'browser URLs'],
+  },
+);
+
+/** A link works while `active`; `revoked`: its key was revoked or expired; `sandbox_stopped`: its sandbox is not running. */
+export const SANDBOX_LINK_STATUSES = ['active', 'revoked', 'sandbox_stopped'] as const;
+export type SandboxLinkStatus = (typeof SANDBOX_LINK_STATUSES)[number];
+
 /** The roles of a person in an org. */
 export const ORG_ROLES = ['owner', 'admin'] as const;
 export type OrgRole = (typeof ORG_ROLES)[number];
@@ -141,6 +162,12 @@ export const RECEIVER_MAX_BODY_BYTES = 1_048_576;
 export const RESPONSE_BODY_LIMIT_BYTES = 4096;
 
 // Limits of this project's own surfaces (the service leaves them open).
+
+/** The ports a port session may forward to. */
+export const MIN_SANDBOX_PORT = 1;
+export const MAX_SANDBOX_PORT = 65_535;
+/** Random bytes of the token in a sandbox link's URL (the URL is the only credential it needs). */
+export const SANDBOX_LINK_TOKEN_BYTES = 32;
 
 /** Longest key name, org name, sandbox name and similar short text. */
 export const MAX_NAME_LENGTH = 100;
@@ -190,6 +217,7 @@ export const ERROR_STATUS = {
   payload_too_large: 413,
   rate_limited: 429,
   internal: 500,
+  bad_gateway: 502,
   vault_unavailable: 503,
 } as const;
 export type ErrorCode = keyof typeof ERROR_STATUS;

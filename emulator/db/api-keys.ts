@@ -53,7 +53,7 @@ function toStoredKey(r: KeyRow): StoredKey {
   };
 }
 
-export function keyStatus(key: StoredKey, now: Date): ApiKeyStatus {
+export function keyStatus(key: Pick<StoredKey, 'revokedAt' | 'expiresAt'>, now: Date): ApiKeyStatus {
   if (key.revokedAt) return 'revoked';
   if (key.expiresAt && key.expiresAt.getTime() <= now.getTime()) return 'expired';
   return 'active';

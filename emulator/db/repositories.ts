@@ -6,6 +6,7 @@ import {MetaRepository} from './meta.js';
 import {OrgRepository} from './orgs.js';
 import type {ReadCache} from './read-cache.js';
 import {type CachedRead, uncached} from './repository-support.js';
+import {SandboxLinkRepository} from './sandbox-links.js';
 import {WebhookEndpointRepository} from './webhook-endpoints.js';
 
 export interface Repositories {
@@ -14,6 +15,7 @@ export interface Repositories {
   keys: ApiKeyRepository;
   endpoints: WebhookEndpointRepository;
   deliveries: DeliveryReadRepository;
+  links: SandboxLinkRepository;
 }
 
 /** cache: hot reads come from memory (see read-cache.ts); the database must then be the write-tracked one. */
@@ -25,5 +27,6 @@ export function createRepositories(db: Database, cache?: ReadCache): Repositorie
     keys: new ApiKeyRepository(db, cached),
     endpoints: new WebhookEndpointRepository(db, cached),
     deliveries: new DeliveryReadRepository(db),
+    links: new SandboxLinkRepository(db),
   };
 }

@@ -1,6 +1,7 @@
 // Control routes for sandboxes and `svc trigger` (under /_emulator, so admin-token only).
 import type {EmulatorApp, EmulatorContext} from '../context.js';
 import {invalidRequest} from '../http-error.js';
+import {linkCreation} from '../links/routes.js';
 import {readJsonObject} from '../net/read-json.js';
 import {actOnSandbox, createSandbox, getSandbox, listSandboxes, triggerEvent} from '../ops/sandboxes.js';
 import type {SandboxService} from './service.js';
@@ -34,8 +35,12 @@ export function registerSandboxRoutes(
 
   app.get('/_emulator/sandboxes/:id', async (c) => c.json(await getSandbox(sandboxes(), c.req.param('id'))));
 
+  const createLink = linkCreation(ctx);
   app.post('/_emulator/sandboxes/:id/:action', async (c) => {
     const action = c.req.param('action');
+    // A sandbox's links are made here too: a static `links` route beside `:action` would cost the main router
+    // its one-expression form (test/emulator/router.test.ts).
+    if (action === 'links') return createLink(c);
     const id = c.req.param('id');
     const body = await readJsonObject(c, ['last_error'], {emptyAllowed: true});
     const result = await actOnSandbox(sandboxes(), {id, action, lastError: body.last_error});

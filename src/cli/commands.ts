@@ -9,6 +9,8 @@ import EmulatorKeysRevoke from '../commands/emulator/keys/revoke.js';
 import EmulatorLimiterReset from '../commands/emulator/limiter/reset.js';
 import EmulatorSandboxesAction from '../commands/emulator/sandboxes/action.js';
 import EmulatorSandboxesCreate from '../commands/emulator/sandboxes/create.js';
+import EmulatorSandboxesLinksCreate from '../commands/emulator/sandboxes/links/create.js';
+import EmulatorSandboxesLinksList from '../commands/emulator/sandboxes/links/list.js';
 import EmulatorSandboxesList from '../commands/emulator/sandboxes/list.js';
 import EmulatorStart from '../commands/emulator/start.js';
 import EmulatorStatus from '../commands/emulator/status.js';
@@ -40,6 +42,8 @@ export const COMMANDS = {
   'emulator:limiter:reset': EmulatorLimiterReset,
   'emulator:sandboxes:action': EmulatorSandboxesAction,
   'emulator:sandboxes:create': EmulatorSandboxesCreate,
+  'emulator:sandboxes:links:create': EmulatorSandboxesLinksCreate,
+  'emulator:sandboxes:links:list': EmulatorSandboxesLinksList,
   'emulator:sandboxes:list': EmulatorSandboxesList,
   'emulator:start': EmulatorStart,
   'emulator:status': EmulatorStatus,

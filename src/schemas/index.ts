@@ -1,7 +1,14 @@
 // Wire records of the svc API, defined once: the emulator answers with them, the client parses with them.
 // Objects are loose so that fields the public spec does not name survive a round trip.
 import {z} from 'zod';
-import {API_KEY_STATUSES, DELIVERY_STATUSES, EVENT_BODY_ID_PATTERNS, EVENT_TYPES} from '../definitions.js';
+import {
+  API_KEY_STATUSES,
+  DELIVERY_STATUSES,
+  EVENT_BODY_ID_PATTERNS,
+  EVENT_TYPES,
+  SANDBOX_LINK_KINDS,
+  SANDBOX_LINK_STATUSES,
+} from '../definitions.js';
 
 // The allowed values are defined in definitions.ts; they are re-exported here for the schemas' users.
 export {
@@ -85,6 +92,25 @@ export const EventSchema = z.object({
   data: z.looseObject({sandbox: SandboxSchema}),
 });
 export type SvcEvent = z.infer<typeof EventSchema>;
+
+/**
+ * A port session, desktop link or browser URL of a sandbox (emulator control surface). The `url` carries the
+ * link's token, so it is in the answer that creates the link and nowhere else.
+ */
+export const SandboxLinkSchema = z.object({
+  id: z.string(),
+  kind: z.enum(SANDBOX_LINK_KINDS),
+  sandbox_id: z.string(),
+  key_id: z.string(),
+  /** The sandbox port a port session forwards to; null for the other kinds. */
+  port: z.number().int().nullable(),
+  created_at: timestamp,
+  status: z.enum(SANDBOX_LINK_STATUSES),
+});
+export type SandboxLink = z.infer<typeof SandboxLinkSchema>;
+
+export const CreatedSandboxLinkSchema = SandboxLinkSchema.omit({status: true}).extend({url: z.string()});
+export type CreatedSandboxLink = z.infer<typeof CreatedSandboxLinkSchema>;
 
 export function listOf<T extends z.ZodType>(item: T) {
   return z.looseObject({data: z.array(item)});

@@ -1,6 +1,11 @@
 // What the emulator commands tell people: the ready message of `svc emulator start` with the next commands,
 // and what to do with a key or an endpoint just created. Every command printed runs as printed.
+import {SANDBOX_LINK_NOUNS} from '../definitions.js';
 import {shellQuote} from '../lib/invocation.js';
+import type {CreatedSandboxLink, SandboxLink} from '../schemas/index.js';
+import {type Column, renderTable} from './table.js';
+import {relativeTime} from './time.js';
+import type {ViewOptions} from './views.js';
 
 export interface ReadyView {
   apiUrl: string;
@@ -95,4 +100,35 @@ export function localUrlWaysOut(o: {svc: string; url: string; dataDir?: string})
     `To receive events on this machine, relay them: ${o.svc} listen --forward-to ${shellQuote(o.url)}${dataDirArg(o.dataDir)}`,
     `Or let the emulator post to local URLs: stop it (${o.svc} emulator stop${dataDirArg(o.dataDir)}) and start it again with ${o.svc} emulator start --allow-local-endpoints${dataDirArg(o.dataDir)}`,
   ];
+}
+
+/** Under a link just made (its URL is on stdout): what it is, that the URL is its credential, and how to watch it. */
+export function linkCreatedHint(o: {svc: string; link: CreatedSandboxLink; dataDir?: string}): string {
+  const {link} = o;
+  const target = link.kind === 'port' ? ` to port ${link.port} of this machine` : '';
+  return [
+    `Opened ${SANDBOX_LINK_NOUNS[link.kind][0]} ${link.id} onto ${link.sandbox_id}${target}, for key ${link.key_id}.`,
+    'The URL is shown once: anyone holding it reaches the sandbox until the key is revoked or expires, or the sandbox stops.',
+    `See its status: ${o.svc} emulator sandboxes links list ${link.sandbox_id}${dataDirArg(o.dataDir)}`,
+  ].join('\n');
+}
+
+const LINK_STATUS_STYLE = {active: 'green', revoked: 'red', sandbox_stopped: 'yellow'} as const;
+
+export function renderSandboxLinks(
+  links: SandboxLink[],
+  view: ViewOptions & {svc: string; dataDir?: string},
+): string {
+  if (links.length === 0) {
+    return `No sandbox links. Open one with ${view.svc} emulator sandboxes links create SBX_ID --kind port --port 3000 --key KEY_ID${dataDirArg(view.dataDir)}\n`;
+  }
+  const columns: Column<SandboxLink>[] = [
+    {header: 'ID', value: (l) => l.id},
+    {header: 'KIND', value: (l) => (l.kind === 'port' ? `port ${l.port}` : l.kind)},
+    {header: 'STATUS', value: (l) => l.status, style: (l) => LINK_STATUS_STYLE[l.status]},
+    {header: 'SANDBOX', value: (l) => l.sandbox_id, dropOrder: 2},
+    {header: 'KEY', value: (l) => l.key_id, dropOrder: 3},
+    {header: 'CREATED', value: (l) => relativeTime(l.created_at, view.nowMs), dropOrder: 1},
+  ];
+  return renderTable(columns, links, view);
 }

@@ -62,6 +62,10 @@ const ROUTES = [
   'POST /_emulator/sandboxes',
   'GET /_emulator/sandboxes/:id',
   'POST /_emulator/sandboxes/:id/:action',
+  'POST /_emulator/sandboxes/:id/links',
+  'GET /_emulator/links',
+  'GET /_links/:token/',
+  'POST /_links/:token/:path',
   'POST /_emulator/relay',
   'GET /_emulator/relay/:id/stream',
   'POST /_emulator/relay/:id/results',
@@ -124,6 +128,9 @@ const valueArb = () =>
       '30',
       '365',
       'never',
+      'port',
+      'desktop',
+      'browser',
     ),
     fc.array(fc.oneof(fc.constantFrom('sandbox.ready', 'sandbox.error'), text), {maxLength: 4}),
     fc.constantFrom(...ids),
@@ -149,6 +156,9 @@ const FIELDS = [
   'error',
   'duration_ms',
   'body',
+  'kind',
+  'key_id',
+  'port',
 ] as const;
 
 const ROUTE_FIELDS: Record<string, string[]> = {
@@ -159,6 +169,7 @@ const ROUTE_FIELDS: Record<string, string[]> = {
   'POST /_emulator/trigger': ['type', 'sandbox_id', 'last_error', 'org_id'],
   'POST /_emulator/sandboxes': ['name', 'expires_in', 'org_id'],
   'POST /_emulator/sandboxes/:id/:action': ['last_error'],
+  'POST /_emulator/sandboxes/:id/links': ['kind', 'key_id', 'port'],
   'POST /_emulator/relay': ['name', 'events', 'org_id'],
   'POST /_emulator/relay/:id/results': [
     'delivery_id',

@@ -3,13 +3,23 @@ import type {Context} from 'hono';
 import {isId} from '../../../src/definitions.js';
 import {OperationError} from '../../ops/errors.js';
 import {createKey, listKeys, revokeKey} from '../../ops/keys.js';
+import {describeLinkCounts, linkCountsByKey} from '../../ops/links.js';
 import type {SessionView} from '../db/sessions.js';
-import {KeysPage, RevokeKeyPage} from '../views/keys.js';
+import {type KeyLinks, KeysPage, RevokeKeyPage} from '../views/keys.js';
 import type {FormErrors, Viewer} from '../views/layout.js';
 import {clip, formErrors, type RegisterRoutes, render, serverOrigin, statusOf} from '../page-kit.js';
 
 export const registerKeyRoutes: RegisterRoutes = (app, kit) => {
   const {ctx, assets, signedIn, signedInPost, notFoundPage, takeFlash, putFlash} = kit;
+
+  /** Each key's port sessions, desktop links and browser URLs, in words. */
+  const keyLinks = async (orgId: string): Promise<Map<string, KeyLinks>> => {
+    const described = new Map<string, KeyLinks>();
+    for (const [keyId, counts] of await linkCountsByKey(ctx, orgId)) {
+      described.set(keyId, {live: describeLinkCounts(counts.live), idle: describeLinkCounts(counts.idle)});
+    }
+    return described;
+  };
 
   const keysPage = async (
     c: Context,
@@ -24,6 +34,7 @@ export const registerKeyRoutes: RegisterRoutes = (app, kit) => {
         assets,
         viewer: s.viewer,
         keys: await listKeys(ctx, s.session.orgId),
+        links: await keyLinks(s.session.orgId),
         created: flash?.kind === 'key' ? flash.created : undefined,
         notice: flash?.kind === 'notice' ? flash.text : undefined,
         apiUrl: serverOrigin(c),
@@ -68,7 +79,8 @@ export const registerKeyRoutes: RegisterRoutes = (app, kit) => {
       const key = await keyOf(s.session.orgId, c.req.param('id') as string);
       if (!key) return notFoundPage(c, s.viewer, 'This org has no such API key.', '/account/keys');
       if (key.status !== 'active') return c.redirect('/account/keys', 303);
-      return render(c, RevokeKeyPage({assets, viewer: s.viewer, keyRecord: key}));
+      const links = (await keyLinks(s.session.orgId)).get(key.id);
+      return render(c, RevokeKeyPage({assets, viewer: s.viewer, keyRecord: key, links}));
     }),
   );
 
@@ -79,10 +91,13 @@ export const registerKeyRoutes: RegisterRoutes = (app, kit) => {
       if (!isId('apiKey', id))
         return notFoundPage(c, s.viewer, 'This org has no such API key.', '/account/keys');
       try {
+        // Counted before the revocation, which stops them.
+        const live = (await keyLinks(s.session.orgId)).get(id)?.live;
         const key = await revokeKey(ctx, {orgId: s.session.orgId, keyId: id});
+        const stopped = live ? `, and its ${live} stopped working` : '';
         putFlash(s, 'keys', {
           kind: 'notice',
-          text: `Key "${key.name}" (${key.prefix}…) is revoked: requests with it now get 401.`,
+          text: `Key "${key.name}" (${key.prefix}…) is revoked: requests with it now get 401${stopped}.`,
         });
         return c.redirect('/account/keys', 303);
       } catch (err) {

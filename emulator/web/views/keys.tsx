@@ -23,6 +23,13 @@ const EXPIRY_LABELS: Record<(typeof KEY_EXPIRY_CHOICES)[number], string> = {
   never: 'Never',
 };
 
+/** What each key has opened onto sandboxes: links that work now, and links waiting on a stopped sandbox. */
+export interface KeyLinks {
+  /** "2 port sessions and 1 desktop link", or undefined. */
+  live?: string;
+  idle?: string;
+}
+
 export interface NewSecret {
   name: string;
   secret: string;
@@ -33,6 +40,7 @@ export function KeysPage(p: {
   assets: Assets;
   viewer: Viewer;
   keys: ApiKey[];
+  links: ReadonlyMap<string, KeyLinks>;
   created?: NewSecret;
   notice?: string;
   form?: {name: string; expires: string};
@@ -130,6 +138,7 @@ export function KeysPage(p: {
               <th scope="col">Last used</th>
               <th scope="col">Expires</th>
               <th scope="col">Status</th>
+              <th scope="col">Live links</th>
               <th scope="col">
                 <span class="sr-only">Actions</span>
               </th>
@@ -156,6 +165,9 @@ export function KeysPage(p: {
                 </td>
                 <td data-label="Status">
                   <span class={`badge badge-${k.status}`}>{k.status}</span>
+                </td>
+                <td data-label="Live links">
+                  {(k.status === 'active' && p.links.get(k.id)?.live) || <span class="muted">—</span>}
                 </td>
                 <td data-label="Actions" class="actions">
                   {k.status === 'active' ? (
@@ -194,7 +206,7 @@ function SecretOnce({created, apiUrl, svc}: {created: NewSecret; apiUrl: string;
   );
 }
 
-export function RevokeKeyPage(p: {assets: Assets; viewer: Viewer; keyRecord: ApiKey}) {
+export function RevokeKeyPage(p: {assets: Assets; viewer: Viewer; keyRecord: ApiKey; links?: KeyLinks}) {
   const k = p.keyRecord;
   return (
     <Page title="Revoke key" assets={p.assets} viewer={p.viewer} section="keys">
@@ -205,7 +217,15 @@ export function RevokeKeyPage(p: {assets: Assets; viewer: Viewer; keyRecord: Api
           {k.created_by ? ` by ${k.created_by}` : ''}, last used <Time at={k.last_used_at} />.
         </p>
         <Notice kind="warning">
-          Anything still using this key gets 401 on its very next request. This cannot be undone.
+          <p>Anything still using this key gets 401 on its very next request. This cannot be undone.</p>
+          {p.links?.live ? (
+            <p>
+              Revoking {k.name} also stops {p.links.live}: their next request is refused.
+            </p>
+          ) : null}
+          {p.links?.idle ? (
+            <p>It also keeps {p.links.idle} of stopped sandboxes from working again when they resume.</p>
+          ) : null}
         </Notice>
         <form method="post" action={`/account/keys/${k.id}/revoke`} class="button-row">
           <CsrfField token={p.viewer.csrf} />

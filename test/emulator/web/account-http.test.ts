@@ -5,6 +5,13 @@ import {request} from 'node:http';
 import fc from 'fast-check';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {type RunningEmulator, type StartEmulatorOptions, startEmulator} from '../../../emulator/index.js';
+import {
+  type AccountClient,
+  accountClient,
+  askForSignInLink,
+  csrfOf,
+  signIn as signInThrough,
+} from '../../helpers/account-client.js';
 import {scratchSchema} from '../../helpers/pg-schema.js';
 
 // Embedded PGlite always; a real PostgreSQL too when SVC_TEST_DATABASE_URL is set (each run in a fresh schema).
@@ -34,52 +41,9 @@ const logs: string[] = [];
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
-/** A tiny cookie-keeping client, the way a browser talks to the page. */
-function client() {
-  const jar = new Map<string, string>();
-  const request = async (path: string, init: RequestInit = {}) => {
-    const res = await fetch(`${emu.apiUrl}${path}`, {
-      ...init,
-      redirect: 'manual',
-      headers: {
-        ...(init.headers as Record<string, string>),
-        cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; '),
-      },
-    });
-    const setCookies = res.headers.getSetCookie();
-    for (const c of setCookies) {
-      const [pair] = c.split(';');
-      const [k, v] = (pair as string).split('=') as [string, string];
-      if (/Max-Age=0/i.test(c)) jar.delete(k);
-      else jar.set(k, v);
-    }
-    return {status: res.status, text: await res.text(), setCookies, headers: res.headers};
-  };
-  const form = (path: string, fields: Record<string, string>, headers: Record<string, string> = {}) =>
-    request(path, {
-      method: 'POST',
-      headers: {'content-type': 'application/x-www-form-urlencoded', ...headers},
-      body: new URLSearchParams(fields).toString(),
-    });
-  return {jar, request, form};
-}
-
-const csrfOf = (html: string) => /name="csrf" value="([^"]+)"/.exec(html)?.[1] as string;
-
-async function askForLink(c: ReturnType<typeof client>, email: string): Promise<string> {
-  const page = await c.request('/account');
-  const sent = await c.form('/account/login', {csrf: csrfOf(page.text), email});
-  expect(sent.status).toBe(200);
-  const line = logs.findLast((l) => l.includes(`to ${email.toLowerCase()}:`)) as string;
-  return /(\/account\/sign-in\?token=[A-Za-z0-9_-]+)/.exec(line)?.[1] as string;
-}
-
-async function signIn(c: ReturnType<typeof client>, email: string) {
-  const link = await askForLink(c, email);
-  const confirm = await c.request(link);
-  const token = new URL(link, emu.apiUrl).searchParams.get('token') as string;
-  return c.form('/account/sign-in', {csrf: csrfOf(confirm.text), token});
-}
+const client = () => accountClient(emu.apiUrl);
+const askForLink = (c: AccountClient, email: string) => askForSignInLink(c, email, logs);
+const signIn = (c: AccountClient, email: string) => signInThrough(c, email, logs);
 
 describe.each(backends)('on $name', (backend) => {
   let dispose: () => Promise<void> = async () => {};

@@ -237,12 +237,27 @@ describe.skipIf(!chromiumAvailable)('the account page in Chromium', {timeout: 60
 
     expect(await api('/v1/org', secret)).toBe(200);
 
+    // What the key opened onto a sandbox is on its row, and the confirmation says it stops too.
+    const keyId = (await emu.repos.keys.list(emu.orgId)).find((k) => k.name === 'ci runner')?.id as string;
+    const {sandbox} = await emu.control.createSandbox({name: 'review'});
+    const desktop = await emu.control.createLink(sandbox.id, {kind: 'desktop', key_id: keyId});
+    const browser = await emu.control.createLink(sandbox.id, {kind: 'browser', key_id: keyId});
+    await alice.reload();
+    expect(await row.textContent()).toContain('1 desktop link and 1 browser URL');
+
     await row.getByRole('link', {name: /Revoke/}).click();
+    expect(await alice.getByRole('alert').textContent()).toContain(
+      'Revoking ci runner also stops 1 desktop link and 1 browser URL',
+    );
     await checkPage(alice, 'key-revoke-confirm');
     await alice.getByRole('button', {name: 'Revoke key'}).click();
     expect(await alice.locator('.notice').textContent()).toContain('revoked');
+    expect(await alice.locator('.notice').textContent()).toContain(
+      '1 desktop link and 1 browser URL stopped working',
+    );
     expect(await alice.getByRole('row').filter({hasText: 'ci runner'}).textContent()).toContain('revoked');
     expect(await api('/v1/org', secret)).toBe(401);
+    for (const link of [desktop, browser]) expect((await fetch(link.url)).status).toBe(403);
   });
 
   it('names every problem of the key form next to its field', async () => {

@@ -1,0 +1,87 @@
+// Sandbox links across emulator processes sharing one PostgreSQL: a link made through one works through any, and
+// revoking its key, expiring it on the shared clock or stopping its sandbox through one process refuses the very
+// next request to it through another.
+import {randomBytes} from 'node:crypto';
+import {afterAll, beforeAll, describe, expect, it} from 'vitest';
+import {type Receiver, startReceiver} from '../delivery/helpers.js';
+import {type EmulatorProcess, freshSchema, pgUrl, type Schema, startProcess} from './cluster.js';
+
+describe.skipIf(!pgUrl)('sandbox links across processes sharing one PostgreSQL', () => {
+  const vaultKey = randomBytes(32);
+  let schema: Schema;
+  let a: EmulatorProcess;
+  let b: EmulatorProcess;
+  let upstream: Receiver;
+
+  beforeAll(async () => {
+    schema = await freshSchema();
+    upstream = await startReceiver((req, res) => res.end(`sandbox: ${req.url}`));
+    const tuning = {clock: 'manual', clockStart: '2030-01-01T00:00:00.000Z'} as const;
+    [a, b] = await Promise.all([
+      startProcess(schema.url, vaultKey, tuning),
+      startProcess(schema.url, vaultKey, tuning),
+    ]);
+  });
+  afterAll(async () => {
+    await Promise.all([a?.stop(), b?.stop()]);
+    await upstream?.close();
+    await schema?.drop();
+  });
+
+  /** The same link through each process: only the origin differs. */
+  const through = (p: EmulatorProcess, url: string) => `${p.apiUrl}${new URL(url).pathname}`;
+  const statusVia = async (p: EmulatorProcess, url: string) => (await fetch(through(p, url))).status;
+
+  it('refuses the links of a key revoked through one process on the very next request to the other', async () => {
+    const {sandbox} = await a.control.createSandbox({name: 'shared'});
+    for (let i = 0; i < 5; i++) {
+      const [doomed, kept] = await Promise.all([
+        a.control.createKey({name: `doomed-${i}`}),
+        b.control.createKey({name: `kept-${i}`}),
+      ]);
+      const port = await a.control.createLink(sandbox.id, {
+        kind: 'port',
+        key_id: doomed.id,
+        port: upstream.port,
+      });
+      const desktop = await b.control.createLink(sandbox.id, {kind: 'desktop', key_id: doomed.id});
+      const other = await b.control.createLink(sandbox.id, {
+        kind: 'port',
+        key_id: kept.id,
+        port: upstream.port,
+      });
+      // Used through both first, so neither process can answer from anything it read before.
+      for (const p of [a, b]) {
+        const res = await fetch(through(p, `${port.url}hello`));
+        expect(await res.text()).toBe('sandbox: /hello');
+        expect(await statusVia(p, desktop.url)).toBe(200);
+      }
+
+      const [revoker, bystander] = i % 2 === 0 ? [a, b] : [b, a];
+      await revoker.control.revokeKey(doomed.id);
+      expect(await statusVia(bystander, port.url)).toBe(403);
+      expect(await statusVia(bystander, desktop.url)).toBe(403);
+      expect(await statusVia(revoker, port.url)).toBe(403);
+      expect(await statusVia(bystander, other.url)).toBe(200);
+      const listed = (await bystander.control.listLinks({sandbox_id: sandbox.id})).data;
+      expect(listed.find((l) => l.id === desktop.id)?.status).toBe('revoked');
+      expect(listed.find((l) => l.id === other.id)?.status).toBe('active');
+    }
+  });
+
+  it('stops links when the shared clock passes their key’s expiry or their sandbox stops, whichever process moved it', async () => {
+    const {sandbox} = await a.control.createSandbox({name: 'clocked'});
+    const key = await a.control.createKey({name: 'month', expires: '30'});
+    const link = await a.control.createLink(sandbox.id, {kind: 'browser', key_id: key.id});
+    expect(await statusVia(b, link.url)).toBe(200);
+    await a.control.advanceClock('30d');
+    expect(await statusVia(b, link.url)).toBe(403);
+
+    const fresh = await b.control.createKey({name: 'fresh'});
+    const {sandbox: other} = await b.control.createSandbox({name: 'stoppable'});
+    const port = await b.control.createLink(other.id, {kind: 'port', key_id: fresh.id, port: upstream.port});
+    expect(await statusVia(a, port.url)).toBe(200);
+    await b.control.sandboxAction(other.id, 'stop');
+    expect(await statusVia(a, port.url)).toBe(409);
+  });
+});
