@@ -118,6 +118,10 @@ export const MAX_DELIVERIES_LISTED = 100;
 export const RETENTION_MS = 30 * 86_400_000;
 /** An attempt succeeds only on a 2xx answer within this time. */
 export const DELIVERY_TIMEOUT_MS = 10_000;
+/** An attempt succeeds only on a 2xx answer: a redirect is an answer, never followed. */
+export function isSuccessStatus(status: number): boolean {
+  return status >= 200 && status <= 299;
+}
 /** Waits after failed attempts 1..8 (30 s, 2 min, 10 min, 30 min, 1 h, 3 h, 6 h, 12 h); the ninth failure is final. */
 export const RETRY_WAITS_MS: readonly number[] = Object.freeze([
   30_000, 120_000, 600_000, 1_800_000, 3_600_000, 10_800_000, 21_600_000, 43_200_000,

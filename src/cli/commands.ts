@@ -28,6 +28,7 @@ import Version from '../commands/version.js';
 import WebhooksDeliveries from '../commands/webhooks/deliveries.js';
 import WebhooksDeliveriesShow from '../commands/webhooks/deliveries/show.js';
 import WebhooksList from '../commands/webhooks/list.js';
+import WebhooksSend from '../commands/webhooks/send.js';
 import WebhooksVerify from '../commands/webhooks/verify.js';
 
 export const COMMANDS = {
@@ -59,5 +60,6 @@ export const COMMANDS = {
   'webhooks:deliveries': WebhooksDeliveries,
   'webhooks:deliveries:show': WebhooksDeliveriesShow,
   'webhooks:list': WebhooksList,
+  'webhooks:send': WebhooksSend,
   'webhooks:verify': WebhooksVerify,
 };
