@@ -132,6 +132,11 @@ export const MAX_DELIVERY_ATTEMPTS = RETRY_WAITS_MS.length + 1;
 export const SIGNATURE_TOLERANCE_SECONDS = 300;
 /** Largest request body the receiver integrations read before answering 413 (events are a few kB). */
 export const RECEIVER_MAX_BODY_BYTES = 1_048_576;
+/**
+ * The large legitimate delivery `svc webhooks test-receiver` sends: past the 100 kB that common body parsers
+ * (Express, body-parser) accept by default, within RECEIVER_MAX_BODY_BYTES.
+ */
+export const RECEIVER_CHECK_LARGE_BODY_BYTES = 256 * 1024;
 /** Bytes of a receiver's answer kept per attempt (emulator and relay). */
 export const RESPONSE_BODY_LIMIT_BYTES = 4096;
 

@@ -29,6 +29,7 @@ import WebhooksDeliveries from '../commands/webhooks/deliveries.js';
 import WebhooksDeliveriesShow from '../commands/webhooks/deliveries/show.js';
 import WebhooksList from '../commands/webhooks/list.js';
 import WebhooksSend from '../commands/webhooks/send.js';
+import WebhooksTestReceiver from '../commands/webhooks/test-receiver.js';
 import WebhooksVerify from '../commands/webhooks/verify.js';
 
 export const COMMANDS = {
@@ -61,5 +62,6 @@ export const COMMANDS = {
   'webhooks:deliveries:show': WebhooksDeliveriesShow,
   'webhooks:list': WebhooksList,
   'webhooks:send': WebhooksSend,
+  'webhooks:test-receiver': WebhooksTestReceiver,
   'webhooks:verify': WebhooksVerify,
 };
