@@ -1,7 +1,9 @@
 // `svc webhooks test-receiver` (and the MCP tool test_receiver): runs the receiver checks against a running
 // receiver, one after another, and grades each answer the way the service would treat it.
 import {setTimeout as sleep} from 'node:timers/promises';
+import {isLoopbackHost} from '../../client/api-url.js';
 import {usageError} from '../../lib/errors.js';
+import {currentSvcCommand} from '../../lib/invocation.js';
 import {
   parseReceiverUrl,
   type PostedAnswer,
@@ -27,6 +29,8 @@ export interface TestReceiverOptions extends PostOptions {
   env: NodeJS.ProcessEnv;
   /** Check ids to run; `valid` always runs first, since every other verdict is read against it. */
   only?: string[];
+  /** false: only receivers on this machine (localhost, 127.0.0.1, [::1]); the MCP tool's default. */
+  allowRemote?: boolean;
   /** Told of each verdict as soon as it is known. */
   onVerdict?: (verdict: CheckVerdict) => void;
 }
@@ -122,6 +126,14 @@ function skipped(check: ReceiverCheck, why: string): CheckVerdict {
 
 export async function testReceiver(options: TestReceiverOptions): Promise<ReceiverReport> {
   const url = parseReceiverUrl(options.url);
+  if (options.allowRemote === false && !isLoopbackHost(url.hostname)) {
+    throw usageError(
+      `${url.hostname} is not on this machine: test_receiver sends only to localhost, 127.0.0.1 and [::1].`,
+      [
+        `To grade a receiver elsewhere, start the server with \`${currentSvcCommand(options.env)} mcp --allow-remote-receivers\`.`,
+      ],
+    );
+  }
   const secret = senderSecret(options.secret, options.env);
   const only = options.only === undefined ? undefined : parseOnly(options.only);
   const ctx: CheckContext = {
