@@ -66,8 +66,11 @@ export type ApiKeyStatus = (typeof API_KEY_STATUSES)[number];
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
-/** What made an attempt: the retry schedule, or a person asking for a resend. */
-export const ATTEMPT_TRIGGERS = ['scheduled', 'manual'] as const;
+/**
+ * What made an attempt: the retry schedule, a person asking for a resend, or the emulator's delivery chaos (an
+ * event delivered twice, or a first attempt held back or delayed).
+ */
+export const ATTEMPT_TRIGGERS = ['scheduled', 'manual', 'chaos'] as const;
 export type AttemptTrigger = (typeof ATTEMPT_TRIGGERS)[number];
 
 /** Sandbox statuses the emulator models (the service names running, stopped, error and a standby state). */
