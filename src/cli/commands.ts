@@ -13,6 +13,7 @@ import EmulatorSandboxesList from '../commands/emulator/sandboxes/list.js';
 import EmulatorStart from '../commands/emulator/start.js';
 import EmulatorStatus from '../commands/emulator/status.js';
 import EmulatorStop from '../commands/emulator/stop.js';
+import EmulatorWebhooksChaos from '../commands/emulator/webhooks/chaos.js';
 import EmulatorWebhooksCreate from '../commands/emulator/webhooks/create.js';
 import EmulatorWebhooksDelete from '../commands/emulator/webhooks/delete.js';
 import KeysList from '../commands/keys/list.js';
@@ -46,6 +47,7 @@ export const COMMANDS = {
   'emulator:start': EmulatorStart,
   'emulator:status': EmulatorStatus,
   'emulator:stop': EmulatorStop,
+  'emulator:webhooks:chaos': EmulatorWebhooksChaos,
   'emulator:webhooks:create': EmulatorWebhooksCreate,
   'emulator:webhooks:delete': EmulatorWebhooksDelete,
   'keys:list': KeysList,

@@ -32,6 +32,12 @@ Environment: SVC_EMULATOR_DATA_DIR (data dir), SVC_EMULATOR_DATABASE_URL (Postgr
       description: 'run like a deployment without a vault key (deliveries answer 503)',
     }),
     'allow-local-endpoints': allowLocalEndpointsFlag,
+    chaos: Flags.string({
+      description:
+        'deliver the way production may: duplicates, events overtaking others and delays, chosen from the seed ' +
+        '(e.g. duplicate=0.2,reorder=0.3,delay=0-5s,seed=42)',
+      helpValue: 'SPEC',
+    }),
     demo: Flags.boolean({description: 'make sure a demo org exists and print a fresh demo API key'}),
   };
 
@@ -50,6 +56,7 @@ Environment: SVC_EMULATOR_DATA_DIR (data dir), SVC_EMULATOR_DATABASE_URL (Postgr
       clock: flags.clock,
       noVaultKey: flags['no-vault-key'],
       allowLocalEndpoints: flags['allow-local-endpoints'],
+      chaos: flags.chaos,
       demo: flags.demo,
       json: this.jsonEnabled(),
       env: process.env,
