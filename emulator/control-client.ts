@@ -1,10 +1,14 @@
 // A typed client for the /_emulator control surface, used by the CLI's `svc emulator …` commands and by tests.
 import type {EventType, KeyExpiryChoice} from '../src/definitions.js';
 import type {CreatedSandboxLink, Org, SandboxLink, SvcEvent} from '../src/schemas/index.js';
+import type {ChaosSettings} from './delivery/chaos.js';
+import type {EndpointChaos} from './ops/chaos.js';
 import type {DeliveryDetail} from './ops/delivery-detail.js';
 import type {SandboxRecord} from './sandboxes/repository.js';
 
 export type {AttemptDetail, DeliveryDetail} from './ops/delivery-detail.js';
+export type {EndpointChaos} from './ops/chaos.js';
+export type {ChaosSettings} from './delivery/chaos.js';
 
 export interface CreatedKey {
   id: string;
@@ -119,6 +123,16 @@ export class EmulatorControl {
 
   async deleteWebhook(id: string): Promise<void> {
     await this.call('DELETE', `/_emulator/webhooks/${encodeURIComponent(id)}`);
+  }
+
+  /** An endpoint's delivery chaos; null settings turn it off for the endpoint. */
+  setChaos(webhookId: string, settings: ChaosSettings | null): Promise<EndpointChaos> {
+    const path = `/_emulator/webhooks/${encodeURIComponent(webhookId)}/chaos`;
+    return settings === null ? this.call('DELETE', path) : this.call('PUT', path, settings);
+  }
+
+  getChaos(webhookId: string): Promise<EndpointChaos> {
+    return this.call('GET', `/_emulator/webhooks/${encodeURIComponent(webhookId)}/chaos`);
   }
 
   clock(): Promise<ClockState> {

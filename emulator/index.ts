@@ -24,6 +24,7 @@ import {answerClientError} from './net/client-error.js';
 import {isProcessAlive, readRuntimeFile, removeRuntimeFile, writeRuntimeFile} from './runtime-file.js';
 import {openSharedManualClock, type SharedManualClock} from './shared-clock.js';
 import {createVault} from './vault.js';
+import type {ChaosSettings} from './delivery/chaos.js';
 import {createDeliveryPlugin, type DeliveryPluginOptions} from './delivery/plugin.js';
 import {loadOrCreateVaultKey} from './vault-key.js';
 
@@ -32,6 +33,13 @@ export {EmulatorControl, EmulatorControlError} from './control-client.js';
 export type {EmulatorContext, EmulatorPlugin} from './context.js';
 export {checkEndpointHost, checkEndpointUrl, isPublicAddress, type Resolver} from './net/address-policy.js';
 export {OperationError, type Problem} from './ops/errors.js';
+export {
+  CHAOS_EXAMPLE,
+  type ChaosSettings,
+  ChaosSettingsError,
+  describeChaos,
+  parseChaosSpec,
+} from './delivery/chaos.js';
 export {DEFAULT_RATE_LIMIT} from './auth/rate-limiter.js';
 export {readRuntimeFile, runtimeFilePath, type RuntimeInfo} from './runtime-file.js';
 
@@ -71,6 +79,8 @@ export interface StartEmulatorOptions {
   svcCommand?: string;
   /** Delivery engine tuning (tests shorten the attempt timeout; benchmarks size the lanes). */
   delivery?: DeliveryPluginOptions;
+  /** Delivery chaos for every endpoint (duplicates, held-back and delayed first attempts), from a seed. */
+  chaos?: ChaosSettings;
 }
 
 export interface RunningEmulator {
@@ -105,7 +115,7 @@ export class EmulatorStartError extends Error {
  * start() runs once the server listens and its stop() before the database closes.
  */
 function defaultPlugins(options: StartEmulatorOptions): EmulatorPlugin[] {
-  return [createDeliveryPlugin(options.delivery)];
+  return [createDeliveryPlugin({...options.delivery, chaos: options.chaos ?? options.delivery?.chaos})];
 }
 
 /** The tables whose rows the read cache holds (see createRepositories). */

@@ -77,8 +77,11 @@ export type ApiKeyStatus = (typeof API_KEY_STATUSES)[number];
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
-/** What made an attempt: the retry schedule, or a person asking for a resend. */
-export const ATTEMPT_TRIGGERS = ['scheduled', 'manual'] as const;
+/**
+ * What made an attempt: the retry schedule, a person asking for a resend, or the emulator's delivery chaos (an
+ * event delivered twice, or a first attempt held back or delayed).
+ */
+export const ATTEMPT_TRIGGERS = ['scheduled', 'manual', 'chaos'] as const;
 export type AttemptTrigger = (typeof ATTEMPT_TRIGGERS)[number];
 
 /** Sandbox statuses the emulator models (the service names running, stopped, error and a standby state). */
@@ -148,6 +151,10 @@ export const MAX_DELIVERIES_LISTED = 100;
 export const RETENTION_MS = 30 * 86_400_000;
 /** An attempt succeeds only on a 2xx answer within this time. */
 export const DELIVERY_TIMEOUT_MS = 10_000;
+/** An attempt succeeds only on a 2xx answer: a redirect is an answer, never followed. */
+export function isSuccessStatus(status: number): boolean {
+  return status >= 200 && status <= 299;
+}
 /** Waits after failed attempts 1..8 (30 s, 2 min, 10 min, 30 min, 1 h, 3 h, 6 h, 12 h); the ninth failure is final. */
 export const RETRY_WAITS_MS: readonly number[] = Object.freeze([
   30_000, 120_000, 600_000, 1_800_000, 3_600_000, 10_800_000, 21_600_000, 43_200_000,
@@ -158,6 +165,11 @@ export const MAX_DELIVERY_ATTEMPTS = RETRY_WAITS_MS.length + 1;
 export const SIGNATURE_TOLERANCE_SECONDS = 300;
 /** Largest request body the receiver integrations read before answering 413 (events are a few kB). */
 export const RECEIVER_MAX_BODY_BYTES = 1_048_576;
+/**
+ * The large legitimate delivery `svc webhooks test-receiver` sends: past the 100 kB that common body parsers
+ * (Express, body-parser) accept by default, within RECEIVER_MAX_BODY_BYTES.
+ */
+export const RECEIVER_CHECK_LARGE_BODY_BYTES = 256 * 1024;
 /** Bytes of a receiver's answer kept per attempt (emulator and relay). */
 export const RESPONSE_BODY_LIMIT_BYTES = 4096;
 

@@ -109,6 +109,17 @@ export interface ResendRecord {
   error: string | null;
   responseBody: string | null;
   signatureT: number | null;
+  /** manual (a resend) unless chaos made it. */
+  trigger?: AttemptTrigger;
+}
+
+/** Moves a delivery's first attempt later (delivery chaos) and frees its lease; nothing is attempted or counted. */
+export async function postponeFirstAttempt(q: Queryable, deliveryId: string, dueAt: Date): Promise<void> {
+  await q.query(
+    `UPDATE deliveries SET next_attempt_at = $2, locked_until = NULL, locked_by = NULL
+      WHERE id = $1 AND status = 'pending'`,
+    [deliveryId, dueAt],
+  );
 }
 
 /**
@@ -126,7 +137,7 @@ export async function recordResend(q: Queryable, r: ResendRecord): Promise<boole
         RETURNING id)
      INSERT INTO delivery_attempts
             (delivery_id, attempt, started_at, duration_ms, status_code, error, response_body, trigger, signature_t)
-     SELECT id, $2, $3, $5, $4, $6, $7, 'manual', $8 FROM moved`,
+     SELECT id, $2, $3, $5, $4, $6, $7, $9, $8 FROM moved`,
     [
       r.deliveryId,
       r.attempt,
@@ -137,6 +148,7 @@ export async function recordResend(q: Queryable, r: ResendRecord): Promise<boole
       r.error?.replaceAll('\u0000', '') ?? null,
       r.responseBody?.replaceAll('\u0000', '') ?? null,
       r.signatureT,
+      r.trigger ?? 'manual',
     ],
   );
   return result.rowCount > 0;

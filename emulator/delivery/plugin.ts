@@ -6,6 +6,8 @@ import {registerDeliveryControlRoutes} from '../control/delivery-routes.js';
 import {SIGNAL_CHANNELS} from '../db/notify.js';
 import {registerSandboxRoutes} from '../sandboxes/routes.js';
 import {SandboxService} from '../sandboxes/service.js';
+import {registerChaosRoutes} from '../control/chaos-routes.js';
+import {ChaosPlan, type ChaosSettings} from './chaos.js';
 import {RelayHub} from './relay-hub.js';
 import {registerRelayRoutes} from './relay-routes.js';
 import {purgeOlderThan} from './repository.js';
@@ -18,6 +20,8 @@ export interface DeliveryPluginOptions {
   /** Replaces the delivery agent (benchmarks); the caller closes it. */
   dispatcher?: Dispatcher;
   /** Passed through to the worker (lanes, batch sizes, idle polling). */
+  /** Delivery chaos for every endpoint; per-endpoint settings come through the control route. */
+  chaos?: ChaosSettings;
   worker?: Pick<
     DeliveryWorkerOptions,
     'maxLanes' | 'perEndpoint' | 'claimLimit' | 'idleMs' | 'leaseMs' | 'maxResponseBytes'
@@ -28,6 +32,7 @@ export interface DeliveryEngine {
   sandboxes: SandboxService;
   relay: RelayHub;
   worker: DeliveryWorker;
+  chaos: ChaosPlan;
 }
 
 const PURGE_EVERY_MS = 60_000;
@@ -82,7 +87,9 @@ export function createDeliveryPlugin(options: DeliveryPluginOptions = {}): Deliv
       },
     });
     let lastPurge: number | undefined;
+    const chaos = new ChaosPlan(options.chaos);
     worker = new DeliveryWorker({
+      chaos,
       ...options.worker,
       db: ctx.db,
       clock: ctx.clock,
@@ -106,7 +113,7 @@ export function createDeliveryPlugin(options: DeliveryPluginOptions = {}): Deliv
         return next;
       },
     });
-    engine = {sandboxes, relay, worker};
+    engine = {sandboxes, relay, worker, chaos};
     if (signals) {
       const w = worker;
       unsubscribe.push(
@@ -127,6 +134,7 @@ export function createDeliveryPlugin(options: DeliveryPluginOptions = {}): Deliv
       registerSandboxRoutes(app, ctx, () => e.sandboxes);
       registerRelayRoutes(app, ctx, e.relay);
       registerDeliveryControlRoutes(app, ctx, () => e.worker);
+      registerChaosRoutes(app, ctx, e.chaos);
     },
     start(ctx) {
       ensure(ctx).worker.start();

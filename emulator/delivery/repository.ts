@@ -1,6 +1,11 @@
 // SQL of the delivery engine: claim due deliveries under a lease, record attempts in batches, find the next
 // due time, purge what retention allows. Plain SQL that runs on PGlite and PostgreSQL alike.
-import {type DeliveryStatus, MAX_DELIVERIES_LISTED, RETENTION_MS} from '../../src/definitions.js';
+import {
+  type AttemptTrigger,
+  type DeliveryStatus,
+  MAX_DELIVERIES_LISTED,
+  RETENTION_MS,
+} from '../../src/definitions.js';
 import type {Delivery} from '../../src/schemas/index.js';
 import type {Database, Queryable} from '../db/database.js';
 import {iso, isoRequired} from '../db/repository-support.js';
@@ -275,7 +280,7 @@ export interface AttemptRecord {
   responseBody: string | null;
   /** The `t` of the attempt's Svc-Signature; null when no signature could be made. */
   signatureT: number | null;
-  trigger: 'scheduled' | 'manual';
+  trigger: AttemptTrigger;
   /** The outcome for the delivery: next status and when to try again. */
   status: 'pending' | 'succeeded' | 'failed';
   nextAttemptAt: Date | null;

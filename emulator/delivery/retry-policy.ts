@@ -19,7 +19,5 @@ export function retryDelayAfter(attempt: number): number | null {
   return RETRY_WAITS_MS[attempt - 1] ?? null;
 }
 
-/** An attempt succeeds only on a 2xx answer. */
-export function isSuccessStatus(status: number): boolean {
-  return status >= 200 && status <= 299;
-}
+/** An attempt succeeds only on a 2xx answer (the rule lives in src/definitions.ts). */
+export {isSuccessStatus} from '../../src/definitions.js';

@@ -8,6 +8,9 @@ import type {Clock} from '../clock.js';
 import type {Database} from '../db/database.js';
 import type {Vault} from '../vault.js';
 import type {Resolver} from '../net/address-policy.js';
+import type {AttemptTrigger} from '../../src/definitions.js';
+import {postponeFirstAttempt, recordResend} from './attempt-repository.js';
+import type {ChaosPlan} from './chaos.js';
 import type {RelayHub} from './relay-hub.js';
 import {
   type AttemptRecord,
@@ -67,6 +70,8 @@ export interface DeliveryWorkerOptions {
    * tells the other processes, which may take them at once.
    */
   onHandBack?: () => void;
+  /** Delivery chaos (duplicates, held-back and delayed first attempts); none when absent. */
+  chaos?: ChaosPlan;
   /** Clock-driven chores (sandbox expiry, retention); returns when it next needs to run, if known. */
   sweep?: (now: Date) => Promise<Date | null>;
   log?: (line: string) => void;
@@ -448,6 +453,14 @@ export class DeliveryWorker {
             this.#owner,
           );
         }
+        // Chaos decides a first attempt's fate once: postponed (it comes back later, marked chaos), or sent
+        // now and perhaps once more.
+        const chaos = item.scheduledAttempt === 1 ? this.#o.chaos?.decide(endpointId, item.id) : undefined;
+        if (chaos && chaos.postponeMs > 0) {
+          await postponeFirstAttempt(this.#o.db, item.id, new Date(this.#o.clock.nowMs() + chaos.postponeMs));
+          continue;
+        }
+        const trigger: AttemptTrigger = chaos?.resumed ? 'chaos' : 'scheduled';
         const startedAt = this.#o.clock.now();
         try {
           // One key per lane: the secret is decrypted and prepared for HMAC once, not per attempt.
@@ -467,7 +480,13 @@ export class DeliveryWorker {
           unsent = batch.slice(i).map((d) => d.id);
           break;
         }
-        records.push(this.#outcome(item, startedAt, result, t));
+        records.push(this.#outcome(item, startedAt, result, t, trigger));
+        if (chaos?.duplicate) {
+          // The same event once more, as the service may send it: recorded after the attempt it repeats.
+          flush();
+          await Promise.all(writes);
+          await this.#duplicate(endpointId, item, sign, target, dispatcher);
+        }
         if (records.length >= this.#o.recordChunk) flush();
       }
     } catch (err) {
@@ -510,6 +529,32 @@ export class DeliveryWorker {
     // Handled now; awaited (and reported) when the lane reaches it.
     ahead.catch(() => undefined);
     return ahead;
+  }
+
+  /** A chaos duplicate of `item`'s attempt: the next attempt number, freshly signed, outside the schedule. */
+  async #duplicate(
+    endpointId: string,
+    item: ClaimedDelivery,
+    sign: Signer,
+    target: URL | string | undefined,
+    dispatcher: Dispatcher | undefined,
+  ): Promise<void> {
+    const copy = {...item, attempt: item.attempt + 1};
+    const startedAt = this.#o.clock.now();
+    const t = Math.floor(startedAt.getTime() / 1000);
+    const result = await this.#send(endpointId, copy, sign, t, target, dispatcher);
+    if (result.aborted) return;
+    await recordResend(this.#o.db, {
+      deliveryId: item.id,
+      attempt: copy.attempt,
+      startedAt,
+      durationMs: result.durationMs,
+      statusCode: result.statusCode,
+      error: result.error,
+      responseBody: result.responseBody,
+      signatureT: t,
+      trigger: 'chaos',
+    });
   }
 
   /** One attempt of `item`, signed at `t`, over the relay or HTTP; never throws. */
@@ -616,6 +661,7 @@ export class DeliveryWorker {
     startedAt: Date,
     result: AttemptResult,
     signatureT: number | null,
+    trigger: AttemptTrigger = 'scheduled',
   ): AttemptRecord {
     const finishedAt = this.#o.clock.now();
     const wait = result.ok ? null : retryDelayAfter(item.scheduledAttempt);
@@ -631,7 +677,7 @@ export class DeliveryWorker {
       error: result.error?.replaceAll('\u0000', '') ?? null,
       responseBody: result.responseBody?.replaceAll('\u0000', '') ?? null,
       signatureT,
-      trigger: 'scheduled',
+      trigger,
       status,
       nextAttemptAt: status === 'pending' && wait !== null ? new Date(finishedAt.getTime() + wait) : null,
     };

@@ -15,6 +15,7 @@ import EmulatorSandboxesList from '../commands/emulator/sandboxes/list.js';
 import EmulatorStart from '../commands/emulator/start.js';
 import EmulatorStatus from '../commands/emulator/status.js';
 import EmulatorStop from '../commands/emulator/stop.js';
+import EmulatorWebhooksChaos from '../commands/emulator/webhooks/chaos.js';
 import EmulatorWebhooksCreate from '../commands/emulator/webhooks/create.js';
 import EmulatorWebhooksDelete from '../commands/emulator/webhooks/delete.js';
 import KeysList from '../commands/keys/list.js';
@@ -30,6 +31,8 @@ import Version from '../commands/version.js';
 import WebhooksDeliveries from '../commands/webhooks/deliveries.js';
 import WebhooksDeliveriesShow from '../commands/webhooks/deliveries/show.js';
 import WebhooksList from '../commands/webhooks/list.js';
+import WebhooksSend from '../commands/webhooks/send.js';
+import WebhooksTestReceiver from '../commands/webhooks/test-receiver.js';
 import WebhooksVerify from '../commands/webhooks/verify.js';
 
 export const COMMANDS = {
@@ -48,6 +51,7 @@ export const COMMANDS = {
   'emulator:start': EmulatorStart,
   'emulator:status': EmulatorStatus,
   'emulator:stop': EmulatorStop,
+  'emulator:webhooks:chaos': EmulatorWebhooksChaos,
   'emulator:webhooks:create': EmulatorWebhooksCreate,
   'emulator:webhooks:delete': EmulatorWebhooksDelete,
   'keys:list': KeysList,
@@ -63,5 +67,7 @@ export const COMMANDS = {
   'webhooks:deliveries': WebhooksDeliveries,
   'webhooks:deliveries:show': WebhooksDeliveriesShow,
   'webhooks:list': WebhooksList,
+  'webhooks:send': WebhooksSend,
+  'webhooks:test-receiver': WebhooksTestReceiver,
   'webhooks:verify': WebhooksVerify,
 };

@@ -29,6 +29,14 @@ export const emulatorClockFlag = Flags.custom<'real' | 'manual'>({
   default: 'real',
 });
 
+/** Seeded delivery chaos for every endpoint: duplicates, events overtaking others, delays. */
+export const emulatorChaosFlag = Flags.custom<string>({
+  description:
+    'deliver the way production may: duplicates, events overtaking others and delays, chosen from the seed ' +
+    '(e.g. duplicate=0.2,reorder=0.3,delay=0-5s,seed=42)',
+  helpValue: 'SPEC',
+});
+
 /** Lifts the endpoint URL rules (https, public host) for receivers on this machine or network. */
 export const allowLocalEndpointsFlag = Flags.boolean({
   description: 'let webhook endpoints use http:// and loopback or private hosts (local development only)',

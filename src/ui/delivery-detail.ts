@@ -83,7 +83,12 @@ export function renderDeliveryDetail(shown: ShownDeliveryView, view: ViewOptions
   if (shown.attempts.length === 0) out.push(paint('dim', '  none yet'));
   for (const a of shown.attempts) {
     const outcome = attemptOutcome(a);
-    const trigger = a.trigger === 'manual' ? paint('cyan', 'manual   ') : 'scheduled';
+    const trigger =
+      a.trigger === 'manual'
+        ? paint('cyan', 'manual   ')
+        : a.trigger === 'chaos'
+          ? paint('yellow', 'chaos    ')
+          : 'scheduled';
     out.push(
       `  #${String(a.attempt).padEnd(3)} ${clockTime(a.started_at)}  ${trigger}  ${paint(
         attemptSucceeded(a) ? 'green' : 'red',

@@ -14,6 +14,8 @@ export interface ReadyView {
   storage: string;
   orgId: string;
   clockMode: string;
+  /** The delivery chaos every endpoint gets, in the flag's form; absent when deliveries are plain. */
+  chaos?: string;
   demoKey?: {secret: string};
   /** How svc runs from the user's folder: `svc`, `npx svc` or `node /path/to/bin/run.js`. */
   svc: string;
@@ -34,8 +36,9 @@ export function renderReady(v: ReadyView): string {
     `  Data:         ${v.storage}`,
     `  Org:          ${v.orgId}`,
     `  Clock:        ${v.clockMode}`,
-    '',
   ];
+  if (v.chaos) lines.push(`  Chaos:        ${v.chaos} (replay a run with the same seed)`);
+  lines.push('');
   const where = v.svc === 'npx svc' ? 'in another terminal, in this folder' : 'in another terminal';
   // Each line stands alone (a flag rather than an export), so it runs in whichever terminal it is typed.
   const dir = dataDirArg(v.dataDir);

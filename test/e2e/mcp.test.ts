@@ -122,7 +122,7 @@ describe('svc mcp with SVC_API_KEY', {timeout: 60_000}, () => {
     await c?.close();
   });
 
-  it('lists five read-only tools, each with a description, an input schema and an output schema', async () => {
+  it('lists five read-only tools and test_receiver, each with a description, an input and an output schema', async () => {
     const {tools} = await c.client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual([
       'get_delivery_attempts',
@@ -130,12 +130,14 @@ describe('svc mcp with SVC_API_KEY', {timeout: 60_000}, () => {
       'list_api_keys',
       'list_deliveries',
       'list_webhook_endpoints',
+      'test_receiver',
     ]);
     for (const tool of tools) {
       expect(tool.description?.length).toBeGreaterThan(40);
       expect(tool.inputSchema.type).toBe('object');
       expect(tool.outputSchema?.type).toBe('object');
-      expect(tool.annotations?.readOnlyHint).toBe(true);
+      // test_receiver reads nothing of the service, but it does post sample events to the receiver named.
+      expect(tool.annotations?.readOnlyHint).toBe(tool.name !== 'test_receiver');
       // No tool takes a key.
       for (const name of Object.keys(tool.inputSchema.properties ?? {})) {
         expect(name).not.toMatch(/key|token|secret|auth/i);

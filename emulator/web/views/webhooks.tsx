@@ -456,6 +456,7 @@ export function DeliveryPage(p: {
                   <span class="badge badge-failed">network error</span>
                 )}
                 {a.trigger === 'manual' ? <span class="badge">resent</span> : null}
+                {a.trigger === 'chaos' ? <span class="badge">chaos</span> : null}
               </p>
               <p class="muted">
                 <Time at={a.startedAt} seconds /> · {a.durationMs} ms

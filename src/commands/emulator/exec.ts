@@ -1,5 +1,11 @@
 import {BaseCommand} from '../../lib/base-command.js';
-import {allowLocalEndpointsFlag, dataDirFlag, databaseUrlFlag, emulatorClockFlag} from '../../lib/flags.js';
+import {
+  allowLocalEndpointsFlag,
+  dataDirFlag,
+  databaseUrlFlag,
+  emulatorChaosFlag,
+  emulatorClockFlag,
+} from '../../lib/flags.js';
 import {processIo} from '../../lib/output.js';
 import {emulatorExec} from '../../services/emulator/exec.js';
 
@@ -18,6 +24,7 @@ export default class EmulatorExec extends BaseCommand {
     'database-url': databaseUrlFlag(),
     clock: emulatorClockFlag(),
     'allow-local-endpoints': allowLocalEndpointsFlag,
+    chaos: emulatorChaosFlag(),
   };
 
   async run() {
@@ -28,6 +35,7 @@ export default class EmulatorExec extends BaseCommand {
       databaseUrl: flags['database-url'],
       clock: flags.clock,
       allowLocalEndpoints: flags['allow-local-endpoints'],
+      chaos: flags.chaos,
       env: process.env,
       io: processIo(),
     });

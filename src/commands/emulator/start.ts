@@ -1,6 +1,12 @@
 import {Flags} from '@oclif/core';
 import {BaseCommand} from '../../lib/base-command.js';
-import {allowLocalEndpointsFlag, dataDirFlag, databaseUrlFlag, emulatorClockFlag} from '../../lib/flags.js';
+import {
+  allowLocalEndpointsFlag,
+  dataDirFlag,
+  databaseUrlFlag,
+  emulatorChaosFlag,
+  emulatorClockFlag,
+} from '../../lib/flags.js';
 import {processIo} from '../../lib/output.js';
 import {emulatorStart} from '../../services/emulator/start.js';
 
@@ -32,6 +38,7 @@ Environment: SVC_EMULATOR_DATA_DIR (data dir), SVC_EMULATOR_DATABASE_URL (Postgr
       description: 'run like a deployment without a vault key (deliveries answer 503)',
     }),
     'allow-local-endpoints': allowLocalEndpointsFlag,
+    chaos: emulatorChaosFlag(),
     demo: Flags.boolean({description: 'make sure a demo org exists and print a fresh demo API key'}),
   };
 
@@ -50,6 +57,7 @@ Environment: SVC_EMULATOR_DATA_DIR (data dir), SVC_EMULATOR_DATABASE_URL (Postgr
       clock: flags.clock,
       noVaultKey: flags['no-vault-key'],
       allowLocalEndpoints: flags['allow-local-endpoints'],
+      chaos: flags.chaos,
       demo: flags.demo,
       json: this.jsonEnabled(),
       env: process.env,

@@ -11,6 +11,8 @@ export interface EmulatorExecOptions {
   databaseUrl?: string;
   clock?: 'real' | 'manual';
   allowLocalEndpoints?: boolean;
+  /** Delivery chaos for every endpoint (see `svc emulator start --chaos`). */
+  chaos?: string;
   env: NodeJS.ProcessEnv;
   io: Io;
   /** Where SIGINT/SIGTERM arrive; they are passed on to the command. Default: this process. */
@@ -30,6 +32,7 @@ export async function emulatorExec(options: EmulatorExecOptions): Promise<{exitC
         databaseUrl: options.databaseUrl,
         clock: options.clock,
         allowLocalEndpoints: options.allowLocalEndpoints,
+        chaos: options.chaos,
         env: options.env,
       },
       log,

@@ -1,6 +1,12 @@
 // `svc emulator start`: runs the emulator in the foreground until the process is told to stop.
 import {join, resolve} from 'node:path';
 import type {RunningEmulator, StartEmulatorOptions} from '../../../emulator/index.js';
+import {
+  CHAOS_EXAMPLE,
+  ChaosSettingsError,
+  describeChaos,
+  parseChaosSpec,
+} from '../../../emulator/delivery/chaos.js';
 import {parseVaultKey, VaultKeyError} from '../../../emulator/vault-key.js';
 import {UserError, usageError} from '../../lib/errors.js';
 import {currentSvcCommand} from '../../lib/invocation.js';
@@ -18,6 +24,8 @@ export interface EmulatorStartOptions {
   clock?: 'real' | 'manual';
   noVaultKey?: boolean;
   allowLocalEndpoints?: boolean;
+  /** Delivery chaos for every endpoint: `duplicate=0.2,reorder=0.3,delay=0-5s,seed=42`. */
+  chaos?: string;
   demo?: boolean;
   json?: boolean;
   env: NodeJS.ProcessEnv;
@@ -50,6 +58,7 @@ export function resolveStartOptions(
     throw usageError('--port must be a whole number from 0 to 65535');
   }
   return {
+    chaos: o.chaos === undefined ? undefined : chaosFlag(o.chaos),
     port: o.port,
     host: o.host,
     // The CLI owns where its files live: the user data dir unless told otherwise, the user cache for templates.
@@ -66,6 +75,18 @@ export function resolveStartOptions(
     demo: o.demo,
     log,
   };
+}
+
+/** `--chaos SPEC` as settings, or a usage error that shows the form. */
+export function chaosFlag(spec: string): ReturnType<typeof parseChaosSpec> {
+  try {
+    return parseChaosSpec(spec);
+  } catch (err) {
+    if (err instanceof ChaosSettingsError) {
+      throw usageError(`--chaos: ${err.message}`, [`Example: --chaos ${CHAOS_EXAMPLE}`]);
+    }
+    throw err;
+  }
 }
 
 export async function startOrExplain(options: StartEmulatorOptions): Promise<RunningEmulator> {
@@ -127,6 +148,7 @@ function readyMessage(e: RunningEmulator, o: EmulatorStartOptions): string {
     storage,
     orgId: e.orgId,
     clockMode: e.clock.mode,
+    chaos: o.chaos === undefined ? undefined : describeChaos(chaosFlag(o.chaos)),
     demoKey: e.demoKey,
     svc: currentSvcCommand(o.env),
     dataDir: dataDirToName(e.dataDir),

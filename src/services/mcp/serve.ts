@@ -1,6 +1,9 @@
 // Runs the MCP server on stdin/stdout until the client closes stdin. stdout carries protocol only.
 import type {Readable, Writable} from 'node:stream';
 import {openSession} from '../../auth/session.js';
+import {UserError} from '../../lib/errors.js';
+import {testReceiver} from '../webhooks/test-receiver.js';
+import {WEBHOOK_SECRET_ENV} from '../webhooks/verify.js';
 import {fetchDeliveryDetail} from './delivery-detail.js';
 import {createMcpServer} from './server.js';
 
@@ -9,6 +12,8 @@ export interface ServeMcpOptions {
   version: string;
   stdin?: Readable;
   stdout?: Writable;
+  /** Lets test_receiver send to receivers off this machine (the user's choice, never the agent's). */
+  allowRemoteReceivers?: boolean;
 }
 
 /** Calls of an agent should fail fast: one retry, ten seconds per attempt. */
@@ -21,6 +26,20 @@ export async function serveMcp(options: ServeMcpOptions): Promise<void> {
     openSession: () => openSession({env, client: CLIENT_SETTINGS}),
     deliveryDetail: (session, orgId, deliveryId) =>
       fetchDeliveryDetail({apiUrl: session.credentials.apiUrl, orgId, deliveryId, env}),
+    testReceiver: (input) => {
+      if (!env[WEBHOOK_SECRET_ENV]) {
+        throw new UserError(
+          `test_receiver signs with ${WEBHOOK_SECRET_ENV}, which the MCP server's environment does not set.`,
+          {
+            code: 'usage',
+            suggestions: [
+              `Add ${WEBHOOK_SECRET_ENV} (the endpoint's whsec_… signing secret) to the env of the svc entry in the MCP client's configuration, then restart it.`,
+            ],
+          },
+        );
+      }
+      return testReceiver({...input, env, allowRemote: options.allowRemoteReceivers === true});
+    },
   });
   const {StdioServerTransport} = await import('@modelcontextprotocol/sdk/server/stdio.js');
   const stdin = options.stdin ?? process.stdin;

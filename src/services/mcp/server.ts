@@ -13,6 +13,7 @@ import {
   SandboxSchema,
   WebhookEndpointSchema,
 } from '../../schemas/index.js';
+import {RECEIVER_CHECK_IDS, type ReceiverReport} from '../webhooks/test-receiver.js';
 import type {DeliveryDetail} from './delivery-detail.js';
 
 export interface McpDependencies {
@@ -21,6 +22,8 @@ export interface McpDependencies {
   /** Attempt detail for one delivery (the emulator's), for the org the session's key belongs to. */
   deliveryDetail: (session: Session, orgId: string, deliveryId: string) => Promise<DeliveryDetail>;
   version: string;
+  /** Runs `svc webhooks test-receiver`'s checks; the server refuses a URL off this machine unless allowed. */
+  testReceiver: (input: {url: string; only?: string[]}) => Promise<ReceiverReport>;
 }
 
 const AttemptSchema = z.object({
@@ -89,7 +92,8 @@ export async function createMcpServer(deps: McpDependencies): Promise<SvcMcpServ
       instructions:
         'Read-only access to one svc org, the one the API key in use belongs to: the org, its API keys, its ' +
         'webhook endpoints and their deliveries. Keys and endpoints are created and revoked on the account ' +
-        'page, never here. Start with list_webhook_endpoints to get endpoint ids, then list_deliveries.',
+        'page, never here. Start with list_webhook_endpoints to get endpoint ids, then list_deliveries. ' +
+        'test_receiver grades a webhook receiver the user is building (on this machine) with test deliveries.',
     },
   );
   const readOnly = {readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false};
@@ -208,6 +212,46 @@ export async function createMcpServer(deps: McpDependencies): Promise<SvcMcpServ
           attempts: detail.attempts,
         };
       }),
+  );
+
+  server.registerTool(
+    'test_receiver',
+    {
+      title: 'Grade a webhook receiver',
+      description:
+        'Sends signed test deliveries to a running webhook receiver and grades each answer as the service ' +
+        'would: a valid delivery (2xx within 10 s, no redirect), tampered bodies and headers (refused), ' +
+        'timestamps 301 s old or ahead (refused) and 299 s (accepted), secret rotation, the same event twice, ' +
+        'events out of order and a 256 KiB event. Touches nothing at svc; the receiver gets sample events and ' +
+        'its handler runs for those it accepts. The signing secret is SVC_WEBHOOK_SECRET in the server’s ' +
+        'environment, never an argument. Only loopback URLs unless the user started `svc mcp ' +
+        '--allow-remote-receivers`. Each failed check carries what came back and the fix.',
+      inputSchema: {
+        url: z.string().describe('the receiver, e.g. http://127.0.0.1:3000/webhooks'),
+        only: z
+          .array(z.enum(RECEIVER_CHECK_IDS as [string, ...string[]]))
+          .optional()
+          .describe('run only these checks (valid always runs first)'),
+      },
+      outputSchema: {
+        url: z.string(),
+        checks: z.array(
+          z.object({
+            id: z.string(),
+            title: z.string(),
+            status: z.enum(['pass', 'fail', 'skip']),
+            expected: z.string(),
+            got: z.string(),
+            fix: z.string(),
+          }),
+        ),
+        passed: z.number().int(),
+        failed: z.number().int(),
+        skipped: z.number().int(),
+      },
+      annotations: {readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true},
+    },
+    ({url, only}) => guarded(async () => ({...(await deps.testReceiver({url, only}))})),
   );
 
   return {

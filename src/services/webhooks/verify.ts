@@ -59,13 +59,19 @@ async function readPayload(options: VerifyWebhookOptions): Promise<Buffer> {
   return readAll(options.stdin);
 }
 
-export async function verifyWebhook(options: VerifyWebhookOptions): Promise<VerifyWebhookResult> {
-  const secret = options.secret ?? options.env[WEBHOOK_SECRET_ENV];
-  if (secret === undefined || secret === '') {
+/** The signing secret from --secret, else SVC_WEBHOOK_SECRET; a usage error naming both when neither is set. */
+export function signingSecretFrom(secret: string | undefined, env: NodeJS.ProcessEnv): string {
+  const value = secret ?? env[WEBHOOK_SECRET_ENV];
+  if (value === undefined || value === '') {
     throw usageError(`No signing secret: set ${WEBHOOK_SECRET_ENV} (preferred) or pass --secret.`, [
       `export ${WEBHOOK_SECRET_ENV}=whsec_…  # the endpoint's signing secret, shown once when it was created`,
     ]);
   }
+  return value;
+}
+
+export async function verifyWebhook(options: VerifyWebhookOptions): Promise<VerifyWebhookResult> {
+  const secret = signingSecretFrom(options.secret, options.env);
   const header = options.header.replace(HEADER_NAME, '');
   const payload = await readPayload(options);
   const now = options.now ?? new Date();

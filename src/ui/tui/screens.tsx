@@ -274,7 +274,9 @@ export function detailBody(
     line(
       <>
         {`  #${String(a.attempt).padEnd(3)} ${clockTime(a.started_at)}  `}
-        <Text color={paint(a.trigger === 'manual' ? 'cyan' : undefined)}>{a.trigger.padEnd(9)}</Text>
+        <Text color={paint(a.trigger === 'manual' ? 'cyan' : a.trigger === 'chaos' ? 'yellow' : undefined)}>
+          {a.trigger.padEnd(9)}
+        </Text>
         {'  '}
         <Text color={paint(attemptSucceeded(a) ? 'green' : 'red')}>
           {sanitize(attemptOutcome(a)).padEnd(3)}

@@ -1,0 +1,56 @@
+import {Args, Flags} from '@oclif/core';
+import {BaseCommand} from '../../lib/base-command.js';
+import {ExitCode} from '../../lib/exit-codes.js';
+import {colorEnabled, painter} from '../../lib/output.js';
+import {RECEIVER_CHECK_IDS, testReceiver} from '../../services/webhooks/test-receiver.js';
+import {WEBHOOK_SECRET_ENV} from '../../services/webhooks/verify.js';
+import {renderSummary, renderVerdict} from '../../ui/receiver-report.js';
+
+export default class WebhooksTestReceiver extends BaseCommand {
+  static override summary = 'Grade a running webhook receiver against every duty the spec puts on it';
+  static override description =
+    'Sends a battery of deliveries, each signed with the signing secret: valid ones, tampered bodies and ' +
+    'headers, timestamps around the 300 s tolerance on both sides, rotation, duplicates, events out of order ' +
+    'and a large event, and grades each answer as the service would (2xx within 10 s, no redirect). ' +
+    `Give the secret through ${WEBHOOK_SECRET_ENV} rather than --secret.\n\n` +
+    `Checks: ${RECEIVER_CHECK_IDS.join(', ')}.\n\nExit 0 only when every check passes.`;
+  static override examples = [
+    `${WEBHOOK_SECRET_ENV}=whsec_… <%= config.bin %> webhooks test-receiver http://127.0.0.1:3000/webhooks`,
+    `${WEBHOOK_SECRET_ENV}=whsec_… <%= config.bin %> webhooks test-receiver http://127.0.0.1:3000/webhooks --only future-301,duplicate --json`,
+  ];
+  static override args = {
+    url: Args.string({description: 'the receiver to test (http:// or https://)', required: true}),
+  };
+  static override flags = {
+    secret: Flags.string({
+      description: `signing secret (whsec_…). Prefer the ${WEBHOOK_SECRET_ENV} environment variable.`,
+      helpValue: 'SECRET',
+    }),
+    only: Flags.string({
+      description: 'run only these checks (comma-separated; valid always runs first)',
+      helpValue: 'CHECK,…',
+      multiple: true,
+    }),
+  };
+
+  async run() {
+    const {args, flags} = await this.parse(WebhooksTestReceiver);
+    if (flags.secret !== undefined) {
+      this.logToStderr(
+        `Hint: --secret is visible in shell history and the process list; set ${WEBHOOK_SECRET_ENV}.`,
+      );
+    }
+    const json = this.jsonEnabled();
+    const paint = painter(colorEnabled(process.stdout));
+    const report = await testReceiver({
+      url: args.url,
+      secret: flags.secret,
+      env: process.env,
+      only: flags.only,
+      onVerdict: json ? undefined : (verdict) => this.log(renderVerdict(verdict, paint)),
+    });
+    if (report.failed > 0 || report.skipped > 0) process.exitCode = ExitCode.error;
+    if (!json) this.log(renderSummary(report, paint));
+    return report;
+  }
+}

@@ -1,0 +1,61 @@
+// A sample event of each type, shaped as the service sends it and checked against the wire schema: what
+// `svc webhooks send` posts when no body is given, and the legitimate deliveries of `svc webhooks test-receiver`.
+import {EVENT_TYPES, type EventType} from '../../definitions.js';
+import {newId} from '../../lib/ids.js';
+import {usageError} from '../../lib/errors.js';
+import {EventSchema, type SandboxSnapshot, type SvcEvent} from '../../schemas/index.js';
+
+export interface SampleEventOptions {
+  now?: Date;
+  /** The event's id (default: a fresh one). */
+  id?: string;
+  orgId?: string;
+  /** The sandbox the event is about; fields given here replace the sample's. */
+  sandbox?: Partial<SandboxSnapshot>;
+}
+
+const HOUR_MS = 3_600_000;
+
+/** What the sandbox looks like after the move each event reports (spec §3 and §6). */
+function sandboxFor(type: EventType, now: Date): Omit<SandboxSnapshot, 'id' | 'name'> {
+  switch (type) {
+    case 'sandbox.ready':
+      return {
+        status: 'running',
+        desired_state: 'running',
+        expires_at: new Date(now.getTime() + HOUR_MS).toISOString(),
+      };
+    case 'sandbox.stopped':
+      return {status: 'stopped', desired_state: 'stopped'};
+    case 'sandbox.error':
+      return {
+        status: 'error',
+        desired_state: 'running',
+        last_error: 'the sandbox failed to boot: out of memory',
+      };
+    case 'sandbox.expired':
+      return {status: 'deleting', desired_state: 'deleted', expires_at: now.toISOString()};
+  }
+}
+
+export function parseEventType(text: string): EventType {
+  if (!(EVENT_TYPES as readonly string[]).includes(text)) {
+    throw usageError(`unknown event type ${JSON.stringify(text)}`, [`Use one of: ${EVENT_TYPES.join(', ')}`]);
+  }
+  return text as EventType;
+}
+
+/** A complete event of `type`, valid by EventSchema, with fresh ids unless given. */
+export function sampleEvent(type: EventType, options: SampleEventOptions = {}): SvcEvent {
+  const now = options.now ?? new Date();
+  const event = {
+    id: options.id ?? newId('event'),
+    type,
+    created_at: now.toISOString(),
+    org_id: options.orgId ?? newId('org'),
+    data: {
+      sandbox: {id: newId('sandbox'), name: 'sample-sandbox', ...sandboxFor(type, now), ...options.sandbox},
+    },
+  };
+  return EventSchema.parse(event);
+}

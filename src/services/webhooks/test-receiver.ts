@@ -1,0 +1,180 @@
+// `svc webhooks test-receiver` (and the MCP tool test_receiver): runs the receiver checks against a running
+// receiver, one after another, and grades each answer the way the service would treat it.
+import {setTimeout as sleep} from 'node:timers/promises';
+import {isLoopbackHost} from '../../client/api-url.js';
+import {usageError} from '../../lib/errors.js';
+import {currentSvcCommand} from '../../lib/invocation.js';
+import {
+  parseReceiverUrl,
+  type PostedAnswer,
+  type PostOptions,
+  postDelivery,
+  senderSecret,
+} from './post-delivery.js';
+import {
+  type CheckContext,
+  type CheckVerdict,
+  RECEIVER_CHECK_IDS,
+  RECEIVER_CHECKS,
+  type ReceiverCheck,
+} from './receiver-checks.js';
+
+export type {CheckVerdict} from './receiver-checks.js';
+export {RECEIVER_CHECK_IDS} from './receiver-checks.js';
+
+export interface TestReceiverOptions extends PostOptions {
+  url: string;
+  /** From --secret; SVC_WEBHOOK_SECRET in `env` otherwise. */
+  secret?: string;
+  env: NodeJS.ProcessEnv;
+  /** Check ids to run; `valid` always runs first, since every other verdict is read against it. */
+  only?: string[];
+  /** false: only receivers on this machine (localhost, 127.0.0.1, [::1]); the MCP tool's default. */
+  allowRemote?: boolean;
+  /** Told of each verdict as soon as it is known. */
+  onVerdict?: (verdict: CheckVerdict) => void;
+}
+
+export interface ReceiverReport {
+  url: string;
+  checks: CheckVerdict[];
+  passed: number;
+  failed: number;
+  skipped: number;
+}
+
+const BASELINE = 'valid';
+const SNIPPET = 120;
+
+/** `--only a,b --only c` → ids, each known; a usage error lists the known ones. */
+export function parseOnly(values: string[] | undefined): string[] | undefined {
+  if (values === undefined) return undefined;
+  const ids = values
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim())
+    .filter(Boolean);
+  if (ids.length === 0)
+    throw usageError('--only needs at least one check id', [`Checks: ${RECEIVER_CHECK_IDS.join(', ')}`]);
+  for (const id of ids) {
+    if (!RECEIVER_CHECK_IDS.includes(id)) {
+      throw usageError(`unknown check ${JSON.stringify(id)}`, [`Checks: ${RECEIVER_CHECK_IDS.join(', ')}`]);
+    }
+  }
+  return [...new Set(ids)];
+}
+
+/** What came back, in a few words: "200 {"received":true}", "no answer within 10000 ms". */
+export function describeAnswer(a: PostedAnswer): string {
+  if (a.status_code === null) return a.error ?? 'no answer';
+  const body = (a.response_body ?? '').replace(/\s+/g, ' ').trim();
+  const shown = body.length > SNIPPET ? `${body.slice(0, SNIPPET)}…` : body;
+  const parts = [String(a.status_code)];
+  if (a.error) parts.push(`(${a.error})`);
+  if (shown) parts.push(shown);
+  return parts.join(' ');
+}
+
+function expectedText(check: ReceiverCheck, count: number): string {
+  const each = count > 1 ? `${count} answers, each ` : '';
+  return check.expect === 'accept' ? `${each}2xx within 10 s` : `${each}not 2xx (a 4xx naming the reason)`;
+}
+
+/** The fix for an accept-check that failed, when the answer shows a cause of its own (slow, redirected). */
+function fixFor(check: ReceiverCheck, answers: PostedAnswer[]): string {
+  if (check.expect === 'accept') {
+    if (answers.some((a) => a.timed_out)) {
+      return 'Answer within 10 s: acknowledge at once and do slow work afterwards (a queue); the service counts a late answer as a failure and retries after 30 s.';
+    }
+    const redirect = answers.find(
+      (a) => a.status_code !== null && a.status_code >= 300 && a.status_code < 400,
+    );
+    if (redirect) {
+      return 'Register the final URL: the service does not follow redirects (often http→https or a trailing slash) and retries instead.';
+    }
+    if (answers.some((a) => a.status_code === 404 || a.status_code === 405)) {
+      return 'Nothing takes a POST at this path: check the URL, or route POST requests on it to your webhook handler.';
+    }
+    if (check.id === BASELINE && answers.some((a) => a.status_code === 400 || a.status_code === 401)) {
+      return "A correctly signed delivery was refused: verify with this endpoint's signing secret, the whole whsec_ string as the HMAC key, over the raw body.";
+    }
+  }
+  return check.fix;
+}
+
+function judge(check: ReceiverCheck, answers: PostedAnswer[]): CheckVerdict {
+  const ok = check.expect === 'accept' ? answers.every((a) => a.accepted) : answers.every((a) => !a.accepted);
+  return {
+    id: check.id,
+    title: check.title,
+    status: ok ? 'pass' : 'fail',
+    expected: expectedText(check, answers.length),
+    got: answers.map(describeAnswer).join(', then '),
+    fix: ok ? '' : fixFor(check, answers),
+  };
+}
+
+function skipped(check: ReceiverCheck, why: string): CheckVerdict {
+  return {
+    id: check.id,
+    title: check.title,
+    status: 'skip',
+    expected: expectedText(check, 1),
+    got: why,
+    fix: '',
+  };
+}
+
+export async function testReceiver(options: TestReceiverOptions): Promise<ReceiverReport> {
+  const url = parseReceiverUrl(options.url);
+  if (options.allowRemote === false && !isLoopbackHost(url.hostname)) {
+    throw usageError(
+      `${url.hostname} is not on this machine: test_receiver sends only to localhost, 127.0.0.1 and [::1].`,
+      [
+        `To grade a receiver elsewhere, start the server with \`${currentSvcCommand(options.env)} mcp --allow-remote-receivers\`.`,
+      ],
+    );
+  }
+  const secret = senderSecret(options.secret, options.env);
+  const only = options.only === undefined ? undefined : parseOnly(options.only);
+  const ctx: CheckContext = {
+    secret,
+    post: (request) => postDelivery(url, request, options),
+    nowSeconds: () => Math.floor(Date.now() / 1000),
+    startOfSecond: async () => {
+      // Within the first 100 ms of a second, an answer a few ms away is judged in the same second it was signed.
+      const into = Date.now() % 1000;
+      if (into > 100) await sleep(1000 - into);
+    },
+  };
+  const checks: CheckVerdict[] = [];
+  const record = (verdict: CheckVerdict) => {
+    checks.push(verdict);
+    options.onVerdict?.(verdict);
+  };
+
+  const baselineCheck = RECEIVER_CHECKS.find((c) => c.id === BASELINE) as ReceiverCheck;
+  const baselineAnswers = await baselineCheck.run(ctx);
+  const baseline = judge(baselineCheck, baselineAnswers);
+  record(baseline);
+  const answered = baselineAnswers.every((a) => a.status_code !== null);
+
+  for (const check of RECEIVER_CHECKS) {
+    if (check.id === BASELINE || (only && !only.includes(check.id))) continue;
+    if (!answered) {
+      record(skipped(check, 'not sent: the receiver did not answer the valid delivery'));
+    } else if (check.expect === 'refuse' && baseline.status !== 'pass') {
+      record(
+        skipped(check, 'not judged: the valid delivery was refused too, so a refusal here proves nothing'),
+      );
+    } else {
+      record(judge(check, await check.run(ctx)));
+    }
+  }
+  return {
+    url: url.href,
+    checks,
+    passed: checks.filter((c) => c.status === 'pass').length,
+    failed: checks.filter((c) => c.status === 'fail').length,
+    skipped: checks.filter((c) => c.status === 'skip').length,
+  };
+}
