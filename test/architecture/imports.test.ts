@@ -152,6 +152,7 @@ describe('import rules', () => {
     const client = collect('src/client').map((i) => i.target ?? i.specifier);
     expect(client).toContain('src/definitions');
     expect(client).toContain('src/schemas/index');
-    expect(collect('emulator/ids.ts').map((i) => i.target)).toContain('src/definitions');
+    expect(collect('src/ids.ts').map((i) => i.target)).toContain('src/definitions');
+    expect(collect('emulator/ids.ts').map((i) => i.target)).toContain('src/ids');
   });
 });
