@@ -51,13 +51,17 @@ export function currentSvcCommand(env: NodeJS.ProcessEnv = process.env): string 
 }
 
 /**
- * Text for a person with every command in it spelled for this invocation: each `svc …` between backticks
- * (how hints, errors and help quote a command) starts with `svc` as given instead. Text without a quoted
- * command is returned as it was.
+ * Text for a person with every command in it spelled for this invocation: in each span between backticks (how
+ * hints, errors and help quote a command), `svc` where a shell would run it (first, after environment
+ * assignments, or after `|`, `;`, `&&` or `$(`) becomes svc as given. Anything else is returned as it was.
  */
 export function spellSvc(text: string, svc: string): string {
   if (svc === 'svc') return text;
-  return text.replace(/`svc(?= |`)/g, `\`${svc}`);
+  return text.replace(
+    /`([^`]*)`/g,
+    (_, span: string) =>
+      `\`${span.replace(/(^(?:[A-Za-z_]\w*=\S*\s+)*|[|;&(]\s*)svc(?=\s|$)/g, `$1${svc}`)}\``,
+  );
 }
 
 /**

@@ -85,7 +85,7 @@ describe('svc login', {timeout: 90_000}, () => {
     );
     expect(r.code).toBe(2);
     expect(flat(r.stderr)).toContain(
-      'pass the key on standard input: `svc login < key.txt` or `printenv SVC_KEY | svc login`',
+      'pass the key on standard input: `npx svc login < key.txt` or `printenv SVC_KEY | npx svc login`',
     );
     expect(existsSync(credentialsPath())).toBe(false);
   });
@@ -190,7 +190,7 @@ describe('svc auth status and svc logout', {timeout: 90_000}, () => {
     const r = await svc(['keys', 'list', '--api-url', api.url]);
     expect(r.code).toBe(4);
     expect(flat(r.stderr)).toContain(
-      `the API key was rejected (revoked or expired?). Run \`svc login --api-url ${api.url}\` with a new key`,
+      `the API key was rejected (revoked or expired?). Run \`npx svc login --api-url ${api.url}\` with a new key`,
     );
   });
 
@@ -218,7 +218,7 @@ describe('a damaged credentials path', {timeout: 90_000}, () => {
     const status = await svc(['org', '--api-url', api.url]);
     expect(status.code).toBe(1);
     expect(flat(status.stderr)).toContain(`the credentials path ${credentialsPath()} is a folder`);
-    expect(flat(status.stderr)).toContain('Run `svc logout` to remove it, then `svc login` again');
+    expect(flat(status.stderr)).toContain('Run `npx svc logout` to remove it, then `npx svc login` again');
     expect(status.stderr).not.toContain('EISDIR');
     const out = await svc(['logout']);
     expect(out.code).toBe(0);
@@ -274,7 +274,7 @@ describe('a stored key is sent only to the URL it was stored for', {timeout: 90_
     ];
     for (const r of attempts) {
       expect(r.code).toBe(4);
-      expect(r.stdout + r.stderr).toMatch(
+      expect(flat(r.stdout + r.stderr)).toMatch(
         /not logged in to http:\/\/(127\.0\.0\.1|localhost):\d+; run `npx svc login --api-url/,
       );
     }

@@ -61,11 +61,14 @@ describe('svcCommand for a project that installed svc', () => {
 });
 
 describe('spellSvc', () => {
-  it('respells every quoted command, and nothing else', () => {
+  it('respells every quoted command where a shell would run svc, and nothing else', () => {
     const text =
-      'svc emulator is ready: run `svc login` (or `svc`), then `svc org`; svc keeps `svcx` and `npx svc x`';
+      'svc emulator is ready: run `svc login` (or `svc`), then `svc org`; svc keeps `svcx`, `npx svc x` ' +
+      'and `claude mcp add-json svc x`; `printenv K | svc login`, `SVC_API_URL=http://h SVC_API_KEY=k svc org`';
     expect(spellSvc(text, 'npx svc')).toBe(
-      'svc emulator is ready: run `npx svc login` (or `npx svc`), then `npx svc org`; svc keeps `svcx` and `npx svc x`',
+      'svc emulator is ready: run `npx svc login` (or `npx svc`), then `npx svc org`; svc keeps `svcx`, ' +
+        '`npx svc x` and `claude mcp add-json svc x`; `printenv K | npx svc login`, ' +
+        '`SVC_API_URL=http://h SVC_API_KEY=k npx svc org`',
     );
     expect(spellSvc(text, 'svc')).toBe(text);
   });
