@@ -20,6 +20,7 @@ import {ReadCache, trackWrites} from './db/read-cache.js';
 import {createRepositories, type Repositories} from './db/repositories.js';
 import {type Resolver, systemResolver} from './net/address-policy.js';
 import {answerClientError} from './net/client-error.js';
+import {createHostPolicy, type HostPolicy, HostNameError} from './net/host-policy.js';
 import {isProcessAlive, readRuntimeFile, removeRuntimeFile, writeRuntimeFile} from './runtime-file.js';
 import {openSharedManualClock, type SharedManualClock} from './shared-clock.js';
 import {createVault} from './vault.js';
@@ -37,7 +38,13 @@ export {readRuntimeFile, runtimeFilePath, type RuntimeInfo} from './runtime-file
 export interface StartEmulatorOptions {
   /** Default 4010; 0 picks a free port. */
   port?: number;
+  /** The address to listen on; default 127.0.0.1. */
   host?: string;
+  /**
+   * Names besides localhost, 127.0.0.1, [::1] and `host` that requests may be addressed to (a container's, a
+   * tunnel's). Any other Host is refused (DNS rebinding).
+   */
+  allowedHosts?: string[];
   /**
    * Where data, vault.key and emulator.json live; required unless inMemory (then a temporary one by default).
    * The CLI passes the user data dir.
@@ -87,7 +94,12 @@ export interface RunningEmulator {
 export class EmulatorStartError extends Error {
   constructor(
     message: string,
-    readonly code: 'already_running' | 'port_in_use' | 'data_dir_not_private' | 'start_failed',
+    readonly code:
+      | 'already_running'
+      | 'port_in_use'
+      | 'data_dir_not_private'
+      | 'invalid_option'
+      | 'start_failed',
   ) {
     super(message);
     this.name = 'EmulatorStartError';
@@ -111,6 +123,13 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
   const log = options.log ?? (() => undefined);
   if (!options.dataDir && !options.inMemory) {
     throw new TypeError('startEmulator needs a dataDir, or inMemory: true');
+  }
+  let hosts: HostPolicy;
+  try {
+    hosts = createHostPolicy({boundHost: options.host ?? '127.0.0.1', allowedHosts: options.allowedHosts});
+  } catch (err) {
+    if (err instanceof HostNameError) throw new EmulatorStartError(err.message, 'invalid_option');
+    throw err;
   }
   const ownsDataDir = !options.dataDir;
   const dataDir = resolve(options.dataDir ?? (await mkdtemp(join(tmpdir(), 'svc-emulator-'))));
@@ -211,6 +230,7 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
       orgId,
       adminToken,
       allowLocalEndpoints: options.allowLocalEndpoints ?? false,
+      hosts,
       lookup: options.lookup ?? systemResolver,
       log,
       signals,

@@ -179,6 +179,8 @@ export const ERROR_STATUS = {
   method_not_allowed: 405,
   conflict: 409,
   payload_too_large: 413,
+  /** A request addressed to a name the emulator does not answer to (DNS rebinding). */
+  misdirected_request: 421,
   rate_limited: 429,
   internal: 500,
   vault_unavailable: 503,

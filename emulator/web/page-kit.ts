@@ -134,7 +134,7 @@ export function createPageKit(ctx: EmulatorContext) {
           415,
         );
       }
-      if (!sameOrigin(c) || !csrfTokenMatches(bound, form.get('csrf'))) {
+      if (!sameOrigin(c, ctx.hosts) || !csrfTokenMatches(bound, form.get('csrf'))) {
         if (mode === 'session' && !s)
           return loginPage(c, {note: 'Your session has ended. Sign in again.'}, 401);
         return render(

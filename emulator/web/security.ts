@@ -3,6 +3,7 @@ import {createHmac, randomBytes} from 'node:crypto';
 import type {Context} from 'hono';
 import {getCookie, setCookie, deleteCookie} from 'hono/cookie';
 import {hashSecret, safeEqual} from '../auth/hash.js';
+import type {HostPolicy} from '../net/host-policy.js';
 
 /** Holds the session id of a signed-in person. */
 export const SESSION_COOKIE = 'svc_session';
@@ -58,15 +59,18 @@ export const PAGE_HEADERS: Record<string, string> = {
 
 /**
  * A post that says it comes from another site is refused even before its token is read: by its Origin, or when
- * that is withheld (`null`), by the browser's Sec-Fetch-Site.
+ * that is withheld (`null`), by the browser's Sec-Fetch-Site. The Origin must name one of the names the emulator
+ * answers to (not merely the request's own Host, which a rebound name would match) and the port the form was
+ * served from.
  */
-export function sameOrigin(c: Context): boolean {
+export function sameOrigin(c: Context, hosts: HostPolicy): boolean {
   const origin = c.req.header('origin');
   const site = c.req.header('sec-fetch-site');
   if (site !== undefined && site !== 'same-origin' && site !== 'none') return false;
   if (origin === undefined || origin === 'null') return true;
   try {
-    return new URL(origin).host === new URL(c.req.url).host;
+    const from = new URL(origin);
+    return hosts.allows(from.host) && from.host === new URL(c.req.url).host;
   } catch {
     return false;
   }

@@ -11,6 +11,8 @@ import {renderReady} from '../../ui/emulator.js';
 export interface EmulatorStartOptions {
   port?: number;
   host?: string;
+  /** Names besides the loopback ones and --host that requests may be addressed to. */
+  allowedHosts?: string[];
   dataDir?: string;
   inMemory?: boolean;
   /** Falls back to SVC_EMULATOR_DATABASE_URL. Never printed: it may hold a password. */
@@ -52,6 +54,7 @@ export function resolveStartOptions(
   return {
     port: o.port,
     host: o.host,
+    allowedHosts: o.allowedHosts,
     // The CLI owns where its files live: the user data dir unless told otherwise, the user cache for templates.
     dataDir: o.dataDir ?? (o.inMemory ? undefined : emulatorDataDir(o.env)),
     templateCacheDir: join(cacheDir(o.env), 'emulator-pg-template'),
@@ -73,6 +76,7 @@ export async function startOrExplain(options: StartEmulatorOptions): Promise<Run
     return await startEmulator(options);
   } catch (err) {
     if (err instanceof EmulatorStartError) {
+      if (err.code === 'invalid_option') throw usageError(err.message);
       throw new UserError(err.message, {
         code: err.code,
         suggestions:
