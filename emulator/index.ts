@@ -23,9 +23,9 @@ import {answerClientError} from './net/client-error.js';
 import {createHostPolicy, type HostPolicy, HostNameError} from './net/host-policy.js';
 import {isProcessAlive, readRuntimeFile, removeRuntimeFile, writeRuntimeFile} from './runtime-file.js';
 import {openSharedManualClock, type SharedManualClock} from './shared-clock.js';
-import {createVault} from './vault.js';
+import {createVault, VaultKeyMismatchError} from './vault.js';
 import {createDeliveryPlugin, type DeliveryPluginOptions} from './delivery/plugin.js';
-import {loadOrCreateVaultKey} from './vault-key.js';
+import {checkVaultKey, loadOrCreateVaultKey} from './vault-key.js';
 
 export {createApp} from './app.js';
 export {EmulatorControl, EmulatorControlError} from './control-client.js';
@@ -99,6 +99,7 @@ export class EmulatorStartError extends Error {
       | 'port_in_use'
       | 'data_dir_not_private'
       | 'invalid_option'
+      | 'vault_key_mismatch'
       | 'start_failed',
   ) {
     super(message);
@@ -207,6 +208,7 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
     const live = signals ? () => (signals as DatabaseSignals).live : undefined;
     const repos = createRepositories(db, new ReadCache(db, {trusted: live}));
     if (vaultKey.status === 'rejected') throw vaultKey.reason;
+    if (vaultKey.value) await refuseUnlikeVaultKey(repos, dataDir, options, vaultKey.value);
     const vault = createVault(vaultKey.value);
     const orgId = await defaultOrg(repos, clock, options.demo ?? false);
     const adminToken = `adm_${randomBytes(24).toString('base64url')}`;
@@ -347,6 +349,29 @@ async function mintDemoKey(ctx: EmulatorContext): Promise<{id: string; secret: s
     now: ctx.clock.now(),
   });
   return {id: key.id, secret};
+}
+
+async function refuseUnlikeVaultKey(
+  repos: Repositories,
+  dataDir: string,
+  options: StartEmulatorOptions,
+  key: Buffer,
+): Promise<void> {
+  try {
+    await checkVaultKey(repos, key);
+  } catch (err) {
+    if (!(err instanceof VaultKeyMismatchError)) throw err;
+    const where = options.databaseUrl
+      ? 'Give every process sharing this database the same SVC_EMULATOR_VAULT_KEY: the one the first ' +
+        "process was given, or the contents of its data dir's vault.key if it was given none"
+      : options.vaultKey
+        ? `Start it with the vault key it was first started with (the one in ${join(dataDir, 'vault.key')}, unless another was given)`
+        : `Put back the vault.key its data dir (${dataDir}) was first given, or start with a fresh --data-dir`;
+    throw new EmulatorStartError(
+      `this process's vault key is not the one the database's signing secrets were stored under, so it could sign no delivery. ${where}.`,
+      'vault_key_mismatch',
+    );
+  }
 }
 
 /** null: run without a vault key. */
