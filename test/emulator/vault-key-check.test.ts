@@ -99,7 +99,13 @@ describe.skipIf(!pgUrl)('processes sharing a PostgreSQL with unlike vault keys',
   it('refuses a second process with another key, and one given none by mistake (a key of its own)', async () => {
     for (const vaultKey of [randomBytes(32), undefined]) {
       const err = await refusal(
-        startEmulator({port: 0, inMemory: true, databaseUrl: schema.url, vaultKey, allowLocalEndpoints: true}),
+        startEmulator({
+          port: 0,
+          inMemory: true,
+          databaseUrl: schema.url,
+          vaultKey,
+          allowLocalEndpoints: true,
+        }),
       );
       expect(err.code).toBe('vault_key_mismatch');
       expect(err.message).toContain('SVC_EMULATOR_VAULT_KEY');
