@@ -12,9 +12,9 @@ import {
   csrfTokenMatches,
   newToken,
   PAGE_HEADERS,
-  PRE_SESSION_COOKIE,
+  preSessionCookie,
   readCookie,
-  SESSION_COOKIE,
+  sessionCookie,
   sameOrigin,
   setTokenCookie,
 } from './security.js';
@@ -69,7 +69,7 @@ export function createPageKit(ctx: EmulatorContext) {
 
   /** The signed-in person, or undefined. */
   const sessionOf = async (c: Context): Promise<{session: SessionView; id: string} | undefined> => {
-    const id = readCookie(c, SESSION_COOKIE);
+    const id = readCookie(c, sessionCookie(c));
     if (!id) return undefined;
     const session = await accounts.session(id);
     return session && {session, id};
@@ -86,10 +86,10 @@ export function createPageKit(ctx: EmulatorContext) {
 
   /** The CSRF token for forms shown before sign-in; sets the pre-session cookie it is bound to. */
   const preSessionToken = (c: Context): string => {
-    let pre = readCookie(c, PRE_SESSION_COOKIE);
+    let pre = readCookie(c, preSessionCookie(c));
     if (!pre) {
       pre = newToken();
-      setTokenCookie(c, PRE_SESSION_COOKIE, pre);
+      setTokenCookie(c, preSessionCookie(c), pre);
     }
     return csrfTokenFor(pre);
   };
@@ -121,7 +121,7 @@ export function createPageKit(ctx: EmulatorContext) {
     async (c: Context): Promise<Response> => {
       const s = await sessionOf(c);
       const form = await readForm(c);
-      const bound = mode === 'session' ? s?.id : (s?.id ?? readCookie(c, PRE_SESSION_COOKIE));
+      const bound = mode === 'session' ? s?.id : (s?.id ?? readCookie(c, preSessionCookie(c)));
       if (!form) {
         return render(
           c,

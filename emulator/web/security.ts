@@ -5,10 +5,18 @@ import {getCookie, setCookie, deleteCookie} from 'hono/cookie';
 import {hashSecret, safeEqual} from '../auth/hash.js';
 import type {HostPolicy} from '../net/host-policy.js';
 
+/**
+ * The cookies are named after the port the emulator serves on: browsers keep one set of cookies per host, not per
+ * port, so two emulators on one machine would otherwise overwrite (and end) each other's sessions.
+ */
+function servedPort(c: Context): string {
+  const socket = (c.env as {incoming?: {socket?: {localPort?: number}}} | undefined)?.incoming?.socket;
+  return String(socket?.localPort ?? (new URL(c.req.url).port || 80));
+}
 /** Holds the session id of a signed-in person. */
-export const SESSION_COOKIE = 'svc_session';
+export const sessionCookie = (c: Context) => `svc_session_${servedPort(c)}`;
 /** Holds a random id before sign-in, so the sign-in forms carry a CSRF token too. */
-export const PRE_SESSION_COOKIE = 'svc_presession';
+export const preSessionCookie = (c: Context) => `svc_presession_${servedPort(c)}`;
 const COOKIE_PATH = '/account';
 const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
 

@@ -30,6 +30,9 @@ if (pgUrl) {
 }
 
 let emu: RunningEmulator;
+const port = () => new URL(emu.apiUrl).port;
+/** The session cookie of this emulator: named after its port. */
+const sessionCookie = () => `svc_session_${port()}`;
 const logs: string[] = [];
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
@@ -112,10 +115,10 @@ describe.each(backends)('on $name', (backend) => {
       ]);
       expect([a.status, b.status].sort()).toEqual([303, 400]);
 
-      const cookie = [...a.setCookies, ...b.setCookies].find((s) => s.startsWith('svc_session='));
+      const cookie = [...a.setCookies, ...b.setCookies].find((s) => s.startsWith(`${sessionCookie()}=`));
       expect(cookie).toMatch(/HttpOnly/);
       expect(cookie).toMatch(/SameSite=Lax/);
-      const sessionId = /svc_session=([^;]+)/.exec(cookie as string)?.[1] as string;
+      const sessionId = new RegExp(`${sessionCookie()}=([^;]+)`).exec(cookie as string)?.[1] as string;
       const sessions = await emu.db.query<{id_hash: string}>('SELECT id_hash FROM account_sessions');
       expect(sessions.rows.map((r) => r.id_hash)).toContain(sha256(sessionId));
       expect(JSON.stringify(sessions.rows)).not.toContain(sessionId);
@@ -141,12 +144,14 @@ describe.each(backends)('on $name', (backend) => {
     it('ends a session at sign-out: the old cookie opens nothing', async () => {
       const c = client();
       expect((await signIn(c, 'leaving@example.com')).status).toBe(303);
-      const id = c.jar.get('svc_session') as string;
+      const id = c.jar.get(sessionCookie()) as string;
       const keys = await c.request('/account/keys');
       expect(keys.status).toBe(200);
       const out = await c.form('/account/logout', {csrf: csrfOf(keys.text)});
       expect(out.status).toBe(303);
-      const again = await fetch(`${emu.apiUrl}/account/keys`, {headers: {cookie: `svc_session=${id}`}});
+      const again = await fetch(`${emu.apiUrl}/account/keys`, {
+        headers: {cookie: `${sessionCookie()}=${id}`},
+      });
       expect(again.status).toBe(401);
     });
   });

@@ -19,6 +19,9 @@ const START = new Date('2031-05-01T12:00:00.000Z');
 const ARTIFACTS = 'account-page';
 
 let emu: RunningEmulator;
+const port = () => new URL(emu.apiUrl).port;
+/** The session cookie of this emulator: named after its port. */
+const sessionCookie = () => `svc_session_${port()}`;
 let browser: Browser;
 let receiver: Receiver;
 const contexts: BrowserContext[] = [];
@@ -147,9 +150,9 @@ describe.skipIf(!chromiumAvailable)('the account page in Chromium', {timeout: 60
     expect(await alice.locator('.org-line').textContent()).toContain(emu.orgId);
     expect(await alice.locator('.org-line').textContent()).toContain('owner');
     const cookies = await alice.context().cookies();
-    const session = cookies.find((c) => c.name === 'svc_session');
+    const session = cookies.find((c) => c.name === sessionCookie());
     expect(session).toMatchObject({httpOnly: true, sameSite: 'Lax', path: '/account'});
-    expect(cookies.some((c) => c.name === 'svc_presession')).toBe(false);
+    expect(cookies.some((c) => c.name === `svc_presession_${port()}`)).toBe(false);
 
     // Signing in again in the same browser (with a link asked for elsewhere) gets a new session id; the old
     // one stops working.
@@ -159,10 +162,12 @@ describe.skipIf(!chromiumAvailable)('the account page in Chromium', {timeout: 60
     await alice.goto(link);
     await alice.getByRole('button', {name: 'Sign in'}).click();
     await alice.waitForURL('**/account');
-    const after = (await alice.context().cookies()).find((c) => c.name === 'svc_session')?.value;
+    const after = (await alice.context().cookies()).find((c) => c.name === sessionCookie())?.value;
     expect(after).toBeDefined();
     expect(after).not.toBe(before);
-    const stale = await fetch(`${emu.apiUrl}/account/keys`, {headers: {cookie: `svc_session=${before}`}});
+    const stale = await fetch(`${emu.apiUrl}/account/keys`, {
+      headers: {cookie: `${sessionCookie()}=${before}`},
+    });
     expect(stale.status).toBe(401);
     expect(await stale.text()).toContain('Sign in');
   });
@@ -206,7 +211,7 @@ describe.skipIf(!chromiumAvailable)('the account page in Chromium', {timeout: 60
     await emu.control.advanceClock('15m');
     await late.getByRole('button', {name: 'Sign in'}).click();
     expect(await late.locator('.notice').textContent()).toContain('expired');
-    expect((await late.context().cookies()).some((c) => c.name === 'svc_session')).toBe(false);
+    expect((await late.context().cookies()).some((c) => c.name === sessionCookie())).toBe(false);
   });
 
   it('creates a key, shows it once, and the API takes it until it is revoked', async () => {
