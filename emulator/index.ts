@@ -249,8 +249,8 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
     const app = createApp(ctx, {plugins});
     const server = await listen(app.fetch, options.port ?? 4010, options.host ?? '127.0.0.1');
     const address = server.address() as AddressInfo;
-    const hostForUrl = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-    const apiUrl = `http://${hostForUrl}:${address.port}`;
+    const apiUrl = `http://${urlHostFor(address)}:${address.port}`;
+    if (hosts.exposed) log(exposureWarning(address.address, address.port));
     const accountUrl = `${apiUrl}/account`;
 
     const started: EmulatorPlugin[] = [];
@@ -321,6 +321,26 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
     await cleanupStorage();
     throw err;
   }
+}
+
+/**
+ * The host of the addresses handed out (the ready line, emulator.json): one a client on this machine reaches and
+ * the CLI accepts for plain http. Listening on every interface, that is loopback, never `0.0.0.0`.
+ */
+function urlHostFor(address: AddressInfo): string {
+  if (address.address === '0.0.0.0') return '127.0.0.1';
+  if (address.address === '::') return '[::1]';
+  return address.family === 'IPv6' ? `[${address.address}]` : address.address;
+}
+
+function exposureWarning(address: string, port: number): string {
+  const where = address === '0.0.0.0' || address === '::' ? `every interface (${address})` : address;
+  return (
+    `WARNING: listening on ${where}, beyond this machine: anyone who can reach port ${port} here can read ` +
+    'the mailbox (/account/mailbox) and so sign in to the account page as anyone, the org owner included, ' +
+    'make keys and endpoints there, and try tokens on the control surface (/_emulator). Keep the default ' +
+    '--host 127.0.0.1 unless this network is yours alone.'
+  );
 }
 
 async function defaultOrg(repos: Repositories, clock: Clock, demo: boolean): Promise<string> {

@@ -1,6 +1,7 @@
 // `svc emulator start`: runs the emulator in the foreground until the process is told to stop.
 import {join, resolve} from 'node:path';
 import type {RunningEmulator, StartEmulatorOptions} from '../../../emulator/index.js';
+import {isLoopbackHost} from '../../client/api-url.js';
 import {parseVaultKey, VaultKeyError} from '../../../emulator/vault-key.js';
 import {UserError, usageError} from '../../lib/errors.js';
 import {currentSvcCommand} from '../../lib/invocation.js';
@@ -132,5 +133,6 @@ function readyMessage(e: RunningEmulator, o: EmulatorStartOptions): string {
     demoKey: e.demoKey,
     svc: currentSvcCommand(o.env),
     dataDir: dataDirToName(e.dataDir),
+    cliCanReach: isLoopbackHost(new URL(e.apiUrl).hostname),
   });
 }
