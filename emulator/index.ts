@@ -6,6 +6,7 @@ import type {AddressInfo} from 'node:net';
 import {tmpdir} from 'node:os';
 import {join, resolve} from 'node:path';
 import {serve} from '@hono/node-server';
+import {displayText} from '../src/definitions.js';
 import {createApp} from './app.js';
 import {DataDirError, makeDataDirPrivate} from './data-dir.js';
 import {Authenticator} from './auth/authenticator.js';
@@ -121,7 +122,10 @@ const CACHED_TABLES = ['orgs', 'api_keys', 'webhook_endpoints'] as const;
 const DEMO_KEY_CREATOR = 'svc emulator --demo';
 
 export async function startEmulator(options: StartEmulatorOptions = {}): Promise<RunningEmulator> {
-  const log = options.log ?? (() => undefined);
+  // Log lines quote what people typed (an email in the sign-in form, a URL): shown through the one text policy,
+  // so none can move a terminal's cursor, retitle it or reorder a line.
+  const sink = options.log ?? (() => undefined);
+  const log = (line: string) => sink(displayText(line, {multiline: true}));
   if (!options.dataDir && !options.inMemory) {
     throw new TypeError('startEmulator needs a dataDir, or inMemory: true');
   }

@@ -2,6 +2,7 @@
 import {
   ACCOUNT_SESSION_TTL_MS,
   CONTROL_CHARACTER,
+  INVISIBLE_CHARACTER,
   MAX_EMAIL_LENGTH,
   SIGN_IN_LINK_TTL_MS,
 } from '../../src/definitions.js';
@@ -23,7 +24,7 @@ export function parseEmail(value: unknown): {ok: true; email: string} | {ok: fal
   const email = value.trim().toLowerCase();
   if (email.length > MAX_EMAIL_LENGTH)
     return {ok: false, message: `An email address is at most ${MAX_EMAIL_LENGTH} characters.`};
-  if (CONTROL_CHARACTER.test(email) || !EMAIL.test(email))
+  if (CONTROL_CHARACTER.test(email) || INVISIBLE_CHARACTER.test(email) || !EMAIL.test(email))
     return {ok: false, message: 'Enter an address like name@example.com.'};
   return {ok: true, email};
 }

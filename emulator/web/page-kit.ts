@@ -3,6 +3,7 @@
 import {createHash} from 'node:crypto';
 import {readFileSync} from 'node:fs';
 import type {Context} from 'hono';
+import {displayText} from '../../src/definitions.js';
 import type {EmulatorApp, EmulatorContext} from '../context.js';
 import {OperationError} from '../ops/errors.js';
 import {Accounts} from './accounts.js';
@@ -220,8 +221,13 @@ export async function pageHeaders(c: Context, next: () => Promise<void>): Promis
   for (const [name, value] of Object.entries(PAGE_HEADERS)) c.res.headers.set(name, value);
 }
 
+/**
+ * The page as sent. hono/jsx escapes text for HTML; the text policy then writes out every control and invisible
+ * character (a bidi override in a key name, a zero-width space in an address) as `\uXXXX`, so outside text can
+ * neither reorder a row nor hide part of itself. The templates hold none of them, so only outside text changes.
+ */
 export function render(c: Context, page: unknown, status = 200): Response {
-  return c.html(HTML_DOCTYPE + String(page), status as 200);
+  return c.html(displayText(HTML_DOCTYPE + String(page), {multiline: true}), status as 200);
 }
 
 /** The form's fields, or undefined when the body is not an ordinary form post. */
