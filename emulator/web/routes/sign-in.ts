@@ -52,6 +52,7 @@ export const registerSignInRoutes: RegisterRoutes = (app, kit) => {
           endpoints: endpoints.length,
           maxEndpoints: MAX_ENDPOINTS_PER_ORG,
           apiUrl: serverOrigin(c),
+          invitations: await accounts.invitations.forPerson(s.session.personId),
         }),
       );
     }),

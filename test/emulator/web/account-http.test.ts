@@ -227,8 +227,10 @@ describe.each(backends)('on $name', (backend) => {
           req.end(body);
         });
       // A name the emulator does not answer to gets nothing done at all (DNS rebinding).
+      const mailed = () => logs.filter((l) => l.includes('to host@example.com:')).length;
+      const before = mailed();
       expect(await post('evil.example')).toBe(421);
-      expect(logs.some((l) => l.includes('to host@example.com:'))).toBe(false);
+      expect(mailed()).toBe(before);
       // One it answers to still gets a link to the address the request reached.
       expect(await post(`localhost:${new URL(emu.apiUrl).port}`)).toBe(200);
       const line = logs.findLast((l) => l.includes('to host@example.com:')) as string;
