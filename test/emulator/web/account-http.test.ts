@@ -124,6 +124,13 @@ describe.each(backends)('on $name', (backend) => {
       expect(JSON.stringify(sessions.rows)).not.toContain(sessionId);
     });
 
+    it('takes /account/ with a trailing slash to the page', async () => {
+      const res = await fetch(`${emu.apiUrl}/account/`, {redirect: 'manual'});
+      expect(res.status).toBe(308);
+      expect(res.headers.get('location')).toBe('/account');
+      expect((await fetch(`${emu.apiUrl}/account/`)).status).toBe(200);
+    });
+
     it('answers a logged-out request with the sign-in page and never data', async () => {
       const c = client();
       for (const path of [
