@@ -6,6 +6,7 @@ import {registerLimiterRoutes} from './control/limiter-routes.js';
 import {registerControlRoutes} from './control/routes.js';
 import {answerWrongMethods, errorHandler, notFound} from './http-error.js';
 import {registerLinkRoutes} from './links/routes.js';
+import {hostCheck} from './net/host-policy.js';
 import {registerAccountPage} from './web/account-page.js';
 
 export interface CreateAppOptions {
@@ -17,6 +18,9 @@ export function createApp(ctx: EmulatorContext, options: CreateAppOptions = {}):
   const app = new Hono<AppEnv>();
   app.onError(errorHandler(ctx.log));
   app.notFound(() => notFound('no such route').toResponse());
+  // First of all, for every route present and to come: a request addressed to a name this emulator does not
+  // answer to (DNS rebinding) gets nothing else done.
+  app.use(hostCheck(ctx.hosts));
   if (ctx.clock.mode === 'manual') {
     // Every answer is dated by the emulator's clock, as a server's Date header is by its own, so clients
     // count "expires in 3 days" from the time the emulator lives in.

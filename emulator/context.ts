@@ -7,6 +7,7 @@ import type {Database} from './db/database.js';
 import type {DatabaseSignals} from './db/notify.js';
 import type {Repositories} from './db/repositories.js';
 import type {Resolver} from './net/address-policy.js';
+import type {HostPolicy} from './net/host-policy.js';
 import type {Vault} from './vault.js';
 
 export interface EmulatorContext {
@@ -23,6 +24,8 @@ export interface EmulatorContext {
   orgId: string;
   adminToken: string;
   allowLocalEndpoints: boolean;
+  /** The names requests may be addressed to (Host, Origin): a defence against DNS rebinding. */
+  hosts: HostPolicy;
   /** DNS resolution for endpoint checks; injectable so tests need no network. */
   lookup: Resolver;
   log: (line: string) => void;

@@ -5,6 +5,7 @@ import type {ContentfulStatusCode} from 'hono/utils/http-status';
 import type {ErrorCode} from '../src/definitions.js';
 import type {EmulatorApp} from './context.js';
 import {OperationError, type Problem} from './ops/errors.js';
+import {VaultKeyMismatchError} from './vault.js';
 
 export class HttpError extends Error {
   readonly status: ContentfulStatusCode;
@@ -53,6 +54,14 @@ export function errorHandler(log: (line: string) => void) {
   return (err: Error, c: Context): Response => {
     if (err instanceof HttpError) return err.toResponse();
     if (err instanceof OperationError) return fromOperationError(err).toResponse();
+    // Start refuses a vault key unlike the database's; should a secret still not open, say so, not 500.
+    if (err instanceof VaultKeyMismatchError) {
+      return new HttpError(
+        503,
+        'vault_unavailable',
+        `${err.message}; start every emulator process with the same SVC_EMULATOR_VAULT_KEY`,
+      ).toResponse();
+    }
     // Hono's own HTTPException (e.g. from a middleware) carries a status we can keep.
     const status = (err as {status?: unknown}).status;
     if (typeof status === 'number' && status >= 400 && status < 500) {

@@ -7,6 +7,7 @@ import type {AddressInfo} from 'node:net';
 import {tmpdir} from 'node:os';
 import {join, resolve} from 'node:path';
 import {serve} from '@hono/node-server';
+import {displayText} from '../src/definitions.js';
 import {createApp} from './app.js';
 import {DataDirError, makeDataDirPrivate} from './data-dir.js';
 import {Authenticator} from './auth/authenticator.js';
@@ -21,12 +22,13 @@ import {ReadCache, trackWrites} from './db/read-cache.js';
 import {createRepositories, type Repositories} from './db/repositories.js';
 import {type Resolver, systemResolver} from './net/address-policy.js';
 import {answerClientError} from './net/client-error.js';
+import {createHostPolicy, type HostPolicy, HostNameError} from './net/host-policy.js';
 import {isProcessAlive, readRuntimeFile, removeRuntimeFile, writeRuntimeFile} from './runtime-file.js';
 import {openSharedManualClock, type SharedManualClock} from './shared-clock.js';
-import {createVault} from './vault.js';
+import {createVault, VaultKeyMismatchError} from './vault.js';
 import type {ChaosSettings} from './delivery/chaos.js';
 import {createDeliveryPlugin, type DeliveryPluginOptions} from './delivery/plugin.js';
-import {loadOrCreateVaultKey} from './vault-key.js';
+import {checkVaultKey, loadOrCreateVaultKey} from './vault-key.js';
 
 export {createApp} from './app.js';
 export {EmulatorControl, EmulatorControlError} from './control-client.js';
@@ -46,7 +48,13 @@ export {readRuntimeFile, runtimeFilePath, type RuntimeInfo} from './runtime-file
 export interface StartEmulatorOptions {
   /** Default 4010; 0 picks a free port. */
   port?: number;
+  /** The address to listen on; default 127.0.0.1. */
   host?: string;
+  /**
+   * Names besides localhost, 127.0.0.1, [::1] and `host` that requests may be addressed to (a container's, a
+   * tunnel's). Any other Host is refused (DNS rebinding).
+   */
+  allowedHosts?: string[];
   /**
    * Where data, vault.key and emulator.json live; required unless inMemory (then a temporary one by default).
    * The CLI passes the user data dir.
@@ -103,7 +111,13 @@ export interface RunningEmulator {
 export class EmulatorStartError extends Error {
   constructor(
     message: string,
-    readonly code: 'already_running' | 'port_in_use' | 'data_dir_not_private' | 'start_failed',
+    readonly code:
+      | 'already_running'
+      | 'port_in_use'
+      | 'data_dir_not_private'
+      | 'invalid_option'
+      | 'vault_key_mismatch'
+      | 'start_failed',
   ) {
     super(message);
     this.name = 'EmulatorStartError';
@@ -127,13 +141,20 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
   if (!options.dataDir && !options.inMemory) {
     throw new TypeError('startEmulator needs a dataDir, or inMemory: true');
   }
+  let hosts: HostPolicy;
+  try {
+    hosts = createHostPolicy({boundHost: options.host ?? '127.0.0.1', allowedHosts: options.allowedHosts});
+  } catch (err) {
+    if (err instanceof HostNameError) throw new EmulatorStartError(err.message, 'invalid_option');
+    throw err;
+  }
   const ownsDataDir = !options.dataDir;
   const dataDir = resolve(options.dataDir ?? (await mkdtemp(join(tmpdir(), 'svc-emulator-'))));
   // A start that fails leaves nothing behind: a data dir it made is removed whole (an existing one keeps
   // what it held; openStorage removes a database it had only begun to make).
   const madeHere = ownsDataDir || !existsSync(dataDir);
   try {
-    return await startIn(dataDir, ownsDataDir, options);
+    return await startIn(dataDir, ownsDataDir, options, hosts);
   } catch (err) {
     if (madeHere) await rm(dataDir, {recursive: true, force: true});
     throw err;
@@ -144,8 +165,12 @@ async function startIn(
   dataDir: string,
   ownsDataDir: boolean,
   options: StartEmulatorOptions,
+  hosts: HostPolicy,
 ): Promise<RunningEmulator> {
-  const log = options.log ?? (() => undefined);
+  // Log lines quote what people typed (an email in the sign-in form, a URL): shown through the one text policy,
+  // so none can move a terminal's cursor, retitle it or reorder a line.
+  const sink = options.log ?? (() => undefined);
+  const log = (line: string) => sink(displayText(line, {multiline: true}));
   // Made (when missing) and locked down before anything is read from it or written to it.
   try {
     await makeDataDirPrivate(dataDir);
@@ -220,6 +245,7 @@ async function startIn(
     const live = signals ? () => (signals as DatabaseSignals).live : undefined;
     const repos = createRepositories(db, new ReadCache(db, {trusted: live}));
     if (vaultKey.status === 'rejected') throw vaultKey.reason;
+    if (vaultKey.value) await refuseUnlikeVaultKey(repos, dataDir, options, vaultKey.value);
     const vault = createVault(vaultKey.value);
     const orgId = await defaultOrg(repos, clock, options.demo ?? false);
     const adminToken = `adm_${randomBytes(24).toString('base64url')}`;
@@ -243,6 +269,7 @@ async function startIn(
       orgId,
       adminToken,
       allowLocalEndpoints: options.allowLocalEndpoints ?? false,
+      hosts,
       lookup: options.lookup ?? systemResolver,
       log,
       svc: options.svcCommand ?? 'npx svc',
@@ -260,8 +287,8 @@ async function startIn(
     const app = createApp(ctx, {plugins});
     const server = await listen(app.fetch, options.port ?? 4010, options.host ?? '127.0.0.1');
     const address = server.address() as AddressInfo;
-    const hostForUrl = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-    const apiUrl = `http://${hostForUrl}:${address.port}`;
+    const apiUrl = `http://${urlHostFor(address)}:${address.port}`;
+    if (hosts.exposed) log(exposureWarning(address.address, address.port));
     const accountUrl = `${apiUrl}/account`;
 
     const started: EmulatorPlugin[] = [];
@@ -334,6 +361,26 @@ async function startIn(
   }
 }
 
+/**
+ * The host of the addresses handed out (the ready line, emulator.json): one a client on this machine reaches and
+ * the CLI accepts for plain http. Listening on every interface, that is loopback, never `0.0.0.0`.
+ */
+function urlHostFor(address: AddressInfo): string {
+  if (address.address === '0.0.0.0') return '127.0.0.1';
+  if (address.address === '::') return '[::1]';
+  return address.family === 'IPv6' ? `[${address.address}]` : address.address;
+}
+
+function exposureWarning(address: string, port: number): string {
+  const where = address === '0.0.0.0' || address === '::' ? `every interface (${address})` : address;
+  return (
+    `WARNING: listening on ${where}, beyond this machine: anyone who can reach port ${port} here can read ` +
+    'the mailbox (/account/mailbox) and so sign in to the account page as anyone, the org owner included, ' +
+    'make keys and endpoints there, and try tokens on the control surface (/_emulator). Keep the default ' +
+    '--host 127.0.0.1 unless this network is yours alone.'
+  );
+}
+
 async function defaultOrg(repos: Repositories, clock: Clock, demo: boolean): Promise<string> {
   const known = await repos.meta.get('default_org_id');
   if (known && (await repos.orgs.get(known))) {
@@ -360,6 +407,29 @@ async function mintDemoKey(ctx: EmulatorContext): Promise<{id: string; secret: s
     now: ctx.clock.now(),
   });
   return {id: key.id, secret};
+}
+
+async function refuseUnlikeVaultKey(
+  repos: Repositories,
+  dataDir: string,
+  options: StartEmulatorOptions,
+  key: Buffer,
+): Promise<void> {
+  try {
+    await checkVaultKey(repos, key);
+  } catch (err) {
+    if (!(err instanceof VaultKeyMismatchError)) throw err;
+    const where = options.databaseUrl
+      ? 'Give every process sharing this database the same SVC_EMULATOR_VAULT_KEY: the one the first ' +
+        "process was given, or the contents of its data dir's vault.key if it was given none"
+      : options.vaultKey
+        ? `Start it with the vault key it was first started with (the one in ${join(dataDir, 'vault.key')}, unless another was given)`
+        : `Put back the vault.key its data dir (${dataDir}) was first given, or start with a fresh --data-dir`;
+    throw new EmulatorStartError(
+      `this process's vault key is not the one the database's signing secrets were stored under, so it could sign no delivery. ${where}.`,
+      'vault_key_mismatch',
+    );
+  }
 }
 
 /** null: run without a vault key. */

@@ -1,7 +1,14 @@
-// Where the vault key comes from: given, from SVC_EMULATOR_VAULT_KEY, or generated once into <dataDir>/vault.key.
+// Where the vault key comes from (given, from SVC_EMULATOR_VAULT_KEY, or generated once into <dataDir>/vault.key),
+// and the check that it is the key the database's signing secrets were stored under.
 import {randomBytes} from 'node:crypto';
 import {readFile, writeFile} from 'node:fs/promises';
 import {join} from 'node:path';
+import {safeEqual} from './auth/hash.js';
+import type {Repositories} from './db/repositories.js';
+import {createVault, VaultKeyMismatchError, vaultKeyCheckValue} from './vault.js';
+
+/** The emulator_meta entry holding vaultKeyCheckValue of the key the first process started with. */
+const VAULT_CHECK = 'vault_key_check';
 
 export class VaultKeyError extends Error {}
 
@@ -30,4 +37,24 @@ export async function loadOrCreateVaultKey(dataDir: string | undefined): Promise
     if ((err as NodeJS.ErrnoException).code === 'EEXIST') return parseVaultKey(await readFile(path, 'utf8'));
     throw err;
   }
+}
+
+/**
+ * Refuses a vault key other than the one the database's secrets were stored under. The first process to start
+ * with a key writes its check value; every later one (another process on a shared PostgreSQL, a restart) must
+ * match it, or it would fail every attempt it claimed and answer 500 where a secret is read. A database from
+ * before the check is judged by one of its stored secrets.
+ */
+export async function checkVaultKey(
+  repos: Pick<Repositories, 'meta' | 'endpoints'>,
+  key: Buffer,
+): Promise<void> {
+  const check = vaultKeyCheckValue(key);
+  let held = await repos.meta.get(VAULT_CHECK);
+  if (held === undefined) {
+    const stored = await repos.endpoints.anySecretCiphertext();
+    if (stored !== undefined) createVault(key).decrypt(stored);
+    held = await repos.meta.setIfAbsent(VAULT_CHECK, check);
+  }
+  if (!safeEqual(held, check)) throw new VaultKeyMismatchError();
 }

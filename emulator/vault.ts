@@ -1,10 +1,18 @@
 // Signing secrets are stored encrypted (AES-256-GCM) under the vault key; without a key they cannot be read.
-import {createCipheriv, createDecipheriv, randomBytes} from 'node:crypto';
+import {createCipheriv, createDecipheriv, createHmac, randomBytes} from 'node:crypto';
 
 export class VaultUnavailableError extends Error {
   constructor() {
     super('the deployment has no vault key, so signing secrets cannot be read');
     this.name = 'VaultUnavailableError';
+  }
+}
+
+/** A stored signing secret that this vault key cannot open: it was encrypted under another one. */
+export class VaultKeyMismatchError extends Error {
+  constructor() {
+    super('a signing secret here was stored under another vault key, so it cannot be read with this one');
+    this.name = 'VaultKeyMismatchError';
   }
 }
 
@@ -36,14 +44,26 @@ export function createVault(key: Buffer | null): Vault {
     },
     decrypt(ciphertext) {
       const raw = Buffer.from(ciphertext, 'base64');
-      const iv = raw.subarray(0, IV_BYTES);
-      const tag = raw.subarray(raw.length - TAG_BYTES);
-      const decipher = createDecipheriv('aes-256-gcm', key, iv);
-      decipher.setAuthTag(tag);
-      return Buffer.concat([
-        decipher.update(raw.subarray(IV_BYTES, raw.length - TAG_BYTES)),
-        decipher.final(),
-      ]).toString('utf8');
+      try {
+        const iv = raw.subarray(0, IV_BYTES);
+        const tag = raw.subarray(raw.length - TAG_BYTES);
+        const decipher = createDecipheriv('aes-256-gcm', key, iv);
+        decipher.setAuthTag(tag);
+        return Buffer.concat([
+          decipher.update(raw.subarray(IV_BYTES, raw.length - TAG_BYTES)),
+          decipher.final(),
+        ]).toString('utf8');
+      } catch {
+        throw new VaultKeyMismatchError();
+      }
     },
   };
+}
+
+/**
+ * What the database keeps to tell whether a process holds the vault key its secrets were stored under: an HMAC
+ * of a fixed text, which says nothing about the key.
+ */
+export function vaultKeyCheckValue(key: Buffer): string {
+  return createHmac('sha256', key).update('svc emulator vault key check').digest('hex');
 }

@@ -196,10 +196,41 @@ export const MAX_ACCOUNT_FORM_BYTES = 16 * 1024;
 
 // ---- Text -----------------------------------------------------------------------------------------------
 
-/** Short text (names, addresses, descriptions) refuses every control character, NUL included. */
-export const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
+// One policy for text that comes from outside (names, emails, descriptions, error messages, receivers' answers,
+// event bodies): what input refuses, and how every surface shows what it holds.
+
+/** Short text (names, addresses, descriptions) refuses every control character: C0, DEL and C1 (U+0080-U+009F). */
+export const CONTROL_CHARACTER = /\p{Cc}/u;
 /** Free text (an error message) may hold tabs and line breaks, and no other control character. */
-export const LINE_CONTROL_CHARACTER = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
+export const LINE_CONTROL_CHARACTER = /(?![\t\n\r])\p{Cc}/u;
+/**
+ * Characters that reorder or hide the text around them: format characters (bidi overrides and isolates, zero-width
+ * spaces and joiners, the BOM, tag characters), line and paragraph separators and lone surrogates. Names,
+ * emails and descriptions refuse them; an unterminated U+202E would reverse the rest of a row wherever it is shown.
+ */
+export const INVISIBLE_CHARACTER = /[\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/u;
+
+const DISPLAY_UNSAFE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/gu;
+
+const escapeCodePoint = (ch: string): string => {
+  const cp = ch.codePointAt(0) as number;
+  const hex = cp.toString(16).padStart(4, '0');
+  return cp > 0xffff ? `\\u{${hex}}` : `\\u${hex}`;
+};
+
+/**
+ * Text from outside as shown to a person (terminal, TUI, log, page) or an agent: every control and invisible
+ * character is written out as `\uXXXX`, so none can move a cursor, retitle a terminal, reach a clipboard or
+ * reorder a row. On one line, tabs and line breaks become spaces; `multiline` keeps tabs and line feeds.
+ */
+export function displayText(text: string, options: {multiline?: boolean} = {}): string {
+  const source = options.multiline ? text.replace(/\r\n/g, '\n') : text;
+  return source.replace(DISPLAY_UNSAFE, (ch) => {
+    if (ch === '\n' || ch === '\t') return options.multiline ? ch : ' ';
+    if (ch === '\r' && !options.multiline) return ' ';
+    return escapeCodePoint(ch);
+  });
+}
 
 // ---- Time -----------------------------------------------------------------------------------------------
 
@@ -227,6 +258,8 @@ export const ERROR_STATUS = {
   method_not_allowed: 405,
   conflict: 409,
   payload_too_large: 413,
+  /** A request addressed to a name the emulator does not answer to (DNS rebinding). */
+  misdirected_request: 421,
   rate_limited: 429,
   internal: 500,
   bad_gateway: 502,

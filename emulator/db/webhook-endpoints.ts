@@ -103,6 +103,14 @@ export class WebhookEndpointRepository {
     });
   }
 
+  /** One stored signing secret of any org (relays included), still encrypted: enough to test a vault key on. */
+  async anySecretCiphertext(): Promise<string | undefined> {
+    const {rows} = await this.db.query<{secret_ciphertext: string}>(
+      'SELECT secret_ciphertext FROM webhook_endpoints LIMIT 1',
+    );
+    return rows[0]?.secret_ciphertext;
+  }
+
   async delete(id: string, orgId?: string): Promise<boolean> {
     const r = await this.db.query(
       'DELETE FROM webhook_endpoints WHERE id = $1 AND ($2::text IS NULL OR org_id = $2)',

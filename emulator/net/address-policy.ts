@@ -126,7 +126,10 @@ export async function checkEndpointHost(
     };
   }
   if (!addresses.every(isPublicAddress)) {
-    return {ok: false, reason: `the host ${name} resolves to a private, loopback or reserved address`};
+    return {
+      ok: false,
+      reason: `must point at a public host, and ${name} resolves to a private, loopback or reserved address`,
+    };
   }
   return {ok: true, addresses};
 }

@@ -1,6 +1,11 @@
 // Input rules every operation applies before anything reaches the database: problems are collected, so a
 // person sees every mistake of a form at once.
-import {CONTROL_CHARACTER, EVENT_TYPES, LINE_CONTROL_CHARACTER} from '../../src/definitions.js';
+import {
+  CONTROL_CHARACTER,
+  EVENT_TYPES,
+  INVISIBLE_CHARACTER,
+  LINE_CONTROL_CHARACTER,
+} from '../../src/definitions.js';
 import {invalidInput, type Problem} from './errors.js';
 
 export class Problems {
@@ -41,6 +46,14 @@ export function text(problems: Problems, field: string, value: unknown, rule: Te
   }
   if ((rule.multiline ? LINE_CONTROL_CHARACTER : CONTROL_CHARACTER).test(trimmed)) {
     problems.add(field, 'must not contain control characters');
+    return undefined;
+  }
+  // Free text keeps them (it is shown escaped); a name that reorders or hides part of itself is refused.
+  if (!rule.multiline && INVISIBLE_CHARACTER.test(trimmed)) {
+    problems.add(
+      field,
+      'must not contain invisible formatting characters (bidi controls such as U+202E, zero-width characters)',
+    );
     return undefined;
   }
   if (trimmed.length > rule.max) {

@@ -60,6 +60,9 @@ export function registerAccountPage(main: EmulatorApp, ctx: EmulatorContext): vo
     }),
   );
 
+  // The address with a trailing slash, as people type it and tools write it, is the same page.
+  app.get('/account/', (c) => c.redirect('/account', 308));
+
   registerSignInRoutes(app, kit);
   registerTeamRoutes(app, kit);
   registerKeyRoutes(app, kit);

@@ -2,10 +2,12 @@
 import {
   ACCOUNT_SESSION_TTL_MS,
   CONTROL_CHARACTER,
+  INVISIBLE_CHARACTER,
   MAX_EMAIL_LENGTH,
   SIGN_IN_LINK_TTL_MS,
 } from '../../src/definitions.js';
 import type {EmulatorContext} from '../context.js';
+import {InvitationRepository} from './db/invitations.js';
 import {MembershipRepository} from './db/memberships.js';
 import {PersonRepository} from './db/persons.js';
 import {type SessionView, SessionRepository} from './db/sessions.js';
@@ -23,7 +25,7 @@ export function parseEmail(value: unknown): {ok: true; email: string} | {ok: fal
   const email = value.trim().toLowerCase();
   if (email.length > MAX_EMAIL_LENGTH)
     return {ok: false, message: `An email address is at most ${MAX_EMAIL_LENGTH} characters.`};
-  if (CONTROL_CHARACTER.test(email) || !EMAIL.test(email))
+  if (CONTROL_CHARACTER.test(email) || INVISIBLE_CHARACTER.test(email) || !EMAIL.test(email))
     return {ok: false, message: 'Enter an address like name@example.com.'};
   return {ok: true, email};
 }
@@ -43,6 +45,7 @@ export class Accounts {
   readonly mailbox: Mailbox;
   readonly persons: PersonRepository;
   readonly memberships: MembershipRepository;
+  readonly invitations: InvitationRepository;
   readonly links: SignInLinkRepository;
   readonly sessions: SessionRepository;
 
@@ -50,6 +53,7 @@ export class Accounts {
     this.mailbox = new Mailbox(ctx.log);
     this.persons = new PersonRepository(ctx.db);
     this.memberships = new MembershipRepository(ctx.db);
+    this.invitations = new InvitationRepository(ctx.db);
     this.links = new SignInLinkRepository(ctx.db);
     this.sessions = new SessionRepository(ctx.db);
   }
@@ -82,8 +86,9 @@ export class Accounts {
 
   /**
    * Spends the link and opens a new session (a new id every time: the session rotates at sign-in). The first
-   * person ever to sign in owns the emulator's default org; someone invited lands in the org that invited them;
-   * anyone else gets an org of their own.
+   * person ever to sign in owns the emulator's default org; anyone else gets an org of their own. An invitation
+   * changes nothing here: it waits on the overview until its invitee accepts it. The session opens in the org the
+   * person last looked at, else their own.
    */
   async signIn(
     token: string,
@@ -94,14 +99,7 @@ export class Accounts {
     if (!spent.ok) return spent;
     const person = await this.persons.findOrCreate(spent.email, now);
     await this.persons.markSignedIn(person.id, now);
-    let orgs = await this.memberships.orgsOf(person.id);
-    if (orgs.length === 0) {
-      if (!(await this.memberships.claimOwnership(this.ctx.orgId, person.id, now))) {
-        const org = await this.ctx.repos.orgs.create(`${spent.email}'s org`, now);
-        await this.memberships.claimOwnership(org.id, person.id, now);
-      }
-      orgs = await this.memberships.orgsOf(person.id);
-    }
+    const orgId = await this.landingOrg(person, now);
     if (previousSessionHash) {
       this.changed();
       await this.sessions.delete(previousSessionHash);
@@ -111,12 +109,30 @@ export class Accounts {
     await this.sessions.create({
       idHash: hashToken(sessionId),
       personId: person.id,
-      // The newest membership: an invited person lands where they were just invited.
-      orgId: (orgs[orgs.length - 1] ?? orgs[0])?.orgId as string,
+      orgId,
       now,
       expiresAt: new Date(now.getTime() + ACCOUNT_SESSION_TTL_MS),
     });
     return {ok: true, sessionId};
+  }
+
+  /** Where a person lands: the org they last looked at while they still belong to it, else their own. */
+  private async landingOrg(person: {id: string; email: string}, now: Date): Promise<string> {
+    const orgs = await this.memberships.orgsOf(person.id);
+    const last = await this.persons.lastOrg(person.id);
+    const chosen = orgs.find((o) => o.orgId === last) ??
+      orgs.find((o) => o.role === 'owner') ??
+      orgs[0] ?? {orgId: await this.ownOrg(person, now)};
+    await this.persons.setLastOrg(person.id, chosen.orgId);
+    return chosen.orgId;
+  }
+
+  /** The default org for the first person ever, else a new org of their own. */
+  private async ownOrg(person: {id: string; email: string}, now: Date): Promise<string> {
+    if (await this.memberships.claimOwnership(this.ctx.orgId, person.id, now)) return this.ctx.orgId;
+    const org = await this.ctx.repos.orgs.create(`${person.email}'s org`, now);
+    await this.memberships.claimOwnership(org.id, person.id, now);
+    return org.id;
   }
 
   async session(sessionId: string): Promise<SessionView | undefined> {
@@ -148,21 +164,66 @@ export class Accounts {
     this.changed();
   }
 
-  /** Owners add admins by address; the invitation arrives in the mailbox. False when already a member. */
-  async invite(session: SessionView, email: string, accountBase: string): Promise<boolean> {
+  /**
+   * The owner offers the org to an address; the offer arrives in the mailbox and waits on the invitee's overview
+   * until they accept or decline it, or the owner withdraws it. Nobody is added to an org without saying yes.
+   */
+  async invite(
+    session: SessionView,
+    email: string,
+    accountBase: string,
+  ): Promise<'offered' | 'member' | 'pending'> {
     const now = this.ctx.clock.now();
     const person = await this.persons.findOrCreate(email, now);
-    const added = await this.memberships.addAdmin(session.orgId, person.id, session.personId, now);
-    this.changed();
-    if (added) {
+    const outcome = await this.invitations.offer(session.orgId, person.id, session.personId, now);
+    if (outcome === 'offered') {
       this.mailbox.send({
         to: email,
-        subject: `${session.email} made you an admin of ${session.orgName}`,
+        subject: `${session.email} invites you to be an admin of ${session.orgName}: sign in and accept it on the overview`,
         link: accountBase,
         sentAt: now,
       });
     }
-    return added;
+    return outcome;
+  }
+
+  /** The invitee takes the offer: they become an admin and look at that org. False when it is no longer there. */
+  async accept(session: SessionView, orgId: string): Promise<boolean> {
+    this.changed();
+    const accepted = await this.invitations.accept(orgId, session.personId, this.ctx.clock.now());
+    if (accepted) await this.switchOrg(session, orgId);
+    this.changed();
+    return accepted;
+  }
+
+  decline(session: SessionView, orgId: string): Promise<boolean> {
+    return this.invitations.remove(orgId, session.personId);
+  }
+
+  /** The owner takes back an offer not yet accepted. */
+  withdraw(session: SessionView, personId: string): Promise<boolean> {
+    if (session.role !== 'owner') return Promise.resolve(false);
+    return this.invitations.remove(session.orgId, personId);
+  }
+
+  /**
+   * An admin leaves the org the session looks at, and the session moves to another of theirs (their own, made
+   * when they have none left). False for the owner, who cannot leave their org.
+   */
+  async leave(session: SessionView): Promise<boolean> {
+    const now = this.ctx.clock.now();
+    this.changed();
+    const left = await this.memberships.leave(session.orgId, session.personId);
+    if (left) {
+      const person = {id: session.personId, email: session.email};
+      const orgs = await this.memberships.orgsOf(person.id);
+      const next =
+        (orgs.find((o) => o.role === 'owner') ?? orgs[0])?.orgId ?? (await this.ownOrg(person, now));
+      await this.sessions.switchOrg(session.idHash, next);
+      await this.persons.setLastOrg(person.id, next);
+    }
+    this.changed();
+    return left;
   }
 
   /** Moves the session to another org of the same person; false when they do not belong to it. */
@@ -171,6 +232,7 @@ export class Accounts {
     if (!orgs.some((o) => o.orgId === orgId)) return false;
     this.changed();
     await this.sessions.switchOrg(session.idHash, orgId);
+    await this.persons.setLastOrg(session.personId, orgId);
     this.changed();
     return true;
   }

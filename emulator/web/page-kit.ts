@@ -3,6 +3,7 @@
 import {createHash} from 'node:crypto';
 import {readFileSync} from 'node:fs';
 import type {Context} from 'hono';
+import {displayText} from '../../src/definitions.js';
 import type {EmulatorApp, EmulatorContext} from '../context.js';
 import {OperationError} from '../ops/errors.js';
 import {Accounts} from './accounts.js';
@@ -12,9 +13,9 @@ import {
   csrfTokenMatches,
   newToken,
   PAGE_HEADERS,
-  PRE_SESSION_COOKIE,
+  preSessionCookie,
   readCookie,
-  SESSION_COOKIE,
+  sessionCookie,
   sameOrigin,
   setTokenCookie,
 } from './security.js';
@@ -69,7 +70,7 @@ export function createPageKit(ctx: EmulatorContext) {
 
   /** The signed-in person, or undefined. */
   const sessionOf = async (c: Context): Promise<{session: SessionView; id: string} | undefined> => {
-    const id = readCookie(c, SESSION_COOKIE);
+    const id = readCookie(c, sessionCookie(c));
     if (!id) return undefined;
     const session = await accounts.session(id);
     return session && {session, id};
@@ -87,10 +88,10 @@ export function createPageKit(ctx: EmulatorContext) {
 
   /** The CSRF token for forms shown before sign-in; sets the pre-session cookie it is bound to. */
   const preSessionToken = (c: Context): string => {
-    let pre = readCookie(c, PRE_SESSION_COOKIE);
+    let pre = readCookie(c, preSessionCookie(c));
     if (!pre) {
       pre = newToken();
-      setTokenCookie(c, PRE_SESSION_COOKIE, pre);
+      setTokenCookie(c, preSessionCookie(c), pre);
     }
     return csrfTokenFor(pre);
   };
@@ -122,7 +123,7 @@ export function createPageKit(ctx: EmulatorContext) {
     async (c: Context): Promise<Response> => {
       const s = await sessionOf(c);
       const form = await readForm(c);
-      const bound = mode === 'session' ? s?.id : (s?.id ?? readCookie(c, PRE_SESSION_COOKIE));
+      const bound = mode === 'session' ? s?.id : (s?.id ?? readCookie(c, preSessionCookie(c)));
       if (!form) {
         return render(
           c,
@@ -135,7 +136,7 @@ export function createPageKit(ctx: EmulatorContext) {
           415,
         );
       }
-      if (!sameOrigin(c) || !csrfTokenMatches(bound, form.get('csrf'))) {
+      if (!sameOrigin(c, ctx.hosts) || !csrfTokenMatches(bound, form.get('csrf'))) {
         if (mode === 'session' && !s)
           return loginPage(c, {note: 'Your session has ended. Sign in again.'}, 401);
         return render(
@@ -221,8 +222,13 @@ export async function pageHeaders(c: Context, next: () => Promise<void>): Promis
   for (const [name, value] of Object.entries(PAGE_HEADERS)) c.res.headers.set(name, value);
 }
 
+/**
+ * The page as sent. hono/jsx escapes text for HTML; the text policy then writes out every control and invisible
+ * character (a bidi override in a key name, a zero-width space in an address) as `\uXXXX`, so outside text can
+ * neither reorder a row nor hide part of itself. The templates hold none of them, so only outside text changes.
+ */
 export function render(c: Context, page: unknown, status = 200): Response {
-  return c.html(HTML_DOCTYPE + String(page), status as 200);
+  return c.html(displayText(HTML_DOCTYPE + String(page), {multiline: true}), status as 200);
 }
 
 /** The form's fields, or undefined when the body is not an ordinary form post. */

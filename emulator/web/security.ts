@@ -3,11 +3,20 @@ import {createHmac, randomBytes} from 'node:crypto';
 import type {Context} from 'hono';
 import {getCookie, setCookie, deleteCookie} from 'hono/cookie';
 import {hashSecret, safeEqual} from '../auth/hash.js';
+import type {HostPolicy} from '../net/host-policy.js';
 
+/**
+ * The cookies are named after the port the emulator serves on: browsers keep one set of cookies per host, not per
+ * port, so two emulators on one machine would otherwise overwrite (and end) each other's sessions.
+ */
+function servedPort(c: Context): string {
+  const socket = (c.env as {incoming?: {socket?: {localPort?: number}}} | undefined)?.incoming?.socket;
+  return String(socket?.localPort ?? (new URL(c.req.url).port || 80));
+}
 /** Holds the session id of a signed-in person. */
-export const SESSION_COOKIE = 'svc_session';
+export const sessionCookie = (c: Context) => `svc_session_${servedPort(c)}`;
 /** Holds a random id before sign-in, so the sign-in forms carry a CSRF token too. */
-export const PRE_SESSION_COOKIE = 'svc_presession';
+export const preSessionCookie = (c: Context) => `svc_presession_${servedPort(c)}`;
 const COOKIE_PATH = '/account';
 const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
 
@@ -58,15 +67,18 @@ export const PAGE_HEADERS: Record<string, string> = {
 
 /**
  * A post that says it comes from another site is refused even before its token is read: by its Origin, or when
- * that is withheld (`null`), by the browser's Sec-Fetch-Site.
+ * that is withheld (`null`), by the browser's Sec-Fetch-Site. The Origin must name one of the names the emulator
+ * answers to (not merely the request's own Host, which a rebound name would match) and the port the form was
+ * served from.
  */
-export function sameOrigin(c: Context): boolean {
+export function sameOrigin(c: Context, hosts: HostPolicy): boolean {
   const origin = c.req.header('origin');
   const site = c.req.header('sec-fetch-site');
   if (site !== undefined && site !== 'same-origin' && site !== 'none') return false;
   if (origin === undefined || origin === 'null') return true;
   try {
-    return new URL(origin).host === new URL(c.req.url).host;
+    const from = new URL(origin);
+    return hosts.allows(from.host) && from.host === new URL(c.req.url).host;
   } catch {
     return false;
   }

@@ -1,7 +1,7 @@
 // A fetch-compatible GET over node:http(s), for the CLI: Node's built-in fetch loads and compiles all of
 // undici on first use, which costs a short-lived command more than the whole request.
 import type {IncomingMessage} from 'node:http';
-import {proxyEnv, proxyFetch} from './proxy.js';
+import {bypassesProxy, proxyEnv, proxyFetch} from './proxy.js';
 import type {FetchLike, ResponseLike} from './transport.js';
 
 /** Far beyond any list the API returns (100 deliveries); protects against an endless body. */
@@ -9,29 +9,33 @@ const MAX_BODY_BYTES = 16 * 1024 * 1024;
 
 export function nodeHttpFetch(env: NodeJS.ProcessEnv = process.env): FetchLike {
   const proxy = proxyEnv(env);
-  if (proxy) return proxyFetch(proxy);
-  return async (input, init) => {
-    const url = new URL(input);
-    // The module object, read at call time: tools that wrap http.request (msw, proxies, tracing) see the call.
-    const http =
-      url.protocol === 'https:' ? (await import('node:https')).default : (await import('node:http')).default;
-    return new Promise<ResponseLike>((resolve, reject) => {
-      const req = http.request(
-        url,
-        {
-          method: init.method ?? 'GET',
-          headers: {...(init.headers as Record<string, string>), connection: 'close'},
-          signal: init.signal ?? undefined,
-          // No pooled sockets: a one-shot command should exit the moment it is done.
-          agent: false,
-        },
-        (res) => resolve(toResponse(res)),
-      );
-      req.on('error', reject);
-      req.end();
-    });
-  };
+  if (!proxy) return directFetch;
+  const proxied = proxyFetch(proxy);
+  return (input, init) =>
+    bypassesProxy(new URL(input).hostname) ? directFetch(input, init) : proxied(input, init);
 }
+
+const directFetch: FetchLike = async (input, init) => {
+  const url = new URL(input);
+  // The module object, read at call time: tools that wrap http.request (msw, proxies, tracing) see the call.
+  const http =
+    url.protocol === 'https:' ? (await import('node:https')).default : (await import('node:http')).default;
+  return new Promise<ResponseLike>((resolve, reject) => {
+    const req = http.request(
+      url,
+      {
+        method: init.method ?? 'GET',
+        headers: {...(init.headers as Record<string, string>), connection: 'close'},
+        signal: init.signal ?? undefined,
+        // No pooled sockets: a one-shot command should exit the moment it is done.
+        agent: false,
+      },
+      (res) => resolve(toResponse(res)),
+    );
+    req.on('error', reject);
+    req.end();
+  });
+};
 
 function toResponse(res: IncomingMessage): ResponseLike {
   const status = res.statusCode ?? 0;

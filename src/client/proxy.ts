@@ -1,6 +1,7 @@
 // Requests through the proxy named by HTTPS_PROXY / HTTP_PROXY (and not for hosts in NO_PROXY), as company
 // networks and CI runners require. undici loads only when one of them is set, so without a proxy a command
-// starts exactly as before.
+// starts exactly as before. This machine's own addresses never go through a proxy.
+import {isLoopbackHost} from './api-url.js';
 import type {FetchLike, ResponseLike} from './transport.js';
 
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
@@ -25,6 +26,15 @@ export function proxyEnv(env: NodeJS.ProcessEnv): ProxyEnv | undefined {
   const httpsProxy = first(env, ['https_proxy', 'HTTPS_PROXY']);
   if (!httpProxy && !httpsProxy) return undefined;
   return {httpProxy, httpsProxy, noProxy: first(env, ['no_proxy', 'NO_PROXY'])};
+}
+
+/**
+ * True for localhost, 127.0.0.0/8 and [::1], whatever NO_PROXY says: plain http is allowed to them only because
+ * the key never leaves the machine, and a proxy would carry it away in clear (and a proxy that refuses CONNECT
+ * would make a running emulator look down).
+ */
+export function bypassesProxy(hostname: string): boolean {
+  return isLoopbackHost(hostname) || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
 }
 
 /** A fetch for the client that goes through the proxy (undici's EnvHttpProxyAgent applies NO_PROXY). */

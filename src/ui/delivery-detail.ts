@@ -2,7 +2,7 @@
 // strings (no Ink), shared by `svc webhooks deliveries show`, `svc emulator deliveries resend` and the TUI.
 import type {AttemptDetail} from '../../emulator/control-client.js';
 import type {Delivery} from '../schemas/index.js';
-import {sanitize} from './text.js';
+import {sanitize, sanitizeLines} from './text.js';
 import {relativeTime} from './time.js';
 import type {ViewOptions} from './views.js';
 
@@ -47,8 +47,9 @@ export function bodyLines(body: string | null, maxLines = Number.POSITIVE_INFINI
   return [...lines.slice(0, maxLines), `… ${lines.length - maxLines} more line(s)`];
 }
 
+/** The event as sent, pretty-printed, with its outside text made safe to show (sandbox names, last_error). */
 export function prettyEvent(event: unknown): string {
-  return typeof event === 'string' ? event : JSON.stringify(event, null, 2);
+  return sanitizeLines(typeof event === 'string' ? event : JSON.stringify(event, null, 2));
 }
 
 export interface ShownDeliveryView {

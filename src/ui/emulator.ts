@@ -21,6 +21,8 @@ export interface ReadyView {
   svc: string;
   /** Set when commands in other terminals must be told where this emulator keeps its runtime file. */
   dataDir?: string;
+  /** False when the API address is one the CLI refuses for plain http (a non-loopback `--host`). */
+  cliCanReach?: boolean;
 }
 
 /** ` --data-dir DIR` when the user named one, so a printed command reaches the same emulator. */
@@ -49,6 +51,17 @@ export function renderReady(v: ReadyView): string {
     `  appears here and at ${v.accountUrl}/mailbox (the first address to sign in owns this org)`,
     '',
   );
+  if (v.cliCanReach === false) {
+    lines.push(
+      `The svc CLI sends a key over plain http only to localhost, 127.0.0.1 and [::1], so it will not use`,
+      `${v.apiUrl}. To use the CLI as well, listen on every interface (--host 0.0.0.0), which includes 127.0.0.1.`,
+      ...(v.demoKey ? ['', 'Demo API key (shown once, keep it):', `  ${v.demoKey.secret}`] : []),
+      '',
+      'Press Ctrl+C to stop.',
+      '',
+    );
+    return lines.join('\n');
+  }
   if (v.demoKey) {
     lines.push(
       'Demo API key (shown once, keep it):',

@@ -1,6 +1,15 @@
-// Text from the API is shown in a terminal: control characters could move the cursor or fake output.
+// Text from the API is shown in a terminal: control characters could move the cursor or fake output, and
+// bidi controls could reorder a row. The policy is the one every surface uses (src/definitions.ts).
+import {displayText} from '../definitions.js';
+
+/** One line of outside text, safe for a terminal: controls and invisible characters shown as `\uXXXX`. */
 export function sanitize(text: string): string {
-  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ');
+  return displayText(text);
+}
+
+/** Several lines of outside text (an event body, a receiver's answer), each made safe the same way. */
+export function sanitizeLines(text: string): string {
+  return displayText(text, {multiline: true});
 }
 
 /** Columns a string takes in a terminal. */

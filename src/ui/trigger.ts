@@ -2,13 +2,14 @@
 import type {SandboxMove} from '../../emulator/control-client.js';
 import {dataDirArg} from './emulator.js';
 import {FORWARD_EXAMPLE} from './listen.js';
+import {sanitize} from './text.js';
 
 /** One line for a person: what was emitted, for which sandbox, and how many endpoints will receive it. */
 export function describeMove(move: SandboxMove): string {
   const s = move.sandbox;
   const what = move.event ? `${move.event.type} [${move.event.id}]` : 'no event';
   const deliveries = move.deliveries === 1 ? '1 delivery' : `${move.deliveries} deliveries`;
-  return `${what} for ${s.name} (${s.id}, ${s.status}); ${deliveries} queued`;
+  return `${what} for ${sanitize(s.name)} (${s.id}, ${s.status}); ${deliveries} queued`;
 }
 
 /** Where the event goes from here; nothing when no event was emitted. */

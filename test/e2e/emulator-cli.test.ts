@@ -5,6 +5,7 @@ import {existsSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest';
+import {spawnCli, stopProcess} from '../emulator/delivery/processes.js';
 import {BIN, runCli} from '../helpers/run-cli.js';
 
 let root: string;
@@ -186,5 +187,57 @@ describe('control commands', () => {
     expect(JSON.parse(r.stdout)).toEqual({
       error: {code: 'emulator_not_running', message: expect.stringContaining('no emulator')},
     });
+  });
+});
+
+describe('svc emulator start --host beyond loopback', () => {
+  it('warns what it exposes and hands out an address the CLI accepts', {timeout: 60_000}, async () => {
+    const dataDir = join(root, 'exposed');
+    const env = baseEnv(dataDir);
+    const p = spawnCli(['emulator', 'start', '--host', '0.0.0.0', '--port', '0', '--data-dir', dataDir], env);
+    try {
+      await p.line((l) => l.includes('Press Ctrl+C'));
+      const stdout = p.stdoutLines.join('\n');
+      expect(p.stderr()).toMatch(/WARNING: listening on every interface \(0\.0\.0\.0\)/);
+      expect(p.stderr()).toContain('/account/mailbox');
+      expect(p.stderr()).toContain('/_emulator');
+      expect(stdout).not.toContain('0.0.0.0');
+      const apiUrl = /API: +(\S+)/.exec(stdout)?.[1] as string;
+      expect(apiUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(stdout).toContain(`login --api-url ${apiUrl}`);
+      // The hint works as printed: the CLI takes the address.
+      const key = await runCli(
+        ['emulator', 'keys', 'create', '--name', 'exposed', '--json', '--data-dir', dataDir],
+        {env},
+      );
+      const secret = JSON.parse(key.stdout).secret as string;
+      const org = await runCli(['org', '--json'], {env: {...env, SVC_API_URL: apiUrl, SVC_API_KEY: secret}});
+      expect(org.code, org.stderr).toBe(0);
+    } finally {
+      await stopProcess(p);
+    }
+  });
+
+  it('stays quiet about exposure on the default loopback address', {timeout: 60_000}, async () => {
+    const dataDir = join(root, 'quiet');
+    const p = spawnCli(['emulator', 'start', '--port', '0', '--data-dir', dataDir], baseEnv(dataDir));
+    try {
+      await p.line((l) => l.includes('Press Ctrl+C'));
+      expect(p.stderr()).not.toContain('WARNING');
+    } finally {
+      await stopProcess(p);
+    }
+  });
+
+  it('refuses an --allowed-host that is not a host name, with a usage error', async () => {
+    const dataDir = join(root, 'bad-allowed-host');
+    const r = await runCli(
+      ['emulator', 'start', '--port', '0', '--allowed-host', 'http://box/', '--data-dir', dataDir],
+      {
+        env: baseEnv(dataDir),
+      },
+    );
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--allowed-host "http://box/" is not a host name');
   });
 });

@@ -1,5 +1,6 @@
 // HTTPS_PROXY / HTTP_PROXY / NO_PROXY, as company networks and CI runners set them: the built CLI talks to a
-// real API through a real CONNECT proxy on loopback, and straight to it for hosts NO_PROXY names.
+// real API through a real CONNECT proxy on loopback, straight to hosts NO_PROXY names, and never through any
+// proxy to this machine's own addresses (an emulator), whatever the variables say.
 import {execFileSync} from 'node:child_process';
 import {mkdtempSync, readFileSync, rmSync} from 'node:fs';
 import {createServer as createHttpServer, request as httpRequest, type Server} from 'node:http';
@@ -18,12 +19,19 @@ interface Proxy {
   close(): Promise<void>;
 }
 
-/** A small forward proxy: CONNECT tunnels (what HTTPS and undici use) and absolute-URI requests. */
-async function startProxy(): Promise<Proxy> {
+/** The API's name as the proxy resolves it: a name the CLI never looks up itself when it goes through the proxy. */
+const API_NAME = 'api.svc.test';
+
+/**
+ * A small forward proxy recording what it is asked: CONNECT tunnels (what HTTPS and undici use) and
+ * absolute-URI requests; `refuse` answers every one with 403, as proxies that allow no CONNECT to a port do.
+ */
+async function startProxy(options: {refuse?: boolean} = {}): Promise<Proxy> {
   const seen: string[] = [];
   const sockets = new Set<Socket>();
   const server = createHttpServer((req, res) => {
     seen.push(`${req.method} ${req.url}`);
+    if (options.refuse) return res.writeHead(403).end();
     const target = new URL(req.url ?? '');
     const upstream = httpRequest(
       target,
@@ -38,8 +46,12 @@ async function startProxy(): Promise<Proxy> {
   });
   server.on('connect', (req, client: Socket, head) => {
     seen.push(`CONNECT ${req.url}`);
+    if (options.refuse) {
+      client.end('HTTP/1.1 403 Forbidden\r\n\r\n');
+      return;
+    }
     const [host, port] = (req.url ?? '').split(/:(?=\d+$)/);
-    const upstream = connect(Number(port), host === 'localhost' ? '127.0.0.1' : host, () => {
+    const upstream = connect(Number(port), host === API_NAME ? '127.0.0.1' : host, () => {
       client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
       upstream.write(head);
       upstream.pipe(client);
@@ -73,7 +85,8 @@ beforeAll(async () => {
   secret = (await emu.control.createKey({name: 'behind-a-proxy'})).secret;
   proxy = await startProxy();
 
-  // An HTTPS API on localhost with its own certificate, trusted by the CLI through NODE_EXTRA_CA_CERTS.
+  // An HTTPS API named API_NAME (reached through the proxy) with its own certificate, trusted by the CLI through
+  // NODE_EXTRA_CA_CERTS.
   const dir = mkdtempSync(join(tmpdir(), 'svc-proxy-'));
   const key = join(dir, 'key.pem');
   const cert = join(dir, 'cert.pem');
@@ -92,9 +105,9 @@ beforeAll(async () => {
       '-days',
       '1',
       '-subj',
-      '/CN=localhost',
+      `/CN=${API_NAME}`,
       '-addext',
-      'subjectAltName=DNS:localhost',
+      `subjectAltName=DNS:${API_NAME}`,
     ],
     {stdio: 'ignore'},
   );
@@ -106,7 +119,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const {port} = server.address() as AddressInfo;
-  tls = {server, url: `https://localhost:${port}`, caFile: cert, dir};
+  tls = {server, url: `https://${API_NAME}:${port}`, caFile: cert, dir};
 }, 60_000);
 
 afterAll(async () => {
@@ -131,7 +144,7 @@ describe('proxies', {timeout: 60_000}, () => {
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout).name).toBeTruthy();
-    expect(proxy.seen.slice(before)).toEqual([`CONNECT localhost:${port}`]);
+    expect(proxy.seen.slice(before)).toEqual([`CONNECT ${API_NAME}:${port}`]);
   });
 
   it('goes straight to hosts NO_PROXY names', async () => {
@@ -141,23 +154,50 @@ describe('proxies', {timeout: 60_000}, () => {
         SVC_API_URL: tls.url,
         SVC_API_KEY: secret,
         HTTPS_PROXY: proxy.url,
-        NO_PROXY: 'example.com,localhost',
+        NO_PROXY: `example.com,${API_NAME}`,
         NODE_EXTRA_CA_CERTS: tls.caFile,
       },
     });
-    expect(r.code).toBe(0);
+    // Straight means the CLI looks the name up itself, and only the proxy knows it.
+    expect(r.code).not.toBe(0);
+    expect(r.stdout).toContain(API_NAME);
     expect(proxy.seen.length).toBe(before);
   });
 
-  it('sends an http:// API request through HTTP_PROXY', async () => {
-    const before = proxy.seen.length;
-    const r = await runCli(['keys', 'list', '--json'], {
-      env: {SVC_API_URL: emu.apiUrl, SVC_API_KEY: secret, HTTP_PROXY: proxy.url},
+  describe("never sends a request for this machine's addresses to a proxy", () => {
+    const variables = ['HTTP_PROXY', 'http_proxy', 'HTTPS_PROXY', 'https_proxy'];
+    const noProxies = [undefined, '', 'example.com'];
+    const cases = variables.flatMap((variable) =>
+      noProxies.flatMap((noProxy) => ['127.0.0.1', 'localhost'].map((host) => ({variable, noProxy, host}))),
+    );
+    it.each(cases)('$host with $variable, NO_PROXY=$noProxy', async ({variable, noProxy, host}) => {
+      const before = proxy.seen.length;
+      const apiUrl = `http://${host}:${new URL(emu.apiUrl).port}`;
+      const env: Record<string, string> = {SVC_API_URL: apiUrl, SVC_API_KEY: secret, [variable]: proxy.url};
+      if (noProxy !== undefined) env.NO_PROXY = noProxy;
+      const r = await runCli(['keys', 'list', '--json'], {env});
+      expect(r.code, r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout).data.map((k: {name: string}) => k.name)).toContain('behind-a-proxy');
+      expect(proxy.seen.slice(before)).toEqual([]);
     });
-    expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout).data.map((k: {name: string}) => k.name)).toContain('behind-a-proxy');
-    const host = new URL(emu.apiUrl).host;
-    expect(proxy.seen.slice(before).some((line) => line.includes(host))).toBe(true);
+
+    it('reaches the emulator when the proxy refuses every CONNECT', async () => {
+      const refusing = await startProxy({refuse: true});
+      try {
+        const r = await runCli(['org', '--json'], {
+          env: {
+            SVC_API_URL: emu.apiUrl,
+            SVC_API_KEY: secret,
+            HTTP_PROXY: refusing.url,
+            HTTPS_PROXY: refusing.url,
+          },
+        });
+        expect(r.code, r.stderr).toBe(0);
+        expect(refusing.seen).toEqual([]);
+      } finally {
+        await refusing.close();
+      }
+    });
   });
 
   it('uses no proxy when none is set', async () => {

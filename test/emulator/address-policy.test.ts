@@ -135,6 +135,14 @@ describe('checkEndpointHost', () => {
     expect(await checkEndpointHost('mixed.example.com', lookup)).toMatchObject({ok: false});
   });
 
+  it('says so in a sentence that follows the field name ("url must …")', async () => {
+    const lookup = async () => [{address: '10.0.0.5', family: 4}];
+    const r = await checkEndpointHost('inside.example.com', lookup);
+    expect(r.ok ? '' : `url ${r.reason}`).toBe(
+      'url must point at a public host, and inside.example.com resolves to a private, loopback or reserved address',
+    );
+  });
+
   it('accepts a name whose addresses are all public', async () => {
     const lookup = async () => [
       {address: '93.184.215.14', family: 4},

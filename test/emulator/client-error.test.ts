@@ -94,7 +94,7 @@ describe('a client that drops mid-body', () => {
     const closed = new Promise((resolve) => socket.once('close', resolve));
     const continued = new Promise((resolve) => socket.once('data', resolve));
     socket.write(
-      'POST /_emulator/keys HTTP/1.1\r\nHost: x\r\n' +
+      'POST /_emulator/keys HTTP/1.1\r\nHost: localhost\r\n' +
         `Authorization: Bearer ${em.adminToken}\r\nContent-Type: application/json\r\n` +
         'Expect: 100-continue\r\nContent-Length: 1000\r\n\r\n',
     );

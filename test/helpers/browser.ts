@@ -17,8 +17,9 @@ export function warnIfNoChromium(file: string): void {
   );
 }
 
-export function launchChromium(): Promise<Browser> {
-  return chromium.launch({executablePath: CHROMIUM_PATH, args: ['--no-sandbox']});
+/** `args`: further Chromium switches (a test of DNS rebinding maps a name to 127.0.0.1 with one). */
+export function launchChromium(args: string[] = []): Promise<Browser> {
+  return chromium.launch({executablePath: CHROMIUM_PATH, args: ['--no-sandbox', ...args]});
 }
 
 export const ARTIFACTS_DIR = join(process.cwd(), 'test-artifacts');

@@ -1,5 +1,5 @@
 // A GET through node:http rather than fetch, for what fetch cannot choose: the local address a request comes
-// from (per-address rate limits) or a keep-alive agent shared by many requests.
+// from (per-address rate limits), a keep-alive agent shared by many requests, or a Host header of its own.
 import {type Agent, request as httpRequest} from 'node:http';
 
 export interface RawAnswer {
@@ -10,13 +10,13 @@ export interface RawAnswer {
 
 export function rawGet(
   url: URL,
-  o: {authorization?: string; agent?: Agent; localAddress?: string} = {},
+  o: {authorization?: string; agent?: Agent; localAddress?: string; headers?: Record<string, string>} = {},
 ): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(url, {
       agent: o.agent,
       localAddress: o.localAddress,
-      headers: o.authorization ? {authorization: o.authorization} : {},
+      headers: {...(o.authorization ? {authorization: o.authorization} : {}), ...o.headers},
     });
     req.on('response', (res) => {
       let body = '';

@@ -28,7 +28,7 @@ describe('the pieces', () => {
   });
 
   it('shows an answer as lines with control characters made harmless, cut to a number of lines', () => {
-    expect(bodyLines('a\r\nb\u001B[2Jc\n\n')).toEqual(['a', 'b [2Jc']);
+    expect(bodyLines('a\r\nb\u001B[2Jc\n\n')).toEqual(['a', 'b\\u001b[2Jc']);
     expect(bodyLines('1\n2\n3\n4', 2)).toEqual(['1', '2', '… 2 more line(s)']);
     expect(bodyLines(null)).toEqual([]);
   });

@@ -34,12 +34,11 @@ export class MembershipRepository {
     return rows[0]?.role === 'owner';
   }
 
-  /** Adds an admin; false when the person already belongs to the org. */
-  async addAdmin(orgId: string, personId: string, invitedBy: string, now: Date): Promise<boolean> {
+  /** An admin leaves the org; false when they are not an admin of it (an owner cannot leave their org). */
+  async leave(orgId: string, personId: string): Promise<boolean> {
     const r = await this.db.query(
-      `INSERT INTO memberships (org_id, person_id, role, invited_by, created_at)
-       VALUES ($1, $2, 'admin', $3, $4) ON CONFLICT DO NOTHING`,
-      [orgId, personId, invitedBy, now],
+      "DELETE FROM memberships WHERE org_id = $1 AND person_id = $2 AND role = 'admin'",
+      [orgId, personId],
     );
     return r.rowCount > 0;
   }

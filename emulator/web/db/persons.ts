@@ -23,4 +23,17 @@ export class PersonRepository {
   async markSignedIn(id: string, now: Date): Promise<void> {
     await this.db.query('UPDATE persons SET last_sign_in_at = $2 WHERE id = $1', [id, now]);
   }
+
+  /** The org the person last looked at (a sign-in lands there), if it still exists. */
+  async lastOrg(id: string): Promise<string | undefined> {
+    const {rows} = await this.db.query<{last_org_id: string | null}>(
+      'SELECT last_org_id FROM persons WHERE id = $1',
+      [id],
+    );
+    return rows[0]?.last_org_id ?? undefined;
+  }
+
+  async setLastOrg(id: string, orgId: string): Promise<void> {
+    await this.db.query('UPDATE persons SET last_org_id = $2 WHERE id = $1', [id, orgId]);
+  }
 }

@@ -12,8 +12,8 @@ import {
   clearCookie,
   csrfTokenFor,
   isTokenShaped,
-  PRE_SESSION_COOKIE,
-  SESSION_COOKIE,
+  preSessionCookie,
+  sessionCookie,
   setTokenCookie,
 } from '../security.js';
 import {CheckMailPage, ConfirmSignInPage, HomePage, LinkProblemPage, MailboxPage} from '../views/pages.js';
@@ -52,6 +52,7 @@ export const registerSignInRoutes: RegisterRoutes = (app, kit) => {
           endpoints: endpoints.length,
           maxEndpoints: MAX_ENDPOINTS_PER_ORG,
           apiUrl: serverOrigin(c),
+          invitations: await accounts.invitations.forPerson(s.session.personId),
         }),
       );
     }),
@@ -85,8 +86,8 @@ export const registerSignInRoutes: RegisterRoutes = (app, kit) => {
       if (!isTokenShaped(token)) return render(c, LinkProblemPage({assets, reason: 'unknown'}), 400);
       const result = await accounts.signIn(token, s?.session.idHash);
       if (!result.ok) return render(c, LinkProblemPage({assets, reason: result.reason}), 400);
-      setTokenCookie(c, SESSION_COOKIE, result.sessionId);
-      clearCookie(c, PRE_SESSION_COOKIE);
+      setTokenCookie(c, sessionCookie(c), result.sessionId);
+      clearCookie(c, preSessionCookie(c));
       return c.redirect('/account', 303);
     }),
   );
@@ -98,7 +99,7 @@ export const registerSignInRoutes: RegisterRoutes = (app, kit) => {
         await accounts.signOut(s.session);
         dropFlash(s);
       }
-      clearCookie(c, SESSION_COOKIE);
+      clearCookie(c, sessionCookie(c));
       return c.redirect('/account', 303);
     }),
   );

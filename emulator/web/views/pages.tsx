@@ -1,6 +1,7 @@
 /** @jsxImportSource hono/jsx */
 // Sign-in, mailbox, overview, team and error pages of the account page.
 import {MAX_EMAIL_LENGTH} from '../../../src/definitions.js';
+import type {Invitation} from '../db/invitations.js';
 import type {Member} from '../db/memberships.js';
 import type {Mail} from '../mailbox.js';
 import {
@@ -186,10 +187,37 @@ export function HomePage(p: {
   endpoints: number;
   maxEndpoints: number;
   apiUrl: string;
+  invitations: Invitation[];
 }) {
   return (
     <Page title="Overview" assets={p.assets} viewer={p.viewer} section="home">
       <h1>Overview</h1>
+      {p.invitations.length > 0 ? (
+        <section class="panel" aria-labelledby="invitations-title">
+          <h2 id="invitations-title">Invitations</h2>
+          <ul class="invitations">
+            {p.invitations.map((i) => (
+              <li key={i.orgId}>
+                <p>
+                  <strong>{i.invitedBy ?? 'The owner'}</strong> invites you to be an admin of{' '}
+                  <strong>{i.orgName}</strong> <code class="muted">{i.orgId}</code> ·{' '}
+                  <Time at={i.createdAt} />
+                </p>
+                <form method="post" action={`/account/invitations/${i.orgId}/accept`} class="inline">
+                  <CsrfField token={p.viewer.csrf} />
+                  <button type="submit">Accept</button>
+                </form>{' '}
+                <form method="post" action={`/account/invitations/${i.orgId}/decline`} class="inline">
+                  <CsrfField token={p.viewer.csrf} />
+                  <button type="submit" class="secondary">
+                    Decline
+                  </button>
+                </form>
+              </li>
+            ))}
+          </ul>
+        </section>
+      ) : null}
       <div class="cards">
         <a class="card card-link" href="/account/keys">
           <h2>API keys</h2>
@@ -218,6 +246,7 @@ export function TeamPage(p: {
   assets: Assets;
   viewer: Viewer;
   members: Member[];
+  invitations: Invitation[];
   canInvite: boolean;
   email?: string;
   errors?: FormErrors;
@@ -260,6 +289,63 @@ export function TeamPage(p: {
           ))}
         </tbody>
       </table>
+      {p.invitations.length > 0 ? (
+        <>
+          <h2>Invitations waiting</h2>
+          <table class="table">
+            <caption class="sr-only">Invitations not yet accepted</caption>
+            <thead>
+              <tr>
+                <th scope="col">Email</th>
+                <th scope="col">Invited by</th>
+                <th scope="col">Sent</th>
+                {p.canInvite ? (
+                  <th scope="col">
+                    <span class="sr-only">Actions</span>
+                  </th>
+                ) : null}
+              </tr>
+            </thead>
+            <tbody>
+              {p.invitations.map((i) => (
+                <tr key={i.personId}>
+                  <td data-label="Email">{i.email}</td>
+                  <td data-label="Invited by">{i.invitedBy ?? <span class="muted">—</span>}</td>
+                  <td data-label="Sent">
+                    <Time at={i.createdAt} />
+                  </td>
+                  {p.canInvite ? (
+                    <td>
+                      <form
+                        method="post"
+                        action={`/account/team/invitations/${i.personId}/withdraw`}
+                        class="inline"
+                      >
+                        <CsrfField token={p.viewer.csrf} />
+                        <button
+                          type="submit"
+                          class="secondary"
+                          aria-label={`Withdraw the invitation of ${i.email}`}
+                        >
+                          Withdraw
+                        </button>
+                      </form>
+                    </td>
+                  ) : null}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </>
+      ) : null}
+      {p.canInvite ? null : (
+        <form method="post" action="/account/team/leave" class="inline">
+          <CsrfField token={p.viewer.csrf} />
+          <button type="submit" class="secondary">
+            Leave this org
+          </button>
+        </form>
+      )}
       {p.canInvite ? (
         <section class="panel" aria-labelledby="invite-title">
           <h2 id="invite-title">Invite an admin</h2>
@@ -267,7 +353,7 @@ export function TeamPage(p: {
           <form method="post" action="/account/team" novalidate>
             <CsrfField token={p.viewer.csrf} />
             <EmailField
-              rule="They sign in with this address and can then manage keys and endpoints."
+              rule="They sign in with this address and accept the invitation; then they manage keys and endpoints."
               autocomplete="off"
               value={p.email}
               error={errors.email}

@@ -30,6 +30,12 @@ Environment: SVC_EMULATOR_DATA_DIR (data dir), SVC_EMULATOR_DATABASE_URL (Postgr
       max: 65535,
     }),
     host: Flags.string({description: 'address to listen on', default: '127.0.0.1'}),
+    'allowed-host': Flags.string({
+      description:
+        'a further name requests may be addressed to (a container or tunnel name); repeat for more. Requests under any other name than localhost, 127.0.0.1, [::1] and --host are refused',
+      helpValue: 'NAME',
+      multiple: true,
+    }),
     'data-dir': dataDirFlag({description: 'where the emulator keeps its data (default: the user data dir)'}),
     'in-memory': Flags.boolean({description: 'keep nothing after stopping'}),
     'database-url': databaseUrlFlag(),
@@ -51,6 +57,7 @@ Environment: SVC_EMULATOR_DATA_DIR (data dir), SVC_EMULATOR_DATABASE_URL (Postgr
     await emulatorStart({
       port: flags.port,
       host: flags.host,
+      allowedHosts: flags['allowed-host'],
       dataDir: flags['data-dir'],
       inMemory: flags['in-memory'],
       databaseUrl: flags['database-url'],

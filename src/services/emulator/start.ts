@@ -7,6 +7,7 @@ import {
   describeChaos,
   parseChaosSpec,
 } from '../../../emulator/delivery/chaos.js';
+import {isLoopbackHost} from '../../client/api-url.js';
 import {parseVaultKey, VaultKeyError} from '../../../emulator/vault-key.js';
 import {UserError, usageError} from '../../lib/errors.js';
 import {currentSvcCommand} from '../../lib/invocation.js';
@@ -17,6 +18,8 @@ import {renderReady} from '../../ui/emulator.js';
 export interface EmulatorStartOptions {
   port?: number;
   host?: string;
+  /** Names besides the loopback ones and --host that requests may be addressed to. */
+  allowedHosts?: string[];
   dataDir?: string;
   inMemory?: boolean;
   /** Falls back to SVC_EMULATOR_DATABASE_URL. Never printed: it may hold a password. */
@@ -61,6 +64,7 @@ export function resolveStartOptions(
     chaos: o.chaos === undefined ? undefined : chaosFlag(o.chaos),
     port: o.port,
     host: o.host,
+    allowedHosts: o.allowedHosts,
     // The CLI owns where its files live: the user data dir unless told otherwise, the user cache for templates.
     dataDir: o.dataDir ?? (o.inMemory ? undefined : emulatorDataDir(o.env)),
     templateCacheDir: join(cacheDir(o.env), 'emulator-pg-template'),
@@ -96,6 +100,7 @@ export async function startOrExplain(options: StartEmulatorOptions): Promise<Run
     return await startEmulator(options);
   } catch (err) {
     if (err instanceof EmulatorStartError) {
+      if (err.code === 'invalid_option') throw usageError(err.message);
       throw new UserError(err.message, {
         code: err.code,
         suggestions:
@@ -152,5 +157,6 @@ function readyMessage(e: RunningEmulator, o: EmulatorStartOptions): string {
     demoKey: e.demoKey,
     svc: currentSvcCommand(o.env),
     dataDir: dataDirToName(e.dataDir),
+    cliCanReach: isLoopbackHost(new URL(e.apiUrl).hostname),
   });
 }

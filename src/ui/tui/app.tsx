@@ -326,11 +326,11 @@ export function App({source, color, size: fixedSize, backoff = LIVE_BACKOFF}: Ap
       <Text color={paint('gray')}> (enter keeps it, esc clears it)</Text>
     </Text>
   ) : message ? (
-    <Text color={paint(message.tone)}>{message.text}</Text>
+    <Text color={paint(message.tone)}>{sanitize(message.text)}</Text>
   ) : filter ? (
     <Text color={paint('gray')}>filter: {filter} (/ to change, esc to clear)</Text>
   ) : live.trouble && live.data !== undefined ? (
-    <Text color={paint('yellow')}>Showing the last data: {live.trouble.message}</Text>
+    <Text color={paint('yellow')}>Showing the last data: {sanitize(live.trouble.message)}</Text>
   ) : (
     <Text> </Text>
   );

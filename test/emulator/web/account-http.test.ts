@@ -37,6 +37,9 @@ if (pgUrl) {
 }
 
 let emu: RunningEmulator;
+const port = () => new URL(emu.apiUrl).port;
+/** The session cookie of this emulator: named after its port. */
+const sessionCookie = () => `svc_session_${port()}`;
 const logs: string[] = [];
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
@@ -76,13 +79,20 @@ describe.each(backends)('on $name', (backend) => {
       ]);
       expect([a.status, b.status].sort()).toEqual([303, 400]);
 
-      const cookie = [...a.setCookies, ...b.setCookies].find((s) => s.startsWith('svc_session='));
+      const cookie = [...a.setCookies, ...b.setCookies].find((s) => s.startsWith(`${sessionCookie()}=`));
       expect(cookie).toMatch(/HttpOnly/);
       expect(cookie).toMatch(/SameSite=Lax/);
-      const sessionId = /svc_session=([^;]+)/.exec(cookie as string)?.[1] as string;
+      const sessionId = new RegExp(`${sessionCookie()}=([^;]+)`).exec(cookie as string)?.[1] as string;
       const sessions = await emu.db.query<{id_hash: string}>('SELECT id_hash FROM account_sessions');
       expect(sessions.rows.map((r) => r.id_hash)).toContain(sha256(sessionId));
       expect(JSON.stringify(sessions.rows)).not.toContain(sessionId);
+    });
+
+    it('takes /account/ with a trailing slash to the page', async () => {
+      const res = await fetch(`${emu.apiUrl}/account/`, {redirect: 'manual'});
+      expect(res.status).toBe(308);
+      expect(res.headers.get('location')).toBe('/account');
+      expect((await fetch(`${emu.apiUrl}/account/`)).status).toBe(200);
     });
 
     it('answers a logged-out request with the sign-in page and never data', async () => {
@@ -105,12 +115,14 @@ describe.each(backends)('on $name', (backend) => {
     it('ends a session at sign-out: the old cookie opens nothing', async () => {
       const c = client();
       expect((await signIn(c, 'leaving@example.com')).status).toBe(303);
-      const id = c.jar.get('svc_session') as string;
+      const id = c.jar.get(sessionCookie()) as string;
       const keys = await c.request('/account/keys');
       expect(keys.status).toBe(200);
       const out = await c.form('/account/logout', {csrf: csrfOf(keys.text)});
       expect(out.status).toBe(303);
-      const again = await fetch(`${emu.apiUrl}/account/keys`, {headers: {cookie: `svc_session=${id}`}});
+      const again = await fetch(`${emu.apiUrl}/account/keys`, {
+        headers: {cookie: `${sessionCookie()}=${id}`},
+      });
       expect(again.status).toBe(401);
     });
   });
@@ -160,34 +172,41 @@ describe.each(backends)('on $name', (backend) => {
       expect(logs.some((l) => l.includes('ring'))).toBe(false);
     });
 
-    it('builds sign-in links from the address the request reached, whatever its Host header says', async () => {
+    it('builds sign-in links from the address the request reached, not from its Host header', async () => {
       const c = client();
       const page = await c.request('/account');
       const body = new URLSearchParams({csrf: csrfOf(page.text), email: 'host@example.com'}).toString();
-      const status = await new Promise<number>((resolve, reject) => {
-        const req = request(
-          `${emu.apiUrl}/account/login`,
-          {
-            method: 'POST',
-            headers: {
-              host: 'evil.example',
-              cookie: [...c.jar].map(([k, v]) => `${k}=${v}`).join('; '),
-              'content-type': 'application/x-www-form-urlencoded',
-              'content-length': Buffer.byteLength(body),
+      const post = (host: string) =>
+        new Promise<number>((resolve, reject) => {
+          const req = request(
+            `${emu.apiUrl}/account/login`,
+            {
+              method: 'POST',
+              headers: {
+                host,
+                cookie: [...c.jar].map(([k, v]) => `${k}=${v}`).join('; '),
+                'content-type': 'application/x-www-form-urlencoded',
+                'content-length': Buffer.byteLength(body),
+              },
             },
-          },
-          (res) => {
-            res.resume();
-            resolve(res.statusCode ?? 0);
-          },
-        );
-        req.on('error', reject);
-        req.end(body);
-      });
-      expect(status).toBe(200);
+            (res) => {
+              res.resume();
+              resolve(res.statusCode ?? 0);
+            },
+          );
+          req.on('error', reject);
+          req.end(body);
+        });
+      // A name the emulator does not answer to gets nothing done at all (DNS rebinding).
+      const mailed = () => logs.filter((l) => l.includes('to host@example.com:')).length;
+      const before = mailed();
+      expect(await post('evil.example')).toBe(421);
+      expect(mailed()).toBe(before);
+      // One it answers to still gets a link to the address the request reached.
+      expect(await post(`localhost:${new URL(emu.apiUrl).port}`)).toBe(200);
       const line = logs.findLast((l) => l.includes('to host@example.com:')) as string;
       expect(line).toContain(`${emu.apiUrl}/account/sign-in?token=`);
-      expect(line).not.toContain('evil.example');
+      expect(line).not.toContain('localhost');
     });
 
     it('answers generated form posts and paths on every route with a page, never a 5xx', async () => {

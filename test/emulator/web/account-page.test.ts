@@ -19,6 +19,9 @@ const START = new Date('2031-05-01T12:00:00.000Z');
 const ARTIFACTS = 'account-page';
 
 let emu: RunningEmulator;
+const port = () => new URL(emu.apiUrl).port;
+/** The session cookie of this emulator: named after its port. */
+const sessionCookie = () => `svc_session_${port()}`;
 let browser: Browser;
 let receiver: Receiver;
 const contexts: BrowserContext[] = [];
@@ -147,9 +150,9 @@ describe.skipIf(!chromiumAvailable)('the account page in Chromium', {timeout: 60
     expect(await alice.locator('.org-line').textContent()).toContain(emu.orgId);
     expect(await alice.locator('.org-line').textContent()).toContain('owner');
     const cookies = await alice.context().cookies();
-    const session = cookies.find((c) => c.name === 'svc_session');
+    const session = cookies.find((c) => c.name === sessionCookie());
     expect(session).toMatchObject({httpOnly: true, sameSite: 'Lax', path: '/account'});
-    expect(cookies.some((c) => c.name === 'svc_presession')).toBe(false);
+    expect(cookies.some((c) => c.name === `svc_presession_${port()}`)).toBe(false);
 
     // Signing in again in the same browser (with a link asked for elsewhere) gets a new session id; the old
     // one stops working.
@@ -159,10 +162,12 @@ describe.skipIf(!chromiumAvailable)('the account page in Chromium', {timeout: 60
     await alice.goto(link);
     await alice.getByRole('button', {name: 'Sign in'}).click();
     await alice.waitForURL('**/account');
-    const after = (await alice.context().cookies()).find((c) => c.name === 'svc_session')?.value;
+    const after = (await alice.context().cookies()).find((c) => c.name === sessionCookie())?.value;
     expect(after).toBeDefined();
     expect(after).not.toBe(before);
-    const stale = await fetch(`${emu.apiUrl}/account/keys`, {headers: {cookie: `svc_session=${before}`}});
+    const stale = await fetch(`${emu.apiUrl}/account/keys`, {
+      headers: {cookie: `${sessionCookie()}=${before}`},
+    });
     expect(stale.status).toBe(401);
     expect(await stale.text()).toContain('Sign in');
   });
@@ -206,7 +211,7 @@ describe.skipIf(!chromiumAvailable)('the account page in Chromium', {timeout: 60
     await emu.control.advanceClock('15m');
     await late.getByRole('button', {name: 'Sign in'}).click();
     expect(await late.locator('.notice').textContent()).toContain('expired');
-    expect((await late.context().cookies()).some((c) => c.name === 'svc_session')).toBe(false);
+    expect((await late.context().cookies()).some((c) => c.name === sessionCookie())).toBe(false);
   });
 
   it('creates a key, shows it once, and the API takes it until it is revoked', async () => {
@@ -476,11 +481,17 @@ describe.skipIf(!chromiumAvailable)('the account page in Chromium', {timeout: 60
     expect(await errorsOn(alice)).toEqual(['Error: alice@example.com is already in this org.']);
     await alice.getByLabel('Email address').fill('carol@example.com');
     await alice.getByRole('button', {name: 'Invite admin'}).click();
-    expect(await alice.locator('.notice').textContent()).toContain('carol@example.com is now an admin');
+    expect(await alice.locator('.notice').textContent()).toContain(
+      'An invitation for carol@example.com is in the mailbox',
+    );
     await checkPage(alice, 'team');
 
+    // An invitation is an offer: Carol lands in an org of her own until she accepts it on her overview.
     const {page: carol} = await newPage();
     await signIn(carol, 'carol@example.com');
+    expect(await carol.locator('.org-line').textContent()).not.toContain(emu.orgId);
+    await checkPage(carol, 'overview-invitation');
+    await carol.getByRole('button', {name: 'Accept'}).click();
     expect(await carol.locator('.org-line').textContent()).toContain(emu.orgId);
     expect(await carol.locator('.org-line').textContent()).toContain('admin');
     await carol.goto('/account/team');
@@ -525,13 +536,15 @@ describe.skipIf(!chromiumAvailable)('the account page in Chromium', {timeout: 60
     expect((await emu.repos.keys.get(undefined, aliceKey?.id as string))?.revokedAt).toBeNull();
     expect(await emu.repos.endpoints.get(undefined, aliceHook?.id as string)).toBeDefined();
 
-    // Bob, invited to Alice's org as well, lands there at his next sign-in and can switch between the two.
+    // Bob, invited to Alice's org as well, accepts and can switch between the two.
     await alice.goto('/account/team');
     await alice.getByLabel('Email address').fill('bob@example.com');
     await alice.getByRole('button', {name: 'Invite admin'}).click();
     const {page: bobAgain} = await newPage();
     await signIn(bobAgain, 'bob@example.com');
     bob = bobAgain;
+    expect(await bob.locator('.org-line code').textContent()).toBe(bobOrg);
+    await bob.getByRole('button', {name: 'Accept'}).click();
     expect(await bob.locator('.org-line code').textContent()).toBe(emu.orgId);
     await checkPage(bob, 'overview-two-orgs');
     await bob.getByLabel('Switch org').selectOption({label: "bob@example.com's org"});
@@ -546,6 +559,75 @@ describe.skipIf(!chromiumAvailable)('the account page in Chromium', {timeout: 60
     expect(forgedSwitch.status()).toBe(404);
     await bob.goto('/account');
     expect(await bob.locator('.org-line code').textContent()).toBe(bobOrg);
+  });
+
+  it('keeps an invitation an offer: withdrawn, declined, or accepted and left; a sign-in lands where one last was', async () => {
+    const invite = async (email: string) => {
+      await alice.goto('/account/team');
+      await alice.getByLabel('Email address').fill(email);
+      await alice.getByRole('button', {name: 'Invite admin'}).click();
+    };
+    const members = async () =>
+      (await alice.locator('table').first().locator('td[data-label=Email]').allTextContents()).map((t) =>
+        t.trim(),
+      );
+    await invite('dave@example.com');
+    await invite('dave@example.com');
+    expect(await errorsOn(alice)).toEqual(['Error: dave@example.com already has an invitation waiting.']);
+    expect(await members()).not.toContain('dave@example.com');
+    expect(
+      await alice.getByRole('button', {name: 'Withdraw the invitation of dave@example.com'}).count(),
+    ).toBe(1);
+
+    // Dave signs in to an org of his own: what he makes there is not the inviter's.
+    const {page: dave} = await newPage();
+    await signIn(dave, 'dave@example.com');
+    const daveOrg = (await dave.locator('.org-line code').textContent()) as string;
+    expect(daveOrg).not.toBe(emu.orgId);
+    await dave.goto('/account/keys');
+    await dave.getByLabel('Name').fill('daves key');
+    await dave.getByRole('button', {name: 'Create key'}).click();
+    expect((await emu.repos.keys.list(emu.orgId)).some((k) => k.name === 'daves key')).toBe(false);
+
+    // Withdrawn: the offer is gone from his overview, and a form still open for it is refused.
+    await dave.goto('/account');
+    const csrf = await dave.locator('input[name=csrf]').first().inputValue();
+    await alice.goto('/account/team');
+    await alice.getByRole('button', {name: 'Withdraw the invitation of dave@example.com'}).click();
+    expect(await alice.locator('.notice').textContent()).toContain('The invitation is withdrawn.');
+    const late = await dave.request.post(`/account/invitations/${emu.orgId}/accept`, {form: {csrf}});
+    expect(late.status()).toBe(404);
+    await dave.goto('/account');
+    expect(await dave.getByRole('button', {name: 'Accept'}).count()).toBe(0);
+    expect(await dave.locator('.org-line code').textContent()).toBe(daveOrg);
+
+    // Declined: nothing changes.
+    await invite('dave@example.com');
+    await dave.goto('/account');
+    await dave.getByRole('button', {name: 'Decline'}).click();
+    expect(await dave.getByRole('button', {name: 'Accept'}).count()).toBe(0);
+    await alice.goto('/account/team');
+    expect(await members()).not.toContain('dave@example.com');
+
+    // Accepted, he is an admin there, and his next sign-in lands where he last was.
+    await invite('dave@example.com');
+    await dave.goto('/account');
+    await dave.getByRole('button', {name: 'Accept'}).click();
+    expect(await dave.locator('.org-line code').textContent()).toBe(emu.orgId);
+    const {page: daveAgain} = await newPage();
+    await signIn(daveAgain, 'dave@example.com');
+    expect(await daveAgain.locator('.org-line code').textContent()).toBe(emu.orgId);
+
+    // He leaves, and is back in his own org; the owner cannot leave hers.
+    await daveAgain.goto('/account/team');
+    await daveAgain.getByRole('button', {name: 'Leave this org'}).click();
+    expect(await daveAgain.locator('.org-line code').textContent()).toBe(daveOrg);
+    await alice.goto('/account/team');
+    expect(await members()).not.toContain('dave@example.com');
+    expect(await alice.getByRole('button', {name: 'Leave this org'}).count()).toBe(0);
+    const aliceCsrf = await alice.locator('input[name=csrf]').first().inputValue();
+    const ownerLeaves = await alice.request.post('/account/team/leave', {form: {csrf: aliceCsrf}});
+    expect(ownerLeaves.status()).toBe(403);
   });
 
   it('works without JavaScript: sign in, create a key and see it once, with nothing the script would add', async () => {

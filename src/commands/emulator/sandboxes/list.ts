@@ -1,6 +1,7 @@
 import {BaseCommand} from '../../../lib/base-command.js';
 import {dataDirFlag} from '../../../lib/flags.js';
 import {listSandboxes} from '../../../services/emulator/sandboxes/list.js';
+import {sanitize} from '../../../ui/text.js';
 
 export default class EmulatorSandboxesList extends BaseCommand {
   static override summary = "List the emulator's sandboxes, newest first";
@@ -20,12 +21,14 @@ export default class EmulatorSandboxesList extends BaseCommand {
         this.logToStderr('No sandboxes yet. Create one with `svc emulator sandboxes create`.');
       for (const s of data) {
         const extra = [
-          s.last_error ? `last_error: ${s.last_error}` : '',
+          s.last_error ? `last_error: ${sanitize(s.last_error)}` : '',
           s.expires_at ? `expires ${s.expires_at}` : '',
         ]
           .filter(Boolean)
           .join(', ');
-        this.log(`${s.id}  ${s.name}  ${s.status} (desired ${s.desired_state})${extra ? `  ${extra}` : ''}`);
+        this.log(
+          `${s.id}  ${sanitize(s.name)}  ${s.status} (desired ${s.desired_state})${extra ? `  ${extra}` : ''}`,
+        );
       }
     }
     return {data};
