@@ -3,6 +3,7 @@ import {Hono} from 'hono';
 import {registerV1Routes} from './api/v1.js';
 import type {AppEnv, EmulatorApp, EmulatorContext, EmulatorPlugin} from './context.js';
 import {registerLimiterRoutes} from './control/limiter-routes.js';
+import {registerOpenApiRoute} from './control/openapi-route.js';
 import {registerControlRoutes} from './control/routes.js';
 import {answerWrongMethods, errorHandler, notFound} from './http-error.js';
 import {registerAccountPage} from './web/account-page.js';
@@ -27,6 +28,8 @@ export function createApp(ctx: EmulatorContext, options: CreateAppOptions = {}):
   answerWrongMethods(app);
 
   registerV1Routes(app, ctx);
+  // Before the control routes' admin check: the document is public.
+  registerOpenApiRoute(app);
   registerControlRoutes(app, ctx);
   registerLimiterRoutes(app, ctx);
   registerAccountPage(app, ctx);

@@ -97,6 +97,15 @@ export const SANDBOX_REQUESTABLE_ACTIONS = SANDBOX_ACTIONS.filter(
 export const ORG_ROLES = ['owner', 'admin'] as const;
 export type OrgRole = (typeof ORG_ROLES)[number];
 
+/** The headers of every delivery request, by what they carry (names as sent, lowercase on the wire). */
+export const DELIVERY_HEADERS = {
+  signature: 'Svc-Signature',
+  eventId: 'Svc-Event-Id',
+  eventType: 'Svc-Event-Type',
+  deliveryId: 'Svc-Delivery-Id',
+  attempt: 'Svc-Delivery-Attempt',
+} as const;
+
 // ---- Limits ---------------------------------------------------------------------------------------------
 
 /** An org may hold at most this many active keys; revoked and expired ones do not count. */

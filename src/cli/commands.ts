@@ -6,6 +6,7 @@ import EmulatorDeliveriesResend from '../commands/emulator/deliveries/resend.js'
 import EmulatorExec from '../commands/emulator/exec.js';
 import EmulatorKeysCreate from '../commands/emulator/keys/create.js';
 import EmulatorKeysRevoke from '../commands/emulator/keys/revoke.js';
+import EmulatorOpenapi from '../commands/emulator/openapi.js';
 import EmulatorLimiterReset from '../commands/emulator/limiter/reset.js';
 import EmulatorSandboxesAction from '../commands/emulator/sandboxes/action.js';
 import EmulatorSandboxesCreate from '../commands/emulator/sandboxes/create.js';
@@ -15,6 +16,8 @@ import EmulatorStatus from '../commands/emulator/status.js';
 import EmulatorStop from '../commands/emulator/stop.js';
 import EmulatorWebhooksCreate from '../commands/emulator/webhooks/create.js';
 import EmulatorWebhooksDelete from '../commands/emulator/webhooks/delete.js';
+import EventsSample from '../commands/events/sample.js';
+import EventsSchema from '../commands/events/schema.js';
 import KeysList from '../commands/keys/list.js';
 import Listen from '../commands/listen.js';
 import Login from '../commands/login.js';
@@ -38,6 +41,7 @@ export const COMMANDS = {
   'emulator:keys:create': EmulatorKeysCreate,
   'emulator:keys:revoke': EmulatorKeysRevoke,
   'emulator:limiter:reset': EmulatorLimiterReset,
+  'emulator:openapi': EmulatorOpenapi,
   'emulator:sandboxes:action': EmulatorSandboxesAction,
   'emulator:sandboxes:create': EmulatorSandboxesCreate,
   'emulator:sandboxes:list': EmulatorSandboxesList,
@@ -46,6 +50,8 @@ export const COMMANDS = {
   'emulator:stop': EmulatorStop,
   'emulator:webhooks:create': EmulatorWebhooksCreate,
   'emulator:webhooks:delete': EmulatorWebhooksDelete,
+  'events:sample': EventsSample,
+  'events:schema': EventsSchema,
   'keys:list': KeysList,
   listen: Listen,
   login: Login,

@@ -1,7 +1,13 @@
 // Wire records of the svc API, defined once: the emulator answers with them, the client parses with them.
 // Objects are loose so that fields the public spec does not name survive a round trip.
 import {z} from 'zod';
-import {API_KEY_STATUSES, DELIVERY_STATUSES, EVENT_TYPES} from '../definitions.js';
+import {
+  API_KEY_STATUSES,
+  DELIVERY_STATUSES,
+  type ErrorCode,
+  EVENT_TYPES,
+  type EventType,
+} from '../definitions.js';
 
 // The allowed values are defined in definitions.ts; they are re-exported here for the schemas' users.
 export {
@@ -17,13 +23,19 @@ export {
 
 export const EventTypeSchema = z.enum(EVENT_TYPES);
 
-const timestamp = z.string();
-const nullableTimestamp = z.string().nullable();
+// Parsed as any string (a client must not break on a finer timestamp), documented as date-time.
+const timestamp = z.string().meta({format: 'date-time'});
+const nullableTimestamp = timestamp.nullable();
 
 export const ErrorBodySchema = z.object({
   error: z.looseObject({code: z.string(), message: z.string()}),
 });
 export type ErrorBody = z.infer<typeof ErrorBodySchema>;
+
+/** The error body of one code: what the OpenAPI document gives for each error answer. */
+export function errorBodySchemaFor(code: ErrorCode) {
+  return z.object({error: z.looseObject({code: z.literal(code), message: z.string()})});
+}
 
 export const OrgSchema = z.looseObject({
   id: z.string(),
@@ -80,11 +92,16 @@ export type SandboxSnapshot = z.infer<typeof SandboxSchema>;
 export const EventSchema = z.object({
   id: z.string().regex(/^evt_[A-Za-z0-9]+$/),
   type: EventTypeSchema,
-  created_at: z.string(),
+  created_at: timestamp,
   org_id: z.string().regex(/^org_[A-Za-z0-9]+$/),
   data: z.looseObject({sandbox: SandboxSchema}),
 });
 export type SvcEvent = z.infer<typeof EventSchema>;
+
+/** The body of one event type: EventSchema with `type` fixed, as receivers of that type see it. */
+export function eventSchemaFor(type: EventType) {
+  return EventSchema.extend({type: z.literal(type)});
+}
 
 export function listOf<T extends z.ZodType>(item: T) {
   return z.looseObject({data: z.array(item)});
