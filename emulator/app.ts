@@ -4,6 +4,7 @@ import {registerV1Routes} from './api/v1.js';
 import type {AppEnv, EmulatorApp, EmulatorContext, EmulatorPlugin} from './context.js';
 import {registerLimiterRoutes} from './control/limiter-routes.js';
 import {registerOpenApiRoute} from './control/openapi-route.js';
+import {registerStateRoutes} from './control/state-routes.js';
 import {registerControlRoutes} from './control/routes.js';
 import {answerWrongMethods, errorHandler, notFound} from './http-error.js';
 import {registerAccountPage} from './web/account-page.js';
@@ -32,6 +33,7 @@ export function createApp(ctx: EmulatorContext, options: CreateAppOptions = {}):
   registerOpenApiRoute(app);
   registerControlRoutes(app, ctx);
   registerLimiterRoutes(app, ctx);
+  registerStateRoutes(app, ctx);
   registerAccountPage(app, ctx);
   for (const plugin of options.plugins ?? []) plugin.routes?.(app, ctx);
   return app;

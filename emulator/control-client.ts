@@ -3,8 +3,10 @@ import type {EventType, KeyExpiryChoice} from '../src/definitions.js';
 import type {Org, SvcEvent} from '../src/schemas/index.js';
 import type {DeliveryDetail} from './ops/delivery-detail.js';
 import type {SandboxRecord} from './sandboxes/repository.js';
+import type {LoadResult as StateLoadResult} from './state/load.js';
 
 export type {AttemptDetail, DeliveryDetail} from './ops/delivery-detail.js';
+export type {StateLoadResult};
 
 export interface CreatedKey {
   id: string;
@@ -178,6 +180,20 @@ export class EmulatorControl {
   /** A new attempt now (trigger manual, freshly signed, the same body); the schedule is left as it was. */
   resendDelivery(id: string): Promise<DeliveryDetail> {
     return this.call('POST', `/_emulator/deliveries/${encodeURIComponent(id)}/resend`);
+  }
+
+  /** Loads a seed (or snapshot) document: added to the state (merge) or in its place (replace). */
+  importState(input: {
+    source: string;
+    document: unknown;
+    mode: 'merge' | 'replace';
+  }): Promise<StateLoadResult> {
+    return this.call('POST', '/_emulator/state/import', input);
+  }
+
+  /** Empties the state: one empty default org, as a fresh data dir starts; the clock stays. */
+  resetState(): Promise<{reset: true; default_org_id: string}> {
+    return this.call('POST', '/_emulator/state/reset');
   }
 
   /** Any control route, including those the delivery engine adds. */

@@ -23,6 +23,9 @@ import {type Resolver, systemResolver} from './net/address-policy.js';
 import {answerClientError} from './net/client-error.js';
 import {isProcessAlive, readRuntimeFile, removeRuntimeFile, writeRuntimeFile} from './runtime-file.js';
 import {openSharedManualClock, type SharedManualClock} from './shared-clock.js';
+import {readStateFile} from './state/file.js';
+import {type LoadResult as StateLoadResult, loadState} from './state/load.js';
+import {StateFileError} from './state/state-file-error.js';
 import {createVault} from './vault.js';
 import {createDeliveryPlugin, type DeliveryPluginOptions} from './delivery/plugin.js';
 import {loadOrCreateVaultKey} from './vault-key.js';
@@ -34,6 +37,7 @@ export {checkEndpointHost, checkEndpointUrl, isPublicAddress, type Resolver} fro
 export {OperationError, type Problem} from './ops/errors.js';
 export {DEFAULT_RATE_LIMIT} from './auth/rate-limiter.js';
 export {readRuntimeFile, runtimeFilePath, type RuntimeInfo} from './runtime-file.js';
+export type {StateLoadResult};
 
 export interface StartEmulatorOptions {
   /** Default 4010; 0 picks a free port. */
@@ -69,6 +73,16 @@ export interface StartEmulatorOptions {
    * (`svc`, `npx svc`, or node and its path). Default `npx svc`, which runs in a project that depends on svc.
    */
   svcCommand?: string;
+  /**
+   * A seed file (JSON) loaded at start, before the emulator answers: its orgs, people, keys, endpoints and
+   * sandboxes are added without firing any event, and its first org becomes the default org.
+   */
+  seed?: string;
+  /**
+   * Serve only, with no background work (no delivery attempts, no sandbox expiry): for a short-lived emulator
+   * that loads, saves or resets the state of a data dir or database whose emulator is stopped.
+   */
+  serveOnly?: boolean;
   /** Delivery engine tuning (tests shorten the attempt timeout; benchmarks size the lanes). */
   delivery?: DeliveryPluginOptions;
 }
@@ -87,13 +101,20 @@ export interface RunningEmulator {
   context: EmulatorContext;
   /** Only with demo: a key minted at this start; its secret is not stored anywhere. */
   demoKey?: {id: string; secret: string};
+  /** Only with seed: what was loaded, with the secrets the seed left to the emulator (shown this once). */
+  seeded?: StateLoadResult;
   stop(): Promise<void>;
 }
 
 export class EmulatorStartError extends Error {
   constructor(
     message: string,
-    readonly code: 'already_running' | 'port_in_use' | 'data_dir_not_private' | 'start_failed',
+    readonly code:
+      | 'already_running'
+      | 'port_in_use'
+      | 'data_dir_not_private'
+      | 'start_failed'
+      | 'invalid_state_file',
   ) {
     super(message);
     this.name = 'EmulatorStartError';
@@ -244,6 +265,7 @@ async function startIn(
           'addresses. Never run a shared emulator like this.',
       );
     }
+    const seeded = options.seed ? await loadAtStart(ctx, options.seed) : undefined;
     const demoKey = options.demo ? await mintDemoKey(ctx) : undefined;
     await storage.endStartup?.();
     const plugins = defaultPlugins(options);
@@ -294,7 +316,7 @@ async function startIn(
     pluginsStarting = new Promise<void>((resolvePromise) => setImmediate(resolvePromise))
       .then(async () => {
         for (const plugin of plugins) {
-          if (stopping) return;
+          if (stopping || options.serveOnly) return;
           await plugin.start?.(ctx);
           started.push(plugin);
         }
@@ -309,17 +331,29 @@ async function startIn(
       accountUrl,
       adminToken,
       dataDir,
-      orgId,
+      orgId: ctx.orgId,
       clock,
       db,
       repos,
       control: new EmulatorControl({url: apiUrl, adminToken}),
       context: ctx,
       demoKey,
+      seeded,
       stop,
     };
   } catch (err) {
     await cleanupStorage();
+    throw err;
+  }
+}
+
+/** Loads a seed at start; a file that cannot be loaded stops the start with every problem in it. */
+async function loadAtStart(ctx: EmulatorContext, path: string): Promise<StateLoadResult> {
+  try {
+    const document = await readStateFile(path);
+    return await loadState(ctx, {document, source: path, mode: 'merge', makeDefault: true});
+  } catch (err) {
+    if (err instanceof StateFileError) throw new EmulatorStartError(err.message, 'invalid_state_file');
     throw err;
   }
 }

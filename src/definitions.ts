@@ -47,6 +47,8 @@ export const API_KEY_PREFIX_LENGTH = 8;
 /** A signing secret: `whsec_` and the base64 of 32 random bytes. */
 export const SIGNING_SECRET_PREFIX = 'whsec_';
 export const SIGNING_SECRET_BYTES = 32;
+/** A signing secret exactly: `whsec_` and the base64 (with its padding) of SIGNING_SECRET_BYTES bytes. */
+export const SIGNING_SECRET_PATTERN = /^whsec_[A-Za-z0-9+/]{43}=$/;
 
 // ---- Allowed values -------------------------------------------------------------------------------------
 

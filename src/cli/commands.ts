@@ -4,10 +4,12 @@ import AuthStatus from '../commands/auth/status.js';
 import EmulatorClock from '../commands/emulator/clock.js';
 import EmulatorDeliveriesResend from '../commands/emulator/deliveries/resend.js';
 import EmulatorExec from '../commands/emulator/exec.js';
+import EmulatorImport from '../commands/emulator/import.js';
 import EmulatorKeysCreate from '../commands/emulator/keys/create.js';
 import EmulatorKeysRevoke from '../commands/emulator/keys/revoke.js';
 import EmulatorOpenapi from '../commands/emulator/openapi.js';
 import EmulatorLimiterReset from '../commands/emulator/limiter/reset.js';
+import EmulatorReset from '../commands/emulator/reset.js';
 import EmulatorSandboxesAction from '../commands/emulator/sandboxes/action.js';
 import EmulatorSandboxesCreate from '../commands/emulator/sandboxes/create.js';
 import EmulatorSandboxesList from '../commands/emulator/sandboxes/list.js';
@@ -38,10 +40,12 @@ export const COMMANDS = {
   'emulator:clock': EmulatorClock,
   'emulator:deliveries:resend': EmulatorDeliveriesResend,
   'emulator:exec': EmulatorExec,
+  'emulator:import': EmulatorImport,
   'emulator:keys:create': EmulatorKeysCreate,
   'emulator:keys:revoke': EmulatorKeysRevoke,
   'emulator:limiter:reset': EmulatorLimiterReset,
   'emulator:openapi': EmulatorOpenapi,
+  'emulator:reset': EmulatorReset,
   'emulator:sandboxes:action': EmulatorSandboxesAction,
   'emulator:sandboxes:create': EmulatorSandboxesCreate,
   'emulator:sandboxes:list': EmulatorSandboxesList,

@@ -15,6 +15,7 @@ Environment: SVC_EMULATOR_DATA_DIR (data dir), SVC_EMULATOR_DATABASE_URL (Postgr
     '<%= config.bin %> emulator start',
     '<%= config.bin %> emulator start --port 0 --in-memory --json',
     '<%= config.bin %> emulator start --clock manual --data-dir ./.svc-emulator',
+    '<%= config.bin %> emulator start --in-memory --seed fixtures/seed.json',
   ];
   static override flags = {
     port: Flags.integer({
@@ -33,6 +34,11 @@ Environment: SVC_EMULATOR_DATA_DIR (data dir), SVC_EMULATOR_DATABASE_URL (Postgr
     }),
     'allow-local-endpoints': allowLocalEndpointsFlag,
     demo: Flags.boolean({description: 'make sure a demo org exists and print a fresh demo API key'}),
+    seed: Flags.string({
+      description:
+        'load this seed file (JSON) at start, without firing events; its first org becomes the default',
+      helpValue: 'FILE',
+    }),
   };
 
   async run() {
@@ -51,6 +57,7 @@ Environment: SVC_EMULATOR_DATA_DIR (data dir), SVC_EMULATOR_DATABASE_URL (Postgr
       noVaultKey: flags['no-vault-key'],
       allowLocalEndpoints: flags['allow-local-endpoints'],
       demo: flags.demo,
+      seed: flags.seed,
       json: this.jsonEnabled(),
       env: process.env,
       io: processIo(),

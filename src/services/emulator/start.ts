@@ -7,6 +7,7 @@ import {currentSvcCommand} from '../../lib/invocation.js';
 import type {Io} from '../../lib/output.js';
 import {cacheDir, emulatorDataDir} from '../../lib/paths.js';
 import {renderReady} from '../../ui/emulator.js';
+import {renderLoad} from '../../ui/state.js';
 
 export interface EmulatorStartOptions {
   port?: number;
@@ -19,6 +20,8 @@ export interface EmulatorStartOptions {
   noVaultKey?: boolean;
   allowLocalEndpoints?: boolean;
   demo?: boolean;
+  /** A seed file loaded at start. */
+  seed?: string;
   json?: boolean;
   env: NodeJS.ProcessEnv;
   io: Io;
@@ -64,6 +67,7 @@ export function resolveStartOptions(
     vaultKey,
     allowLocalEndpoints: o.allowLocalEndpoints,
     demo: o.demo,
+    seed: o.seed,
     log,
   };
 }
@@ -103,9 +107,10 @@ export async function emulatorStart(options: EmulatorStartOptions): Promise<void
       data_dir: emulator.dataDir,
     };
     if (emulator.demoKey) ready.demo_api_key = emulator.demoKey.secret;
-    io.stdout.write(`${JSON.stringify(ready)}\n`);
+    io.stdout.write(`${JSON.stringify(emulator.seeded ? {...ready, seed: emulator.seeded} : ready)}\n`);
   } else {
     io.stdout.write(readyMessage(emulator, options));
+    if (emulator.seeded && options.seed) io.stdout.write(`\n${renderLoad(options.seed, emulator.seeded)}`);
   }
   await options.untilStopped;
   log('svc emulator: stopping…');
