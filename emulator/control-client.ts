@@ -1,12 +1,13 @@
 // A typed client for the /_emulator control surface, used by the CLI's `svc emulator …` commands and by tests.
 import type {EventType, KeyExpiryChoice} from '../src/definitions.js';
 import type {Org, SvcEvent} from '../src/schemas/index.js';
+import type {Snapshot} from '../src/schemas/snapshot.js';
 import type {DeliveryDetail} from './ops/delivery-detail.js';
 import type {SandboxRecord} from './sandboxes/repository.js';
-import type {LoadResult as StateLoadResult} from './state/load.js';
+import type {SeedLoadResult, SnapshotLoadResult, LoadResult as StateLoadResult} from './state/load.js';
 
 export type {AttemptDetail, DeliveryDetail} from './ops/delivery-detail.js';
-export type {StateLoadResult};
+export type {SeedLoadResult, SnapshotLoadResult, StateLoadResult};
 
 export interface CreatedKey {
   id: string;
@@ -189,6 +190,11 @@ export class EmulatorControl {
     mode: 'merge' | 'replace';
   }): Promise<StateLoadResult> {
     return this.call('POST', '/_emulator/state/import', input);
+  }
+
+  /** The whole state as a snapshot document (signing secrets in clear text: keep it owner-only). */
+  exportState(): Promise<Snapshot> {
+    return this.call('GET', '/_emulator/state/export');
   }
 
   /** Empties the state: one empty default org, as a fresh data dir starts; the clock stays. */

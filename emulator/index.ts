@@ -24,8 +24,10 @@ import {answerClientError} from './net/client-error.js';
 import {isProcessAlive, readRuntimeFile, removeRuntimeFile, writeRuntimeFile} from './runtime-file.js';
 import {openSharedManualClock, type SharedManualClock} from './shared-clock.js';
 import {readStateFile} from './state/file.js';
-import {type LoadResult as StateLoadResult, loadState} from './state/load.js';
+import {type LoadMode, type LoadResult as StateLoadResult, loadState} from './state/load.js';
+import {exportSnapshot} from './state/snapshot.js';
 import {StateFileError} from './state/state-file-error.js';
+import type {Snapshot} from '../src/schemas/snapshot.js';
 import {createVault} from './vault.js';
 import {createDeliveryPlugin, type DeliveryPluginOptions} from './delivery/plugin.js';
 import {loadOrCreateVaultKey} from './vault-key.js';
@@ -38,6 +40,7 @@ export {OperationError, type Problem} from './ops/errors.js';
 export {DEFAULT_RATE_LIMIT} from './auth/rate-limiter.js';
 export {readRuntimeFile, runtimeFilePath, type RuntimeInfo} from './runtime-file.js';
 export type {StateLoadResult};
+export type {Snapshot} from '../src/schemas/snapshot.js';
 
 export interface StartEmulatorOptions {
   /** Default 4010; 0 picks a free port. */
@@ -74,6 +77,11 @@ export interface StartEmulatorOptions {
    */
   svcCommand?: string;
   /**
+   * A snapshot (or seed) file loaded at start in place of the state, before the emulator answers; a seed
+   * given too is loaded after it.
+   */
+  importFile?: string;
+  /**
    * A seed file (JSON) loaded at start, before the emulator answers: its orgs, people, keys, endpoints and
    * sandboxes are added without firing any event, and its first org becomes the default org.
    */
@@ -103,6 +111,10 @@ export interface RunningEmulator {
   demoKey?: {id: string; secret: string};
   /** Only with seed: what was loaded, with the secrets the seed left to the emulator (shown this once). */
   seeded?: StateLoadResult;
+  /** Only with importFile: what was loaded. */
+  imported?: StateLoadResult;
+  /** The whole state as a snapshot document; it holds signing secrets in clear text. */
+  exportState(): Promise<Snapshot>;
   stop(): Promise<void>;
 }
 
@@ -265,7 +277,8 @@ async function startIn(
           'addresses. Never run a shared emulator like this.',
       );
     }
-    const seeded = options.seed ? await loadAtStart(ctx, options.seed) : undefined;
+    const imported = options.importFile ? await loadAtStart(ctx, options.importFile, 'replace') : undefined;
+    const seeded = options.seed ? await loadAtStart(ctx, options.seed, 'merge') : undefined;
     const demoKey = options.demo ? await mintDemoKey(ctx) : undefined;
     await storage.endStartup?.();
     const plugins = defaultPlugins(options);
@@ -339,6 +352,8 @@ async function startIn(
       context: ctx,
       demoKey,
       seeded,
+      imported,
+      exportState: () => exportSnapshot(ctx),
       stop,
     };
   } catch (err) {
@@ -348,10 +363,10 @@ async function startIn(
 }
 
 /** Loads a seed at start; a file that cannot be loaded stops the start with every problem in it. */
-async function loadAtStart(ctx: EmulatorContext, path: string): Promise<StateLoadResult> {
+async function loadAtStart(ctx: EmulatorContext, path: string, mode: LoadMode): Promise<StateLoadResult> {
   try {
     const document = await readStateFile(path);
-    return await loadState(ctx, {document, source: path, mode: 'merge', makeDefault: true});
+    return await loadState(ctx, {document, source: path, mode, makeDefault: true});
   } catch (err) {
     if (err instanceof StateFileError) throw new EmulatorStartError(err.message, 'invalid_state_file');
     throw err;

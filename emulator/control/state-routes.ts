@@ -6,6 +6,7 @@ import {HttpError, invalidRequest} from '../http-error.js';
 import {MAX_STATE_FILE_BYTES} from '../state/file.js';
 import {loadState} from '../state/load.js';
 import {resetState} from '../state/reset.js';
+import {exportSnapshot} from '../state/snapshot.js';
 
 export const STATE_IMPORT_PATH = '/_emulator/state/import';
 
@@ -41,4 +42,8 @@ export function registerStateRoutes(app: EmulatorApp, ctx: EmulatorContext): voi
   );
 
   app.post('/_emulator/state/reset', async (c) => c.json(await resetState(ctx)));
+  // Not cached by anything in between: it holds signing secrets.
+  app.get('/_emulator/state/export', async (c) =>
+    c.json(await exportSnapshot(ctx), 200, {'Cache-Control': 'no-store'}),
+  );
 }

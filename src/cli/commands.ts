@@ -4,6 +4,7 @@ import AuthStatus from '../commands/auth/status.js';
 import EmulatorClock from '../commands/emulator/clock.js';
 import EmulatorDeliveriesResend from '../commands/emulator/deliveries/resend.js';
 import EmulatorExec from '../commands/emulator/exec.js';
+import EmulatorExport from '../commands/emulator/export.js';
 import EmulatorImport from '../commands/emulator/import.js';
 import EmulatorKeysCreate from '../commands/emulator/keys/create.js';
 import EmulatorKeysRevoke from '../commands/emulator/keys/revoke.js';
@@ -40,6 +41,7 @@ export const COMMANDS = {
   'emulator:clock': EmulatorClock,
   'emulator:deliveries:resend': EmulatorDeliveriesResend,
   'emulator:exec': EmulatorExec,
+  'emulator:export': EmulatorExport,
   'emulator:import': EmulatorImport,
   'emulator:keys:create': EmulatorKeysCreate,
   'emulator:keys:revoke': EmulatorKeysRevoke,

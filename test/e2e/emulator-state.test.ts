@@ -1,6 +1,6 @@
 // The emulator's state as files, from the CLI as a CI job uses it: start from a committed seed with a known key,
 // load seeds into running and stopped emulators, and read why a file was refused.
-import {mkdtemp, rm, writeFile} from 'node:fs/promises';
+import {mkdir, mkdtemp, readFile, rm, stat, writeFile} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
@@ -140,5 +140,47 @@ describe('svc emulator import and reset', {timeout: 90_000}, () => {
     const unloaded = await fetch(`${emu.ready.api_url}/v1/org`, {headers: {authorization: `Bearer ${good}`}});
     expect(unloaded.status).toBe(401);
     expect(await emu.stop()).toBe(0);
+  });
+});
+
+describe('snapshots: svc emulator export, start --import and --export-on-exit', {timeout: 90_000}, () => {
+  it('saves the state on exit, owner-only, and a new emulator started from it serves the same key', async () => {
+    const seed = await file('for-snapshot.json', seedWithKey());
+    const saved = join(root, 'artifact', 'state.json');
+    const missingFolder = await runCli(
+      ['emulator', 'start', '--json', '--in-memory', '--port', '0', '--export-on-exit', saved],
+      {env: env(join(root, 'no-folder'))},
+    );
+    expect(missingFolder.code).toBe(2);
+    expect(JSON.parse(missingFolder.stdout).error.message).toContain('does not exist or is not writable');
+
+    await mkdir(join(root, 'artifact'));
+    const first = await start(
+      ['--in-memory', '--clock', 'manual', '--seed', seed, '--export-on-exit', saved],
+      join(root, 'first'),
+    );
+    const exported = await runCli(
+      ['emulator', 'export', '--out', join(root, 'artifact', 'now.json'), '--json'],
+      {
+        // An in-memory emulator keeps its emulator.json in a folder of its own, named in its ready line.
+        env: env(first.ready.data_dir),
+      },
+    );
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(JSON.parse(exported.stdout)).toMatchObject({rows: {orgs: 2, api_keys: 1, sandboxes: 1}});
+    expect((await stat(join(root, 'artifact', 'now.json'))).mode & 0o777).toBe(0o600);
+
+    expect(await first.stop()).toBe(0);
+    expect(first.stderr()).toContain(`state saved to ${saved}`);
+    expect((await stat(saved)).mode & 0o777).toBe(0o600);
+    const snapshot = JSON.parse(await readFile(saved, 'utf8'));
+    expect(snapshot).toMatchObject({svc_emulator_snapshot: 1, default_org_id: ORG});
+    expect(JSON.stringify(snapshot)).not.toContain(KEY);
+
+    const second = await start(['--in-memory', '--import', saved], join(root, 'second'));
+    expect(second.ready.import).toMatchObject({kind: 'snapshot', default_org_id: ORG});
+    const org = await fetch(`${second.ready.api_url}/v1/org`, {headers: {authorization: `Bearer ${KEY}`}});
+    expect(org.status).toBe(200);
+    expect(await second.stop()).toBe(0);
   });
 });

@@ -4,11 +4,14 @@
 import {EmulatorControl} from '../../../../emulator/control-client.js';
 import {isProcessAlive, readRuntimeFile} from '../../../../emulator/runtime-file.js';
 import {StateFileError} from '../../../../emulator/state/state-file-error.js';
+import {holdsDatabase} from '../../../../emulator/db/layout.js';
 import {UserError} from '../../../lib/errors.js';
 import {emulatorDataDir} from '../../../lib/paths.js';
 import {resolveStartOptions, startOrExplain} from '../start.js';
 
 export interface StateTargetOptions {
+  /** A stopped emulator's data dir may be new (a state loaded before the first start). */
+  create?: boolean;
   dataDir?: string;
   /** For a stopped emulator on PostgreSQL (or SVC_EMULATOR_DATABASE_URL). */
   databaseUrl?: string;
@@ -31,10 +34,13 @@ export async function withStateTarget<T>(
       true,
     );
   }
+  const databaseUrl = options.databaseUrl ?? (options.env.SVC_EMULATOR_DATABASE_URL || undefined);
+  // Reading or emptying a state that is not there would only make an empty one and hide a wrong --data-dir.
+  if (!options.create && !databaseUrl && !holdsDatabase(dataDir)) throw notRunningNorSaved(dataDir);
   const start = resolveStartOptions(
     {
       dataDir,
-      databaseUrl: options.databaseUrl,
+      databaseUrl,
       port: 0,
       host: '127.0.0.1',
       allowLocalEndpoints: options.allowLocalEndpoints,
@@ -49,6 +55,16 @@ export async function withStateTarget<T>(
   } finally {
     await emulator.stop();
   }
+}
+
+function notRunningNorSaved(dataDir: string): UserError {
+  return new UserError(`no emulator is running for the data dir ${dataDir}, and it holds no saved state`, {
+    code: 'emulator_not_running',
+    suggestions: [
+      'Pass the --data-dir the emulator was started with (or set SVC_EMULATOR_DATA_DIR)',
+      'An emulator started with --in-memory keeps its state in a folder of its own: its ready line names it (data_dir)',
+    ],
+  });
 }
 
 /** The CLI's word for a state file that cannot be loaded: every problem, each with the file and its path. */

@@ -19,7 +19,7 @@ export async function importState(options: ImportOptions): Promise<StateLoadResu
     throw stateFileUserError(err) ?? err;
   }
   try {
-    return await withStateTarget(options, (control) =>
+    return await withStateTarget({...options, create: true}, (control) =>
       control.importState({source: options.file, document, mode: options.merge ? 'merge' : 'replace'}),
     );
   } catch (err) {
