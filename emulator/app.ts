@@ -3,9 +3,11 @@ import {Hono} from 'hono';
 import {registerV1Routes} from './api/v1.js';
 import type {AppEnv, EmulatorApp, EmulatorContext, EmulatorPlugin} from './context.js';
 import {registerLimiterRoutes} from './control/limiter-routes.js';
+import {registerLogRoutes} from './control/log-routes.js';
 import {registerOpenApiRoute} from './control/openapi-route.js';
 import {registerStateRoutes} from './control/state-routes.js';
 import {registerControlRoutes} from './control/routes.js';
+import {logRequests} from './request-log.js';
 import {answerWrongMethods, errorHandler, notFound} from './http-error.js';
 import {registerAccountPage} from './web/account-page.js';
 
@@ -18,6 +20,8 @@ export function createApp(ctx: EmulatorContext, options: CreateAppOptions = {}):
   const app = new Hono<AppEnv>();
   app.onError(errorHandler(ctx.log));
   app.notFound(() => notFound('no such route').toResponse());
+  // First, so it times the whole request and sees the final answer, errors included.
+  app.use(logRequests(ctx.requestLog, ctx.clock));
   if (ctx.clock.mode === 'manual') {
     // Every answer is dated by the emulator's clock, as a server's Date header is by its own, so clients
     // count "expires in 3 days" from the time the emulator lives in.
@@ -34,6 +38,7 @@ export function createApp(ctx: EmulatorContext, options: CreateAppOptions = {}):
   registerControlRoutes(app, ctx);
   registerLimiterRoutes(app, ctx);
   registerStateRoutes(app, ctx);
+  registerLogRoutes(app, ctx);
   registerAccountPage(app, ctx);
   for (const plugin of options.plugins ?? []) plugin.routes?.(app, ctx);
   return app;

@@ -3,11 +3,12 @@ import type {EventType, KeyExpiryChoice} from '../src/definitions.js';
 import type {Org, SvcEvent} from '../src/schemas/index.js';
 import type {Snapshot} from '../src/schemas/snapshot.js';
 import type {DeliveryDetail} from './ops/delivery-detail.js';
+import type {RequestLogEntry} from './request-log.js';
 import type {SandboxRecord} from './sandboxes/repository.js';
 import type {SeedLoadResult, SnapshotLoadResult, LoadResult as StateLoadResult} from './state/load.js';
 
 export type {AttemptDetail, DeliveryDetail} from './ops/delivery-detail.js';
-export type {SeedLoadResult, SnapshotLoadResult, StateLoadResult};
+export type {RequestLogEntry, SeedLoadResult, SnapshotLoadResult, StateLoadResult};
 
 export interface CreatedKey {
   id: string;
@@ -195,6 +196,18 @@ export class EmulatorControl {
   /** The whole state as a snapshot document (signing secrets in clear text: keep it owner-only). */
   exportState(): Promise<Snapshot> {
     return this.call('GET', '/_emulator/state/export');
+  }
+
+  /** This process's request log: entries after a seq, or since a time or a duration ago; `wait` holds until one comes. */
+  logs(
+    query: {since?: string; after?: number; wait?: number} = {},
+  ): Promise<{data: RequestLogEntry[]; last: number}> {
+    const params = new URLSearchParams();
+    if (query.since !== undefined) params.set('since', query.since);
+    if (query.after !== undefined) params.set('after', String(query.after));
+    if (query.wait !== undefined) params.set('wait', String(query.wait));
+    const q = params.toString();
+    return this.call('GET', `/_emulator/logs${q ? `?${q}` : ''}`);
   }
 
   /** Empties the state: one empty default org, as a fresh data dir starts; the clock stays. */

@@ -28,6 +28,7 @@ import {type LoadMode, type LoadResult as StateLoadResult, loadState} from './st
 import {exportSnapshot} from './state/snapshot.js';
 import {StateFileError} from './state/state-file-error.js';
 import type {Snapshot} from '../src/schemas/snapshot.js';
+import {RequestLog} from './request-log.js';
 import {createVault} from './vault.js';
 import {createDeliveryPlugin, type DeliveryPluginOptions} from './delivery/plugin.js';
 import {loadOrCreateVaultKey} from './vault-key.js';
@@ -263,6 +264,7 @@ async function startIn(
       auth,
       limiter: new AuthFailureLimiter(clock, options.rateLimit),
       controlLimiter: new AuthFailureLimiter(clock, options.rateLimit),
+      requestLog: new RequestLog(),
       orgId,
       adminToken,
       allowLocalEndpoints: options.allowLocalEndpoints ?? false,
@@ -296,6 +298,7 @@ async function startIn(
       stopping ??= (async () => {
         await pluginsStarting;
         for (const plugin of started) plugin.closing?.();
+        ctx.requestLog.close();
         await closeServer(server);
         for (const plugin of started.reverse()) {
           await Promise.resolve(plugin.stop?.()).catch((err: unknown) =>

@@ -8,6 +8,7 @@ import EmulatorExport from '../commands/emulator/export.js';
 import EmulatorImport from '../commands/emulator/import.js';
 import EmulatorKeysCreate from '../commands/emulator/keys/create.js';
 import EmulatorKeysRevoke from '../commands/emulator/keys/revoke.js';
+import EmulatorLogs from '../commands/emulator/logs.js';
 import EmulatorOpenapi from '../commands/emulator/openapi.js';
 import EmulatorLimiterReset from '../commands/emulator/limiter/reset.js';
 import EmulatorReset from '../commands/emulator/reset.js';
@@ -46,6 +47,7 @@ export const COMMANDS = {
   'emulator:keys:create': EmulatorKeysCreate,
   'emulator:keys:revoke': EmulatorKeysRevoke,
   'emulator:limiter:reset': EmulatorLimiterReset,
+  'emulator:logs': EmulatorLogs,
   'emulator:openapi': EmulatorOpenapi,
   'emulator:reset': EmulatorReset,
   'emulator:sandboxes:action': EmulatorSandboxesAction,

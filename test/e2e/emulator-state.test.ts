@@ -3,9 +3,10 @@
 import {mkdir, mkdtemp, readFile, rm, stat, writeFile} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
-import {afterAll, beforeAll, describe, expect, it} from 'vitest';
+import {spawn} from 'node:child_process';
+import {afterAll, beforeAll, describe, expect, it, vi} from 'vitest';
 import {type StartedProcess, spawnEmulator} from '../helpers/emulator-process.js';
-import {runCli} from '../helpers/run-cli.js';
+import {BIN, runCli} from '../helpers/run-cli.js';
 
 const KEY = `svc_${'CiKnownKey'.padEnd(40, '7')}`;
 const ORG = `org_${'CiOrg'.padEnd(24, '0')}`;
@@ -182,5 +183,54 @@ describe('snapshots: svc emulator export, start --import and --export-on-exit', 
     const org = await fetch(`${second.ready.api_url}/v1/org`, {headers: {authorization: `Bearer ${KEY}`}});
     expect(org.status).toBe(200);
     expect(await second.stop()).toBe(0);
+  });
+});
+
+describe('svc emulator logs', {timeout: 90_000}, () => {
+  it('tells why a CI key was refused, as JSON lines, and a follower ends when the emulator stops', async () => {
+    const seed = await file('for-logs.json', seedWithKey());
+    const emu = await start(['--in-memory', '--seed', seed], join(root, 'logs'));
+    const logEnv = env(emu.ready.data_dir);
+    const follower = spawn(process.execPath, [BIN, 'emulator', 'logs', '--follow', '--json'], {
+      env: {PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', ...logEnv},
+    });
+    let followed = '';
+    let followErr = '';
+    follower.stdout.on('data', (d) => {
+      followed += d;
+    });
+    follower.stderr.on('data', (d) => {
+      followErr += d;
+    });
+    const followerExit = new Promise<number | null>((r) => follower.on('exit', (code) => r(code)));
+
+    const wrong = `svc_${'WrongKey'.padEnd(40, '0')}`;
+    const answer = await fetch(`${emu.ready.api_url}/v1/org`, {headers: {authorization: `Bearer ${wrong}`}});
+    expect(answer.status).toBe(401);
+
+    const logs = await runCli(['emulator', 'logs', '--json', '--since', '10m'], {env: logEnv});
+    expect(logs.code, logs.stderr).toBe(0);
+    const lines = logs.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(lines.at(-1)).toEqual({
+      time: expect.any(String),
+      method: 'GET',
+      path: '/v1/org',
+      status: 401,
+      duration_ms: expect.any(Number),
+      key_prefix: wrong.slice(0, 8),
+      reason: 'unknown_key',
+    });
+    expect(logs.stdout).not.toContain(wrong);
+
+    await vi.waitFor(() => expect(followed).toContain('"reason":"unknown_key"'), {
+      timeout: 20_000,
+      interval: 50,
+    });
+    expect(await emu.stop()).toBe(0);
+    expect(await followerExit).toBe(0);
+    expect(followErr).toContain('The emulator stopped.');
   });
 });
