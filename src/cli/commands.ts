@@ -1,6 +1,7 @@
 // The explicit command list oclif loads (package.json oclif.commands): one module to import instead of a
 // directory to scan, and one object the CLI bundle can hand over without loading files.
 import AuthStatus from '../commands/auth/status.js';
+import Conformance from '../commands/conformance.js';
 import EmulatorClock from '../commands/emulator/clock.js';
 import EmulatorDeliveriesResend from '../commands/emulator/deliveries/resend.js';
 import EmulatorExec from '../commands/emulator/exec.js';
@@ -39,6 +40,7 @@ import WebhooksVerify from '../commands/webhooks/verify.js';
 
 export const COMMANDS = {
   'auth:status': AuthStatus,
+  conformance: Conformance,
   'emulator:clock': EmulatorClock,
   'emulator:deliveries:resend': EmulatorDeliveriesResend,
   'emulator:exec': EmulatorExec,
