@@ -186,6 +186,27 @@ describe('snapshots: svc emulator export, start --import and --export-on-exit', 
   });
 });
 
+describe('svc emulator exec with a seed and --export-on-exit', {timeout: 90_000}, () => {
+  it('runs the command against the seeded org and saves the state after it, keeping its exit code', async () => {
+    const seed = await file('for-exec.json', seedWithKey());
+    const saved = join(root, 'exec-state.json');
+    const script =
+      "fetch(process.env.SVC_API_URL + '/v1/org', {headers: {authorization: 'Bearer ' + process.env.SVC_API_KEY}})" +
+      '.then((r) => r.json()).then((o) => { console.log(o.id); process.exit(3); })';
+    const r = await runCli(
+      ['emulator', 'exec', '--seed', seed, '--export-on-exit', saved, '--', process.execPath, '-e', script],
+      {env: env(join(root, 'exec')), timeoutMs: 60_000},
+    );
+    expect(r.code, r.stderr).toBe(3);
+    expect(r.stdout.trim()).toBe(ORG);
+    expect((await stat(saved)).mode & 0o777).toBe(0o600);
+    const snapshot = JSON.parse(await readFile(saved, 'utf8'));
+    expect(snapshot.default_org_id).toBe(ORG);
+    // The seed's key and the key exec made for the command.
+    expect(snapshot.api_keys.map((k: {name: string}) => k.name).sort()).toEqual(['ci', 'exec']);
+  });
+});
+
 describe('svc emulator logs', {timeout: 90_000}, () => {
   it('tells why a CI key was refused, as JSON lines, and a follower ends when the emulator stops', async () => {
     const seed = await file('for-logs.json', seedWithKey());

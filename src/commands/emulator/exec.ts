@@ -1,3 +1,4 @@
+import {Flags} from '@oclif/core';
 import {BaseCommand} from '../../lib/base-command.js';
 import {allowLocalEndpointsFlag, dataDirFlag, databaseUrlFlag, emulatorClockFlag} from '../../lib/flags.js';
 import {processIo} from '../../lib/output.js';
@@ -12,12 +13,22 @@ export default class EmulatorExec extends BaseCommand {
   static override examples = [
     '<%= config.bin %> emulator exec -- npm test',
     '<%= config.bin %> emulator exec -- svc org --json',
+    '<%= config.bin %> emulator exec --seed ci/seed.json --export-on-exit state.json -- npm test',
   ];
   static override flags = {
     'data-dir': dataDirFlag({description: 'keep the data in this dir instead of in memory'}),
     'database-url': databaseUrlFlag(),
     clock: emulatorClockFlag(),
     'allow-local-endpoints': allowLocalEndpointsFlag,
+    seed: Flags.string({
+      description: 'load this seed file (JSON) first, without firing events',
+      helpValue: 'FILE',
+    }),
+    import: Flags.string({description: 'load this snapshot (or seed) file first', helpValue: 'FILE'}),
+    'export-on-exit': Flags.string({
+      description: 'once the command has ended, save the whole state to this file (owner-only)',
+      helpValue: 'FILE',
+    }),
   };
 
   async run() {
@@ -28,6 +39,9 @@ export default class EmulatorExec extends BaseCommand {
       databaseUrl: flags['database-url'],
       clock: flags.clock,
       allowLocalEndpoints: flags['allow-local-endpoints'],
+      seed: flags.seed,
+      importFile: flags.import,
+      exportOnExit: flags['export-on-exit'],
       env: process.env,
       io: processIo(),
     });

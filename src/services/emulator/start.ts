@@ -153,7 +153,7 @@ export async function emulatorStart(options: EmulatorStartOptions): Promise<void
 }
 
 /** Found out at start, not after hours of work at exit: the folder the state will be saved in must take files. */
-async function checkWritableFolder(path: string): Promise<void> {
+export async function checkWritableFolder(path: string): Promise<void> {
   try {
     await access(dirname(resolve(path)), constants.W_OK);
   } catch {
