@@ -27,7 +27,24 @@ export async function readStateFile(path: string): Promise<unknown> {
           : `cannot be read (${code ?? (err as Error).message})`;
     throw new StateFileError(path, [{field: '', message: why}]);
   }
-  return parseStateText(text, path);
+  return YAML_FILE.test(path) ? parseYaml(text, path) : parseStateText(text, path);
+}
+
+/** A seed written by hand may be YAML (`.yaml`, `.yml`); anything else is read as JSON. */
+const YAML_FILE = /\.ya?ml$/i;
+
+async function parseYaml(text: string, source: string): Promise<unknown> {
+  // Loaded only for a YAML file: most runs never need the parser.
+  const {parseDocument} = await import('yaml');
+  // prettyErrors: each message starts with `… at line L, column C`; its first line is kept.
+  const doc = parseDocument(text, {uniqueKeys: true, prettyErrors: true});
+  const error = doc.errors[0];
+  if (error) {
+    throw new StateFileError(source, [
+      {field: '', message: `is not valid YAML: ${error.message.split('\n')[0]?.replace(/:$/, '')}`},
+    ]);
+  }
+  return doc.toJS({maxAliasCount: 100});
 }
 
 export function parseStateText(text: string, source: string): unknown {

@@ -2,6 +2,7 @@ import {Flags} from '@oclif/core';
 import {BaseCommand} from '../../lib/base-command.js';
 import {databaseUrlFlag, dataDirFlag} from '../../lib/flags.js';
 import {exportState, summarize, writeSnapshotFile} from '../../services/emulator/state/export.js';
+import {renderExport} from '../../ui/state.js';
 
 export default class EmulatorExport extends BaseCommand {
   static override summary = "Save the emulator's whole state as one snapshot file (JSON, owner-only)";
@@ -36,12 +37,7 @@ export default class EmulatorExport extends BaseCommand {
     }
     await writeSnapshotFile(flags.out, snapshot);
     const summary = summarize(flags.out, snapshot);
-    if (!this.jsonEnabled()) {
-      const r = summary.rows;
-      this.log(
-        `Wrote ${flags.out} (owner-only): ${r.orgs} orgs, ${r.api_keys} keys, ${r.webhook_endpoints} endpoints, ${r.sandboxes} sandboxes, ${r.events} events, ${r.deliveries} deliveries.`,
-      );
-    }
+    if (!this.jsonEnabled()) process.stdout.write(renderExport(flags.out, summary.rows));
     return summary;
   }
 }

@@ -275,3 +275,39 @@ describe('importing a seed into a running emulator', () => {
     expect((await emu.control.health()).org_id).toBe('org_Replaced0000000000000001');
   });
 });
+
+describe('a seed written in YAML', () => {
+  it('loads like its JSON twin, and a broken one names the line', async () => {
+    const secret = keySecret('Yaml');
+    const path = join(dir, 'seed.yaml');
+    writeFileSync(
+      path,
+      [
+        'svc_emulator_seed: 1',
+        'orgs:',
+        `  - id: org_${'Yaml'.padEnd(24, '0')}`,
+        '    name: YAML org',
+        '    keys:',
+        `      - {name: ci, secret: ${secret}, expires: 90}`,
+        '    sandboxes:',
+        '      - {name: idle, status: standby}',
+        '',
+      ].join('\n'),
+    );
+    const emu = await startEmulator({port: 0, inMemory: true, seed: path});
+    try {
+      expect((await v1(emu, '/v1/org', secret)).status).toBe(200);
+      expect((await emu.control.listSandboxes()).data.map((s) => [s.name, s.status])).toEqual([
+        ['idle', 'standby'],
+      ]);
+    } finally {
+      await emu.stop();
+    }
+
+    const broken = join(dir, 'broken.yml');
+    writeFileSync(broken, 'svc_emulator_seed: 1\norgs:\n  - name: a\n    name: b\n');
+    await expect(startEmulator({port: 0, inMemory: true, seed: broken})).rejects.toThrow(
+      `${broken}: is not valid YAML: Map keys must be unique at line 4, column 5`,
+    );
+  });
+});
