@@ -40,7 +40,9 @@ const CODE_OF_STATUS = new Map<number, string>(
 );
 
 export class RequestLog {
-  private readonly entries: RequestLogEntry[] = [];
+  // A ring: `slots[(start + i) % capacity]` is the i-th oldest entry; adding never moves the others.
+  private readonly slots: RequestLogEntry[] = [];
+  private start = 0;
   private next = 1;
   private readonly waiters = new Set<() => void>();
   private closed = false;
@@ -48,17 +50,28 @@ export class RequestLog {
   constructor(private readonly capacity = REQUEST_LOG_CAPACITY) {}
 
   add(entry: Omit<RequestLogEntry, 'seq'>): void {
-    this.entries.push({seq: this.next++, ...entry});
-    if (this.entries.length > this.capacity) this.entries.splice(0, this.entries.length - this.capacity);
-    for (const wake of this.waiters) wake();
-    this.waiters.clear();
+    const full: RequestLogEntry = {seq: this.next++, ...entry};
+    if (this.slots.length < this.capacity) this.slots.push(full);
+    else {
+      this.slots[this.start] = full;
+      this.start = (this.start + 1) % this.capacity;
+    }
+    if (this.waiters.size > 0) {
+      for (const wake of this.waiters) wake();
+      this.waiters.clear();
+    }
   }
 
   /** Entries after `afterSeq`, at or after `sinceMs` (emulator time), oldest first. */
   read(options: {afterSeq?: number; sinceMs?: number} = {}): RequestLogEntry[] {
     const after = options.afterSeq ?? 0;
     const since = options.sinceMs;
-    return this.entries.filter((e) => e.seq > after && (since === undefined || Date.parse(e.time) >= since));
+    const out: RequestLogEntry[] = [];
+    for (let i = 0; i < this.slots.length; i++) {
+      const e = this.slots[(this.start + i) % this.slots.length] as RequestLogEntry;
+      if (e.seq > after && (since === undefined || Date.parse(e.time) >= since)) out.push(e);
+    }
+    return out;
   }
 
   /** The seq of the newest entry (0 when empty): a follower starts after it. */
