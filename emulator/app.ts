@@ -3,7 +3,11 @@ import {Hono} from 'hono';
 import {registerV1Routes} from './api/v1.js';
 import type {AppEnv, EmulatorApp, EmulatorContext, EmulatorPlugin} from './context.js';
 import {registerLimiterRoutes} from './control/limiter-routes.js';
+import {registerLogRoutes} from './control/log-routes.js';
+import {registerOpenApiRoute} from './control/openapi-route.js';
+import {registerStateRoutes} from './control/state-routes.js';
 import {registerControlRoutes} from './control/routes.js';
+import {logRequests} from './request-log.js';
 import {answerWrongMethods, errorHandler, notFound} from './http-error.js';
 import {registerLinkRoutes} from './links/routes.js';
 import {hostCheck} from './net/host-policy.js';
@@ -18,6 +22,8 @@ export function createApp(ctx: EmulatorContext, options: CreateAppOptions = {}):
   const app = new Hono<AppEnv>();
   app.onError(errorHandler(ctx.log));
   app.notFound(() => notFound('no such route').toResponse());
+  // First, so it times the whole request and sees the final answer, errors included.
+  app.use(logRequests(ctx.requestLog, ctx.clock));
   // First of all, for every route present and to come: a request addressed to a name this emulator does not
   // answer to (DNS rebinding) gets nothing else done.
   app.use(hostCheck(ctx.hosts));
@@ -32,9 +38,13 @@ export function createApp(ctx: EmulatorContext, options: CreateAppOptions = {}):
   answerWrongMethods(app);
 
   registerV1Routes(app, ctx);
+  // Before the control routes' admin check: the document is public.
+  registerOpenApiRoute(app);
   registerControlRoutes(app, ctx);
   registerLimiterRoutes(app, ctx);
   registerLinkRoutes(app, ctx);
+  registerStateRoutes(app, ctx);
+  registerLogRoutes(app, ctx);
   registerAccountPage(app, ctx);
   for (const plugin of options.plugins ?? []) plugin.routes?.(app, ctx);
   return app;

@@ -8,6 +8,7 @@ import type {DatabaseSignals} from './db/notify.js';
 import type {Repositories} from './db/repositories.js';
 import type {Resolver} from './net/address-policy.js';
 import type {HostPolicy} from './net/host-policy.js';
+import type {RequestLog, Refusal} from './request-log.js';
 import type {Vault} from './vault.js';
 
 export interface EmulatorContext {
@@ -31,11 +32,19 @@ export interface EmulatorContext {
   log: (line: string) => void;
   /** How the commands the account page suggests spell svc: the CLI passes how it was run; a library user gets `npx svc`. */
   svc: string;
+  /** Every /v1, control and account-page request of this process, with the real reason of each refusal. */
+  requestLog: RequestLog;
   /** Only on PostgreSQL, which other emulator processes may share: word of their writes, events and clock moves. */
   signals?: DatabaseSignals;
 }
 
-export type AppEnv = {Variables: {key: {id: string; orgId: string}}};
+export type AppEnv = {
+  Variables: {
+    key: {id: string; orgId: string; prefix: string};
+    /** Why the request was refused, for the request log only: never in the answer. */
+    refusal: Refusal;
+  };
+};
 export type EmulatorApp = Hono<AppEnv>;
 
 /**

@@ -3,12 +3,16 @@ import type {EventType, KeyExpiryChoice} from '../src/definitions.js';
 import type {CreatedSandboxLink, Org, SandboxLink, SvcEvent} from '../src/schemas/index.js';
 import type {ChaosSettings} from './delivery/chaos.js';
 import type {EndpointChaos} from './ops/chaos.js';
+import type {Snapshot} from '../src/schemas/snapshot.js';
 import type {DeliveryDetail} from './ops/delivery-detail.js';
+import type {RequestLogEntry} from './request-log.js';
 import type {SandboxRecord} from './sandboxes/repository.js';
+import type {SeedLoadResult, SnapshotLoadResult, LoadResult as StateLoadResult} from './state/load.js';
 
 export type {AttemptDetail, DeliveryDetail} from './ops/delivery-detail.js';
 export type {EndpointChaos} from './ops/chaos.js';
 export type {ChaosSettings} from './delivery/chaos.js';
+export type {RequestLogEntry, SeedLoadResult, SnapshotLoadResult, StateLoadResult};
 
 export interface CreatedKey {
   id: string;
@@ -208,6 +212,37 @@ export class EmulatorControl {
   /** A new attempt now (trigger manual, freshly signed, the same body); the schedule is left as it was. */
   resendDelivery(id: string): Promise<DeliveryDetail> {
     return this.call('POST', `/_emulator/deliveries/${encodeURIComponent(id)}/resend`);
+  }
+
+  /** Loads a seed (or snapshot) document: added to the state (merge) or in its place (replace). */
+  importState(input: {
+    source: string;
+    document: unknown;
+    mode: 'merge' | 'replace';
+  }): Promise<StateLoadResult> {
+    return this.call('POST', '/_emulator/state/import', input);
+  }
+
+  /** The whole state as a snapshot document (signing secrets in clear text: keep it owner-only). */
+  exportState(): Promise<Snapshot> {
+    return this.call('GET', '/_emulator/state/export');
+  }
+
+  /** This process's request log: entries after a seq, or since a time or a duration ago; `wait` holds until one comes. */
+  logs(
+    query: {since?: string; after?: number; wait?: number} = {},
+  ): Promise<{data: RequestLogEntry[]; last: number}> {
+    const params = new URLSearchParams();
+    if (query.since !== undefined) params.set('since', query.since);
+    if (query.after !== undefined) params.set('after', String(query.after));
+    if (query.wait !== undefined) params.set('wait', String(query.wait));
+    const q = params.toString();
+    return this.call('GET', `/_emulator/logs${q ? `?${q}` : ''}`);
+  }
+
+  /** Empties the state: one empty default org, as a fresh data dir starts; the clock stays. */
+  resetState(): Promise<{reset: true; default_org_id: string}> {
+    return this.call('POST', '/_emulator/state/reset');
   }
 
   /** Any control route, including those the delivery engine adds. */

@@ -27,6 +27,12 @@ import {isProcessAlive, readRuntimeFile, removeRuntimeFile, writeRuntimeFile} fr
 import {openSharedManualClock, type SharedManualClock} from './shared-clock.js';
 import {createVault, VaultKeyMismatchError} from './vault.js';
 import type {ChaosSettings} from './delivery/chaos.js';
+import {readStateFile} from './state/file.js';
+import {type LoadMode, type LoadResult as StateLoadResult, loadState} from './state/load.js';
+import {exportSnapshot} from './state/snapshot.js';
+import {StateFileError} from './state/state-file-error.js';
+import type {Snapshot} from '../src/schemas/snapshot.js';
+import {RequestLog} from './request-log.js';
 import {createDeliveryPlugin, type DeliveryPluginOptions} from './delivery/plugin.js';
 import {checkVaultKey, loadOrCreateVaultKey} from './vault-key.js';
 
@@ -44,6 +50,8 @@ export {
 } from './delivery/chaos.js';
 export {DEFAULT_RATE_LIMIT} from './auth/rate-limiter.js';
 export {readRuntimeFile, runtimeFilePath, type RuntimeInfo} from './runtime-file.js';
+export type {StateLoadResult};
+export type {Snapshot} from '../src/schemas/snapshot.js';
 
 export interface StartEmulatorOptions {
   /** Default 4010; 0 picks a free port. */
@@ -85,6 +93,21 @@ export interface StartEmulatorOptions {
    * (`svc`, `npx svc`, or node and its path). Default `npx svc`, which runs in a project that depends on svc.
    */
   svcCommand?: string;
+  /**
+   * A snapshot (or seed) file loaded at start in place of the state, before the emulator answers; a seed
+   * given too is loaded after it.
+   */
+  importFile?: string;
+  /**
+   * A seed file (JSON) loaded at start, before the emulator answers: its orgs, people, keys, endpoints and
+   * sandboxes are added without firing any event, and its first org becomes the default org.
+   */
+  seed?: string;
+  /**
+   * Serve only, with no background work (no delivery attempts, no sandbox expiry): for a short-lived emulator
+   * that loads, saves or resets the state of a data dir or database whose emulator is stopped.
+   */
+  serveOnly?: boolean;
   /** Delivery engine tuning (tests shorten the attempt timeout; benchmarks size the lanes). */
   delivery?: DeliveryPluginOptions;
   /** Delivery chaos for every endpoint (duplicates, held-back and delayed first attempts), from a seed. */
@@ -105,6 +128,12 @@ export interface RunningEmulator {
   context: EmulatorContext;
   /** Only with demo: a key minted at this start; its secret is not stored anywhere. */
   demoKey?: {id: string; secret: string};
+  /** Only with seed: what was loaded, with the secrets the seed left to the emulator (shown this once). */
+  seeded?: StateLoadResult;
+  /** Only with importFile: what was loaded. */
+  imported?: StateLoadResult;
+  /** The whole state as a snapshot document; it holds signing secrets in clear text. */
+  exportState(): Promise<Snapshot>;
   stop(): Promise<void>;
 }
 
@@ -117,7 +146,8 @@ export class EmulatorStartError extends Error {
       | 'data_dir_not_private'
       | 'invalid_option'
       | 'vault_key_mismatch'
-      | 'start_failed',
+      | 'start_failed'
+      | 'invalid_state_file',
   ) {
     super(message);
     this.name = 'EmulatorStartError';
@@ -266,6 +296,7 @@ async function startIn(
       auth,
       limiter: new AuthFailureLimiter(clock, options.rateLimit),
       controlLimiter: new AuthFailureLimiter(clock, options.rateLimit),
+      requestLog: new RequestLog(),
       orgId,
       adminToken,
       allowLocalEndpoints: options.allowLocalEndpoints ?? false,
@@ -281,6 +312,8 @@ async function startIn(
           'addresses. Never run a shared emulator like this.',
       );
     }
+    const imported = options.importFile ? await loadAtStart(ctx, options.importFile, 'replace') : undefined;
+    const seeded = options.seed ? await loadAtStart(ctx, options.seed, 'merge') : undefined;
     const demoKey = options.demo ? await mintDemoKey(ctx) : undefined;
     await storage.endStartup?.();
     const plugins = defaultPlugins(options);
@@ -298,6 +331,7 @@ async function startIn(
       stopping ??= (async () => {
         await pluginsStarting;
         for (const plugin of started) plugin.closing?.();
+        ctx.requestLog.close();
         await closeServer(server);
         for (const plugin of started.reverse()) {
           await Promise.resolve(plugin.stop?.()).catch((err: unknown) =>
@@ -331,7 +365,7 @@ async function startIn(
     pluginsStarting = new Promise<void>((resolvePromise) => setImmediate(resolvePromise))
       .then(async () => {
         for (const plugin of plugins) {
-          if (stopping) return;
+          if (stopping || options.serveOnly) return;
           await plugin.start?.(ctx);
           started.push(plugin);
         }
@@ -346,13 +380,16 @@ async function startIn(
       accountUrl,
       adminToken,
       dataDir,
-      orgId,
+      orgId: ctx.orgId,
       clock,
       db,
       repos,
       control: new EmulatorControl({url: apiUrl, adminToken}),
       context: ctx,
       demoKey,
+      seeded,
+      imported,
+      exportState: () => exportSnapshot(ctx),
       stop,
     };
   } catch (err) {
@@ -379,6 +416,17 @@ function exposureWarning(address: string, port: number): string {
     'make keys and endpoints there, and try tokens on the control surface (/_emulator). Keep the default ' +
     '--host 127.0.0.1 unless this network is yours alone.'
   );
+}
+
+/** Loads a seed at start; a file that cannot be loaded stops the start with every problem in it. */
+async function loadAtStart(ctx: EmulatorContext, path: string, mode: LoadMode): Promise<StateLoadResult> {
+  try {
+    const document = await readStateFile(path);
+    return await loadState(ctx, {document, source: path, mode, makeDefault: true});
+  } catch (err) {
+    if (err instanceof StateFileError) throw new EmulatorStartError(err.message, 'invalid_state_file');
+    throw err;
+  }
 }
 
 async function defaultOrg(repos: Repositories, clock: Clock, demo: boolean): Promise<string> {

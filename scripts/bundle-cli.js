@@ -28,6 +28,8 @@ const EXTERNAL_PACKAGES = new Set([
   // oclif reads tsconfig.json with it only when developing (bin/dev.js runs unbundled anyway).
   'typescript',
   'undici',
+  // Only for seed files written in YAML.
+  'yaml',
 ]);
 /** The emulator's entry (server, database, worker) stays out too: the compiled copy in dist/ is loaded. */
 const EXTERNAL_FILES = [join(root, 'emulator', 'index.ts')];

@@ -58,6 +58,8 @@ export const API_KEY_PREFIX_LENGTH = 8;
 /** A signing secret: `whsec_` and the base64 of 32 random bytes. */
 export const SIGNING_SECRET_PREFIX = 'whsec_';
 export const SIGNING_SECRET_BYTES = 32;
+/** A signing secret exactly: `whsec_` and the base64 (with its padding) of SIGNING_SECRET_BYTES bytes. */
+export const SIGNING_SECRET_PATTERN = /^whsec_[A-Za-z0-9+/]{43}=$/;
 
 // ---- Allowed values -------------------------------------------------------------------------------------
 
@@ -129,6 +131,15 @@ export type SandboxLinkStatus = (typeof SANDBOX_LINK_STATUSES)[number];
 /** The roles of a person in an org. */
 export const ORG_ROLES = ['owner', 'admin'] as const;
 export type OrgRole = (typeof ORG_ROLES)[number];
+
+/** The headers of every delivery request, by what they carry (names as sent, lowercase on the wire). */
+export const DELIVERY_HEADERS = {
+  signature: 'Svc-Signature',
+  eventId: 'Svc-Event-Id',
+  eventType: 'Svc-Event-Type',
+  deliveryId: 'Svc-Delivery-Id',
+  attempt: 'Svc-Delivery-Attempt',
+} as const;
 
 // ---- Limits ---------------------------------------------------------------------------------------------
 

@@ -71,10 +71,12 @@ function bearerAuth(ctx: EmulatorContext) {
     }
     if (!key) {
       reservation.failed();
+      // The answer is the same whatever the cause; the cause goes to the request log only.
+      c.set('refusal', await ctx.auth.explainRefusal(requestHeader(c, 'authorization')));
       throw unauthorized();
     }
     reservation.succeeded();
-    c.set('key', {id: key.id, orgId: key.orgId});
+    c.set('key', {id: key.id, orgId: key.orgId, prefix: key.prefix});
     await next();
   });
 }

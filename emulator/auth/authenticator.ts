@@ -1,5 +1,6 @@
 // Bearer authentication for /v1: a hot request is answered from memory, a revoked key fails on the very next request.
-import {API_KEY_SECRET_PATTERN} from '../../src/definitions.js';
+import {API_KEY_PREFIX_LENGTH, API_KEY_SECRET_PATTERN} from '../../src/definitions.js';
+import type {Refusal} from '../request-log.js';
 import type {Clock} from '../clock.js';
 import {type ApiKeyRepository, keyStatus, type StoredKey} from '../db/api-keys.js';
 import {bearerToken} from './bearer.js';
@@ -64,6 +65,29 @@ export class Authenticator {
     if (keyStatus(key, now) !== 'active') return undefined;
     this.noteUse(key, now);
     return key;
+  }
+
+  /**
+   * Why `authenticate` refused this header, for the request log: asked only after a refusal, so the hot path
+   * pays nothing. Never says anything of the secret beyond the prefix a key list shows.
+   */
+  async explainRefusal(header: string | undefined): Promise<Refusal> {
+    if (header === undefined || header.trim() === '')
+      return {reason: 'missing', detail: 'no Authorization header'};
+    const secret = parseBearer(header);
+    if (!secret)
+      return {reason: 'malformed', detail: 'not `Authorization: Bearer svc_` and 40 base62 characters'};
+    const key = await this.keys.findByHash(hashSecret(secret));
+    const prefix = secret.slice(0, API_KEY_PREFIX_LENGTH);
+    if (!key) return {reason: 'unknown_key', key_prefix: prefix};
+    const ids = {key_id: key.id, key_prefix: key.prefix};
+    if (key.revokedAt)
+      return {reason: 'revoked', detail: `revoked at ${key.revokedAt.toISOString()}`, ...ids};
+    if (key.expiresAt && keyStatus(key, this.clock.now()) === 'expired') {
+      return {reason: 'expired', detail: `expired at ${key.expiresAt.toISOString()}`, ...ids};
+    }
+    // Active by now (created or un-cached in between): the request was refused by what the cache knew then.
+    return {reason: 'unknown_key', ...ids};
   }
 
   /** Called by whoever revokes a key, so the cache never answers for it again. */

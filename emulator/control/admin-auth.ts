@@ -14,6 +14,10 @@ export function adminAuth(ctx: EmulatorContext) {
     const token = bearerToken(c.req.header('authorization'), 500);
     if (!token || !safeEqual(token, ctx.adminToken)) {
       reservation.failed();
+      c.set('refusal', {
+        reason: token ? 'wrong_admin_token' : 'missing',
+        detail: 'the control surface takes only the admin token of emulator.json',
+      });
       throw new HttpError(
         401,
         'unauthorized',

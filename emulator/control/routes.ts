@@ -9,6 +9,7 @@ import {createEndpoint, deleteEndpoint} from '../ops/endpoints.js';
 import {createKey, revokeKey} from '../ops/keys.js';
 import {createOrg, orgFor} from '../ops/orgs.js';
 import {adminAuth} from './admin-auth.js';
+import {STATE_IMPORT_PATH} from './state-routes.js';
 
 export const MAX_CONTROL_BODY_BYTES = 64 * 1024;
 
@@ -22,19 +23,18 @@ function orgIdOf(body: Record<string, unknown>): string | undefined {
 
 export function registerControlRoutes(app: EmulatorApp, ctx: EmulatorContext): void {
   app.use('/_emulator/*', adminAuth(ctx));
-  app.use(
-    '/_emulator/*',
-    bodyLimit({
-      maxSize: MAX_CONTROL_BODY_BYTES,
-      onError: () => {
-        throw new HttpError(
-          413,
-          'payload_too_large',
-          `request bodies are limited to ${MAX_CONTROL_BODY_BYTES} bytes`,
-        );
-      },
-    }),
-  );
+  const smallBodies = bodyLimit({
+    maxSize: MAX_CONTROL_BODY_BYTES,
+    onError: () => {
+      throw new HttpError(
+        413,
+        'payload_too_large',
+        `request bodies are limited to ${MAX_CONTROL_BODY_BYTES} bytes`,
+      );
+    },
+  });
+  // A state file is loaded whole in one request; its route sets a limit of its own.
+  app.use('/_emulator/*', (c, next) => (c.req.path === STATE_IMPORT_PATH ? next() : smallBodies(c, next)));
 
   app.get('/_emulator/health', (c) => c.json({ok: true, org_id: ctx.orgId}));
 

@@ -25,10 +25,11 @@ import {tmpdir} from 'node:os';
 import {dirname, join, relative, sep} from 'node:path';
 import {fileURLToPath} from 'node:url';
 import {listMigrations, migrate, wrapPGlite} from './database.js';
+import {PGDATA} from './layout.js';
 import {openPGlite} from './pglite.js';
 
 const TEMPLATE_META = 'template.json';
-export const PGDATA = 'pgdata';
+export {PGDATA} from './layout.js';
 /** Part of the key: a change in how templates are made must replace the ones already made. */
 const TEMPLATE_FORMAT = 'postgres database only; manifest; trailing zeros trimmed; one WAL segment';
 

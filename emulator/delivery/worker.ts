@@ -4,6 +4,7 @@
 import {randomBytes} from 'node:crypto';
 import {setMaxListeners} from 'node:events';
 import type {Dispatcher} from 'undici';
+import {DELIVERY_HEADERS} from '../../src/definitions.js';
 import type {Clock} from '../clock.js';
 import type {Database} from '../db/database.js';
 import type {Vault} from '../vault.js';
@@ -27,6 +28,13 @@ import {DELIVERY_TIMEOUT_MS, RESPONSE_BODY_LIMIT_BYTES, retryDelayAfter} from '.
 import {type AttemptResult, sendAttempt} from './sender.js';
 import {type Signer, signerFor} from './signature.js';
 import {PreparedStatements} from './statements.js';
+
+// Lowercase, as Node sends them; the names come from the one list of delivery headers.
+const SIGNATURE_HEADER = DELIVERY_HEADERS.signature.toLowerCase();
+const EVENT_ID_HEADER = DELIVERY_HEADERS.eventId.toLowerCase();
+const EVENT_TYPE_HEADER = DELIVERY_HEADERS.eventType.toLowerCase();
+const DELIVERY_ID_HEADER = DELIVERY_HEADERS.deliveryId.toLowerCase();
+const ATTEMPT_HEADER = DELIVERY_HEADERS.attempt.toLowerCase();
 
 export const DELIVERY_USER_AGENT = 'svc-webhooks/1 (+svc emulator)';
 
@@ -569,11 +577,11 @@ export class DeliveryWorker {
     const headers = {
       'content-type': 'application/json',
       'user-agent': DELIVERY_USER_AGENT,
-      'svc-signature': sign(t, item.body),
-      'svc-event-id': item.eventId,
-      'svc-event-type': item.eventType,
-      'svc-delivery-id': item.id,
-      'svc-delivery-attempt': String(item.attempt),
+      [SIGNATURE_HEADER]: sign(t, item.body),
+      [EVENT_ID_HEADER]: item.eventId,
+      [EVENT_TYPE_HEADER]: item.eventType,
+      [DELIVERY_ID_HEADER]: item.id,
+      [ATTEMPT_HEADER]: String(item.attempt),
     };
     const relay = this.#o.relay;
     if (item.relay && relay) {

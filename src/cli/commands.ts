@@ -1,12 +1,18 @@
 // The explicit command list oclif loads (package.json oclif.commands): one module to import instead of a
 // directory to scan, and one object the CLI bundle can hand over without loading files.
 import AuthStatus from '../commands/auth/status.js';
+import Conformance from '../commands/conformance.js';
 import EmulatorClock from '../commands/emulator/clock.js';
 import EmulatorDeliveriesResend from '../commands/emulator/deliveries/resend.js';
 import EmulatorExec from '../commands/emulator/exec.js';
+import EmulatorExport from '../commands/emulator/export.js';
+import EmulatorImport from '../commands/emulator/import.js';
 import EmulatorKeysCreate from '../commands/emulator/keys/create.js';
 import EmulatorKeysRevoke from '../commands/emulator/keys/revoke.js';
+import EmulatorLogs from '../commands/emulator/logs.js';
+import EmulatorOpenapi from '../commands/emulator/openapi.js';
 import EmulatorLimiterReset from '../commands/emulator/limiter/reset.js';
+import EmulatorReset from '../commands/emulator/reset.js';
 import EmulatorSandboxesAction from '../commands/emulator/sandboxes/action.js';
 import EmulatorSandboxesCreate from '../commands/emulator/sandboxes/create.js';
 import EmulatorSandboxesLinksCreate from '../commands/emulator/sandboxes/links/create.js';
@@ -18,6 +24,8 @@ import EmulatorStop from '../commands/emulator/stop.js';
 import EmulatorWebhooksChaos from '../commands/emulator/webhooks/chaos.js';
 import EmulatorWebhooksCreate from '../commands/emulator/webhooks/create.js';
 import EmulatorWebhooksDelete from '../commands/emulator/webhooks/delete.js';
+import EventsSample from '../commands/events/sample.js';
+import EventsSchema from '../commands/events/schema.js';
 import KeysList from '../commands/keys/list.js';
 import Listen from '../commands/listen.js';
 import Login from '../commands/login.js';
@@ -37,12 +45,18 @@ import WebhooksVerify from '../commands/webhooks/verify.js';
 
 export const COMMANDS = {
   'auth:status': AuthStatus,
+  conformance: Conformance,
   'emulator:clock': EmulatorClock,
   'emulator:deliveries:resend': EmulatorDeliveriesResend,
   'emulator:exec': EmulatorExec,
+  'emulator:export': EmulatorExport,
+  'emulator:import': EmulatorImport,
   'emulator:keys:create': EmulatorKeysCreate,
   'emulator:keys:revoke': EmulatorKeysRevoke,
   'emulator:limiter:reset': EmulatorLimiterReset,
+  'emulator:logs': EmulatorLogs,
+  'emulator:openapi': EmulatorOpenapi,
+  'emulator:reset': EmulatorReset,
   'emulator:sandboxes:action': EmulatorSandboxesAction,
   'emulator:sandboxes:create': EmulatorSandboxesCreate,
   'emulator:sandboxes:links:create': EmulatorSandboxesLinksCreate,
@@ -54,6 +68,8 @@ export const COMMANDS = {
   'emulator:webhooks:chaos': EmulatorWebhooksChaos,
   'emulator:webhooks:create': EmulatorWebhooksCreate,
   'emulator:webhooks:delete': EmulatorWebhooksDelete,
+  'events:sample': EventsSample,
+  'events:schema': EventsSchema,
   'keys:list': KeysList,
   listen: Listen,
   login: Login,

@@ -4,8 +4,10 @@ import {z} from 'zod';
 import {
   API_KEY_STATUSES,
   DELIVERY_STATUSES,
+  type ErrorCode,
   EVENT_BODY_ID_PATTERNS,
   EVENT_TYPES,
+  type EventType,
   SANDBOX_LINK_KINDS,
   SANDBOX_LINK_STATUSES,
 } from '../definitions.js';
@@ -24,13 +26,19 @@ export {
 
 export const EventTypeSchema = z.enum(EVENT_TYPES);
 
-const timestamp = z.string();
-const nullableTimestamp = z.string().nullable();
+// Parsed as any string (a client must not break on a finer timestamp), documented as date-time.
+const timestamp = z.string().meta({format: 'date-time'});
+const nullableTimestamp = timestamp.nullable();
 
 export const ErrorBodySchema = z.object({
   error: z.looseObject({code: z.string(), message: z.string()}),
 });
 export type ErrorBody = z.infer<typeof ErrorBodySchema>;
+
+/** The error body of one code: what the OpenAPI document gives for each error answer. */
+export function errorBodySchemaFor(code: ErrorCode) {
+  return z.object({error: z.looseObject({code: z.literal(code), message: z.string()})});
+}
 
 export const OrgSchema = z.looseObject({
   id: z.string(),
@@ -87,7 +95,7 @@ export type SandboxSnapshot = z.infer<typeof SandboxSchema>;
 export const EventSchema = z.object({
   id: z.string().regex(EVENT_BODY_ID_PATTERNS.event),
   type: EventTypeSchema,
-  created_at: z.string(),
+  created_at: timestamp,
   org_id: z.string().regex(EVENT_BODY_ID_PATTERNS.org),
   data: z.looseObject({sandbox: SandboxSchema}),
 });
@@ -111,6 +119,11 @@ export type SandboxLink = z.infer<typeof SandboxLinkSchema>;
 
 export const CreatedSandboxLinkSchema = SandboxLinkSchema.omit({status: true}).extend({url: z.string()});
 export type CreatedSandboxLink = z.infer<typeof CreatedSandboxLinkSchema>;
+
+/** The body of one event type: EventSchema with `type` fixed, as receivers of that type see it. */
+export function eventSchemaFor(type: EventType) {
+  return EventSchema.extend({type: z.literal(type)});
+}
 
 export function listOf<T extends z.ZodType>(item: T) {
   return z.looseObject({data: z.array(item)});

@@ -15,7 +15,13 @@ beforeAll(async () => {
   // A manual clock on a whole second: the CLI reads it from the Date header, which has no milliseconds, so a
   // start at .7 s would make a key's 30 days read as "in 30 days" whenever the first request came late.
   const clockStart = new Date(Math.floor(Date.now() / 1000) * 1000);
-  emu = await startEmulator({port: 0, inMemory: true, clock: 'manual', clockStart, allowLocalEndpoints: true});
+  emu = await startEmulator({
+    port: 0,
+    inMemory: true,
+    clock: 'manual',
+    clockStart,
+    allowLocalEndpoints: true,
+  });
   const key = await emu.control.createKey({name: 'laptop', expires: '30', created_by: 'ada@example.com'});
   secret = key.secret;
   keyId = key.id;

@@ -1,3 +1,4 @@
+import {Flags} from '@oclif/core';
 import {BaseCommand} from '../../lib/base-command.js';
 import {
   allowLocalEndpointsFlag,
@@ -18,6 +19,7 @@ export default class EmulatorExec extends BaseCommand {
   static override examples = [
     '<%= config.bin %> emulator exec -- npm test',
     '<%= config.bin %> emulator exec -- svc org --json',
+    '<%= config.bin %> emulator exec --seed ci/seed.json --export-on-exit state.json -- npm test',
   ];
   static override flags = {
     'data-dir': dataDirFlag({description: 'keep the data in this dir instead of in memory'}),
@@ -25,6 +27,15 @@ export default class EmulatorExec extends BaseCommand {
     clock: emulatorClockFlag(),
     'allow-local-endpoints': allowLocalEndpointsFlag,
     chaos: emulatorChaosFlag(),
+    seed: Flags.string({
+      description: 'load this seed file (JSON) first, without firing events',
+      helpValue: 'FILE',
+    }),
+    import: Flags.string({description: 'load this snapshot (or seed) file first', helpValue: 'FILE'}),
+    'export-on-exit': Flags.string({
+      description: 'once the command has ended, save the whole state to this file (owner-only)',
+      helpValue: 'FILE',
+    }),
   };
 
   async run() {
@@ -36,6 +47,9 @@ export default class EmulatorExec extends BaseCommand {
       clock: flags.clock,
       allowLocalEndpoints: flags['allow-local-endpoints'],
       chaos: flags.chaos,
+      seed: flags.seed,
+      importFile: flags.import,
+      exportOnExit: flags['export-on-exit'],
       env: process.env,
       io: processIo(),
     });

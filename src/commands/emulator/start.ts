@@ -21,6 +21,8 @@ Environment: SVC_EMULATOR_DATA_DIR (data dir), SVC_EMULATOR_DATABASE_URL (Postgr
     '<%= config.bin %> emulator start',
     '<%= config.bin %> emulator start --port 0 --in-memory --json',
     '<%= config.bin %> emulator start --clock manual --data-dir ./.svc-emulator',
+    '<%= config.bin %> emulator start --in-memory --seed fixtures/seed.json',
+    '<%= config.bin %> emulator start --in-memory --import state.json --export-on-exit state.json',
   ];
   static override flags = {
     port: Flags.integer({
@@ -46,6 +48,19 @@ Environment: SVC_EMULATOR_DATA_DIR (data dir), SVC_EMULATOR_DATABASE_URL (Postgr
     'allow-local-endpoints': allowLocalEndpointsFlag,
     chaos: emulatorChaosFlag(),
     demo: Flags.boolean({description: 'make sure a demo org exists and print a fresh demo API key'}),
+    import: Flags.string({
+      description: 'load this snapshot (or seed) file at start, in place of the state in the data dir',
+      helpValue: 'FILE',
+    }),
+    'export-on-exit': Flags.string({
+      description: 'on Ctrl+C or SIGTERM, save the whole state to this file (owner-only) before stopping',
+      helpValue: 'FILE',
+    }),
+    seed: Flags.string({
+      description:
+        'load this seed file (JSON) at start, without firing events; its first org becomes the default',
+      helpValue: 'FILE',
+    }),
   };
 
   async run() {
@@ -66,6 +81,9 @@ Environment: SVC_EMULATOR_DATA_DIR (data dir), SVC_EMULATOR_DATABASE_URL (Postgr
       allowLocalEndpoints: flags['allow-local-endpoints'],
       chaos: flags.chaos,
       demo: flags.demo,
+      seed: flags.seed,
+      importFile: flags.import,
+      exportOnExit: flags['export-on-exit'],
       json: this.jsonEnabled(),
       env: process.env,
       io: processIo(),

@@ -3,7 +3,8 @@ import {spawn} from 'node:child_process';
 import {constants} from 'node:os';
 import {UserError, usageError} from '../../lib/errors.js';
 import type {Io} from '../../lib/output.js';
-import {resolveStartOptions, startOrExplain} from './start.js';
+import {checkWritableFolder, resolveStartOptions, startOrExplain} from './start.js';
+import {writeSnapshotFile} from './state/export.js';
 
 export interface EmulatorExecOptions {
   command: string[];
@@ -13,6 +14,12 @@ export interface EmulatorExecOptions {
   allowLocalEndpoints?: boolean;
   /** Delivery chaos for every endpoint (see `svc emulator start --chaos`). */
   chaos?: string;
+  /** A seed file loaded before the command runs. */
+  seed?: string;
+  /** A snapshot (or seed) loaded in place of the state before the command runs. */
+  importFile?: string;
+  /** Where the state is saved once the command has ended, whatever its exit code. */
+  exportOnExit?: string;
   env: NodeJS.ProcessEnv;
   io: Io;
   /** Where SIGINT/SIGTERM arrive; they are passed on to the command. Default: this process. */
@@ -23,6 +30,7 @@ export async function emulatorExec(options: EmulatorExecOptions): Promise<{exitC
   const [cmd, ...args] = options.command;
   if (!cmd) throw usageError('name the command to run after --, like `svc emulator exec -- npm test`');
   const log = (line: string) => options.io.stderr.write(`${line}\n`);
+  if (options.exportOnExit) await checkWritableFolder(options.exportOnExit);
   const emulator = await startOrExplain(
     resolveStartOptions(
       {
@@ -33,6 +41,8 @@ export async function emulatorExec(options: EmulatorExecOptions): Promise<{exitC
         clock: options.clock,
         allowLocalEndpoints: options.allowLocalEndpoints,
         chaos: options.chaos,
+        seed: options.seed,
+        importFile: options.importFile,
         env: options.env,
       },
       log,
@@ -47,7 +57,13 @@ export async function emulatorExec(options: EmulatorExecOptions): Promise<{exitC
       SVC_API_KEY: key.secret,
       SVC_EMULATOR_DATA_DIR: emulator.dataDir,
     };
-    return {exitCode: await run(cmd, args, env, options.signals ?? process)};
+    const exitCode = await run(cmd, args, env, options.signals ?? process);
+    if (options.exportOnExit) {
+      // The state after the command, as an artifact of the run (a failed suite's state is the one to look at).
+      await writeSnapshotFile(options.exportOnExit, await emulator.exportState());
+      log(`svc emulator: state saved to ${options.exportOnExit}`);
+    }
+    return {exitCode};
   } finally {
     await emulator.stop();
   }

@@ -1,5 +1,7 @@
 // `svc emulator start`: runs the emulator in the foreground until the process is told to stop.
-import {join, resolve} from 'node:path';
+import {constants} from 'node:fs';
+import {access} from 'node:fs/promises';
+import {dirname, join, resolve} from 'node:path';
 import type {RunningEmulator, StartEmulatorOptions} from '../../../emulator/index.js';
 import {
   CHAOS_EXAMPLE,
@@ -14,6 +16,8 @@ import {currentSvcCommand} from '../../lib/invocation.js';
 import type {Io} from '../../lib/output.js';
 import {cacheDir, emulatorDataDir} from '../../lib/paths.js';
 import {renderReady} from '../../ui/emulator.js';
+import {renderLoad} from '../../ui/state.js';
+import {writeSnapshotFile} from './state/export.js';
 
 export interface EmulatorStartOptions {
   port?: number;
@@ -30,6 +34,12 @@ export interface EmulatorStartOptions {
   /** Delivery chaos for every endpoint: `duplicate=0.2,reorder=0.3,delay=0-5s,seed=42`. */
   chaos?: string;
   demo?: boolean;
+  /** A seed file loaded at start. */
+  seed?: string;
+  /** A snapshot (or seed) loaded at start in place of the state. */
+  importFile?: string;
+  /** Where the state is saved when the emulator is told to stop. */
+  exportOnExit?: string;
   json?: boolean;
   env: NodeJS.ProcessEnv;
   io: Io;
@@ -39,7 +49,7 @@ export interface EmulatorStartOptions {
 
 /** Translates CLI-level options (env vars included) into startEmulator's, with clear errors for bad values. */
 export function resolveStartOptions(
-  o: Omit<EmulatorStartOptions, 'io' | 'untilStopped' | 'json'>,
+  o: Omit<EmulatorStartOptions, 'io' | 'untilStopped' | 'json' | 'exportOnExit'>,
   log: (line: string) => void,
 ): StartEmulatorOptions {
   const envKey = o.env.SVC_EMULATOR_VAULT_KEY;
@@ -77,6 +87,8 @@ export function resolveStartOptions(
     vaultKey,
     allowLocalEndpoints: o.allowLocalEndpoints,
     demo: o.demo,
+    seed: o.seed,
+    importFile: o.importFile,
     log,
   };
 }
@@ -119,6 +131,7 @@ export async function startOrExplain(options: StartEmulatorOptions): Promise<Run
 export async function emulatorStart(options: EmulatorStartOptions): Promise<void> {
   const {io} = options;
   const log = (line: string) => io.stderr.write(`${line}\n`);
+  if (options.exportOnExit) await checkWritableFolder(options.exportOnExit);
   // This process only serves the emulator: whatever its database writes while it runs is owner-only too.
   process.umask(0o077);
   const emulator = await startOrExplain(resolveStartOptions(options, log));
@@ -129,14 +142,51 @@ export async function emulatorStart(options: EmulatorStartOptions): Promise<void
       data_dir: emulator.dataDir,
     };
     if (emulator.demoKey) ready.demo_api_key = emulator.demoKey.secret;
-    io.stdout.write(`${JSON.stringify(ready)}\n`);
+    const loaded = {
+      ...(emulator.imported ? {import: emulator.imported} : {}),
+      ...(emulator.seeded ? {seed: emulator.seeded} : {}),
+    };
+    io.stdout.write(`${JSON.stringify({...ready, ...loaded})}\n`);
   } else {
     io.stdout.write(readyMessage(emulator, options));
+    if (emulator.imported && options.importFile) {
+      io.stdout.write(`\n${renderLoad(options.importFile, emulator.imported)}`);
+    }
+    if (emulator.seeded && options.seed) io.stdout.write(`\n${renderLoad(options.seed, emulator.seeded)}`);
   }
   await options.untilStopped;
   log('svc emulator: stopping…');
+  let saveError: unknown;
+  if (options.exportOnExit) {
+    try {
+      await writeSnapshotFile(options.exportOnExit, await emulator.exportState());
+      log(`svc emulator: state saved to ${options.exportOnExit}`);
+    } catch (err) {
+      saveError = err;
+    }
+  }
   await emulator.stop();
   log('svc emulator: stopped');
+  if (saveError !== undefined) {
+    throw new UserError(
+      `the state could not be saved to ${options.exportOnExit}: ${(saveError as Error).message}`,
+      {
+        code: 'export_failed',
+        cause: saveError,
+      },
+    );
+  }
+}
+
+/** Found out at start, not after hours of work at exit: the folder the state will be saved in must take files. */
+export async function checkWritableFolder(path: string): Promise<void> {
+  try {
+    await access(dirname(resolve(path)), constants.W_OK);
+  } catch {
+    throw usageError(
+      `--export-on-exit ${path}: the folder ${dirname(resolve(path))} does not exist or is not writable`,
+    );
+  }
 }
 
 /** The data dir to name in printed commands: none when it is the default that every terminal finds by itself. */

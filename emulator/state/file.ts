@@ -1,0 +1,56 @@
+// Reads a seed or snapshot file for loading: its text parsed as JSON, or an error that names the file.
+import {readFile, stat} from 'node:fs/promises';
+import {StateFileError} from './state-file-error.js';
+
+/** Larger files are refused unread: a snapshot holds at most 30 days of events and deliveries. */
+export const MAX_STATE_FILE_BYTES = 256 * 1024 * 1024;
+
+export async function readStateFile(path: string): Promise<unknown> {
+  let text: string;
+  try {
+    const info = await stat(path);
+    if (!info.isFile()) throw new StateFileError(path, [{field: '', message: 'is not a file'}]);
+    if (info.size > MAX_STATE_FILE_BYTES) {
+      throw new StateFileError(path, [
+        {field: '', message: `is larger than ${MAX_STATE_FILE_BYTES / 1024 / 1024} MB, the most svc loads`},
+      ]);
+    }
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    if (err instanceof StateFileError) throw err;
+    const code = (err as NodeJS.ErrnoException).code;
+    const why =
+      code === 'ENOENT'
+        ? 'does not exist'
+        : code === 'EACCES'
+          ? 'cannot be read (permission denied)'
+          : `cannot be read (${code ?? (err as Error).message})`;
+    throw new StateFileError(path, [{field: '', message: why}]);
+  }
+  return YAML_FILE.test(path) ? parseYaml(text, path) : parseStateText(text, path);
+}
+
+/** A seed written by hand may be YAML (`.yaml`, `.yml`); anything else is read as JSON. */
+const YAML_FILE = /\.ya?ml$/i;
+
+async function parseYaml(text: string, source: string): Promise<unknown> {
+  // Loaded only for a YAML file: most runs never need the parser.
+  const {parseDocument} = await import('yaml');
+  // prettyErrors: each message starts with `… at line L, column C`; its first line is kept.
+  const doc = parseDocument(text, {uniqueKeys: true, prettyErrors: true});
+  const error = doc.errors[0];
+  if (error) {
+    throw new StateFileError(source, [
+      {field: '', message: `is not valid YAML: ${error.message.split('\n')[0]?.replace(/:$/, '')}`},
+    ]);
+  }
+  return doc.toJS({maxAliasCount: 100});
+}
+
+export function parseStateText(text: string, source: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new StateFileError(source, [{field: '', message: `is not valid JSON (${(err as Error).message})`}]);
+  }
+}

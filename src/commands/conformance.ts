@@ -1,0 +1,34 @@
+import {Flags} from '@oclif/core';
+import {BaseCommand} from '../lib/base-command.js';
+import {apiUrlFlag} from '../lib/flags.js';
+import {checkDeployment} from '../services/conformance/index.js';
+import {renderConformance} from '../ui/conformance.js';
+
+export default class Conformance extends BaseCommand {
+  static override summary = "Check that a deployment's /v1 still matches the OpenAPI document of svc";
+  static override description =
+    'With the stored key (or SVC_API_KEY), read-only: each /v1 read, the 401 of a missing and of a wrong key, the 403 of each write, and last the 429 of repeated failed authentications (which locks this address out for up to a minute; --skip-rate-limit leaves it out). Every answer is checked for its status, the headers the document requires and its body. Exits 1 when a check fails.';
+  static override examples = [
+    '<%= config.bin %> conformance',
+    '<%= config.bin %> conformance --api-url https://api.svc.dev --json',
+  ];
+  static override flags = {
+    'api-url': apiUrlFlag({
+      description: 'the deployment to check (default: SVC_API_URL, then the stored login)',
+    }),
+    'skip-rate-limit': Flags.boolean({description: 'leave out the check that provokes a 429'}),
+  };
+
+  async run() {
+    const {flags} = await this.parse(Conformance);
+    const report = await checkDeployment({
+      env: process.env,
+      apiUrl: flags['api-url'],
+      rateLimit: !flags['skip-rate-limit'],
+    });
+    if (!this.jsonEnabled()) process.stdout.write(renderConformance(report));
+    // A verdict, not an error: the report is printed whole (JSON too), and the exit code says it failed.
+    if (report.failed > 0) process.exitCode = 1;
+    return report;
+  }
+}

@@ -1,0 +1,76 @@
+// The emulator whose state a command loads, saves or resets: the running one of the data dir, or, when none
+// runs, a short-lived one on the same data dir (or database) that serves only that call and does no
+// background work, so a stopped emulator's state can be handled the same way.
+import {EmulatorControl} from '../../../../emulator/control-client.js';
+import {isProcessAlive, readRuntimeFile} from '../../../../emulator/runtime-file.js';
+import {StateFileError} from '../../../../emulator/state/state-file-error.js';
+import {holdsDatabase} from '../../../../emulator/db/layout.js';
+import {UserError} from '../../../lib/errors.js';
+import {emulatorDataDir} from '../../../lib/paths.js';
+import {resolveStartOptions, startOrExplain} from '../start.js';
+
+export interface StateTargetOptions {
+  /** A stopped emulator's data dir may be new (a state loaded before the first start). */
+  create?: boolean;
+  dataDir?: string;
+  /** For a stopped emulator on PostgreSQL (or SVC_EMULATOR_DATABASE_URL). */
+  databaseUrl?: string;
+  /** For a stopped emulator: let the file's endpoints use http:// and local hosts (a running one has its own setting). */
+  allowLocalEndpoints?: boolean;
+  env: NodeJS.ProcessEnv;
+  log: (line: string) => void;
+  fetch?: typeof fetch;
+}
+
+export async function withStateTarget<T>(
+  options: StateTargetOptions,
+  fn: (control: EmulatorControl, running: boolean) => Promise<T>,
+): Promise<T> {
+  const dataDir = options.dataDir ?? emulatorDataDir(options.env);
+  const info = await readRuntimeFile(dataDir);
+  if (info && isProcessAlive(info.pid)) {
+    return fn(
+      new EmulatorControl({url: info.api_url, adminToken: info.admin_token, fetch: options.fetch}),
+      true,
+    );
+  }
+  const databaseUrl = options.databaseUrl ?? (options.env.SVC_EMULATOR_DATABASE_URL || undefined);
+  // Reading or emptying a state that is not there would only make an empty one and hide a wrong --data-dir.
+  if (!options.create && !databaseUrl && !holdsDatabase(dataDir)) throw notRunningNorSaved(dataDir);
+  const start = resolveStartOptions(
+    {
+      dataDir,
+      databaseUrl,
+      port: 0,
+      host: '127.0.0.1',
+      allowLocalEndpoints: options.allowLocalEndpoints,
+      env: options.env,
+    },
+    options.log,
+  );
+  const emulator = await startOrExplain({...start, serveOnly: true});
+  try {
+    // This module's own control client, not the emulator's: the CLI's error mapper knows its errors.
+    return await fn(new EmulatorControl({url: emulator.apiUrl, adminToken: emulator.adminToken}), false);
+  } finally {
+    await emulator.stop();
+  }
+}
+
+function notRunningNorSaved(dataDir: string): UserError {
+  return new UserError(`no emulator is running for the data dir ${dataDir}, and it holds no saved state`, {
+    code: 'emulator_not_running',
+    suggestions: [
+      'Pass the --data-dir the emulator was started with (or set SVC_EMULATOR_DATA_DIR)',
+      'An emulator started with --in-memory keeps its state in a folder of its own: its ready line names it (data_dir)',
+    ],
+  });
+}
+
+/** The CLI's word for a state file that cannot be loaded: every problem, each with the file and its path. */
+export function stateFileUserError(err: unknown): UserError | undefined {
+  if (err instanceof StateFileError) {
+    return new UserError(err.message, {code: 'invalid_state_file', cause: err});
+  }
+  return undefined;
+}

@@ -1,0 +1,241 @@
+// Snapshots: the whole state saved and loaded again, on PGlite and PostgreSQL alike; a pending delivery goes on
+// where it was, a damaged or newer file is refused before anything is written.
+import {mkdtempSync, rmSync, writeFileSync} from 'node:fs';
+import {createServer, type IncomingHttpHeaders} from 'node:http';
+import type {AddressInfo} from 'node:net';
+import {tmpdir} from 'node:os';
+import {join} from 'node:path';
+import {afterAll, beforeAll, describe, expect, it, vi} from 'vitest';
+import {
+  EmulatorControlError,
+  type RunningEmulator,
+  type Snapshot,
+  startEmulator,
+  type StartEmulatorOptions,
+} from '../../../emulator/index.js';
+import {verifySignature} from '../../../src/webhooks/index.js';
+import {scratchSchema} from '../../helpers/pg-schema.js';
+
+const KEY = `svc_${'SnapKey'.padEnd(40, '0')}`;
+const REVOKED = `svc_${'SnapRevoked'.padEnd(40, '0')}`;
+const SIGNING = `whsec_${Buffer.alloc(32, 9).toString('base64')}`;
+const ORG = `org_${'SnapOrg'.padEnd(24, '0')}`;
+const SANDBOX = `sbx_${'SnapSandbox'.padEnd(24, '0')}`;
+const START = new Date('2031-05-01T08:00:00.000Z');
+
+const dir = mkdtempSync(join(tmpdir(), 'svc-snapshot-'));
+const file = (name: string, document: unknown) => {
+  const path = join(dir, name);
+  writeFileSync(path, typeof document === 'string' ? document : JSON.stringify(document));
+  return path;
+};
+
+/** A receiver that refuses every attempt with 500, so deliveries stay pending and keep being retried. */
+async function refusingReceiver() {
+  const received: {headers: IncomingHttpHeaders; body: string}[] = [];
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => {
+      body += c;
+    });
+    req.on('end', () => {
+      received.push({headers: req.headers, body});
+      res.statusCode = 500;
+      res.end('not yet');
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
+    received,
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
+}
+
+const base: StartEmulatorOptions = {
+  port: 0,
+  inMemory: true,
+  clock: 'manual',
+  clockStart: START,
+  allowLocalEndpoints: true,
+};
+const get = (emu: RunningEmulator, path: string, key = KEY) =>
+  fetch(`${emu.apiUrl}${path}`, {headers: {authorization: `Bearer ${key}`}});
+
+let receiver: Awaited<ReturnType<typeof refusingReceiver>>;
+let source: RunningEmulator;
+let snapshot: Snapshot;
+let endpointId: string;
+
+beforeAll(async () => {
+  receiver = await refusingReceiver();
+  const seed = file('seed.json', {
+    svc_emulator_seed: 1,
+    orgs: [
+      {
+        id: ORG,
+        name: 'Snap org',
+        people: [{email: 'owner@example.com', role: 'owner'}],
+        keys: [
+          {name: 'ci', secret: KEY},
+          {name: 'old', secret: REVOKED},
+        ],
+        webhooks: [{url: receiver.url, events: ['sandbox.ready'], secret: SIGNING}],
+        sandboxes: [{id: SANDBOX, name: 'runner', status: 'stopped'}],
+      },
+    ],
+  });
+  source = await startEmulator({...base, seed});
+  const keys = (await (await get(source, '/v1/api-keys')).json()) as {data: {id: string; name: string}[]};
+  await source.control.revokeKey(keys.data.find((k) => k.name === 'old')?.id as string);
+  endpointId = ((await (await get(source, '/v1/webhooks')).json()) as {data: {id: string}[]}).data[0]
+    ?.id as string;
+  // One event, one delivery, two failed attempts: pending, next attempt 2 minutes after the second.
+  await source.control.sandboxAction(SANDBOX, 'resume');
+  await vi.waitFor(() => expect(receiver.received).toHaveLength(1), {timeout: 10_000, interval: 20});
+  await source.control.advanceClock('30s');
+  await vi.waitFor(() => expect(receiver.received).toHaveLength(2), {timeout: 10_000, interval: 20});
+  snapshot = await source.exportState();
+});
+afterAll(async () => {
+  await source?.stop();
+  await receiver?.close();
+  rmSync(dir, {recursive: true, force: true});
+});
+
+describe('a snapshot', () => {
+  it('holds every table, keys as hashes and the clock, and no key secret', () => {
+    expect(snapshot).toMatchObject({svc_emulator_snapshot: 1, default_org_id: ORG, clock: {mode: 'manual'}});
+    expect(snapshot.api_keys.map((k) => [k.name, k.revoked_at === null])).toEqual(
+      expect.arrayContaining([
+        ['ci', true],
+        ['old', false],
+      ]),
+    );
+    expect(snapshot.webhook_endpoints[0]?.secret).toBe(SIGNING);
+    expect(snapshot.deliveries).toHaveLength(1);
+    expect(snapshot.deliveries[0]).toMatchObject({status: 'pending', attempts: 2});
+    expect(snapshot.delivery_attempts.map((a) => [a.attempt, a.status_code])).toEqual([
+      [1, 500],
+      [2, 500],
+    ]);
+    const text = JSON.stringify(snapshot);
+    expect(text).not.toContain(KEY);
+    expect(text).not.toContain(REVOKED);
+  });
+
+  it('loads into a fresh emulator as the same state, and the pending delivery goes on where it was', async () => {
+    const target = await startEmulator({
+      ...base,
+      clockStart: new Date('2020-01-01T00:00:00Z'),
+      importFile: file('state.json', snapshot),
+    });
+    try {
+      expect(target.imported).toMatchObject({kind: 'snapshot', default_org_id: ORG, clock: 'set'});
+      expect(target.clock.now().toISOString()).toBe(snapshot.clock.now);
+      expect(await target.exportState()).toEqual(snapshot);
+      expect((await get(target, '/v1/org')).status).toBe(200);
+      expect((await get(target, '/v1/org', REVOKED)).status).toBe(401);
+      const deliveries = await (await get(target, `/v1/webhooks/${endpointId}/deliveries`)).json();
+      expect(deliveries).toEqual(await (await get(source, `/v1/webhooks/${endpointId}/deliveries`)).json());
+
+      // The third attempt, two minutes on, from the emulator that loaded the snapshot, signed with the same secret.
+      await target.control.advanceClock('2m');
+      await vi.waitFor(() => expect(receiver.received).toHaveLength(3), {timeout: 10_000, interval: 20});
+      const third = receiver.received[2] as {headers: IncomingHttpHeaders; body: string};
+      expect(third.headers['svc-delivery-attempt']).toBe('3');
+      const t = Number(/t=(\d+)/.exec(String(third.headers['svc-signature']))?.[1]);
+      expect(
+        verifySignature({
+          payload: third.body,
+          header: String(third.headers['svc-signature']),
+          secret: SIGNING,
+          now: new Date(t * 1000),
+        }).timestamp,
+      ).toBe(t);
+    } finally {
+      await target.stop();
+    }
+  });
+
+  it.runIf(process.env.SVC_TEST_DATABASE_URL)('taken on PGlite loads into PostgreSQL, and back', async () => {
+    const schema = await scratchSchema(process.env.SVC_TEST_DATABASE_URL as string, 'svc_snapshot');
+    try {
+      const onPg = await startEmulator({
+        ...base,
+        inMemory: true,
+        databaseUrl: schema.url,
+        importFile: file('to-pg.json', snapshot),
+      });
+      let fromPg: Snapshot;
+      try {
+        fromPg = await onPg.exportState();
+        expect((await get(onPg, '/v1/org')).status).toBe(200);
+      } finally {
+        await onPg.stop();
+      }
+      expect(fromPg).toEqual(snapshot);
+      const back = await startEmulator({...base, importFile: file('from-pg.json', fromPg)});
+      try {
+        expect(await back.exportState()).toEqual(snapshot);
+      } finally {
+        await back.stop();
+      }
+    } finally {
+      await schema.drop();
+    }
+  });
+});
+
+describe('a snapshot that cannot be loaded', () => {
+  let emu: RunningEmulator;
+  beforeAll(async () => {
+    emu = await startEmulator({...base});
+  });
+  afterAll(() => emu?.stop());
+
+  async function refusal(
+    document: unknown,
+    mode: 'merge' | 'replace' = 'replace',
+  ): Promise<EmulatorControlError> {
+    const before = await emu.exportState();
+    try {
+      await emu.control.importState({source: 'state.json', document, mode});
+    } catch (err) {
+      if (!(err instanceof EmulatorControlError)) throw err;
+      // Nothing was written, not even the wipe of a replace.
+      expect(await emu.exportState()).toEqual(before);
+      return err;
+    }
+    throw new Error('expected the snapshot to be refused');
+  }
+
+  it('is refused when it comes from a newer svc', async () => {
+    const err = await refusal({...snapshot, svc_emulator_snapshot: 2});
+    expect(err.message).toContain(
+      'state.json: svc_emulator_snapshot: is 2, a snapshot format newer than this svc reads (1)',
+    );
+  });
+
+  it('is refused when damaged: a broken row, or a reference to something it does not hold', async () => {
+    const broken = structuredClone(snapshot) as unknown as {api_keys: Record<string, unknown>[]};
+    (broken.api_keys[0] as Record<string, unknown>).secret_hash = 'not-a-hash';
+    const shape = await refusal(broken);
+    expect(shape.problems.map((p) => p.message)).toEqual([
+      'state.json: api_keys[0].secret_hash: must be the lowercase hex SHA-256 of the secret',
+    ]);
+
+    const dangling = structuredClone(snapshot);
+    dangling.events = [];
+    const refs = await refusal(dangling);
+    expect(refs.problems[0]?.message).toMatch(
+      /^state\.json: deliveries\[0\]\.event_id: names the event evt_\w+, which the file does not hold$/,
+    );
+  });
+
+  it('is refused when merged into a state that already holds its rows, naming the row', async () => {
+    await emu.control.importState({source: 'state.json', document: snapshot, mode: 'replace'});
+    const err = await refusal(snapshot, 'merge');
+    expect(err.message).toMatch(/state\.json: orgs: cannot be merged: Key \(id\)=\(org_\w+\) already exists/);
+  });
+});

@@ -1,0 +1,97 @@
+// The OpenAPI document of /v1: generated from the schemas, kept in fixtures/openapi.json, served by the
+// emulator, covering every /v1 route it answers, and clean for a third-party linter (Redocly's strictest
+// ruleset) and a third-party JSON Schema validator (Ajv, draft 2020-12).
+import {readFileSync} from 'node:fs';
+import {createConfig, lintFromString} from '@redocly/openapi-core';
+import {Ajv2020} from 'ajv/dist/2020.js';
+import {afterAll, beforeAll, describe, expect, it} from 'vitest';
+import {createApp, type RunningEmulator, startEmulator} from '../../emulator/index.js';
+import {createDeliveryPlugin} from '../../emulator/delivery/plugin.js';
+import {EVENT_TYPES} from '../../src/definitions.js';
+import {buildOpenApiDocument, eventComponentName, eventJsonSchema} from '../../src/schemas/openapi.js';
+import {eventSample} from '../../src/services/events/sample.js';
+
+const FIXTURE = new URL('../../fixtures/openapi.json', import.meta.url);
+
+let emu: RunningEmulator;
+beforeAll(async () => {
+  emu = await startEmulator({port: 0, inMemory: true});
+});
+afterAll(() => emu?.stop());
+
+describe('the OpenAPI document', () => {
+  it('is kept in fixtures/openapi.json exactly as the schemas generate it (else run `npm run openapi`)', () => {
+    const committed = JSON.parse(readFileSync(FIXTURE, 'utf8'));
+    expect(committed).toEqual(buildOpenApiDocument());
+  });
+
+  it("passes Redocly's recommended-strict lint", async () => {
+    const config = await createConfig({
+      extends: ['recommended-strict'],
+      // The three writes an API key may not make answer 403 and nothing else, on the service as here: they
+      // have no 2xx answer to document. Every other operation has one (checked below).
+      rules: {'operation-2xx-response': 'off'},
+    });
+    const source = readFileSync(FIXTURE, 'utf8');
+    const problems = await lintFromString({source, absoluteRef: '/openapi.json', config});
+    expect(problems.map((p) => `${p.ruleId}: ${p.message} at ${p.location[0]?.pointer}`)).toEqual([]);
+  });
+
+  it('describes every /v1 route the emulator answers, and no other', () => {
+    const app = createApp(emu.context, {plugins: [createDeliveryPlugin()]});
+    const served = app.routes
+      .filter((r) => r.path.startsWith('/v1/') && r.method !== 'ALL')
+      .map((r) => `${r.method} ${r.path.replace(/:(\w+)/g, '{$1}')}`);
+    const documented = Object.entries(buildOpenApiDocument().paths).flatMap(([path, item]) =>
+      Object.keys(item)
+        .filter((k) => k !== 'parameters')
+        .map((method) => `${method.toUpperCase()} ${path}`),
+    );
+    expect(new Set(documented)).toEqual(new Set(served));
+  });
+
+  it('gives every read a 200 with a body, and every write a 403 that names the account page', () => {
+    for (const [path, item] of Object.entries(buildOpenApiDocument().paths)) {
+      for (const [method, op] of Object.entries(
+        item as Record<string, {responses?: Record<string, unknown>}>,
+      )) {
+        if (method === 'parameters') continue;
+        const statuses = Object.keys(op.responses ?? {});
+        expect(statuses, `${method} ${path}`).toContain(method === 'get' ? '200' : '403');
+        expect(statuses, `${method} ${path}`).toEqual(expect.arrayContaining(['401', '429']));
+      }
+    }
+  });
+
+  it('is served by the emulator at /_emulator/openapi.json without the admin token, naming its own address', async () => {
+    const res = await fetch(`${emu.apiUrl}/_emulator/openapi.json`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(await res.json()).toEqual(buildOpenApiDocument({serverUrl: emu.apiUrl}));
+    // The rest of the control surface still wants the token.
+    expect((await fetch(`${emu.apiUrl}/_emulator/health`)).status).toBe(401);
+  });
+});
+
+describe('event schemas', () => {
+  const ajv = new Ajv2020({strict: true, allErrors: true});
+  ajv.addFormat('date-time', {validate: (s: string) => !Number.isNaN(Date.parse(s))});
+
+  it.each(EVENT_TYPES)('%s: the sample matches the schema, the document has it as a webhook', (type) => {
+    const validate = ajv.compile(eventJsonSchema(type));
+    const sample = eventSample({type, now: new Date('2026-03-01T12:00:00Z')});
+    expect(validate(sample), JSON.stringify(validate.errors)).toBe(true);
+
+    // Another type's body, a missing sandbox and an unknown top-level field are refused.
+    const other = EVENT_TYPES.find((t) => t !== type);
+    expect(validate({...sample, type: other})).toBe(false);
+    expect(validate({...sample, data: {}})).toBe(false);
+    expect(validate({...sample, extra: 1})).toBe(false);
+
+    const doc = buildOpenApiDocument();
+    const hook = doc.webhooks[type] as {post: {requestBody: {content: Record<string, {schema: unknown}>}}};
+    expect(hook.post.requestBody.content['application/json']?.schema).toEqual({
+      $ref: `#/components/schemas/${eventComponentName(type)}`,
+    });
+  });
+});
