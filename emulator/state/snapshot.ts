@@ -31,10 +31,12 @@ const ORDER: Record<SnapshotTable, string> = {
   orgs: 'created_at, id',
   persons: 'created_at, id',
   memberships: 'seq',
+  invitations: 'created_at, org_id, person_id',
   api_keys: 'created_at, id',
   webhook_endpoints: 'created_at, id',
   relay_endpoints: 'created_at, endpoint_id',
   sandboxes: 'created_at, id',
+  sandbox_links: 'created_at, id',
   events: 'created_at, id',
   deliveries: 'created_at, id',
   delivery_attempts: 'delivery_id, attempt',
@@ -139,8 +141,9 @@ export function checkSnapshot(document: unknown, source: string): Snapshot {
   const endpoints = ids(snap.webhook_endpoints, 'webhook_endpoints');
   const events = ids(snap.events, 'events');
   const deliveries = ids(snap.deliveries, 'deliveries');
-  ids(snap.api_keys, 'api_keys');
-  ids(snap.sandboxes, 'sandboxes');
+  const keys = ids(snap.api_keys, 'api_keys');
+  const sandboxes = ids(snap.sandboxes, 'sandboxes');
+  ids(snap.sandbox_links, 'sandbox_links');
   const refer = (known: Set<string>, value: string | null, field: string, what: string) => {
     if (value !== null && !known.has(value))
       problems.push({field, message: `names ${what} ${value}, which the file does not hold`});
@@ -148,6 +151,8 @@ export function checkSnapshot(document: unknown, source: string): Snapshot {
   refer(orgs, snap.default_org_id, 'default_org_id', 'the org');
   const byOrg = [
     'memberships',
+    'invitations',
+    'sandbox_links',
     'api_keys',
     'webhook_endpoints',
     'relay_endpoints',
@@ -161,6 +166,17 @@ export function checkSnapshot(document: unknown, source: string): Snapshot {
   for (const [i, m] of snap.memberships.entries()) {
     refer(persons, m.person_id, `memberships[${i}].person_id`, 'the person');
     refer(persons, m.invited_by, `memberships[${i}].invited_by`, 'the person');
+  }
+  for (const [i, p] of snap.persons.entries()) {
+    refer(orgs, p.last_org_id, `persons[${i}].last_org_id`, 'the org');
+  }
+  for (const [i, v] of snap.invitations.entries()) {
+    refer(persons, v.person_id, `invitations[${i}].person_id`, 'the person');
+    refer(persons, v.invited_by, `invitations[${i}].invited_by`, 'the person');
+  }
+  for (const [i, l] of snap.sandbox_links.entries()) {
+    refer(sandboxes, l.sandbox_id, `sandbox_links[${i}].sandbox_id`, 'the sandbox');
+    refer(keys, l.key_id, `sandbox_links[${i}].key_id`, 'the key');
   }
   for (const [i, r] of snap.relay_endpoints.entries()) {
     refer(endpoints, r.endpoint_id, `relay_endpoints[${i}].endpoint_id`, 'the endpoint');

@@ -13,6 +13,8 @@ export const STATE_TABLES = [
   'delivery_attempts',
   'persons',
   'memberships',
+  'invitations',
+  'sandbox_links',
   'sign_in_links',
   'account_sessions',
 ] as const;

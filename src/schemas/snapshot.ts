@@ -9,6 +9,7 @@ import {
   EVENT_TYPES,
   ID_PATTERNS,
   ORG_ROLES,
+  SANDBOX_LINK_KINDS,
   SANDBOX_STATUSES,
   SIGNING_SECRET_PATTERN,
 } from '../definitions.js';
@@ -31,11 +32,20 @@ export const SnapshotPersonSchema = z.strictObject({
   email: z.string(),
   created_at: time,
   last_sign_in_at: optionalTime,
+  /** The org a sign-in lands in. */
+  last_org_id: id('org').nullable(),
 });
 export const SnapshotMembershipSchema = z.strictObject({
   org_id: id('org'),
   person_id: id('user'),
   role: z.enum(ORG_ROLES),
+  invited_by: id('user').nullable(),
+  created_at: time,
+});
+/** An offer to join an org, pending until its person accepts it. */
+export const SnapshotInvitationSchema = z.strictObject({
+  org_id: id('org'),
+  person_id: id('user'),
   invited_by: id('user').nullable(),
   created_at: time,
 });
@@ -79,6 +89,19 @@ export const SnapshotSandboxSchema = z.strictObject({
   created_at: time,
   updated_at: time,
 });
+/** A port session, desktop link or browser URL a key opened: its URL's token kept as its SHA-256 only. */
+export const SnapshotSandboxLinkSchema = z.strictObject({
+  id: id('sandboxLink'),
+  org_id: id('org'),
+  sandbox_id: id('sandbox'),
+  key_id: id('apiKey'),
+  kind: z.enum(SANDBOX_LINK_KINDS),
+  port: z.number().int().nullable(),
+  token_hash: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/, {message: 'must be the lowercase hex SHA-256 of the link token'}),
+  created_at: time,
+});
 export const SnapshotEventSchema = z.strictObject({
   id: id('event'),
   org_id: id('org'),
@@ -121,10 +144,12 @@ export const SnapshotSchema = z.strictObject({
   orgs: z.array(SnapshotOrgSchema),
   persons: z.array(SnapshotPersonSchema),
   memberships: z.array(SnapshotMembershipSchema),
+  invitations: z.array(SnapshotInvitationSchema),
   api_keys: z.array(SnapshotApiKeySchema),
   webhook_endpoints: z.array(SnapshotWebhookEndpointSchema),
   relay_endpoints: z.array(SnapshotRelayEndpointSchema),
   sandboxes: z.array(SnapshotSandboxSchema),
+  sandbox_links: z.array(SnapshotSandboxLinkSchema),
   events: z.array(SnapshotEventSchema),
   deliveries: z.array(SnapshotDeliverySchema),
   delivery_attempts: z.array(SnapshotAttemptSchema),
@@ -136,10 +161,12 @@ export const SNAPSHOT_TABLES = [
   'orgs',
   'persons',
   'memberships',
+  'invitations',
   'api_keys',
   'webhook_endpoints',
   'relay_endpoints',
   'sandboxes',
+  'sandbox_links',
   'events',
   'deliveries',
   'delivery_attempts',

@@ -66,6 +66,7 @@ let receiver: Awaited<ReturnType<typeof refusingReceiver>>;
 let source: RunningEmulator;
 let snapshot: Snapshot;
 let endpointId: string;
+let linkUrl: string;
 
 beforeAll(async () => {
   receiver = await refusingReceiver();
@@ -88,10 +89,13 @@ beforeAll(async () => {
   source = await startEmulator({...base, seed});
   const keys = (await (await get(source, '/v1/api-keys')).json()) as {data: {id: string; name: string}[]};
   await source.control.revokeKey(keys.data.find((k) => k.name === 'old')?.id as string);
+  const ciKey = keys.data.find((k) => k.name === 'ci')?.id as string;
   endpointId = ((await (await get(source, '/v1/webhooks')).json()) as {data: {id: string}[]}).data[0]
     ?.id as string;
   // One event, one delivery, two failed attempts: pending, next attempt 2 minutes after the second.
   await source.control.sandboxAction(SANDBOX, 'resume');
+  // A desktop link the ci key opened onto the running sandbox: part of the state, its token kept only as a hash.
+  linkUrl = (await source.control.createLink(SANDBOX, {kind: 'desktop', key_id: ciKey})).url;
   await vi.waitFor(() => expect(receiver.received).toHaveLength(1), {timeout: 10_000, interval: 20});
   await source.control.advanceClock('30s');
   await vi.waitFor(() => expect(receiver.received).toHaveLength(2), {timeout: 10_000, interval: 20});
@@ -119,9 +123,13 @@ describe('a snapshot', () => {
       [1, 500],
       [2, 500],
     ]);
+    expect(snapshot.sandbox_links).toEqual([
+      expect.objectContaining({kind: 'desktop', sandbox_id: SANDBOX, port: null}),
+    ]);
     const text = JSON.stringify(snapshot);
     expect(text).not.toContain(KEY);
     expect(text).not.toContain(REVOKED);
+    expect(text).not.toContain(new URL(linkUrl).pathname.split('/')[2]);
   });
 
   it('loads into a fresh emulator as the same state, and the pending delivery goes on where it was', async () => {
@@ -136,6 +144,11 @@ describe('a snapshot', () => {
       expect(await target.exportState()).toEqual(snapshot);
       expect((await get(target, '/v1/org')).status).toBe(200);
       expect((await get(target, '/v1/org', REVOKED)).status).toBe(401);
+      // The link's URL, on the new emulator's address, opens the same desktop page.
+      const link = new URL(linkUrl);
+      const page = await fetch(`${target.apiUrl}${link.pathname}`);
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain('runner');
       const deliveries = await (await get(target, `/v1/webhooks/${endpointId}/deliveries`)).json();
       expect(deliveries).toEqual(await (await get(source, `/v1/webhooks/${endpointId}/deliveries`)).json());
 
