@@ -9,6 +9,7 @@ import type {Database} from '../db/database.js';
 import type {Vault} from '../vault.js';
 import type {Resolver} from '../net/address-policy.js';
 import type {AttemptTrigger} from '../../src/definitions.js';
+import {WebhookSigner} from '../../src/webhooks/verify.js';
 import {postponeFirstAttempt, recordResend} from './attempt-repository.js';
 import type {ChaosPlan} from './chaos.js';
 import type {RelayHub} from './relay-hub.js';
@@ -25,7 +26,6 @@ import {
 } from './repository.js';
 import {DELIVERY_TIMEOUT_MS, RESPONSE_BODY_LIMIT_BYTES, retryDelayAfter} from './retry-policy.js';
 import {type AttemptResult, sendAttempt} from './sender.js';
-import {type Signer, signerFor} from './signature.js';
 import {PreparedStatements} from './statements.js';
 
 export const DELIVERY_USER_AGENT = 'svc-webhooks/1 (+svc emulator)';
@@ -418,7 +418,7 @@ export class DeliveryWorker {
     };
     let unsent: string[] = [];
     let leaseUntil = Date.now() + this.#o.leaseMs;
-    let sign: Signer | undefined;
+    let signer: WebhookSigner | undefined;
     let target: URL | string | undefined;
     let dispatcher: Dispatcher | undefined;
     // On a database this process owns, a lane whose batch was full reads the endpoint's next batch half-way
@@ -464,7 +464,7 @@ export class DeliveryWorker {
         const startedAt = this.#o.clock.now();
         try {
           // One key per lane: the secret is decrypted and prepared for HMAC once, not per attempt.
-          if (!sign) sign = signerFor(this.#o.vault.decrypt(item.secretCiphertext));
+          signer ??= new WebhookSigner({secret: this.#o.vault.decrypt(item.secretCiphertext)});
         } catch {
           // An unreadable secret (the vault key changed) is a failed attempt, so the schedule still ends.
           records.push(this.#outcome(item, startedAt, UNREADABLE_SECRET, null));
@@ -475,7 +475,7 @@ export class DeliveryWorker {
           target ??= parseUrl(item.url);
           dispatcher ??= await this.#agent();
         }
-        const result = await this.#send(endpointId, item, sign, t, target, dispatcher);
+        const result = await this.#send(endpointId, item, signer, t, target, dispatcher);
         if (result.aborted) {
           unsent = batch.slice(i).map((d) => d.id);
           break;
@@ -485,7 +485,7 @@ export class DeliveryWorker {
           // The same event once more, as the service may send it: recorded after the attempt it repeats.
           flush();
           await Promise.all(writes);
-          await this.#duplicate(endpointId, item, sign, target, dispatcher);
+          await this.#duplicate(endpointId, item, signer, target, dispatcher);
         }
         if (records.length >= this.#o.recordChunk) flush();
       }
@@ -535,14 +535,14 @@ export class DeliveryWorker {
   async #duplicate(
     endpointId: string,
     item: ClaimedDelivery,
-    sign: Signer,
+    signer: WebhookSigner,
     target: URL | string | undefined,
     dispatcher: Dispatcher | undefined,
   ): Promise<void> {
     const copy = {...item, attempt: item.attempt + 1};
     const startedAt = this.#o.clock.now();
     const t = Math.floor(startedAt.getTime() / 1000);
-    const result = await this.#send(endpointId, copy, sign, t, target, dispatcher);
+    const result = await this.#send(endpointId, copy, signer, t, target, dispatcher);
     if (result.aborted) return;
     await recordResend(this.#o.db, {
       deliveryId: item.id,
@@ -561,7 +561,7 @@ export class DeliveryWorker {
   async #send(
     endpointId: string,
     item: ClaimedDelivery,
-    sign: Signer,
+    signer: WebhookSigner,
     t: number,
     target: URL | string | undefined,
     dispatcher: Dispatcher | undefined,
@@ -569,7 +569,7 @@ export class DeliveryWorker {
     const headers = {
       'content-type': 'application/json',
       'user-agent': DELIVERY_USER_AGENT,
-      'svc-signature': sign(t, item.body),
+      'svc-signature': signer.sign({payload: item.body, timestamp: t}),
       'svc-event-id': item.eventId,
       'svc-event-type': item.eventType,
       'svc-delivery-id': item.id,
@@ -644,15 +644,15 @@ export class DeliveryWorker {
         },
       };
     }
-    let sign: Signer;
+    let signer: WebhookSigner;
     try {
-      sign = signerFor(this.#o.vault.decrypt(item.secretCiphertext));
+      signer = new WebhookSigner({secret: this.#o.vault.decrypt(item.secretCiphertext)});
     } catch {
       return {startedAt, signatureT: null, result: UNREADABLE_SECRET};
     }
     const t = Math.floor(startedAt.getTime() / 1000);
     const dispatcher = item.relay ? undefined : await this.#agent();
-    const result = await this.#send(item.endpointId, item, sign, t, parseUrl(item.url), dispatcher);
+    const result = await this.#send(item.endpointId, item, signer, t, parseUrl(item.url), dispatcher);
     return {startedAt, signatureT: t, result};
   }
 
