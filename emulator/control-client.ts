@@ -67,7 +67,7 @@ export class EmulatorControlError extends Error {
     readonly status: number,
     readonly code: string,
     /** Each refused input field of an invalid_request, so a caller can tell which one to fix. */
-    readonly problems: readonly {field?: string; message: string}[] = [],
+    readonly problems: readonly {field?: string; message: string; code?: string}[] = [],
   ) {
     super(message);
     this.name = 'EmulatorControlError';
@@ -232,7 +232,7 @@ export class EmulatorControl {
     if (!res.ok) {
       let code = 'error';
       let message = `the emulator answered ${res.status}`;
-      let problems: {field?: string; message: string}[] = [];
+      let problems: {field?: string; message: string; code?: string}[] = [];
       try {
         const parsed = JSON.parse(text) as {
           error?: {code?: string; message?: string; problems?: unknown};
@@ -241,7 +241,7 @@ export class EmulatorControl {
         message = parsed.error?.message ?? message;
         if (Array.isArray(parsed.error?.problems)) {
           problems = parsed.error.problems.filter(
-            (p): p is {field?: string; message: string} =>
+            (p): p is {field?: string; message: string; code?: string} =>
               typeof p === 'object' && p !== null && typeof (p as {message?: unknown}).message === 'string',
           );
         }

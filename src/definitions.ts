@@ -234,3 +234,11 @@ export const ERROR_STATUS = {
 } as const;
 export type ErrorCode = keyof typeof ERROR_STATUS;
 export const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
+
+/**
+ * Why one field of an `invalid_request` was refused, when a caller acts on the reason rather than showing it:
+ * `local_url` is an endpoint URL on this machine (plain http://, localhost, a non-public address), which has two
+ * ways forward (relay to it with `svc listen`, or let the emulator post to it).
+ */
+export const PROBLEM_CODES = ['local_url'] as const;
+export type ProblemCode = (typeof PROBLEM_CODES)[number];

@@ -1,13 +1,18 @@
 // Input rules every operation applies before anything reaches the database: problems are collected, so a
 // person sees every mistake of a form at once.
-import {CONTROL_CHARACTER, EVENT_TYPES, LINE_CONTROL_CHARACTER} from '../../src/definitions.js';
+import {
+  CONTROL_CHARACTER,
+  EVENT_TYPES,
+  LINE_CONTROL_CHARACTER,
+  type ProblemCode,
+} from '../../src/definitions.js';
 import {invalidInput, type Problem} from './errors.js';
 
 export class Problems {
   readonly list: Problem[] = [];
 
-  add(field: string, message: string): void {
-    this.list.push({field, message});
+  add(field: string, message: string, code?: ProblemCode): void {
+    this.list.push(code ? {field, message, code} : {field, message});
   }
 
   /** Throws every problem collected so far as one 400. */

@@ -68,7 +68,7 @@ export const registerWebhookRoutes: RegisterRoutes = (app, kit) => {
         const errors = formErrors(err, ['url', 'events', 'description']);
         // A local address on an emulator that refuses them: the operation names the ways to receive events
         // locally, which the page shows apart from the field's error.
-        const wayOut = errors.url?.includes(LOCAL_RECEIVER_WAY_OUT) ?? false;
+        const wayOut = err instanceof OperationError && err.problems.some((p) => p.code === 'local_url');
         if (wayOut && errors.url)
           errors.url = sentence(errors.url.replace(`; ${LOCAL_RECEIVER_WAY_OUT}`, ''));
         return render(
