@@ -13,7 +13,7 @@ import {Authenticator} from './auth/authenticator.js';
 import {AuthFailureLimiter, type RateLimitOptions} from './auth/rate-limiter.js';
 import {type Clock, manualClock, realClock} from './clock.js';
 import type {EmulatorContext, EmulatorPlugin} from './context.js';
-import {EmulatorControl} from './control-client.js';
+import {EmulatorControl} from '../src/client/emulator-control.js';
 import type {Database} from './db/database.js';
 import {openStorage} from './db/open.js';
 import {type DatabaseSignals, listenToDatabase, SIGNAL_CHANNELS} from './db/notify.js';
@@ -29,7 +29,7 @@ import {createDeliveryPlugin, type DeliveryPluginOptions} from './delivery/plugi
 import {loadOrCreateVaultKey} from './vault-key.js';
 
 export {createApp} from './app.js';
-export {EmulatorControl, EmulatorControlError} from './control-client.js';
+export {EmulatorControl, EmulatorControlError} from '../src/client/emulator-control.js';
 export type {EmulatorContext, EmulatorPlugin} from './context.js';
 export {checkEndpointHost, checkEndpointUrl, isPublicAddress, type Resolver} from './net/address-policy.js';
 export {OperationError, type Problem} from './ops/errors.js';

@@ -1,8 +1,9 @@
 // SQL of one delivery's detail and of resends: the delivery with its event, its attempts, and a resend's lease
 // and record. The engine's batched statements are in repository.ts; these run once per request.
 import type {AttemptTrigger} from '../../src/definitions.js';
+import type {DeliveryAttempt} from '../../src/schemas/emulator.js';
 import type {Queryable} from '../db/database.js';
-import type {DeliveryRow} from './repository.js';
+import type {AttemptRecord, DeliveryRow} from './repository.js';
 
 /** A delivery's row as its record is read (see toDeliveryRecord), with its endpoint and its event's bytes. */
 export interface DeliveryWithEventRow extends DeliveryRow {
@@ -10,16 +11,11 @@ export interface DeliveryWithEventRow extends DeliveryRow {
   body: string;
 }
 
-export interface AttemptRow {
-  attempt: number;
+/** An attempt's record (src/schemas) as the driver reads it: a Date, and a bigint that may come back as text. */
+export type AttemptRow = Omit<DeliveryAttempt, 'started_at' | 'signature_t'> & {
   started_at: Date | string;
   signature_t: string | number | null;
-  trigger: AttemptTrigger;
-  status_code: number | null;
-  error: string | null;
-  duration_ms: number;
-  response_body: string | null;
-}
+};
 
 export interface ResendTargetRow {
   id: string;
@@ -100,18 +96,13 @@ export async function releaseResendLease(q: Queryable, deliveryId: string, owner
   );
 }
 
-export interface ResendRecord {
-  deliveryId: string;
-  attempt: number;
-  startedAt: Date;
-  durationMs: number;
-  statusCode: number | null;
-  error: string | null;
-  responseBody: string | null;
-  signatureT: number | null;
-  /** manual (a resend) unless chaos made it. */
+/**
+ * An attempt made outside the schedule, as recorded: the engine's attempt record without the schedule's outcome
+ * (the delivery's status and next attempt stay as they are); `trigger` is manual (a resend) unless chaos made it.
+ */
+export type ResendRecord = Omit<AttemptRecord, 'finishedAt' | 'status' | 'nextAttemptAt' | 'trigger'> & {
   trigger?: AttemptTrigger;
-}
+};
 
 /** Moves a delivery's first attempt later (delivery chaos) and frees its lease; nothing is attempted or counted. */
 export async function postponeFirstAttempt(q: Queryable, deliveryId: string, dueAt: Date): Promise<void> {

@@ -1,7 +1,7 @@
 // `svc tui`: where the delivery browser gets its data. Always /v1 through the client; when the API address is a
 // running emulator's, also its control surface, for attempt detail and resends. No Ink here: the UI is loaded
 // by the command, and takes this source as it is.
-import type {EmulatorControl} from '../../emulator/control-client.js';
+import type {EmulatorControl} from '../client/emulator-control.js';
 import {defaultFileStore, resolveStoredApiUrl} from '../auth/resolve.js';
 import {openSession, type Session} from '../auth/session.js';
 import {usageError} from '../lib/errors.js';

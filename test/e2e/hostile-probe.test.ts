@@ -6,7 +6,7 @@ import {Agent} from 'node:http';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
-import {EmulatorControl, EmulatorControlError} from '../../emulator/control-client.js';
+import {EmulatorControl, EmulatorControlError} from '../../src/client/emulator-control.js';
 import {readRuntimeFile} from '../../emulator/runtime-file.js';
 import {type Receiver, startReceiver, waitFor} from '../emulator/delivery/helpers.js';
 import {type EmulatorProcess, startEmulatorProcess, stopProcess} from '../emulator/delivery/processes.js';

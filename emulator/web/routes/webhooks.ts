@@ -168,15 +168,7 @@ function deliveryView(detail: DeliveryDetail): DeliveryView {
     attempts: d.attempts,
     createdAt: new Date(d.created_at),
     nextAttemptAt: d.next_attempt_at == null ? null : new Date(d.next_attempt_at),
-    eventBody: typeof detail.event === 'string' ? detail.event : JSON.stringify(detail.event, null, 2),
-    attemptList: [...detail.attempts].reverse().map((a) => ({
-      attempt: a.attempt,
-      startedAt: new Date(a.started_at),
-      durationMs: a.duration_ms,
-      statusCode: a.status_code,
-      error: a.error,
-      responseBody: a.response_body,
-      trigger: a.trigger,
-    })),
+    eventBody: JSON.stringify(detail.event, null, 2),
+    attemptList: [...detail.attempts].reverse(),
   };
 }

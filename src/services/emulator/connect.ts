@@ -1,5 +1,5 @@
 // Finds the running emulator of a data dir (through its emulator.json) and opens its control client.
-import {EmulatorControl} from '../../../emulator/control-client.js';
+import {EmulatorControl} from '../../client/emulator-control.js';
 import {isProcessAlive, readRuntimeFile, type RuntimeInfo} from '../../../emulator/runtime-file.js';
 import {UserError} from '../../lib/errors.js';
 import {emulatorDataDir} from '../../lib/paths.js';

@@ -1,8 +1,8 @@
 // One delivery with its attempts and its event, from the emulator that serves the API address in use.
 // The hosted service has no such route; the emulator keeps every attempt and answers it on its control
 // surface, reached with the admin token from the running emulator's emulator.json, never with an API key.
-import {EmulatorControlError} from '../../../emulator/control-client.js';
-import type {DeliveryDetail} from '../../../emulator/control-client.js';
+import {EmulatorControlError} from '../../client/emulator-control.js';
+import type {DeliveryDetail} from '../../client/emulator-control.js';
 import {isId} from '../../definitions.js';
 import {UserError} from '../../lib/errors.js';
 import {emulatorControlFor} from '../emulator/for-api-url.js';

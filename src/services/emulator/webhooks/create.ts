@@ -1,5 +1,5 @@
 // `svc emulator webhooks create`: adds an endpoint; its signing secret is shown exactly once.
-import {EmulatorControlError} from '../../../../emulator/control-client.js';
+import {EmulatorControlError} from '../../../client/errors.js';
 import {currentSvcCommand} from '../../../lib/invocation.js';
 import {dataDirArg, localUrlWaysOut} from '../../../ui/emulator.js';
 import {toUserError} from '../../../lib/error-mapper.js';

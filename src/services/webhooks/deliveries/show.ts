@@ -1,5 +1,5 @@
 // `svc webhooks deliveries show`: one delivery with its attempts and event (emulator), or its list record (API).
-import type {DeliveryDetail} from '../../../../emulator/control-client.js';
+import type {DeliveryDetail} from '../../../client/emulator-control.js';
 import {openSession} from '../../../auth/session.js';
 import {defaultFileStore, resolveStoredApiUrl} from '../../../auth/resolve.js';
 import {isId} from '../../../definitions.js';
