@@ -47,10 +47,34 @@ const RULES: ImportRule[] = [
     refused: ['src', 'emulator', 'node:', 'zod'],
   },
   {
-    name: 'the emulator stands alone',
-    why: 'the emulator may use src/definitions, src/schemas and the receiver library only',
+    name: 'the emulator stands on the libraries only',
+    why:
+      'the emulator may use the libraries below it (src/definitions, src/schemas, the receiver library and the ' +
+      'client, which its entry hands out for its own control surface), never the CLI above it',
     files: 'emulator',
-    refused: [...CLI_SIDE, 'src/client'],
+    refused: CLI_SIDE,
+  },
+  {
+    name: 'screens read through the client',
+    why:
+      'what src/ui shows comes through the typed clients (records from src/schemas), never from the ' +
+      "emulator's own files; and the screens sit below the commands that use them",
+    files: 'src/ui',
+    refused: ['emulator', 'src/commands', 'src/cli'],
+  },
+  {
+    name: "the CLI's plumbing loads nothing above it",
+    why:
+      'every command loads src/lib (error rendering, output, flags): it must not pull in the emulator, a ' +
+      'service, a screen or a command',
+    files: 'src/lib',
+    refused: ['emulator', 'src/services', 'src/commands', 'src/ui', 'src/cli'],
+  },
+  {
+    name: 'services never reach up to the commands',
+    why: 'a service does the work for a command and never sees flags or oclif: commands call services, not back',
+    files: 'src/services',
+    refused: ['src/commands', 'src/cli'],
   },
 ];
 
