@@ -67,8 +67,7 @@ const CLAIM_LOCK_CLASS = 0x5ec1;
  * due, unleased delivery is oldest get the lanes, and each locks (skipping rows another process holds) and leases
  * its first `perEndpoint` such deliveries from one range of deliveries_endpoint_due. The lease is written through
  * the locked rows' ctid. So a claim reads the rows it leases plus one probe per endpoint: ranking every due
- * delivery instead read the whole deliveries table twice per claim, ~50 µs of PostgreSQL's CPU per delivery in a
- * backlog of 16,000. Two processes claiming at the same moment choose the same endpoints (neither sees the
+ * delivery instead read the whole deliveries table twice per claim, a cost that grew with the backlog. Two processes claiming at the same moment choose the same endpoints (neither sees the
  * other's leases yet); the advisory lock, held until the claim commits, gives each endpoint to one of them whole
  * and leaves the other to take the remaining endpoints on its next look, instead of both splitting the same batches
  * between them out of order.
