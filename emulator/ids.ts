@@ -1,33 +1,16 @@
-// Fresh identifiers and secrets in the service's shapes (src/definitions.ts), from the OS CSPRNG without modulo bias.
+// Fresh identifiers and secrets in the service's shapes (src/definitions.ts), from the OS CSPRNG: ids from the
+// generator the CLI uses too (src/ids.ts), and the secrets only the emulator makes.
 import {randomBytes} from 'node:crypto';
 import {
   API_KEY_SECRET_BODY_LENGTH,
   API_KEY_SECRET_PREFIX,
-  ID_BODY_LENGTH,
-  type IdPrefix,
   SANDBOX_LINK_TOKEN_BYTES,
   SIGNING_SECRET_BYTES,
   SIGNING_SECRET_PREFIX,
 } from '../src/definitions.js';
+import {base62} from '../src/ids.js';
 
-const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-
-export function base62(length: number): string {
-  let out = '';
-  while (out.length < length) {
-    const bytes = randomBytes(length * 2);
-    for (const byte of bytes) {
-      // 248 = 62 * 4: dropping bytes above it keeps every character equally likely.
-      if (byte < 248) out += BASE62[byte % 62];
-      if (out.length === length) break;
-    }
-  }
-  return out;
-}
-
-export function newId(prefix: IdPrefix): string {
-  return `${prefix}_${base62(ID_BODY_LENGTH)}`;
-}
+export {base62, newIdWithPrefix as newId} from '../src/ids.js';
 
 export function newApiKeySecret(): string {
   return `${API_KEY_SECRET_PREFIX}${base62(API_KEY_SECRET_BODY_LENGTH)}`;

@@ -47,6 +47,12 @@ const RULES: ImportRule[] = [
     refused: ['src', 'emulator', 'node:', 'zod'],
   },
   {
+    name: 'the id generator is a library',
+    why: 'the emulator and the CLI both make ids with it; it needs only the definitions and node:crypto',
+    files: 'src/ids.ts',
+    refused: [...CLI_SIDE, 'src/client', 'src/schemas', 'emulator', 'zod'],
+  },
+  {
     name: 'the emulator stands on the libraries only',
     why:
       'the emulator may use the libraries below it (src/definitions, src/schemas, the receiver library and the ' +

@@ -10,7 +10,7 @@ import {
   SIGNATURE_TOLERANCE_SECONDS,
   SIGNING_SECRET_PREFIX,
 } from '../../definitions.js';
-import {newId} from '../../lib/ids.js';
+import {newId} from '../../ids.js';
 import type {SvcEvent} from '../../schemas/index.js';
 import {signPayload} from '../../webhooks/index.js';
 import {deliveryHeaders, type PostedAnswer} from './post-delivery.js';

@@ -1,7 +1,7 @@
 // A sample event of each type, shaped as the service sends it and checked against the wire schema: what
 // `svc webhooks send` posts when no body is given, and the legitimate deliveries of `svc webhooks test-receiver`.
 import {EVENT_TYPES, type EventType} from '../../definitions.js';
-import {newId} from '../../lib/ids.js';
+import {newId} from '../../ids.js';
 import {usageError} from '../../lib/errors.js';
 import {EventSchema, type SandboxSnapshot, type SvcEvent} from '../../schemas/index.js';
 

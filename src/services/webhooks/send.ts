@@ -2,7 +2,7 @@
 // to a receiver with every Svc-* header, as one attempt of the service would; reports what came back.
 import {readFile} from 'node:fs/promises';
 import {UserError, usageError} from '../../lib/errors.js';
-import {newId} from '../../lib/ids.js';
+import {newId} from '../../ids.js';
 import {
   deliveryHeaders,
   parseReceiverUrl,
