@@ -1,5 +1,5 @@
 // The repositories an emulator's routes and operations share, one per table, built over one database.
-import {DeliveryReadRepository} from '../delivery/repository.js';
+import {DeliveryReadRepository} from '../delivery/claim.js';
 import {ApiKeyRepository} from './api-keys.js';
 import type {Database} from './database.js';
 import {MetaRepository} from './meta.js';

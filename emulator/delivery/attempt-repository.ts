@@ -3,7 +3,7 @@
 import type {AttemptTrigger} from '../../src/definitions.js';
 import type {DeliveryAttempt} from '../../src/schemas/emulator.js';
 import type {Queryable} from '../db/database.js';
-import type {AttemptRecord, DeliveryRow} from './repository.js';
+import type {AttemptRecord, DeliveryRow} from './claim.js';
 
 /** A delivery's row as its record is read (see toDeliveryRecord), with its endpoint and its event's bytes. */
 export interface DeliveryWithEventRow extends DeliveryRow {

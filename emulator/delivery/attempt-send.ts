@@ -3,7 +3,7 @@
 import type {Dispatcher} from 'undici';
 import type {WebhookSigner} from '../../src/webhooks/verify.js';
 import type {RelayHub} from './relay-hub.js';
-import type {ClaimedDelivery} from './repository.js';
+import type {ClaimedDelivery} from './claim.js';
 import {type AttemptResult, sendAttempt} from './sender.js';
 
 export const DELIVERY_USER_AGENT = 'svc-webhooks/1 (+svc emulator)';

@@ -26,7 +26,7 @@ import {
   nextDueAt,
   releaseAllLeases,
   releaseLeases,
-} from './repository.js';
+} from './claim.js';
 import {DELIVERY_TIMEOUT_MS, RESPONSE_BODY_LIMIT_BYTES} from './retry-policy.js';
 import type {AttemptResult} from './sender.js';
 import {endpointSigner, signatureTime, UNREADABLE_SECRET} from './signing.js';

@@ -16,7 +16,7 @@ import {
   recordResend,
   releaseResendLease,
 } from '../delivery/attempt-repository.js';
-import type {ClaimedDelivery} from '../delivery/repository.js';
+import type {ClaimedDelivery} from '../delivery/claim.js';
 import type {AttemptResult} from '../delivery/sender.js';
 import {checkDeliveryId, type DeliveryDetail, getDeliveryDetail} from './delivery-detail.js';
 import {conflict, notFound, vaultUnavailable} from './errors.js';
