@@ -2,7 +2,8 @@
 // next attempt scheduled by the retry policy), and the writer that records attempts in group commits.
 import type {AttemptTrigger} from '../../src/definitions.js';
 import type {Database} from '../db/database.js';
-import {type AttemptRecord, type ClaimedDelivery, recordAttempts} from './claim.js';
+import {type AttemptRecord, recordAttempts} from './attempt-repository.js';
+import type {ClaimedDelivery} from './claim.js';
 import {retryDelayAfter} from './retry-policy.js';
 import type {AttemptResult} from './sender.js';
 import type {PreparedStatements} from './statements.js';

@@ -10,7 +10,7 @@ import {registerChaosRoutes} from '../control/chaos-routes.js';
 import {ChaosPlan, type ChaosSettings} from './chaos.js';
 import {RelayHub} from './relay-hub.js';
 import {registerRelayRoutes} from './relay-routes.js';
-import {purgeOlderThan} from './claim.js';
+import {purgeOlderThan} from '../db/deliveries.js';
 import {RETENTION_MS} from './retry-policy.js';
 import {DeliveryWorker, type DeliveryWorkerOptions} from './worker.js';
 

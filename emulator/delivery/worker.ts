@@ -17,8 +17,8 @@ import type {ChaosPlan} from './chaos.js';
 import type {RelayHub} from './relay-hub.js';
 import {AttemptWriter, attemptRecord} from './attempt-record.js';
 import {attemptHeaders, parseTarget, type SendRoute, sendSigned} from './attempt-send.js';
+import type {AttemptRecord} from './attempt-repository.js';
 import {
-  type AttemptRecord,
   type ClaimedDelivery,
   claimDue,
   claimEndpointAfter,

@@ -5,7 +5,7 @@ import type {SvcEvent} from '../../src/schemas/index.js';
 import type {EmulatorContext} from '../context.js';
 import {isoRequired} from '../db/repository-support.js';
 import {findDeliveryWithEvent, listAttempts} from '../delivery/attempt-repository.js';
-import {toDeliveryRecord} from '../delivery/claim.js';
+import {toDeliveryRecord} from '../db/deliveries.js';
 import {notFound} from './errors.js';
 
 export type {DeliveryAttempt, DeliveryDetail};
