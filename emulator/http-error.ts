@@ -4,7 +4,7 @@ import {methodNotAllowed} from 'hono/method-not-allowed';
 import type {ContentfulStatusCode} from 'hono/utils/http-status';
 import type {ErrorCode} from '../src/definitions.js';
 import type {EmulatorApp} from './context.js';
-import {OperationError, type Problem} from './ops/errors.js';
+import {OperationError, type Problem} from './operation-error.js';
 
 export class HttpError extends Error {
   readonly status: ContentfulStatusCode;

@@ -32,7 +32,7 @@ export {createApp} from './app.js';
 export {EmulatorControl, EmulatorControlError} from '../src/client/emulator-control.js';
 export type {EmulatorContext, EmulatorPlugin} from './context.js';
 export {checkEndpointHost, checkEndpointUrl, isPublicAddress, type Resolver} from './net/address-policy.js';
-export {OperationError, type Problem} from './ops/errors.js';
+export {OperationError, type Problem} from './operation-error.js';
 export {
   CHAOS_EXAMPLE,
   type ChaosSettings,

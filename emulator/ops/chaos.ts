@@ -9,7 +9,7 @@ import {
   ChaosSettingsError,
   checkChaosSettings,
 } from '../delivery/chaos.js';
-import {invalidInput, notFound} from './errors.js';
+import {invalidInput, notFound} from '../operation-error.js';
 
 export type {EndpointChaos};
 

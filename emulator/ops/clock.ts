@@ -3,7 +3,7 @@ import type {ClockState} from '../../src/schemas/emulator.js';
 import type {ManualClock} from '../clock.js';
 import {parseDuration} from '../clock.js';
 import type {EmulatorContext} from '../context.js';
-import {conflict, invalidInput} from './errors.js';
+import {conflict, invalidInput} from '../operation-error.js';
 
 export type {ClockState};
 

@@ -6,7 +6,7 @@ import type {EmulatorContext} from '../context.js';
 import {isoRequired} from '../db/repository-support.js';
 import {findDeliveryWithEvent, listAttempts} from '../delivery/attempt-repository.js';
 import {toDeliveryRecord} from '../db/deliveries.js';
-import {notFound} from './errors.js';
+import {notFound} from '../operation-error.js';
 
 export type {DeliveryAttempt, DeliveryDetail};
 

@@ -11,7 +11,7 @@ import {LimitError} from '../db/repository-support.js';
 import {endpointRecord} from '../db/webhook-endpoints.js';
 import {newSigningSecret} from '../ids.js';
 import {checkEndpointHost, checkEndpointUrl, type UrlRefusal} from '../net/address-policy.js';
-import {conflict, invalidInput, notFound, vaultUnavailable} from './errors.js';
+import {conflict, invalidInput, notFound, vaultUnavailable} from '../operation-error.js';
 import {eventTypes, Problems, text} from './validate.js';
 
 /** How to receive webhooks on this machine when the emulator refuses a local URL. */

@@ -19,7 +19,7 @@ import {
 import type {ClaimedDelivery} from '../delivery/claim.js';
 import type {AttemptResult} from '../delivery/sender.js';
 import {checkDeliveryId, type DeliveryDetail, getDeliveryDetail} from './delivery-detail.js';
-import {conflict, notFound, vaultUnavailable} from './errors.js';
+import {conflict, notFound, vaultUnavailable} from '../operation-error.js';
 
 /** What sends the attempt: the delivery worker. */
 export interface Attempter {

@@ -6,7 +6,7 @@ import {
   LINE_CONTROL_CHARACTER,
   type ProblemCode,
 } from '../../src/definitions.js';
-import {invalidInput, type Problem} from './errors.js';
+import {invalidInput, type Problem} from '../operation-error.js';
 
 export class Problems {
   readonly list: Problem[] = [];

@@ -5,7 +5,7 @@ import type {Clock} from '../clock.js';
 import type {Database, Queryable} from '../db/database.js';
 import {recordEvent} from '../delivery/events.js';
 import {base62, newId} from '../ids.js';
-import {OperationError} from '../ops/errors.js';
+import {OperationError} from '../operation-error.js';
 import {PreparedStatements} from '../delivery/statements.js';
 import {
   dueForExpiry,

@@ -4,7 +4,7 @@ import {createHash} from 'node:crypto';
 import {readFileSync} from 'node:fs';
 import type {Context} from 'hono';
 import type {EmulatorApp, EmulatorContext} from '../context.js';
-import {OperationError} from '../ops/errors.js';
+import {OperationError} from '../operation-error.js';
 import {Accounts} from './accounts.js';
 import type {SessionView} from './db/sessions.js';
 import {

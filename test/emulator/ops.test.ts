@@ -3,7 +3,7 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {type RunningEmulator, startEmulator} from '../../emulator/index.js';
 import {createEndpoint, deleteEndpoint, listEndpoints} from '../../emulator/ops/endpoints.js';
-import {OperationError} from '../../emulator/ops/errors.js';
+import {OperationError} from '../../emulator/operation-error.js';
 import {createKey, listKeys, revokeKey} from '../../emulator/ops/keys.js';
 import {createOrg} from '../../emulator/ops/orgs.js';
 import {MAX_ACTIVE_KEYS_PER_ORG, MAX_ENDPOINTS_PER_ORG} from '../../src/definitions.js';

@@ -3,7 +3,7 @@ import type {Context} from 'hono';
 import {isId, MAX_ENDPOINTS_PER_ORG} from '../../../src/definitions.js';
 import {listDeliveries} from '../../ops/deliveries.js';
 import {createEndpoint, deleteEndpoint, LOCAL_RECEIVER_WAY_OUT, listEndpoints} from '../../ops/endpoints.js';
-import {OperationError} from '../../ops/errors.js';
+import {OperationError} from '../../operation-error.js';
 import {type DeliveryDetail, getDeliveryDetail} from '../../ops/delivery-detail.js';
 import type {Viewer} from '../views/layout.js';
 import {ProblemPage} from '../views/pages.js';

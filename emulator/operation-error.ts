@@ -1,6 +1,6 @@
 // The one error type of the emulator's operations: a code of the service, a message for people and, for bad
 // input, every problem with the field it is in. http-error.ts turns it into the HTTP answer.
-import {ERROR_STATUS, type ErrorCode, type ProblemCode} from '../../src/definitions.js';
+import {ERROR_STATUS, type ErrorCode, type ProblemCode} from '../src/definitions.js';
 
 export interface Problem {
   field: string;

@@ -5,9 +5,9 @@ import type {EmulatorApp, EmulatorContext} from '../context.js';
 import {conflict, HttpError, invalidRequest, notFound} from '../http-error.js';
 import {readJsonBody} from '../net/read-json.js';
 import type {RelayMessage, RelayRegistration} from '../../src/schemas/emulator.js';
-import type {RelayHub} from './relay-hub.js';
-import {isRelayEndpoint, RelayLimitError, registerRelay} from './relay-registry.js';
-import {isSuccessStatus, RESPONSE_BODY_LIMIT_BYTES} from './retry-policy.js';
+import type {RelayHub} from '../delivery/relay-hub.js';
+import {isRelayEndpoint, RelayLimitError, registerRelay} from '../delivery/relay-registry.js';
+import {isSuccessStatus, RESPONSE_BODY_LIMIT_BYTES} from '../delivery/retry-policy.js';
 
 /** Keeps idle proxies and the listener's stale-connection check satisfied. */
 export const RELAY_PING_INTERVAL_MS = 15_000;

@@ -6,7 +6,7 @@ import {invalidRequest} from '../http-error.js';
 import {linkCreation} from '../links/routes.js';
 import {readJsonObject} from '../net/read-json.js';
 import {actOnSandbox, createSandbox, getSandbox, listSandboxes, triggerEvent} from '../ops/sandboxes.js';
-import type {SandboxService} from './service.js';
+import type {SandboxService} from '../sandboxes/service.js';
 
 function orgIdOf(body: Record<string, unknown>, fallback: string): string {
   const value = body.org_id;
