@@ -25,7 +25,8 @@ import {isProcessAlive, readRuntimeFile, removeRuntimeFile, writeRuntimeFile} fr
 import {openSharedManualClock, type SharedManualClock} from './shared-clock.js';
 import {createVault} from './vault.js';
 import type {ChaosSettings} from './delivery/chaos.js';
-import {createDeliveryPlugin, type DeliveryPluginOptions} from './delivery/plugin.js';
+import type {DeliveryPluginOptions} from './delivery/plugin.js';
+import {createEnginePlugin} from './engine.js';
 import {loadOrCreateVaultKey} from './vault-key.js';
 
 export {createApp} from './app.js';
@@ -115,7 +116,7 @@ export class EmulatorStartError extends Error {
  * start() runs once the server listens and its stop() before the database closes.
  */
 function defaultPlugins(options: StartEmulatorOptions): EmulatorPlugin[] {
-  return [createDeliveryPlugin({...options.delivery, chaos: options.chaos ?? options.delivery?.chaos})];
+  return [createEnginePlugin({...options.delivery, chaos: options.chaos ?? options.delivery?.chaos})];
 }
 
 /** The tables whose rows the read cache holds (see createRepositories). */

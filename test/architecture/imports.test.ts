@@ -134,6 +134,41 @@ function violations(rule: ImportRule, found: FoundImport[]): string[] {
     .map((i) => `${i.file}: '${i.specifier}'`);
 }
 
+/** Which sub-folder of `root` imports which (files directly in `root` belong to no folder and are left out). */
+function folderArrows(root: string): Map<string, Set<string>> {
+  const folderOf = (path: string) => {
+    const rest = path.slice(root.length + 1).split('/');
+    return rest.length > 1 ? rest[0] : undefined;
+  };
+  const arrows = new Map<string, Set<string>>();
+  for (const i of collect(root)) {
+    const from = folderOf(i.file);
+    const to = i.target?.startsWith(`${root}/`) ? folderOf(i.target) : undefined;
+    if (!from || !to || from === to) continue;
+    if (!arrows.has(from)) arrows.set(from, new Set());
+    arrows.get(from)?.add(to);
+  }
+  return arrows;
+}
+
+/** Each cycle of folder arrows once, as `a -> b -> a`, starting from its first folder in name order. */
+function cyclesOf(arrows: Map<string, Set<string>>): string[] {
+  const found = new Set<string>();
+  const walk = (path: string[]) => {
+    const last = path[path.length - 1] as string;
+    for (const next of arrows.get(last) ?? []) {
+      if (next === path[0]) {
+        const loop = [...path];
+        const start = loop.indexOf([...loop].sort()[0] as string);
+        const turned = [...loop.slice(start), ...loop.slice(0, start)];
+        found.add([...turned, turned[0]].join(' -> '));
+      } else if (!path.includes(next)) walk([...path, next]);
+    }
+  };
+  for (const folder of arrows.keys()) walk([folder]);
+  return [...found].sort();
+}
+
 describe('import rules', () => {
   for (const rule of RULES) {
     it(rule.name, () => {
@@ -142,6 +177,23 @@ describe('import rules', () => {
       expect(violations(rule, found), rule.why).toEqual([]);
     });
   }
+
+  it("keeps the emulator's folders free of cycles, so each stands on the ones below it", () => {
+    const arrows = folderArrows('emulator');
+    expect(arrows.size).toBeGreaterThan(3);
+    expect(cyclesOf(arrows), 'an import that closes a loop between folders of emulator/').toEqual([]);
+  });
+
+  it('finds a cycle between folders when there is one', () => {
+    const arrows = new Map([
+      ['db', new Set(['delivery'])],
+      ['delivery', new Set(['net'])],
+      ['net', new Set(['db'])],
+      ['ops', new Set(['db'])],
+    ]);
+    expect(cyclesOf(arrows)).toEqual(['db -> delivery -> net -> db']);
+    expect(cyclesOf(new Map([['ops', new Set(['db'])]]))).toEqual([]);
+  });
 
   it('sees every kind of import, so a rule cannot pass by not looking', () => {
     const source = [
