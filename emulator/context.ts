@@ -1,5 +1,4 @@
 // What routes and background workers of one emulator share; built once by startEmulator (or a test).
-import type {Hono} from 'hono';
 import type {Authenticator} from './auth/authenticator.js';
 import type {AuthFailureLimiter} from './auth/rate-limiter.js';
 import type {Clock} from './clock.js';
@@ -7,6 +6,7 @@ import type {Database} from './db/database.js';
 import type {DatabaseSignals} from './db/notify.js';
 import type {Repositories} from './db/repositories.js';
 import type {Resolver} from './net/address-policy.js';
+import type {EmulatorApp} from './app-env.js';
 import type {Vault} from './vault.js';
 
 export interface EmulatorContext {
@@ -32,8 +32,7 @@ export interface EmulatorContext {
   signals?: DatabaseSignals;
 }
 
-export type AppEnv = {Variables: {key: {id: string; orgId: string}}};
-export type EmulatorApp = Hono<AppEnv>;
+export type {AppEnv, EmulatorApp} from './app-env.js';
 
 /**
  * A part of the emulator beyond the core (the delivery engine, sandboxes): it may add routes

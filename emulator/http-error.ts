@@ -3,7 +3,7 @@ import type {Context} from 'hono';
 import {methodNotAllowed} from 'hono/method-not-allowed';
 import type {ContentfulStatusCode} from 'hono/utils/http-status';
 import type {ErrorCode} from '../src/definitions.js';
-import type {EmulatorApp} from './context.js';
+import type {EmulatorApp} from './app-env.js';
 import {OperationError, type Problem} from './operation-error.js';
 
 export class HttpError extends Error {
