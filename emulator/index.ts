@@ -21,7 +21,12 @@ import {ReadCache, trackWrites, type WriteTrackedDatabase} from './db/read-cache
 import {createRepositories, type Repositories} from './db/repositories.js';
 import {type Resolver, systemResolver} from './net/address-policy.js';
 import {answerClientError} from './net/client-error.js';
-import {isProcessAlive, readRuntimeFile, removeRuntimeFile, writeRuntimeFile} from './runtime-file.js';
+import {
+  isProcessAlive,
+  readRuntimeFile,
+  removeRuntimeFile,
+  writeRuntimeFile,
+} from '../src/client/emulator-runtime.js';
 import {openSharedManualClock, type SharedManualClock} from './shared-clock.js';
 import {createVault} from './vault.js';
 import type {ChaosSettings} from './delivery/chaos.js';
@@ -42,7 +47,7 @@ export {
   parseChaosSpec,
 } from './delivery/chaos.js';
 export {DEFAULT_RATE_LIMIT} from './auth/rate-limiter.js';
-export {readRuntimeFile, runtimeFilePath, type RuntimeInfo} from './runtime-file.js';
+export {readRuntimeFile, runtimeFilePath, type RuntimeInfo} from '../src/client/emulator-runtime.js';
 
 export interface StartEmulatorOptions {
   /** Default 4010; 0 picks a free port. */

@@ -4,7 +4,7 @@
 import {performance} from 'node:perf_hooks';
 import type {Dispatcher} from 'undici';
 import {EmulatorControl, type RelayDelivery, type RelayRegistration} from '../client/emulator-control.js';
-import type {RuntimeInfo} from '../../emulator/runtime-file.js';
+import type {RuntimeInfo} from '../client/emulator-runtime.js';
 import {DELIVERY_TIMEOUT_MS, EVENT_TYPES, type EventType, RESPONSE_BODY_LIMIT_BYTES} from '../definitions.js';
 import {usageError} from '../lib/errors.js';
 import {currentSvcCommand} from '../lib/invocation.js';

@@ -1,6 +1,6 @@
 // Whether an API address is a running emulator's: then its control surface can add what /v1 does not show.
 import type {EmulatorControl} from '../../client/emulator-control.js';
-import {isProcessAlive, readRuntimeFile} from '../../../emulator/runtime-file.js';
+import {isProcessAlive, readRuntimeFile} from '../../client/emulator-runtime.js';
 import {emulatorDataDir} from '../../lib/paths.js';
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
