@@ -18,8 +18,8 @@ const ASSET_BUDGET_BYTES = 30 * 1024;
 const {MAX_ACTIVE_KEYS_PER_ORG, MAX_ENDPOINTS_PER_ORG, MAX_DELIVERIES_LISTED} = await import(
   '../dist/src/definitions.js'
 );
-const {EmulatorControl} = await import('../dist/emulator/control-client.js');
-const {readRuntimeFile} = await import('../dist/emulator/runtime-file.js');
+const {EmulatorControl} = await import('../dist/src/client/emulator-control.js');
+const {readRuntimeFile} = await import('../dist/src/client/emulator-runtime.js');
 
 // The emulator in its own process, as `svc emulator start` runs it; this process only asks.
 const child = spawn(

@@ -60,8 +60,8 @@ const emulator = await spawnReady(
   (line) => JSON.parse(line),
 );
 try {
-  const {EmulatorControl} = await import('../dist/emulator/control-client.js');
-  const {readRuntimeFile} = await import('../dist/emulator/runtime-file.js');
+  const {EmulatorControl} = await import('../dist/src/client/emulator-control.js');
+  const {readRuntimeFile} = await import('../dist/src/client/emulator-runtime.js');
   const info = await readRuntimeFile(emulator.ready.data_dir);
   const control = new EmulatorControl({url: info.api_url, adminToken: info.admin_token});
   const key = await control.createKey({name: 'bench'});

@@ -22,7 +22,7 @@ import {Worker} from 'node:worker_threads';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import {Agent, request} from 'undici';
-import {EmulatorControl} from '../dist/emulator/control-client.js';
+import {EmulatorControl} from '../dist/src/client/emulator-control.js';
 import {openStorage} from '../dist/emulator/db/open.js';
 import {createVault} from '../dist/emulator/vault.js';
 import {newId, newSigningSecret} from '../dist/src/lib/ids.js';

@@ -1,8 +1,8 @@
 // The one source of time for every rule in the emulator (expiry, retries, retention, rate limits).
 // A manual clock moves only when told, so tests and scripts can walk a day of retries in milliseconds.
-import {EARLIEST_CLOCK_MS, LATEST_CLOCK_MS} from '../src/definitions.js';
+import {type ClockMode, EARLIEST_CLOCK_MS, LATEST_CLOCK_MS} from '../src/definitions.js';
 
-export type ClockMode = 'real' | 'manual';
+export type {ClockMode};
 
 export interface Clock {
   readonly mode: ClockMode;

@@ -1,5 +1,4 @@
 // What routes and background workers of one emulator share; built once by startEmulator (or a test).
-import type {Hono} from 'hono';
 import type {Authenticator} from './auth/authenticator.js';
 import type {AuthFailureLimiter} from './auth/rate-limiter.js';
 import type {Clock} from './clock.js';
@@ -7,8 +6,9 @@ import type {Database} from './db/database.js';
 import type {DatabaseSignals} from './db/notify.js';
 import type {Repositories} from './db/repositories.js';
 import type {Resolver} from './net/address-policy.js';
+import type {EmulatorApp} from './app-env.js';
 import type {HostPolicy} from './net/host-policy.js';
-import type {RequestLog, Refusal} from './request-log.js';
+import type {RequestLog} from './request-log.js';
 import type {Vault} from './vault.js';
 
 export interface EmulatorContext {
@@ -38,14 +38,7 @@ export interface EmulatorContext {
   signals?: DatabaseSignals;
 }
 
-export type AppEnv = {
-  Variables: {
-    key: {id: string; orgId: string; prefix: string};
-    /** Why the request was refused, for the request log only: never in the answer. */
-    refusal: Refusal;
-  };
-};
-export type EmulatorApp = Hono<AppEnv>;
+export type {AppEnv, EmulatorApp} from './app-env.js';
 
 /**
  * A part of the emulator beyond the core (the delivery engine, sandboxes): it may add routes

@@ -29,8 +29,8 @@ export async function makeDataDirPrivate(dir: string): Promise<void> {
   const uid = process.getuid?.();
   const top = await stat(dir);
   if (!top.isDirectory()) throw notAFolder();
-  // Synchronous on purpose: a data dir holds some 450 files, and one fs call each through the thread pool
-  // cost the start ~50 ms per walk (measured), while nothing else is being served yet.
+  // Synchronous on purpose: a data dir holds hundreds of files, and one fs call each through the thread pool
+  // costs the start more than walking them at once, while nothing else is being served yet.
   privatise(dir, top, uid);
 }
 

@@ -3,8 +3,8 @@ import type {Context} from 'hono';
 import {methodNotAllowed} from 'hono/method-not-allowed';
 import type {ContentfulStatusCode} from 'hono/utils/http-status';
 import type {ErrorCode} from '../src/definitions.js';
-import type {EmulatorApp} from './context.js';
-import {OperationError, type Problem} from './ops/errors.js';
+import type {EmulatorApp} from './app-env.js';
+import {OperationError, type Problem} from './operation-error.js';
 import {VaultKeyMismatchError} from './vault.js';
 
 export class HttpError extends Error {

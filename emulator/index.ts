@@ -7,40 +7,46 @@ import type {AddressInfo} from 'node:net';
 import {tmpdir} from 'node:os';
 import {join, resolve} from 'node:path';
 import {serve} from '@hono/node-server';
-import {displayText} from '../src/definitions.js';
 import {createApp} from './app.js';
 import {DataDirError, makeDataDirPrivate} from './data-dir.js';
 import {Authenticator} from './auth/authenticator.js';
 import {AuthFailureLimiter, type RateLimitOptions} from './auth/rate-limiter.js';
 import {type Clock, manualClock, realClock} from './clock.js';
 import type {EmulatorContext, EmulatorPlugin} from './context.js';
-import {EmulatorControl} from './control-client.js';
+import {EmulatorControl} from '../src/client/emulator-control.js';
 import type {Database} from './db/database.js';
 import {openStorage} from './db/open.js';
 import {type DatabaseSignals, listenToDatabase, SIGNAL_CHANNELS} from './db/notify.js';
-import {ReadCache, trackWrites} from './db/read-cache.js';
+import {ReadCache, trackWrites, type WriteTrackedDatabase} from './db/read-cache.js';
 import {createRepositories, type Repositories} from './db/repositories.js';
 import {type Resolver, systemResolver} from './net/address-policy.js';
 import {answerClientError} from './net/client-error.js';
-import {createHostPolicy, type HostPolicy, HostNameError} from './net/host-policy.js';
-import {isProcessAlive, readRuntimeFile, removeRuntimeFile, writeRuntimeFile} from './runtime-file.js';
+import {
+  isProcessAlive,
+  readRuntimeFile,
+  removeRuntimeFile,
+  writeRuntimeFile,
+} from '../src/client/emulator-runtime.js';
 import {openSharedManualClock, type SharedManualClock} from './shared-clock.js';
 import {createVault, VaultKeyMismatchError} from './vault.js';
 import type {ChaosSettings} from './delivery/chaos.js';
+import type {DeliveryPluginOptions} from './delivery/plugin.js';
+import {createEnginePlugin} from './engine.js';
+import {checkVaultKey, loadOrCreateVaultKey} from './vault-key.js';
+import {createHostPolicy, type HostPolicy, HostNameError} from './net/host-policy.js';
 import {readStateFile} from './state/file.js';
 import {type LoadMode, type LoadResult as StateLoadResult, loadState} from './state/load.js';
 import {exportSnapshot} from './state/snapshot.js';
 import {StateFileError} from './state/state-file-error.js';
 import type {Snapshot} from '../src/schemas/snapshot.js';
 import {RequestLog} from './request-log.js';
-import {createDeliveryPlugin, type DeliveryPluginOptions} from './delivery/plugin.js';
-import {checkVaultKey, loadOrCreateVaultKey} from './vault-key.js';
+import {displayText} from '../src/definitions.js';
 
 export {createApp} from './app.js';
-export {EmulatorControl, EmulatorControlError} from './control-client.js';
+export {EmulatorControl, EmulatorControlError} from '../src/client/emulator-control.js';
 export type {EmulatorContext, EmulatorPlugin} from './context.js';
 export {checkEndpointHost, checkEndpointUrl, isPublicAddress, type Resolver} from './net/address-policy.js';
-export {OperationError, type Problem} from './ops/errors.js';
+export {OperationError, type Problem} from './operation-error.js';
 export {
   CHAOS_EXAMPLE,
   type ChaosSettings,
@@ -49,7 +55,7 @@ export {
   parseChaosSpec,
 } from './delivery/chaos.js';
 export {DEFAULT_RATE_LIMIT} from './auth/rate-limiter.js';
-export {readRuntimeFile, runtimeFilePath, type RuntimeInfo} from './runtime-file.js';
+export {readRuntimeFile, runtimeFilePath, type RuntimeInfo} from '../src/client/emulator-runtime.js';
 export type {StateLoadResult};
 export type {Snapshot} from '../src/schemas/snapshot.js';
 
@@ -159,7 +165,7 @@ export class EmulatorStartError extends Error {
  * start() runs once the server listens and its stop() before the database closes.
  */
 function defaultPlugins(options: StartEmulatorOptions): EmulatorPlugin[] {
-  return [createDeliveryPlugin({...options.delivery, chaos: options.chaos ?? options.delivery?.chaos})];
+  return [createEnginePlugin({...options.delivery, chaos: options.chaos ?? options.delivery?.chaos})];
 }
 
 /** The tables whose rows the read cache holds (see createRepositories). */
@@ -201,6 +207,41 @@ async function startIn(
   // so none can move a terminal's cursor, retitle it or reorder a line.
   const sink = options.log ?? (() => undefined);
   const log = (line: string) => sink(displayText(line, {multiline: true}));
+  await claimDataDir(dataDir);
+  const stores = await openStores(dataDir, ownsDataDir, options, log);
+  try {
+    const {ctx, demoKey, seeded, imported} = await createContext(stores, options, hosts, dataDir, log);
+    await stores.endStartup();
+    const served = await serveEmulator(ctx, defaultPlugins(options), {
+      port: options.port ?? 4010,
+      host: options.host ?? '127.0.0.1',
+      dataDir,
+      cleanup: stores.cleanup,
+      serveOnly: options.serveOnly ?? false,
+    });
+    return {
+      ...served,
+      adminToken: ctx.adminToken,
+      dataDir,
+      orgId: ctx.orgId,
+      clock: ctx.clock,
+      db: ctx.db,
+      repos: ctx.repos,
+      control: new EmulatorControl({url: served.apiUrl, adminToken: ctx.adminToken}),
+      context: ctx,
+      demoKey,
+      seeded,
+      imported,
+      exportState: () => exportSnapshot(ctx),
+    };
+  } catch (err) {
+    await stores.cleanup();
+    throw err;
+  }
+}
+
+/** Makes the data dir (when missing) private, and refuses one another running emulator uses. */
+async function claimDataDir(dataDir: string): Promise<void> {
   // Made (when missing) and locked down before anything is read from it or written to it.
   try {
     await makeDataDirPrivate(dataDir);
@@ -208,7 +249,6 @@ async function startIn(
     if (err instanceof DataDirError) throw new EmulatorStartError(err.message, 'data_dir_not_private');
     throw err;
   }
-
   const existing = await readRuntimeFile(dataDir);
   if (existing && existing.pid !== process.pid && isProcessAlive(existing.pid)) {
     throw new EmulatorStartError(
@@ -216,7 +256,28 @@ async function startIn(
       'already_running',
     );
   }
+}
 
+/** The storage an emulator runs on, opened: its database (write-tracked), word of other processes, the vault key. */
+interface Stores {
+  db: WriteTrackedDatabase;
+  signals: DatabaseSignals | undefined;
+  /** Read while the database opened; reported once the context needs it. */
+  vaultKey: PromiseSettledResult<Buffer | null>;
+  /** Lets other processes start on the same database (PostgreSQL): call once the schema is ready. */
+  endStartup(): Promise<void>;
+  /** Runs `close` when the stores close, before the database does. */
+  onCleanup(close: () => void): void;
+  /** Closes everything opened here, and removes a data dir made for this run only. */
+  cleanup(): Promise<void>;
+}
+
+async function openStores(
+  dataDir: string,
+  ownsDataDir: boolean,
+  options: StartEmulatorOptions,
+  log: (line: string) => void,
+): Promise<Stores> {
   // The vault key is read while the database opens; a failure of either is reported after both settle.
   const [opened, vaultKey] = await Promise.allSettled([
     openStorage({
@@ -237,7 +298,6 @@ async function startIn(
     throw err;
   });
   let signals: DatabaseSignals | undefined;
-  let sharedClock: SharedManualClock | undefined;
   if (storage.db.kind === 'postgres' && options.databaseUrl) {
     try {
       signals = await listenToDatabase({
@@ -252,150 +312,169 @@ async function startIn(
       throw err;
     }
   }
-  // Every write bumps a generation, so the read cache below can never serve what a write changed. On a shared
+  // Every write bumps a generation, so the read cache can never serve what a write changed. On a shared
   // PostgreSQL a write also returns only once the other processes have been sent word of it.
   const sync = signals ? signals.sync.bind(signals) : undefined;
   const db = trackWrites(storage.db, CACHED_TABLES, {afterWrite: sync});
-  const cleanupStorage = async () => {
-    await storage.endStartup?.();
-    sharedClock?.close();
-    await signals?.close();
-    await db.close().catch(() => undefined);
-    await storage.cleanup();
-    if (ownsDataDir) await rm(dataDir, {recursive: true, force: true});
+  const closers: (() => void)[] = [];
+  return {
+    db,
+    signals,
+    vaultKey,
+    endStartup: async () => {
+      await storage.endStartup?.();
+    },
+    onCleanup: (close) => {
+      closers.push(close);
+    },
+    cleanup: async () => {
+      await storage.endStartup?.();
+      for (const close of closers.splice(0)) close();
+      await signals?.close();
+      await db.close().catch(() => undefined);
+      await storage.cleanup();
+      if (ownsDataDir) await rm(dataDir, {recursive: true, force: true});
+    },
+  };
+}
+
+/** What every route and operation shares: the clock, repositories, vault, default org, authenticator, limiters. */
+async function createContext(
+  stores: Stores,
+  options: StartEmulatorOptions,
+  hosts: HostPolicy,
+  dataDir: string,
+  log: (line: string) => void,
+): Promise<{
+  ctx: EmulatorContext;
+  demoKey: {id: string; secret: string} | undefined;
+  seeded: StateLoadResult | undefined;
+  imported: StateLoadResult | undefined;
+}> {
+  const {db, signals} = stores;
+  const start = options.clockStart ?? new Date();
+  let sharedClock: SharedManualClock | undefined;
+  if (options.clock === 'manual' && signals) {
+    sharedClock = await openSharedManualClock(db, signals, start, log);
+    const opened = sharedClock;
+    stores.onCleanup(() => opened.close());
+  }
+  const clock: Clock = sharedClock ?? (options.clock === 'manual' ? manualClock(start) : realClock());
+  // On a shared PostgreSQL the caches hold only while word of other processes' writes can reach this one.
+  const live = signals ? () => signals.live : undefined;
+  const repos = createRepositories(db, new ReadCache(db, {trusted: live}));
+  if (stores.vaultKey.status === 'rejected') throw stores.vaultKey.reason;
+  if (stores.vaultKey.value) await refuseUnlikeVaultKey(repos, dataDir, options, stores.vaultKey.value);
+  const vault = createVault(stores.vaultKey.value);
+  const orgId = await defaultOrg(repos, clock, options.demo ?? false);
+  const adminToken = `adm_${randomBytes(24).toString('base64url')}`;
+  const auth = new Authenticator(repos.keys, clock, log, {trusted: live});
+  if (signals) {
+    const forgetAll = () => {
+      db.invalidate();
+      auth.forgetAll();
+    };
+    signals.on(SIGNAL_CHANNELS.change, forgetAll);
+    signals.onReconnect(forgetAll);
+  }
+  const ctx: EmulatorContext = {
+    db,
+    repos,
+    clock,
+    vault,
+    auth,
+    limiter: new AuthFailureLimiter(clock, options.rateLimit),
+    controlLimiter: new AuthFailureLimiter(clock, options.rateLimit),
+    requestLog: new RequestLog(),
+    orgId,
+    adminToken,
+    allowLocalEndpoints: options.allowLocalEndpoints ?? false,
+    hosts,
+    lookup: options.lookup ?? systemResolver,
+    log,
+    svc: options.svcCommand ?? 'npx svc',
+    signals,
+  };
+  if (ctx.allowLocalEndpoints) {
+    log(
+      'WARNING: --allow-local-endpoints is on: webhook endpoints may use http:// and loopback or private ' +
+        'addresses. Never run a shared emulator like this.',
+    );
+  }
+  const imported = options.importFile ? await loadAtStart(ctx, options.importFile, 'replace') : undefined;
+  const seeded = options.seed ? await loadAtStart(ctx, options.seed, 'merge') : undefined;
+  const demoKey = options.demo ? await mintDemoKey(ctx) : undefined;
+  return {ctx, demoKey, seeded, imported};
+}
+
+/**
+ * Serves the app, writes emulator.json and starts the plugins; `stop` undoes it all in order and then runs
+ * `cleanup` (the stores).
+ */
+async function serveEmulator(
+  ctx: EmulatorContext,
+  plugins: EmulatorPlugin[],
+  o: {port: number; host: string; dataDir: string; cleanup: () => Promise<void>; serveOnly: boolean},
+): Promise<{apiUrl: string; accountUrl: string; stop(): Promise<void>}> {
+  const app = createApp(ctx, {plugins});
+  const server = await listen(app.fetch, o.port, o.host);
+  const address = server.address() as AddressInfo;
+  const apiUrl = `http://${urlHostFor(address)}:${address.port}`;
+  if (ctx.hosts.exposed) ctx.log(exposureWarning(address.address, address.port));
+  const accountUrl = `${apiUrl}/account`;
+
+  const started: EmulatorPlugin[] = [];
+  let stopping: Promise<void> | undefined;
+  let pluginsStarting: Promise<void> = Promise.resolve();
+  const stop = () => {
+    stopping ??= (async () => {
+      await pluginsStarting;
+      for (const plugin of started) plugin.closing?.();
+      ctx.requestLog.close();
+      await closeServer(server);
+      for (const plugin of started.reverse()) {
+        await Promise.resolve(plugin.stop?.()).catch((err: unknown) =>
+          ctx.log(`${plugin.name} did not stop cleanly: ${(err as Error).message}`),
+        );
+      }
+      await ctx.auth.flush();
+      await removeRuntimeFile(o.dataDir);
+      await o.cleanup();
+    })();
+    return stopping;
   };
 
   try {
-    const start = options.clockStart ?? new Date();
-    if (options.clock === 'manual' && signals) {
-      sharedClock = await openSharedManualClock(db, signals, start, log);
-    }
-    const clock: Clock = sharedClock ?? (options.clock === 'manual' ? manualClock(start) : realClock());
-    // On a shared PostgreSQL the caches hold only while word of other processes' writes can reach this one.
-    const live = signals ? () => (signals as DatabaseSignals).live : undefined;
-    const repos = createRepositories(db, new ReadCache(db, {trusted: live}));
-    if (vaultKey.status === 'rejected') throw vaultKey.reason;
-    if (vaultKey.value) await refuseUnlikeVaultKey(repos, dataDir, options, vaultKey.value);
-    const vault = createVault(vaultKey.value);
-    const orgId = await defaultOrg(repos, clock, options.demo ?? false);
-    const adminToken = `adm_${randomBytes(24).toString('base64url')}`;
-    const auth = new Authenticator(repos.keys, clock, log, {trusted: live});
-    if (signals) {
-      const forgetAll = () => {
-        db.invalidate();
-        auth.forgetAll();
-      };
-      signals.on(SIGNAL_CHANNELS.change, forgetAll);
-      signals.onReconnect(forgetAll);
-    }
-    const ctx: EmulatorContext = {
-      db,
-      repos,
-      clock,
-      vault,
-      auth,
-      limiter: new AuthFailureLimiter(clock, options.rateLimit),
-      controlLimiter: new AuthFailureLimiter(clock, options.rateLimit),
-      requestLog: new RequestLog(),
-      orgId,
-      adminToken,
-      allowLocalEndpoints: options.allowLocalEndpoints ?? false,
-      hosts,
-      lookup: options.lookup ?? systemResolver,
-      log,
-      svc: options.svcCommand ?? 'npx svc',
-      signals,
-    };
-    if (ctx.allowLocalEndpoints) {
-      log(
-        'WARNING: --allow-local-endpoints is on: webhook endpoints may use http:// and loopback or private ' +
-          'addresses. Never run a shared emulator like this.',
-      );
-    }
-    const imported = options.importFile ? await loadAtStart(ctx, options.importFile, 'replace') : undefined;
-    const seeded = options.seed ? await loadAtStart(ctx, options.seed, 'merge') : undefined;
-    const demoKey = options.demo ? await mintDemoKey(ctx) : undefined;
-    await storage.endStartup?.();
-    const plugins = defaultPlugins(options);
-    const app = createApp(ctx, {plugins});
-    const server = await listen(app.fetch, options.port ?? 4010, options.host ?? '127.0.0.1');
-    const address = server.address() as AddressInfo;
-    const apiUrl = `http://${urlHostFor(address)}:${address.port}`;
-    if (hosts.exposed) log(exposureWarning(address.address, address.port));
-    const accountUrl = `${apiUrl}/account`;
-
-    const started: EmulatorPlugin[] = [];
-    let stopping: Promise<void> | undefined;
-    let pluginsStarting: Promise<void> = Promise.resolve();
-    const stop = () => {
-      stopping ??= (async () => {
-        await pluginsStarting;
-        for (const plugin of started) plugin.closing?.();
-        ctx.requestLog.close();
-        await closeServer(server);
-        for (const plugin of started.reverse()) {
-          await Promise.resolve(plugin.stop?.()).catch((err: unknown) =>
-            log(`${plugin.name} did not stop cleanly: ${(err as Error).message}`),
-          );
-        }
-        await ctx.auth.flush();
-        await removeRuntimeFile(dataDir);
-        await cleanupStorage();
-      })();
-      return stopping;
-    };
-
-    try {
-      await writeRuntimeFile(dataDir, {
-        api_url: apiUrl,
-        account_url: accountUrl,
-        admin_token: adminToken,
-        pid: process.pid,
-        data_dir: dataDir,
-      });
-    } catch (err) {
-      await stop();
-      throw err;
-    }
-
-    // Plugins start on the next turn of the event loop, once the caller has been told the emulator is
-    // ready: their first work (the delivery worker's first pass, ~100-250 ms of first-time queries, and
-    // loading its HTTP client) would otherwise run ahead of it. Requests are served meanwhile, and events
-    // recorded meanwhile are picked up by that first pass.
-    pluginsStarting = new Promise<void>((resolvePromise) => setImmediate(resolvePromise))
-      .then(async () => {
-        for (const plugin of plugins) {
-          if (stopping || options.serveOnly) return;
-          await plugin.start?.(ctx);
-          started.push(plugin);
-        }
-      })
-      .catch((err: unknown) => {
-        log(`the emulator stops: a part of it could not start: ${(err as Error).message}`);
-        void stop();
-      });
-
-    return {
-      apiUrl,
-      accountUrl,
-      adminToken,
-      dataDir,
-      orgId: ctx.orgId,
-      clock,
-      db,
-      repos,
-      control: new EmulatorControl({url: apiUrl, adminToken}),
-      context: ctx,
-      demoKey,
-      seeded,
-      imported,
-      exportState: () => exportSnapshot(ctx),
-      stop,
-    };
+    await writeRuntimeFile(o.dataDir, {
+      api_url: apiUrl,
+      account_url: accountUrl,
+      admin_token: ctx.adminToken,
+      pid: process.pid,
+      data_dir: o.dataDir,
+    });
   } catch (err) {
-    await cleanupStorage();
+    await stop();
     throw err;
   }
+
+  // Plugins start on the next turn of the event loop, once the caller has been told the emulator is
+  // ready: their first work (the delivery worker's first pass and loading its HTTP client) would otherwise
+  // run ahead of it. Requests are served meanwhile, and events recorded meanwhile are picked up by that
+  // first pass.
+  pluginsStarting = new Promise<void>((resolvePromise) => setImmediate(resolvePromise))
+    .then(async () => {
+      for (const plugin of plugins) {
+        if (stopping || o.serveOnly) return;
+        await plugin.start?.(ctx);
+        started.push(plugin);
+      }
+    })
+    .catch((err: unknown) => {
+      ctx.log(`the emulator stops: a part of it could not start: ${(err as Error).message}`);
+      void stop();
+    });
+
+  return {apiUrl, accountUrl, stop};
 }
 
 /**
@@ -457,29 +536,6 @@ async function mintDemoKey(ctx: EmulatorContext): Promise<{id: string; secret: s
   return {id: key.id, secret};
 }
 
-async function refuseUnlikeVaultKey(
-  repos: Repositories,
-  dataDir: string,
-  options: StartEmulatorOptions,
-  key: Buffer,
-): Promise<void> {
-  try {
-    await checkVaultKey(repos, key);
-  } catch (err) {
-    if (!(err instanceof VaultKeyMismatchError)) throw err;
-    const where = options.databaseUrl
-      ? 'Give every process sharing this database the same SVC_EMULATOR_VAULT_KEY: the one the first ' +
-        "process was given, or the contents of its data dir's vault.key if it was given none"
-      : options.vaultKey
-        ? `Start it with the vault key it was first started with (the one in ${join(dataDir, 'vault.key')}, unless another was given)`
-        : `Put back the vault.key its data dir (${dataDir}) was first given, or start with a fresh --data-dir`;
-    throw new EmulatorStartError(
-      `this process's vault key is not the one the database's signing secrets were stored under, so it could sign no delivery. ${where}.`,
-      'vault_key_mismatch',
-    );
-  }
-}
-
 /** null: run without a vault key. */
 async function loadVaultKey(
   options: StartEmulatorOptions,
@@ -523,4 +579,27 @@ function closeServer(server: Server): Promise<void> {
     const timer = setTimeout(() => server.closeAllConnections(), 5_000);
     timer.unref();
   });
+}
+
+async function refuseUnlikeVaultKey(
+  repos: Repositories,
+  dataDir: string,
+  options: StartEmulatorOptions,
+  key: Buffer,
+): Promise<void> {
+  try {
+    await checkVaultKey(repos, key);
+  } catch (err) {
+    if (!(err instanceof VaultKeyMismatchError)) throw err;
+    const where = options.databaseUrl
+      ? 'Give every process sharing this database the same SVC_EMULATOR_VAULT_KEY: the one the first ' +
+        "process was given, or the contents of its data dir's vault.key if it was given none"
+      : options.vaultKey
+        ? `Start it with the vault key it was first started with (the one in ${join(dataDir, 'vault.key')}, unless another was given)`
+        : `Put back the vault.key its data dir (${dataDir}) was first given, or start with a fresh --data-dir`;
+    throw new EmulatorStartError(
+      `this process's vault key is not the one the database's signing secrets were stored under, so it could sign no delivery. ${where}.`,
+      'vault_key_mismatch',
+    );
+  }
 }

@@ -4,21 +4,14 @@
 import type {MiddlewareHandler} from 'hono';
 import {ERROR_STATUS} from '../src/definitions.js';
 import type {Clock} from './clock.js';
-import type {AppEnv} from './context.js';
+import type {AppEnv} from './app-env.js';
 
 /** Entries a process keeps; older ones are dropped. */
 export const REQUEST_LOG_CAPACITY = 5_000;
 /** The log's own route: reading it is not logged, or following it would fill it. */
 export const REQUEST_LOG_PATH = '/_emulator/logs';
 
-/** Why a request was refused, when the answer does not say (or says the same for every cause). */
-export interface Refusal {
-  reason: string;
-  /** For people: when the key was revoked or expired, until when the address is limited. */
-  detail?: string;
-  key_id?: string;
-  key_prefix?: string;
-}
+export type {Refusal} from './app-env.js';
 
 export interface RequestLogEntry {
   /** Order within this process, for following the log. */

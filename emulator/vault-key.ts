@@ -3,7 +3,7 @@
 import {randomBytes} from 'node:crypto';
 import {readFile, writeFile} from 'node:fs/promises';
 import {join} from 'node:path';
-import {safeEqual} from './auth/hash.js';
+import {safeEqual} from './hash.js';
 import type {Repositories} from './db/repositories.js';
 import {createVault, VaultKeyMismatchError, vaultKeyCheckValue} from './vault.js';
 

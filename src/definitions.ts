@@ -86,6 +86,14 @@ export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 export const ATTEMPT_TRIGGERS = ['scheduled', 'manual', 'chaos'] as const;
 export type AttemptTrigger = (typeof ATTEMPT_TRIGGERS)[number];
 
+/** Where an endpoint's delivery chaos comes from: its own settings, the emulator's `--chaos`, or none. */
+export const ENDPOINT_CHAOS_SOURCES = ['endpoint', 'emulator', 'none'] as const;
+export type EndpointChaosSource = (typeof ENDPOINT_CHAOS_SOURCES)[number];
+
+/** The emulator's clock: real time, or time that moves only when told (`--clock manual`). */
+export const CLOCK_MODES = ['real', 'manual'] as const;
+export type ClockMode = (typeof CLOCK_MODES)[number];
+
 /** Sandbox statuses the emulator models (the service names running, stopped, error and a standby state). */
 export const SANDBOX_STATUSES = ['running', 'stopped', 'error', 'standby', 'deleting'] as const;
 export type SandboxStatus = (typeof SANDBOX_STATUSES)[number];
@@ -278,3 +286,11 @@ export const ERROR_STATUS = {
 } as const;
 export type ErrorCode = keyof typeof ERROR_STATUS;
 export const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
+
+/**
+ * Why one field of an `invalid_request` was refused, when a caller acts on the reason rather than showing it:
+ * `local_url` is an endpoint URL on this machine (plain http://, localhost, a non-public address), which has two
+ * ways forward (relay to it with `svc listen`, or let the emulator post to it).
+ */
+export const PROBLEM_CODES = ['local_url'] as const;
+export type ProblemCode = (typeof PROBLEM_CODES)[number];

@@ -4,7 +4,7 @@ import type {Refusal} from '../request-log.js';
 import type {Clock} from '../clock.js';
 import {type ApiKeyRepository, keyStatus, type StoredKey} from '../db/api-keys.js';
 import {bearerToken} from './bearer.js';
-import {digestsEqual, hashSecret} from './hash.js';
+import {digestsEqual, hashSecret} from '../hash.js';
 
 // last_used_at is written at most this often per key: exact enough for a key page, cheap on the hot path.
 export const LAST_USED_WRITE_INTERVAL_MS = 60_000;

@@ -1,7 +1,7 @@
 // The control surface accepts only the emulator's admin token (from emulator.json), never an API key.
 import {createMiddleware} from 'hono/factory';
 import {bearerToken} from '../auth/bearer.js';
-import {safeEqual} from '../auth/hash.js';
+import {safeEqual} from '../hash.js';
 import {reserveOrRefuse} from '../auth/rate-limiter.js';
 import type {AppEnv, EmulatorContext} from '../context.js';
 import {HttpError} from '../http-error.js';

@@ -1,6 +1,7 @@
 // The control surface: the emulator's stand-in for the account page, for scripts and CI. Admin token only;
 // each route reads its input and calls an operation (emulator/ops), which enforces the rules.
 import {bodyLimit} from 'hono/body-limit';
+import type {CreatedKey, CreatedWebhook, Health} from '../../src/schemas/emulator.js';
 import type {EmulatorApp, EmulatorContext} from '../context.js';
 import {HttpError, invalidRequest} from '../http-error.js';
 import {readJsonObject} from '../net/read-json.js';
@@ -36,7 +37,7 @@ export function registerControlRoutes(app: EmulatorApp, ctx: EmulatorContext): v
   // A state file is loaded whole in one request; its route sets a limit of its own.
   app.use('/_emulator/*', (c, next) => (c.req.path === STATE_IMPORT_PATH ? next() : smallBodies(c, next)));
 
-  app.get('/_emulator/health', (c) => c.json({ok: true, org_id: ctx.orgId}));
+  app.get('/_emulator/health', (c) => c.json({ok: true, org_id: ctx.orgId} satisfies Health));
 
   app.post('/_emulator/orgs', async (c) => {
     const body = await readJsonObject(c, ['name']);
@@ -53,7 +54,7 @@ export function registerControlRoutes(app: EmulatorApp, ctx: EmulatorContext): v
       createdBy: body.created_by,
     });
     const {status: _status, last_used_at: _lastUsed, ...record} = key;
-    return c.json({...record, secret}, 201);
+    return c.json({...record, secret} satisfies CreatedKey, 201);
   });
 
   app.post('/_emulator/keys/:id/revoke', async (c) => {
@@ -69,7 +70,10 @@ export function registerControlRoutes(app: EmulatorApp, ctx: EmulatorContext): v
       events: body.events,
       description: body.description,
     });
-    return c.json({...created.endpoint, secret: created.secret, warnings: created.warnings}, 201);
+    return c.json(
+      {...created.endpoint, secret: created.secret, warnings: created.warnings} satisfies CreatedWebhook,
+      201,
+    );
   });
 
   app.delete('/_emulator/webhooks/:id', async (c) => {

@@ -6,7 +6,7 @@ import {
   type KeyExpiryChoice,
 } from '../../src/definitions.js';
 import type {ApiKey} from '../../src/schemas/index.js';
-import {hashSecret} from '../auth/hash.js';
+import {hashSecret} from '../hash.js';
 import {newApiKeySecret, newId} from '../ids.js';
 import type {Database} from './database.js';
 import {type CachedRead, LimitError, toDate, uncached} from './repository-support.js';

@@ -76,8 +76,9 @@ export async function openStorage(options: StorageOptions): Promise<OpenedStorag
   }
 
   if (options.inMemory) {
-    // A copy of the template in a temporary directory opens faster than loading it into memory
-    // (measured: ~0.7 s against ~1.1 s for loadDataDir), and is deleted when the emulator stops.
+    // A copy of the template in a temporary directory opens faster than loading it into memory with
+    // loadDataDir (`node bench/run.js emulator-start` times the in-memory start), and is deleted when the
+    // emulator stops.
     const scratch = await mkdtemp(join(tmpdir(), 'svc-emulator-mem-'));
     const pgdata = join(scratch, PGDATA);
     try {

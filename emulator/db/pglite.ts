@@ -12,14 +12,14 @@ export const TUNING = ['-c', 'shared_buffers=16MB', '-c', 'max_connections=5'];
 // V8 recompiles a WebAssembly function with its optimising compiler once it has run about this many
 // bytes of code (its default). Starting PostgreSQL runs thousands of functions a handful of times
 // each; at the default they all cross it, and the optimising compiler takes about half the CPU time
-// of opening (measured ~1.0 s against ~0.5 s of process CPU). A module keeps the budget it was
-// compiled with, so PGlite's is compiled with a hundredfold budget: only code that stays hot is
-// optimised (the delivery bench, mostly database work, measured faster with it, not slower).
+// of opening. A module keeps the budget it was compiled with, so PGlite's is compiled with a
+// hundredfold budget: only code that stays hot is optimised (the delivery bench, mostly database work,
+// runs no slower with it).
 const TIERING_BUDGET = '--wasm-tiering-budget';
 const DEFAULT_TIERING_BUDGET = 1_800_000;
 const PGLITE_TIERING_BUDGET = 100 * DEFAULT_TIERING_BUDGET;
 // With validation lazy too, each function is checked when first called (PostgreSQL calls a fraction
-// of its 9 MB) and the compile takes ~18 ms instead of ~55 ms.
+// of its code) and the compile takes a fraction of the time.
 const LAZY_VALIDATION = '--wasm-lazy-validation';
 
 /** Whether the process was started with this V8 flag (then it is left as given). */
@@ -38,7 +38,7 @@ const compiled: {module?: WebAssembly.Module} = {};
 /**
  * PGlite's wasm, compiled synchronously. Left to itself PGlite compiles it asynchronously, and Node
  * then blocks its event loop once the database is open until V8's background compile tasks have
- * all finished (measured ~150 ms on 2 cores). The synchronous compile is lazy per function. The V8
+ * all finished, a pause the first requests would feel. The synchronous compile is lazy per function. The V8
  * flags above only matter while a module compiles, and this compile is synchronous, so they are
  * changed for exactly that long and nothing else in the process sees them.
  */

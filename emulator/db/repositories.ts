@@ -1,7 +1,7 @@
 // The repositories an emulator's routes and operations share, one per table, built over one database.
-import {DeliveryReadRepository} from '../delivery/repository.js';
 import {ApiKeyRepository} from './api-keys.js';
 import type {Database} from './database.js';
+import {DeliveryReadRepository} from './deliveries.js';
 import {MetaRepository} from './meta.js';
 import {OrgRepository} from './orgs.js';
 import type {ReadCache} from './read-cache.js';

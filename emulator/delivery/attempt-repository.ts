@@ -1,8 +1,91 @@
-// SQL of one delivery's detail and of resends: the delivery with its event, its attempts, and a resend's lease
-// and record. The engine's batched statements are in repository.ts; these run once per request.
+// SQL of attempts: the engine's batched record of scheduled attempts (the record step), one delivery's detail
+// (the delivery with its event, its attempts), and a resend's lease and record.
 import type {AttemptTrigger} from '../../src/definitions.js';
-import type {Queryable} from '../db/database.js';
-import type {DeliveryRow} from './repository.js';
+import type {DeliveryAttempt} from '../../src/schemas/emulator.js';
+import type {Database, Queryable} from '../db/database.js';
+import type {DeliveryRow} from '../db/deliveries.js';
+import type {PreparedStatements, Statement} from './statements.js';
+
+export interface AttemptRecord {
+  deliveryId: string;
+  attempt: number;
+  startedAt: Date;
+  finishedAt: Date;
+  durationMs: number;
+  statusCode: number | null;
+  error: string | null;
+  responseBody: string | null;
+  /** The `t` of the attempt's Svc-Signature; null when no signature could be made. */
+  signatureT: number | null;
+  trigger: AttemptTrigger;
+  /** The outcome for the delivery: next status and when to try again. */
+  status: 'pending' | 'succeeded' | 'failed';
+  nextAttemptAt: Date | null;
+}
+
+const RECORD: Statement = {
+  name: 'svc_delivery_record',
+  types: [
+    'text[]',
+    'int[]',
+    'timestamptz[]',
+    'int[]',
+    'int[]',
+    'text[]',
+    'text[]',
+    'text[]',
+    'text[]',
+    'timestamptz[]',
+    'bigint[]',
+  ],
+  sql: `WITH v AS (
+       SELECT * FROM unnest($1::text[], $2::int[], $3::timestamptz[], $4::int[], $5::int[], $6::text[], $7::text[],
+                            $8::text[], $9::text[], $10::timestamptz[], $11::bigint[])
+         AS v(delivery_id, attempt, started_at, duration_ms, status_code, error, response_body, trigger, status,
+              next_attempt_at, signature_t)
+     ), inserted AS (
+       INSERT INTO delivery_attempts (delivery_id, attempt, started_at, duration_ms, status_code, error, response_body,
+                                      trigger, signature_t)
+       -- A delivery deleted meanwhile (its endpoint removed, retention) is skipped, not a failed batch.
+       SELECT v.delivery_id, v.attempt, v.started_at, v.duration_ms, v.status_code, v.error, v.response_body, v.trigger,
+              v.signature_t
+         FROM v JOIN deliveries kept ON kept.id = v.delivery_id
+       ON CONFLICT (delivery_id, attempt) DO NOTHING
+     )
+     -- The pending check is written so that it cannot match the partial index deliveries_endpoint_due's
+     -- predicate: without statistics (PGlite never analyzes) the planner takes that index for a handful of
+     -- rows and reads every pending delivery per batch; this way each row is found by its primary key.
+     UPDATE deliveries d
+        SET status = v.status, attempts = v.attempt, last_attempt_at = v.started_at,
+            next_attempt_at = v.next_attempt_at, last_status_code = v.status_code,
+            locked_until = NULL, locked_by = NULL
+       FROM v
+      WHERE d.id = v.delivery_id AND d.status || '' = 'pending' AND d.attempts < v.attempt`,
+};
+
+/** Writes a batch of attempts and moves their deliveries: one statement, so atomic without a transaction. */
+export async function recordAttempts(
+  db: Database,
+  statements: PreparedStatements,
+  records: AttemptRecord[],
+): Promise<void> {
+  if (records.length === 0) return;
+  const col = <K extends keyof AttemptRecord>(k: K) => records.map((r) => r[k]);
+  // The attempts guard keeps a late, duplicate report (after a lease was lost) from moving a delivery backwards.
+  await statements.run(db, RECORD, [
+    col('deliveryId'),
+    col('attempt'),
+    col('startedAt'),
+    col('durationMs'),
+    col('statusCode'),
+    col('error'),
+    col('responseBody'),
+    col('trigger'),
+    col('status'),
+    col('nextAttemptAt'),
+    col('signatureT'),
+  ]);
+}
 
 /** A delivery's row as its record is read (see toDeliveryRecord), with its endpoint and its event's bytes. */
 export interface DeliveryWithEventRow extends DeliveryRow {
@@ -10,16 +93,11 @@ export interface DeliveryWithEventRow extends DeliveryRow {
   body: string;
 }
 
-export interface AttemptRow {
-  attempt: number;
+/** An attempt's record (src/schemas) as the driver reads it: a Date, and a bigint that may come back as text. */
+export type AttemptRow = Omit<DeliveryAttempt, 'started_at' | 'signature_t'> & {
   started_at: Date | string;
   signature_t: string | number | null;
-  trigger: AttemptTrigger;
-  status_code: number | null;
-  error: string | null;
-  duration_ms: number;
-  response_body: string | null;
-}
+};
 
 export interface ResendTargetRow {
   id: string;
@@ -100,18 +178,13 @@ export async function releaseResendLease(q: Queryable, deliveryId: string, owner
   );
 }
 
-export interface ResendRecord {
-  deliveryId: string;
-  attempt: number;
-  startedAt: Date;
-  durationMs: number;
-  statusCode: number | null;
-  error: string | null;
-  responseBody: string | null;
-  signatureT: number | null;
-  /** manual (a resend) unless chaos made it. */
+/**
+ * An attempt made outside the schedule, as recorded: the engine's attempt record without the schedule's outcome
+ * (the delivery's status and next attempt stay as they are); `trigger` is manual (a resend) unless chaos made it.
+ */
+export type ResendRecord = Omit<AttemptRecord, 'finishedAt' | 'status' | 'nextAttemptAt' | 'trigger'> & {
   trigger?: AttemptTrigger;
-}
+};
 
 /** Moves a delivery's first attempt later (delivery chaos) and frees its lease; nothing is attempted or counted. */
 export async function postponeFirstAttempt(q: Queryable, deliveryId: string, dueAt: Date): Promise<void> {

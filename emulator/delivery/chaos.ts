@@ -3,18 +3,10 @@
 // from a seeded generator, one stream per endpoint drawn in the order the endpoint's deliveries come due, so
 // the same seed and the same events give the same sequence and a failing test can be run again identically.
 // The retry schedule is untouched: waits run from each attempt as always; an extra delivery takes no place in it.
+import type {ChaosSettings} from '../../src/schemas/emulator.js';
 import {parseDuration} from '../clock.js';
 
-export interface ChaosSettings {
-  /** Chance (0 to 1) that an event is delivered a second time, at once, with the same event id. */
-  duplicate: number;
-  /** Chance (0 to 1) that a delivery is held back past the longest delay, so later events overtake it. */
-  reorder: number;
-  /** Every first attempt waits a time drawn between these (emulator clock). */
-  delay_min_ms: number;
-  delay_max_ms: number;
-  seed: number;
-}
+export type {ChaosSettings};
 
 export interface ChaosDecision {
   /** How long the first attempt waits (delay, plus the hold when held back). */

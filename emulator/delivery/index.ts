@@ -8,7 +8,8 @@ export {
   type DeliveryPlugin,
   type DeliveryPluginOptions,
 } from './plugin.js';
-export {RelayHub, type RelayDelivery, type RelayReport} from './relay-hub.js';
+export type {RelayReport} from '../../src/schemas/emulator.js';
+export {type RelayAnswer, RelayHub, type RelayDelivery} from './relay-hub.js';
 export {
   DELIVERY_TIMEOUT_MS,
   MAX_DELIVERY_ATTEMPTS,

@@ -1,16 +1,13 @@
-// The delivery engine as an emulator plugin: sandboxes, events, the worker, the relay and their control routes.
+// The delivery engine as an emulator plugin: the worker, the relay hub and delivery chaos, with the chores that
+// keep the deliveries table (retention) and the word to other processes sharing the database. It wires
+// deliveries only: what records events (sandboxes), and the control routes, are wired by engine.ts.
 import {randomBytes} from 'node:crypto';
 import type {Dispatcher} from 'undici';
 import type {EmulatorContext, EmulatorPlugin} from '../context.js';
-import {registerDeliveryControlRoutes} from '../control/delivery-routes.js';
+import {purgeOlderThan} from '../db/deliveries.js';
 import {SIGNAL_CHANNELS} from '../db/notify.js';
-import {registerSandboxRoutes} from '../sandboxes/routes.js';
-import {SandboxService} from '../sandboxes/service.js';
-import {registerChaosRoutes} from '../control/chaos-routes.js';
 import {ChaosPlan, type ChaosSettings} from './chaos.js';
 import {RelayHub} from './relay-hub.js';
-import {registerRelayRoutes} from './relay-routes.js';
-import {purgeOlderThan} from './repository.js';
 import {RETENTION_MS} from './retry-policy.js';
 import {DeliveryWorker, type DeliveryWorkerOptions} from './worker.js';
 
@@ -19,27 +16,30 @@ export interface DeliveryPluginOptions {
   timeoutMs?: number;
   /** Replaces the delivery agent (benchmarks); the caller closes it. */
   dispatcher?: Dispatcher;
-  /** Passed through to the worker (lanes, batch sizes, idle polling). */
   /** Delivery chaos for every endpoint; per-endpoint settings come through the control route. */
   chaos?: ChaosSettings;
+  /** Passed through to the worker (lanes, batch sizes, idle polling). */
   worker?: Pick<
     DeliveryWorkerOptions,
-    'maxLanes' | 'perEndpoint' | 'claimLimit' | 'idleMs' | 'leaseMs' | 'maxResponseBytes'
+    'maxLanes' | 'perEndpoint' | 'claimLimit' | 'idleMs' | 'leaseMs' | 'maxResponseBytes' | 'timers'
   >;
+  /** Clock-driven chores of other parts (sandbox expiry), run with retention; returns when next needed. */
+  sweep?: (now: Date) => Promise<Date | null>;
 }
 
 export interface DeliveryEngine {
-  sandboxes: SandboxService;
   relay: RelayHub;
   worker: DeliveryWorker;
   chaos: ChaosPlan;
+  /** New deliveries were recorded: this worker looks at once, and other processes sharing the database hear of it. */
+  announce(): void;
 }
 
 const PURGE_EVERY_MS = 60_000;
 
 export interface DeliveryPlugin extends EmulatorPlugin {
-  /** The running engine; created with the app's routes, started with the emulator. */
-  engine(): DeliveryEngine;
+  /** The engine over this context; created on first need (routes or start), once. */
+  engine(ctx?: EmulatorContext): DeliveryEngine;
 }
 
 export function createDeliveryPlugin(options: DeliveryPluginOptions = {}): DeliveryPlugin {
@@ -51,7 +51,6 @@ export function createDeliveryPlugin(options: DeliveryPluginOptions = {}): Deliv
   const ensure = (ctx: EmulatorContext): DeliveryEngine => {
     if (engine) return engine;
     const relay = new RelayHub();
-    let worker: DeliveryWorker | undefined;
     const signals = ctx.signals;
     // Other processes sharing the database hear of new work at once rather than at their next look. One
     // notification is in flight at a time; work recorded meanwhile is announced by one more once it is out.
@@ -78,17 +77,9 @@ export function createDeliveryPlugin(options: DeliveryPluginOptions = {}): Deliv
             });
         }
       : () => undefined;
-    const sandboxes = new SandboxService({
-      db: ctx.db,
-      clock: ctx.clock,
-      onEvent: () => {
-        worker?.notify();
-        tellOthers();
-      },
-    });
     let lastPurge: number | undefined;
     const chaos = new ChaosPlan(options.chaos);
-    worker = new DeliveryWorker({
+    const worker = new DeliveryWorker({
       chaos,
       ...options.worker,
       db: ctx.db,
@@ -103,7 +94,7 @@ export function createDeliveryPlugin(options: DeliveryPluginOptions = {}): Deliv
       onHandBack: tellOthers,
       log: ctx.log,
       sweep: async (now) => {
-        const next = await sandboxes.expireDue(now);
+        const next = (await options.sweep?.(now)) ?? null;
         const t = now.getTime();
         // A clock set backwards restarts the interval rather than postponing purges for good.
         if (lastPurge === undefined || t - lastPurge >= PURGE_EVERY_MS || t < lastPurge) {
@@ -113,15 +104,22 @@ export function createDeliveryPlugin(options: DeliveryPluginOptions = {}): Deliv
         return next;
       },
     });
-    engine = {sandboxes, relay, worker, chaos};
+    engine = {
+      relay,
+      worker,
+      chaos,
+      announce: () => {
+        worker.notify();
+        tellOthers();
+      },
+    };
     if (signals) {
-      const w = worker;
       unsubscribe.push(
         signals.on(SIGNAL_CHANNELS.due, (from) => {
-          if (from !== processTag) w.notify();
+          if (from !== processTag) worker.notify();
         }),
         // Whatever was announced while the connection was down is looked for now.
-        signals.onReconnect(() => w.notify()),
+        signals.onReconnect(() => worker.notify()),
       );
     }
     return engine;
@@ -129,13 +127,6 @@ export function createDeliveryPlugin(options: DeliveryPluginOptions = {}): Deliv
 
   return {
     name: 'delivery',
-    routes(app, ctx) {
-      const e = ensure(ctx);
-      registerSandboxRoutes(app, ctx, () => e.sandboxes);
-      registerRelayRoutes(app, ctx, e.relay);
-      registerDeliveryControlRoutes(app, ctx, () => e.worker);
-      registerChaosRoutes(app, ctx, e.chaos);
-    },
     start(ctx) {
       ensure(ctx).worker.start();
     },
@@ -148,9 +139,10 @@ export function createDeliveryPlugin(options: DeliveryPluginOptions = {}): Deliv
       engine.relay.closeAll();
       await engine.worker.stop();
     },
-    engine() {
-      if (!engine) throw new Error('the delivery plugin has not been attached to an emulator yet');
-      return engine;
+    engine(ctx) {
+      if (engine) return engine;
+      if (!ctx) throw new Error('the delivery plugin has not been attached to an emulator yet');
+      return ensure(ctx);
     },
   };
 }

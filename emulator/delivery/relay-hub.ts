@@ -1,29 +1,16 @@
 // In-process rendezvous between the delivery worker and `svc listen` clients: the worker hands an attempt to
 // the listener attached to a relay endpoint and waits for the listener to report what the local server said.
 import {performance} from 'node:perf_hooks';
+import type {RelayDelivery, RelayMessage, RelayReport} from '../../src/schemas/emulator.js';
 import type {AttemptResult} from './sender.js';
 
-export interface RelayDelivery {
-  type: 'delivery';
-  delivery_id: string;
-  attempt: number;
-  event_id: string;
-  event_type: string;
-  /** The exact headers a direct attempt would carry, signature included. */
-  headers: Record<string, string>;
-  /** The stored event bytes, as a string; the listener forwards them unchanged. */
-  body: string;
-}
+export type {RelayDelivery};
 
-export interface RelayReport {
-  status_code: number | null;
-  error: string | null;
-  duration_ms: number;
-  body: string | null;
-}
+/** What `svc listen` said of one attempt: the record of the relay's answer without the ids it was sent under. */
+export type RelayAnswer = Omit<RelayReport, 'delivery_id' | 'attempt'>;
 
 export interface RelayConnection {
-  send(message: object): void;
+  send(message: RelayMessage): void;
   close(): void;
 }
 
@@ -101,7 +88,7 @@ export class RelayHub {
   }
 
   /** A listener's answer for one attempt. False when nothing waits for it (late, duplicate or foreign). */
-  report(endpointId: string, deliveryId: string, attempt: number, report: RelayReport, ok: boolean): boolean {
+  report(endpointId: string, deliveryId: string, attempt: number, report: RelayAnswer, ok: boolean): boolean {
     const key = waitKey(deliveryId, attempt);
     const waiting = this.#waiting.get(key);
     if (!waiting || waiting.endpointId !== endpointId) return false;

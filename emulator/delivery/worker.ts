@@ -1,46 +1,45 @@
 // The delivery worker: claims due deliveries under a lease, runs one lane per endpoint (so each endpoint sees its
-// deliveries in order), signs every attempt afresh, records attempts in batches and schedules retries by the
-// emulator clock. It wakes when told (new event, clock moved, listener attached) or when the next one is due.
+// deliveries in order), and takes each attempt through its steps: sign (signing.ts), send (attempt-send.ts),
+// record (attempt-record.ts, in group commits, retries scheduled by the emulator clock). It wakes when told (new
+// event, clock moved, listener attached) or when the next one is due. Every real-time wait goes through the
+// injected timers (timers.ts), so a test can fake them all.
 import {randomBytes} from 'node:crypto';
 import {setMaxListeners} from 'node:events';
 import type {Dispatcher} from 'undici';
-import {DELIVERY_HEADERS} from '../../src/definitions.js';
 import type {Clock} from '../clock.js';
 import type {Database} from '../db/database.js';
 import type {Vault} from '../vault.js';
 import type {Resolver} from '../net/address-policy.js';
 import type {AttemptTrigger} from '../../src/definitions.js';
+import type {WebhookSigner} from '../../src/webhooks/verify.js';
 import {postponeFirstAttempt, recordResend} from './attempt-repository.js';
 import type {ChaosPlan} from './chaos.js';
 import type {RelayHub} from './relay-hub.js';
+import {AttemptWriter, attemptRecord} from './attempt-record.js';
+import {attemptHeaders, parseTarget, type SendRoute, sendSigned} from './attempt-send.js';
+import type {AttemptRecord} from './attempt-repository.js';
 import {
-  type AttemptRecord,
   type ClaimedDelivery,
   claimDue,
   claimEndpointAfter,
   extendLease,
   nextDueAt,
-  recordAttempts,
   releaseAllLeases,
   releaseLeases,
-} from './repository.js';
-import {DELIVERY_TIMEOUT_MS, RESPONSE_BODY_LIMIT_BYTES, retryDelayAfter} from './retry-policy.js';
-import {type AttemptResult, sendAttempt} from './sender.js';
-import {type Signer, signerFor} from './signature.js';
+} from './claim.js';
+import {DELIVERY_TIMEOUT_MS, RESPONSE_BODY_LIMIT_BYTES} from './retry-policy.js';
+import type {AttemptResult} from './sender.js';
+import {endpointSigner, signatureTime, UNREADABLE_SECRET} from './signing.js';
 import {PreparedStatements} from './statements.js';
+import {realTimers, type Timers} from './timers.js';
 
-// Lowercase, as Node sends them; the names come from the one list of delivery headers.
-const SIGNATURE_HEADER = DELIVERY_HEADERS.signature.toLowerCase();
-const EVENT_ID_HEADER = DELIVERY_HEADERS.eventId.toLowerCase();
-const EVENT_TYPE_HEADER = DELIVERY_HEADERS.eventType.toLowerCase();
-const DELIVERY_ID_HEADER = DELIVERY_HEADERS.deliveryId.toLowerCase();
-const ATTEMPT_HEADER = DELIVERY_HEADERS.attempt.toLowerCase();
-
-export const DELIVERY_USER_AGENT = 'svc-webhooks/1 (+svc emulator)';
+export {DELIVERY_USER_AGENT} from './attempt-send.js';
 
 export interface DeliveryWorkerOptions {
   db: Database;
   clock: Clock;
+  /** Real time for leases, sleeps and write retries; tests pass fake ones. Default: the process's. */
+  timers?: Timers;
   vault: Vault;
   relay?: RelayHub;
   /** Lets endpoints on loopback/private addresses and plain http:// be delivered to (local development). */
@@ -92,74 +91,6 @@ interface IdleWaiter {
 
 const SWEEP_INTERVAL_MS = 1_000;
 
-/**
- * Waits before writing a batch of attempts again after a failed write (a lost database connection is replaced on
- * the next query): the attempts were sent, and recording them late beats sending them again once the lease ends.
- */
-const RECORD_RETRY_WAITS_MS = [50, 200, 500, 1_000, 2_000];
-
-const UNREADABLE_SECRET: AttemptResult = {
-  ok: false,
-  statusCode: null,
-  error: 'the signing secret could not be decrypted with this vault key',
-  durationMs: 0,
-  responseBody: null,
-};
-
-/**
- * Group commit: lanes that finish while a write is running share the next one, so the database sees one
- * statement per round however many endpoints are served at once.
- */
-class AttemptWriter {
-  #queue: {records: AttemptRecord[]; done: () => void; failed: (err: unknown) => void}[] = [];
-  #running = false;
-  /** Attempts written since the count was last taken. */
-  written = 0;
-
-  constructor(
-    private readonly db: Database,
-    private readonly statements: PreparedStatements,
-  ) {}
-
-  write(records: AttemptRecord[]): Promise<void> {
-    if (records.length === 0) return Promise.resolve();
-    return new Promise((done, failed) => {
-      this.#queue.push({records, done, failed});
-      if (!this.#running) void this.#drain();
-    });
-  }
-
-  async #drain(): Promise<void> {
-    this.#running = true;
-    while (this.#queue.length > 0) {
-      const batch = this.#queue.splice(0);
-      try {
-        await this.#record(batch.flatMap((b) => b.records));
-        for (const b of batch) {
-          this.written += b.records.length;
-          b.done();
-        }
-      } catch (err) {
-        for (const b of batch) b.failed(err);
-      }
-    }
-    this.#running = false;
-  }
-
-  async #record(records: AttemptRecord[]): Promise<void> {
-    for (let retry = 0; ; retry++) {
-      try {
-        await recordAttempts(this.db, this.statements, records);
-        return;
-      } catch (err) {
-        const wait = RECORD_RETRY_WAITS_MS[retry];
-        if (wait === undefined) throw err;
-        await new Promise((resolve) => setTimeout(resolve, wait));
-      }
-    }
-  }
-}
-
 export class DeliveryWorker {
   readonly #o: Required<
     Pick<
@@ -183,6 +114,7 @@ export class DeliveryWorker {
   readonly #unsubscribe: (() => void)[] = [];
   readonly #writer: AttemptWriter;
   readonly #statements: PreparedStatements;
+  readonly #timers: Timers;
   /** Created on first need: undici loads only once something is to be delivered (or just after start). */
   #dispatcher: Promise<Dispatcher> | undefined;
   #ownsDispatcher = false;
@@ -222,8 +154,9 @@ export class DeliveryWorker {
     // Every attempt in flight listens to the shutdown signal: one per lane, more than EventTarget's default of
     // ten, which would print a leak warning on the emulator's stderr.
     setMaxListeners(this.#o.maxLanes + 8, this.#shutdown.signal);
+    this.#timers = options.timers ?? realTimers;
     this.#statements = new PreparedStatements(options.db);
-    this.#writer = new AttemptWriter(options.db, this.#statements);
+    this.#writer = new AttemptWriter(options.db, this.#statements, this.#timers);
   }
 
   get timeoutMs(): number {
@@ -234,9 +167,9 @@ export class DeliveryWorker {
     if (this.#loop) return;
     // Loaded in the background once start-up has finished, so the first delivery rarely waits for it.
     if (!this.#o.dispatcher) {
-      setImmediate(() => {
+      this.#timers.setTimeout(() => {
         if (!this.#stopping) this.#agent().catch(() => undefined);
-      });
+      }, 0);
     }
     this.#unsubscribe.push(
       this.#o.clock.onChange(() => {
@@ -338,7 +271,7 @@ export class DeliveryWorker {
   async #maybeSweep(): Promise<void> {
     const sweep = this.#o.sweep;
     if (!sweep) return;
-    const realNow = Date.now();
+    const realNow = this.#timers.now();
     const clockNow = this.#o.clock.now();
     const due =
       this.#sweepDue ||
@@ -353,12 +286,12 @@ export class DeliveryWorker {
   async #maybeVacuum(): Promise<void> {
     if (!this.#o.exclusiveDatabase || this.#writer.written < this.#o.vacuumEvery) return;
     this.#writer.written = 0;
-    // Measured on PGlite: ~60 ms for 20,000 rows. The lanes keep sending meanwhile; only their records wait.
+    // Short next to the attempts it follows. The lanes keep sending meanwhile; only their records wait.
     await this.#o.db.query('VACUUM (ANALYZE) deliveries, delivery_attempts, events, sandboxes');
   }
 
   async #claimAndStart(): Promise<number> {
-    const realNow = Date.now();
+    const realNow = this.#timers.now();
     const claimed = await claimDue(this.#o.db, this.#statements, {
       now: this.#o.clock.now(),
       realNow: new Date(realNow),
@@ -425,8 +358,8 @@ export class DeliveryWorker {
       writes.push(written);
     };
     let unsent: string[] = [];
-    let leaseUntil = Date.now() + this.#o.leaseMs;
-    let sign: Signer | undefined;
+    let leaseUntil = this.#timers.now() + this.#o.leaseMs;
+    let signer: WebhookSigner | undefined;
     let target: URL | string | undefined;
     let dispatcher: Dispatcher | undefined;
     // On a database this process owns, a lane whose batch was full reads the endpoint's next batch half-way
@@ -452,8 +385,8 @@ export class DeliveryWorker {
           break;
         }
         // A lane may outlive its lease when receivers are slow; renew before an attempt could cross it.
-        if (!this.#o.exclusiveDatabase && Date.now() + this.#o.timeoutMs + 5_000 > leaseUntil) {
-          leaseUntil = Date.now() + this.#o.leaseMs;
+        if (!this.#o.exclusiveDatabase && this.#timers.now() + this.#o.timeoutMs + 5_000 > leaseUntil) {
+          leaseUntil = this.#timers.now() + this.#o.leaseMs;
           await extendLease(
             this.#o.db,
             batch.slice(i).map((d) => d.id),
@@ -470,30 +403,31 @@ export class DeliveryWorker {
         }
         const trigger: AttemptTrigger = chaos?.resumed ? 'chaos' : 'scheduled';
         const startedAt = this.#o.clock.now();
-        try {
-          // One key per lane: the secret is decrypted and prepared for HMAC once, not per attempt.
-          if (!sign) sign = signerFor(this.#o.vault.decrypt(item.secretCiphertext));
-        } catch {
+        // Sign: one key per lane, the secret decrypted and prepared for HMAC once, not per attempt.
+        signer ??= endpointSigner(this.#o.vault, item.secretCiphertext);
+        if (!signer) {
           // An unreadable secret (the vault key changed) is a failed attempt, so the schedule still ends.
-          records.push(this.#outcome(item, startedAt, UNREADABLE_SECRET, null));
+          records.push(this.#record(item, startedAt, UNREADABLE_SECRET, null));
           continue;
         }
-        const t = Math.floor(startedAt.getTime() / 1000);
+        const t = signatureTime(startedAt);
         if (!item.relay) {
-          target ??= parseUrl(item.url);
+          target ??= parseTarget(item.url);
           dispatcher ??= await this.#agent();
         }
-        const result = await this.#send(endpointId, item, sign, t, target, dispatcher);
+        // Send.
+        const result = await this.#send(endpointId, item, signer, t, target, dispatcher);
         if (result.aborted) {
           unsent = batch.slice(i).map((d) => d.id);
           break;
         }
-        records.push(this.#outcome(item, startedAt, result, t, trigger));
+        // Record.
+        records.push(this.#record(item, startedAt, result, t, trigger));
         if (chaos?.duplicate) {
           // The same event once more, as the service may send it: recorded after the attempt it repeats.
           flush();
           await Promise.all(writes);
-          await this.#duplicate(endpointId, item, sign, target, dispatcher);
+          await this.#duplicate(endpointId, item, signer, target, dispatcher);
         }
         if (records.length >= this.#o.recordChunk) flush();
       }
@@ -543,14 +477,14 @@ export class DeliveryWorker {
   async #duplicate(
     endpointId: string,
     item: ClaimedDelivery,
-    sign: Signer,
+    signer: WebhookSigner,
     target: URL | string | undefined,
     dispatcher: Dispatcher | undefined,
   ): Promise<void> {
     const copy = {...item, attempt: item.attempt + 1};
     const startedAt = this.#o.clock.now();
-    const t = Math.floor(startedAt.getTime() / 1000);
-    const result = await this.#send(endpointId, copy, sign, t, target, dispatcher);
+    const t = signatureTime(startedAt);
+    const result = await this.#send(endpointId, copy, signer, t, target, dispatcher);
     if (result.aborted) return;
     await recordResend(this.#o.db, {
       deliveryId: item.id,
@@ -566,46 +500,24 @@ export class DeliveryWorker {
   }
 
   /** One attempt of `item`, signed at `t`, over the relay or HTTP; never throws. */
-  async #send(
+  #send(
     endpointId: string,
     item: ClaimedDelivery,
-    sign: Signer,
+    signer: WebhookSigner,
     t: number,
     target: URL | string | undefined,
     dispatcher: Dispatcher | undefined,
   ): Promise<AttemptResult> {
-    const headers = {
-      'content-type': 'application/json',
-      'user-agent': DELIVERY_USER_AGENT,
-      [SIGNATURE_HEADER]: sign(t, item.body),
-      [EVENT_ID_HEADER]: item.eventId,
-      [EVENT_TYPE_HEADER]: item.eventType,
-      [DELIVERY_ID_HEADER]: item.id,
-      [ATTEMPT_HEADER]: String(item.attempt),
-    };
-    const relay = this.#o.relay;
-    if (item.relay && relay) {
-      return relay.deliver(
-        endpointId,
-        {
-          type: 'delivery',
-          delivery_id: item.id,
-          attempt: item.attempt,
-          event_id: item.eventId,
-          event_type: item.eventType,
-          headers,
-          body: item.body,
-        },
-        this.#o.timeoutMs + 5_000,
-      );
-    }
-    return sendAttempt(target ?? item.url, headers, item.body, {
-      dispatcher: dispatcher as Dispatcher,
+    const route: SendRoute = {
+      relay: this.#o.relay,
+      target,
+      dispatcher,
       timeoutMs: this.#o.timeoutMs,
       maxResponseBytes: this.#o.maxResponseBytes,
       allowLocalEndpoints: Boolean(this.#o.allowLocalEndpoints),
       signal: this.#shutdown.signal,
-    });
+    };
+    return sendSigned(endpointId, item, attemptHeaders(item, signer, t), route);
   }
 
   /**
@@ -652,43 +564,22 @@ export class DeliveryWorker {
         },
       };
     }
-    let sign: Signer;
-    try {
-      sign = signerFor(this.#o.vault.decrypt(item.secretCiphertext));
-    } catch {
-      return {startedAt, signatureT: null, result: UNREADABLE_SECRET};
-    }
-    const t = Math.floor(startedAt.getTime() / 1000);
+    const signer = endpointSigner(this.#o.vault, item.secretCiphertext);
+    if (!signer) return {startedAt, signatureT: null, result: UNREADABLE_SECRET};
+    const t = signatureTime(startedAt);
     const dispatcher = item.relay ? undefined : await this.#agent();
-    const result = await this.#send(item.endpointId, item, sign, t, parseUrl(item.url), dispatcher);
+    const result = await this.#send(item.endpointId, item, signer, t, parseTarget(item.url), dispatcher);
     return {startedAt, signatureT: t, result};
   }
 
-  #outcome(
+  #record(
     item: ClaimedDelivery,
     startedAt: Date,
     result: AttemptResult,
     signatureT: number | null,
     trigger: AttemptTrigger = 'scheduled',
   ): AttemptRecord {
-    const finishedAt = this.#o.clock.now();
-    const wait = result.ok ? null : retryDelayAfter(item.scheduledAttempt);
-    const status = result.ok ? 'succeeded' : wait === null ? 'failed' : 'pending';
-    return {
-      deliveryId: item.id,
-      attempt: item.attempt,
-      startedAt,
-      finishedAt,
-      durationMs: result.durationMs,
-      statusCode: result.statusCode,
-      // PostgreSQL text cannot hold NUL; a receiver answering with one must not make the record unwritable.
-      error: result.error?.replaceAll('\u0000', '') ?? null,
-      responseBody: result.responseBody?.replaceAll('\u0000', '') ?? null,
-      signatureT,
-      trigger,
-      status,
-      nextAttemptAt: status === 'pending' && wait !== null ? new Date(finishedAt.getTime() + wait) : null,
-    };
+    return attemptRecord(item, {startedAt, finishedAt: this.#o.clock.now(), result, signatureT, trigger});
   }
 
   /**
@@ -703,7 +594,7 @@ export class DeliveryWorker {
     const now = this.#o.clock.nowMs();
     const due = await nextDueAt(
       this.#o.db,
-      new Date(),
+      new Date(this.#timers.now()),
       [...this.#lanes.keys()],
       this.#o.relay?.connectedIds() ?? [],
     );
@@ -715,12 +606,12 @@ export class DeliveryWorker {
 
   #sleep(ms: number): Promise<void> {
     return new Promise((resolve) => {
-      const timer = setTimeout(() => {
+      const cancel = this.#timers.setTimeout(() => {
         this.#wake = undefined;
         resolve();
       }, ms);
       this.#wake = () => {
-        clearTimeout(timer);
+        cancel();
         resolve();
       };
     });
@@ -737,15 +628,6 @@ export class DeliveryWorker {
 
   #log(line: string): void {
     this.#o.log?.(line);
-  }
-}
-
-/** Parsed once per lane; a URL that does not parse is handed on as text, for the sender to report. */
-function parseUrl(url: string): URL | string {
-  try {
-    return new URL(url);
-  } catch {
-    return url;
   }
 }
 

@@ -52,7 +52,14 @@ export interface EndpointUrlPolicy {
  * The URL as it will be stored and delivered to: WHATWG-normalised, so what is listed is where deliveries go
  * (`https://1.2.3.4\@127.0.0.1/` is stored as `https://1.2.3.4/@127.0.0.1/`).
  */
-export type UrlCheck = {ok: true; url: URL; normalized: string} | {ok: false; reason: string};
+export type UrlCheck = {ok: true; url: URL; normalized: string} | UrlRefusal;
+
+/** A refused URL; `local` when the refusal is of an address on this machine, which --allow-local-endpoints lifts. */
+export interface UrlRefusal {
+  ok: false;
+  reason: string;
+  local?: true;
+}
 
 /** Checks the text of a URL without touching the network. Host names still need checkEndpointHost. */
 export function checkEndpointUrl(input: string, policy: EndpointUrlPolicy = {}): UrlCheck {
@@ -73,7 +80,9 @@ export function checkEndpointUrl(input: string, policy: EndpointUrlPolicy = {}):
   if (!schemes.includes(url.protocol)) {
     return {
       ok: false,
-      reason: policy.allowLocal ? 'url must use https:// or http://' : 'url must use https://',
+      ...(policy.allowLocal
+        ? {reason: 'url must use https:// or http://'}
+        : {reason: 'url must use https://', local: true}),
     };
   }
   if (url.username !== '' || url.password !== '')
@@ -87,13 +96,14 @@ export function checkEndpointUrl(input: string, policy: EndpointUrlPolicy = {}):
     return {ok: false, reason: `url is longer than ${MAX_ENDPOINT_URL_LENGTH} characters once normalised`};
   }
   if (policy.allowLocal) return {ok: true, url, normalized};
-  if (isLocalhostName(host)) return {ok: false, reason: 'url must point at a public host, not localhost'};
+  if (isLocalhostName(host))
+    return {ok: false, reason: 'url must point at a public host, not localhost', local: true};
   // The WHATWG parser has already turned decimal, hex, octal and short IPv4 forms into dotted quads.
-  if (isIpLiteral(host) && !isPublicAddress(host)) return {ok: false, reason: NOT_PUBLIC};
+  if (isIpLiteral(host) && !isPublicAddress(host)) return {ok: false, reason: NOT_PUBLIC, local: true};
   return {ok: true, url, normalized};
 }
 
-export type HostCheck = {ok: true; addresses: string[]; warning?: string} | {ok: false; reason: string};
+export type HostCheck = {ok: true; addresses: string[]; warning?: string} | UrlRefusal;
 
 /**
  * The registration-time DNS check: every address a name has must be public, since a client may connect to
@@ -105,10 +115,11 @@ export async function checkEndpointHost(
   resolve: Resolver = systemResolver,
 ): Promise<HostCheck> {
   const name = host.replace(/\.$/, '').toLowerCase();
-  if (isLocalhostName(name)) return {ok: false, reason: 'url must point at a public host, not localhost'};
+  if (isLocalhostName(name))
+    return {ok: false, reason: 'url must point at a public host, not localhost', local: true};
   if (isIpLiteral(name)) {
     const ip = bareHostname(name);
-    return isPublicAddress(ip) ? {ok: true, addresses: [ip]} : {ok: false, reason: NOT_PUBLIC};
+    return isPublicAddress(ip) ? {ok: true, addresses: [ip]} : {ok: false, reason: NOT_PUBLIC, local: true};
   }
   let addresses: string[] = [];
   try {
@@ -129,6 +140,7 @@ export async function checkEndpointHost(
     return {
       ok: false,
       reason: `must point at a public host, and ${name} resolves to a private, loopback or reserved address`,
+      local: true,
     };
   }
   return {ok: true, addresses};

@@ -1,6 +1,7 @@
 // An endpoint's delivery chaos, for the control route and `svc emulator webhooks chaos`: read it, set it, turn it
 // off. Settings are checked here; the plan they go into is the running delivery engine's.
 import {isId} from '../../src/definitions.js';
+import type {EndpointChaos} from '../../src/schemas/emulator.js';
 import type {EmulatorContext} from '../context.js';
 import {
   type ChaosPlan,
@@ -8,15 +9,9 @@ import {
   ChaosSettingsError,
   checkChaosSettings,
 } from '../delivery/chaos.js';
-import {invalidInput, notFound} from './errors.js';
+import {invalidInput, notFound} from '../operation-error.js';
 
-export interface EndpointChaos {
-  endpoint_id: string;
-  /** The settings in force; null when the endpoint's deliveries are made plainly. */
-  chaos: ChaosSettings | null;
-  /** Where they come from: the endpoint's own, the emulator's `--chaos`, or none. */
-  source: 'endpoint' | 'emulator' | 'none';
-}
+export type {EndpointChaos};
 
 async function checkEndpoint(ctx: EmulatorContext, endpointId: string): Promise<void> {
   const found = isId('webhookEndpoint', endpointId)

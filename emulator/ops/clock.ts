@@ -1,13 +1,11 @@
 // The emulator's clock: read it, and move a manual one (a real clock cannot be moved).
-import type {ClockMode, ManualClock} from '../clock.js';
+import type {ClockState} from '../../src/schemas/emulator.js';
+import type {ManualClock} from '../clock.js';
 import {parseDuration} from '../clock.js';
 import type {EmulatorContext} from '../context.js';
-import {conflict, invalidInput} from './errors.js';
+import {conflict, invalidInput} from '../operation-error.js';
 
-export interface ClockState {
-  now: string;
-  mode: ClockMode;
-}
+export type {ClockState};
 
 /** The clock now; a manual clock shared with other processes is read from where they all store it. */
 export async function readClock(ctx: EmulatorContext): Promise<ClockState> {

@@ -2,7 +2,7 @@
 import {DELIVERY_STATUSES, type DeliveryStatus, isId} from '../../src/definitions.js';
 import type {Delivery} from '../../src/schemas/index.js';
 import type {EmulatorContext} from '../context.js';
-import {notFound, vaultUnavailable} from './errors.js';
+import {notFound, vaultUnavailable} from '../operation-error.js';
 import {oneOf, Problems} from './validate.js';
 
 export interface ListDeliveriesInput {

@@ -1,12 +1,17 @@
 // Webhook endpoints: added and deleted only by a person (account page) or the control surface.
-import {isId, MAX_ENDPOINT_DESCRIPTION_LENGTH, MAX_ENDPOINTS_PER_ORG} from '../../src/definitions.js';
+import {
+  isId,
+  MAX_ENDPOINT_DESCRIPTION_LENGTH,
+  MAX_ENDPOINTS_PER_ORG,
+  type ProblemCode,
+} from '../../src/definitions.js';
 import type {WebhookEndpoint} from '../../src/schemas/index.js';
 import type {EmulatorContext} from '../context.js';
 import {LimitError} from '../db/repository-support.js';
 import {endpointRecord} from '../db/webhook-endpoints.js';
 import {newSigningSecret} from '../ids.js';
-import {checkEndpointHost, checkEndpointUrl} from '../net/address-policy.js';
-import {conflict, invalidInput, notFound, vaultUnavailable} from './errors.js';
+import {checkEndpointHost, checkEndpointUrl, type UrlRefusal} from '../net/address-policy.js';
+import {conflict, invalidInput, notFound, vaultUnavailable} from '../operation-error.js';
 import {eventTypes, Problems, text} from './validate.js';
 
 /** How to receive webhooks on this machine when the emulator refuses a local URL. */
@@ -44,7 +49,7 @@ export async function createEndpoint(
   else {
     const check = checkEndpointUrl(input.url, {allowLocal});
     if (check.ok) url = {normalized: check.normalized, hostname: check.url.hostname};
-    else problems.add('url', withWayOut(check.reason.replace(/^url /, ''), allowLocal));
+    else problems.add('url', ...urlProblem({...check, reason: check.reason.replace(/^url /, '')}));
   }
   const events = eventTypes(problems, 'events', input.events);
   const description = text(problems, 'description', input.description, {
@@ -60,7 +65,10 @@ export async function createEndpoint(
   const warnings: string[] = [];
   if (!allowLocal) {
     const host = await checkEndpointHost((url as {hostname: string}).hostname, ctx.lookup);
-    if (!host.ok) throw invalidInput([{field: 'url', message: withWayOut(host.reason, false)}]);
+    if (!host.ok) {
+      const [message, code] = urlProblem(host);
+      throw invalidInput([{field: 'url', message, ...(code ? {code} : {})}]);
+    }
     if (host.warning) warnings.push(host.warning);
   }
   const secret = newSigningSecret();
@@ -85,11 +93,11 @@ export async function createEndpoint(
   }
 }
 
-/** A refusal of a local or non-public URL names the two ways to receive webhooks locally. */
-function withWayOut(reason: string, allowLocal: boolean): string {
-  if (allowLocal) return reason;
-  const local = /https:\/\/|localhost|private|loopback|reserved/.test(reason);
-  return local ? `${reason}; ${LOCAL_RECEIVER_WAY_OUT}` : reason;
+/** A refusal of a local or non-public URL names the two ways to receive webhooks locally, and says so by its code. */
+function urlProblem(refusal: UrlRefusal): [message: string, code: ProblemCode | undefined] {
+  return refusal.local
+    ? [`${refusal.reason}; ${LOCAL_RECEIVER_WAY_OUT}`, 'local_url']
+    : [refusal.reason, undefined];
 }
 
 /** Deletes an endpoint and, with it, its deliveries. With an org, another org's endpoint is answered as unknown. */

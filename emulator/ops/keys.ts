@@ -11,7 +11,7 @@ import type {ApiKey} from '../../src/schemas/index.js';
 import type {EmulatorContext} from '../context.js';
 import {keyRecord} from '../db/api-keys.js';
 import {LimitError} from '../db/repository-support.js';
-import {conflict, notFound} from './errors.js';
+import {conflict, notFound} from '../operation-error.js';
 import {Problems, oneOf, text} from './validate.js';
 
 export interface CreateKeyInput {

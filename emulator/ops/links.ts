@@ -10,12 +10,12 @@ import {
   type SandboxLinkKind,
 } from '../../src/definitions.js';
 import type {CreatedSandboxLink, SandboxLink} from '../../src/schemas/index.js';
-import {hashSecret} from '../auth/hash.js';
+import {hashSecret} from '../hash.js';
 import type {EmulatorContext} from '../context.js';
 import {keyStatus} from '../db/api-keys.js';
 import {type LinkView, linkRecord, linkState, sandboxRuns} from '../db/sandbox-links.js';
 import {newId, newLinkToken} from '../ids.js';
-import {conflict, OperationError} from './errors.js';
+import {conflict, OperationError} from '../operation-error.js';
 import {oneOf, Problems} from './validate.js';
 
 /** Every link's URL is under this path of the emulator's own port: `/_links/<token>/…`. */

@@ -2,7 +2,7 @@
 import {isId, MAX_NAME_LENGTH} from '../../src/definitions.js';
 import type {Org} from '../../src/schemas/index.js';
 import type {EmulatorContext} from '../context.js';
-import {notFound} from './errors.js';
+import {notFound} from '../operation-error.js';
 import {Problems, text} from './validate.js';
 
 export async function getOrg(ctx: EmulatorContext, orgId: string): Promise<Org> {

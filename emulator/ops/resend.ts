@@ -16,10 +16,10 @@ import {
   recordResend,
   releaseResendLease,
 } from '../delivery/attempt-repository.js';
-import type {ClaimedDelivery} from '../delivery/repository.js';
+import type {ClaimedDelivery} from '../delivery/claim.js';
 import type {AttemptResult} from '../delivery/sender.js';
 import {checkDeliveryId, type DeliveryDetail, getDeliveryDetail} from './delivery-detail.js';
-import {conflict, notFound, vaultUnavailable} from './errors.js';
+import {conflict, notFound, vaultUnavailable} from '../operation-error.js';
 
 /** What sends the attempt: the delivery worker. */
 export interface Attempter {

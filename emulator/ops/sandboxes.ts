@@ -12,7 +12,7 @@ import {
 import {parseDuration} from '../clock.js';
 import type {MoveResult, SandboxService} from '../sandboxes/service.js';
 import type {SandboxRecord} from '../sandboxes/repository.js';
-import {notFound} from './errors.js';
+import {notFound} from '../operation-error.js';
 import {oneOf, Problems, text} from './validate.js';
 
 /** Longest `last_error` a move or a trigger may carry. */

@@ -5,14 +5,15 @@ import {
   EVENT_TYPES,
   INVISIBLE_CHARACTER,
   LINE_CONTROL_CHARACTER,
+  type ProblemCode,
 } from '../../src/definitions.js';
-import {invalidInput, type Problem} from './errors.js';
+import {invalidInput, type Problem} from '../operation-error.js';
 
 export class Problems {
   readonly list: Problem[] = [];
 
-  add(field: string, message: string): void {
-    this.list.push({field, message});
+  add(field: string, message: string, code?: ProblemCode): void {
+    this.list.push(code ? {field, message, code} : {field, message});
   }
 
   /** Throws every problem collected so far as one 400. */

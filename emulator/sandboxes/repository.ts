@@ -1,4 +1,5 @@
 // Sandbox rows: plain SQL over the Queryable interface so the same code runs inside and outside transactions.
+import type {SandboxRecord} from '../../src/schemas/emulator.js';
 import type {Queryable} from '../db/database.js';
 import type {SandboxStatus} from '../../src/definitions.js';
 import type {SandboxState} from './transitions.js';
@@ -11,18 +12,7 @@ export interface SandboxRow extends SandboxState {
   updated_at: Date;
 }
 
-/** The record the control surface answers with; timestamps as ISO strings, absent values as null. */
-export interface SandboxRecord {
-  id: string;
-  org_id: string;
-  name: string;
-  status: string;
-  desired_state: string;
-  last_error: string | null;
-  expires_at: string | null;
-  created_at: string;
-  updated_at: string;
-}
+export type {SandboxRecord};
 
 interface RawRow {
   id: string;

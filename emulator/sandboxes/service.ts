@@ -1,11 +1,11 @@
 // Sandbox moves and the events they emit, each in one transaction with the event and its deliveries.
 import type {EventType, SandboxAction} from '../../src/definitions.js';
-import type {SvcEvent} from '../../src/schemas/index.js';
+import type {SandboxMove} from '../../src/schemas/emulator.js';
 import type {Clock} from '../clock.js';
 import type {Database, Queryable} from '../db/database.js';
 import {recordEvent} from '../delivery/events.js';
 import {base62, newId} from '../ids.js';
-import {OperationError} from '../ops/errors.js';
+import {OperationError} from '../operation-error.js';
 import {PreparedStatements} from '../delivery/statements.js';
 import {
   dueForExpiry,
@@ -36,11 +36,8 @@ export interface SandboxServiceOptions {
   onEvent?: () => void;
 }
 
-export interface MoveResult {
-  sandbox: SandboxRecord;
-  event: SvcEvent | null;
-  deliveries: number;
-}
+/** A sandbox move: the sandbox afterwards, the event it emitted (if any) and how many deliveries that made. */
+export type MoveResult = SandboxMove;
 
 export class SandboxService {
   readonly #db: Database;

@@ -1,7 +1,7 @@
 // The sandbox state machine as a pure function: which actions are allowed from which status, what the
 // sandbox looks like afterwards, and which event (if any) the move emits.
 import type {EventType, SandboxAction, SandboxStatus} from '../../src/definitions.js';
-import {OperationError} from '../ops/errors.js';
+import {OperationError} from '../operation-error.js';
 
 export interface SandboxState {
   status: SandboxStatus;

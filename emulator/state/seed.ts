@@ -25,7 +25,7 @@ import {
   type Seed,
   SeedSchema,
 } from '../../src/schemas/seed.js';
-import {hashSecret} from '../auth/hash.js';
+import {hashSecret} from '../hash.js';
 import type {EmulatorContext} from '../context.js';
 import type {Queryable} from '../db/database.js';
 import {newApiKeySecret, newId, newSigningSecret} from '../ids.js';

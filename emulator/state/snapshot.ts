@@ -13,8 +13,8 @@ import {
 import type {ManualClock} from '../clock.js';
 import type {EmulatorContext} from '../context.js';
 import type {Queryable} from '../db/database.js';
-import type {Problem} from '../ops/errors.js';
-import {vaultUnavailable} from '../ops/errors.js';
+import type {Problem} from '../operation-error.js';
+import {vaultUnavailable} from '../operation-error.js';
 import {formatPath, StateFileError} from './state-file-error.js';
 
 /** Each table's columns, as the snapshot names them: its schema's fields. */

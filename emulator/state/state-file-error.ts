@@ -1,6 +1,6 @@
 // The error of a seed or snapshot that cannot be loaded: every problem, each named by the file, the path in it
 // and the rule broken. Nothing of such a file is written.
-import {OperationError, type Problem} from '../ops/errors.js';
+import {OperationError, type Problem} from '../operation-error.js';
 
 /** A path in a JSON document as people write it: `orgs[0].keys[3].secret`. */
 export function formatPath(path: readonly PropertyKey[]): string {

@@ -5,7 +5,7 @@ import {readFileSync} from 'node:fs';
 import type {Context} from 'hono';
 import {displayText} from '../../src/definitions.js';
 import type {EmulatorApp, EmulatorContext} from '../context.js';
-import {OperationError} from '../ops/errors.js';
+import {OperationError} from '../operation-error.js';
 import {Accounts} from './accounts.js';
 import type {SessionView} from './db/sessions.js';
 import {

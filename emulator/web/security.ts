@@ -2,7 +2,7 @@
 import {createHmac, randomBytes} from 'node:crypto';
 import type {Context} from 'hono';
 import {getCookie, setCookie, deleteCookie} from 'hono/cookie';
-import {hashSecret, safeEqual} from '../auth/hash.js';
+import {hashSecret, safeEqual} from '../hash.js';
 import type {HostPolicy} from '../net/host-policy.js';
 
 /**

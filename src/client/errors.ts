@@ -3,7 +3,7 @@
 // of the client's own for failures before or outside an answer), the HTTP `status` when an answer arrived, and
 // a message for people. What to do next and how a process exits are for the caller to decide: the CLI maps
 // these in src/lib/error-mapper.ts.
-import {ERROR_STATUS, type ErrorCode} from '../definitions.js';
+import {ERROR_STATUS, type ErrorCode, type ProblemCode} from '../definitions.js';
 
 /** Codes of failures the service never sends: they happen before a request, or outside the answer's body. */
 export type ClientErrorCode =
@@ -154,4 +154,29 @@ function remoteError(body: unknown): {code: string; message: string} | undefined
 function clean(text: string, max: number): string {
   const plain = text.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ');
   return plain.length > max ? `${plain.slice(0, max - 3)}...` : plain;
+}
+
+/** One refused field of a control request (src/schemas/emulator.ts ProblemSchema), kept here free of zod. */
+export interface ControlProblem {
+  field?: string;
+  message: string;
+  code?: ProblemCode;
+}
+
+/**
+ * An error of the emulator's control surface (src/client/emulator-control.ts): its `code`, the HTTP `status`
+ * (0 when the emulator could not be reached) and, for bad input, each refused field. Defined here, apart from
+ * the control client, so the CLI's error rendering loads neither the client nor its schemas.
+ */
+export class EmulatorControlError extends Error {
+  constructor(
+    message: string,
+    readonly status: number,
+    readonly code: string,
+    /** Each refused input field of an invalid_request, so a caller can tell which one to fix. */
+    readonly problems: readonly ControlProblem[] = [],
+  ) {
+    super(message);
+    this.name = 'EmulatorControlError';
+  }
 }

@@ -2,9 +2,8 @@
 // code, the next steps and the exit code. Libraries (the API client, the emulator's control client, the
 // receiver library) throw errors that say what happened; the CLI's own conventions are applied here only.
 import {Errors} from '@oclif/core';
-import {EmulatorControlError} from '../../emulator/control-client.js';
 import {ApiUrlError, isLoopbackHost} from '../client/api-url.js';
-import {ApiError, ForbiddenError, NetworkError} from '../client/errors.js';
+import {ApiError, EmulatorControlError, ForbiddenError, NetworkError} from '../client/errors.js';
 import {ERROR_STATUS} from '../definitions.js';
 import {isWebhookVerificationError} from '../webhooks/errors.js';
 import {UserError} from './errors.js';

@@ -3,11 +3,9 @@
 // record and its retries reflect what the local server did. Reconnects (with backoff) when the emulator restarts.
 import {performance} from 'node:perf_hooks';
 import type {Dispatcher} from 'undici';
-import type {RelayRegistration} from '../../emulator/control-client.js';
-import {EmulatorControl} from '../../emulator/control-client.js';
-import type {RelayDelivery} from '../../emulator/delivery/relay-hub.js';
-import type {RuntimeInfo} from '../../emulator/runtime-file.js';
-import {DELIVERY_TIMEOUT_MS, EVENT_TYPES, RESPONSE_BODY_LIMIT_BYTES} from '../definitions.js';
+import {EmulatorControl, type RelayDelivery, type RelayRegistration} from '../client/emulator-control.js';
+import type {RuntimeInfo} from '../client/emulator-runtime.js';
+import {DELIVERY_TIMEOUT_MS, EVENT_TYPES, type EventType, RESPONSE_BODY_LIMIT_BYTES} from '../definitions.js';
 import {usageError} from '../lib/errors.js';
 import {currentSvcCommand} from '../lib/invocation.js';
 import type {Io} from '../lib/output.js';
@@ -28,7 +26,7 @@ const RELAY_NAME = 'default';
 
 export interface ListenOptions extends ConnectOptions {
   forwardTo?: string;
-  events?: string[];
+  events?: EventType[];
   json: boolean;
   printSecret: boolean;
   io: Io;
@@ -39,7 +37,7 @@ export interface ListenOptions extends ConnectOptions {
   maxBackoffMs?: number;
 }
 
-export function parseEvents(text: string | undefined): string[] | undefined {
+export function parseEvents(text: string | undefined): EventType[] | undefined {
   if (text === undefined) return undefined;
   const events = text
     .split(',')
@@ -51,7 +49,7 @@ export function parseEvents(text: string | undefined): string[] | undefined {
       throw usageError(`unknown event type ${JSON.stringify(e)}`, [`Use some of: ${EVENT_TYPES.join(', ')}`]);
     }
   }
-  return [...new Set(events)];
+  return [...new Set(events)] as EventType[];
 }
 
 export function parseForwardUrl(text: string): URL {
@@ -160,33 +158,14 @@ async function streamDeliveries(
   };
   try {
     touch();
-    const url = `${session.info.api_url}/_emulator/relay/${encodeURIComponent(session.relay.endpoint_id)}/stream`;
-    const res = await http.request(url, {
-      headers: {authorization: `Bearer ${session.info.admin_token}`},
-      signal: controller.signal,
-      dispatcher: http.dispatcher,
-    });
-    if (res.statusCode !== 200) {
-      await res.body.dump();
-      throw new Error(`the emulator answered ${res.statusCode} to the relay stream`);
-    }
-    let buffered = '';
-    for await (const chunk of res.body) {
+    const stream = session.control.relayStream(session.relay.endpoint_id, {signal: controller.signal});
+    for await (const message of stream) {
       touch();
-      buffered += (chunk as Buffer).toString('utf8');
-      let newline = buffered.indexOf('\n');
-      while (newline >= 0) {
-        const line = buffered.slice(0, newline);
-        buffered = buffered.slice(newline + 1);
-        newline = buffered.indexOf('\n');
-        if (!line.trim()) continue;
-        const message = JSON.parse(line) as {type: string};
-        if (message.type === 'connected') onConnected();
-        if (message.type !== 'delivery') continue;
-        // Awaited before the next line is read: one at a time keeps the order the emulator sent.
-        await handleDelivery(message as RelayDelivery, session, forwardUrl, http, options, out);
-        touch();
-      }
+      if (message.type === 'connected') onConnected();
+      if (message.type !== 'delivery') continue;
+      // Awaited before the next message is read: one at a time keeps the order the emulator sent.
+      await handleDelivery(message, session, forwardUrl, http, options, out);
+      touch();
     }
     if (!options.signal.aborted) throw new Error('the emulator closed the relay stream');
   } catch (err) {
@@ -212,18 +191,14 @@ async function handleDelivery(
   const result = await forward(delivery, forwardUrl, http, options.forwardTimeoutMs ?? FORWARD_TIMEOUT_MS);
   out.answered(delivery, forwardUrl, result);
   try {
-    await session.control.call(
-      'POST',
-      `/_emulator/relay/${encodeURIComponent(session.relay.endpoint_id)}/results`,
-      {
-        delivery_id: delivery.delivery_id,
-        attempt: delivery.attempt,
-        status_code: result.status,
-        error: result.error,
-        duration_ms: result.durationMs,
-        body: result.body,
-      },
-    );
+    await session.control.reportRelayResult(session.relay.endpoint_id, {
+      delivery_id: delivery.delivery_id,
+      attempt: delivery.attempt,
+      status_code: result.status,
+      error: result.error,
+      duration_ms: result.durationMs,
+      body: result.body,
+    });
   } catch (err) {
     // The emulator times the attempt out and retries it; nothing is lost by a report that did not arrive.
     out.warn(`could not report the answer for ${delivery.event_id}: ${describe(err)}`);

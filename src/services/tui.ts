@@ -1,13 +1,15 @@
 // `svc tui`: where the delivery browser gets its data. Always /v1 through the client; when the API address is a
 // running emulator's, also its control surface, for attempt detail and resends. No Ink here: the UI is loaded
 // by the command, and takes this source as it is.
-import type {EmulatorControl} from '../../emulator/control-client.js';
 import {defaultFileStore, resolveStoredApiUrl} from '../auth/resolve.js';
+import type {DeliveryDetail, EmulatorControl} from '../client/emulator-control.js';
+import {EmulatorControlError} from '../client/errors.js';
 import {openSession, type Session} from '../auth/session.js';
 import {usageError} from '../lib/errors.js';
 import {currentSvcCommand} from '../lib/invocation.js';
 import {emulatorControlFor} from './emulator/for-api-url.js';
 import type {TuiSource} from './tui-source.js';
+import {readDeliveryDetail} from './webhooks/deliveries/detail.js';
 
 export type {Trouble, TroubleKind, TuiSource} from './tui-source.js';
 export {describeTrouble} from './tui-source.js';
@@ -27,11 +29,12 @@ export async function openTuiSource(options: OpenTuiSourceOptions): Promise<TuiS
     fileStore: defaultFileStore(options.env),
   });
   const {nodeHttpFetch} = await import('../client/node-transport.js');
+  // Node's own fetch would load all of undici before the first screen; its calls send no body.
+  const controlFetch = nodeHttpFetch() as unknown as typeof fetch;
   const control: EmulatorControl | undefined = await emulatorControlFor(apiUrl, {
     env: options.env,
     dataDir: options.dataDir,
-    // Node's own fetch would load all of undici before the first screen; its calls send no body.
-    fetch: nodeHttpFetch() as unknown as typeof fetch,
+    fetch: controlFetch,
   });
   // Opened on first use, so that "not logged in" is a screen of the browser (which keeps trying) rather than an exit.
   let session: Promise<Session> | undefined;
@@ -55,9 +58,34 @@ export async function openTuiSource(options: OpenTuiSourceOptions): Promise<TuiS
     // The API's clock as its answers date them: an emulator's may be set by hand.
     now: () => opened?.serverNowMs() ?? Date.now(),
   };
+  let orgId: Promise<string> | undefined;
+  const org = () => {
+    orgId ??= client().then((c) => c.getOrg().then((o) => o.id));
+    orgId.catch(() => {
+      orgId = undefined;
+    });
+    return orgId;
+  };
+  // The org's own deliveries only, read like `deliveries show` and MCP read them.
+  const detail = async (deliveryId: string): Promise<DeliveryDetail> => {
+    const found = await readDeliveryDetail({
+      apiUrl,
+      orgId: await org(),
+      deliveryId,
+      env: options.env,
+      dataDir: options.dataDir,
+      fetch: controlFetch,
+    });
+    if (!found)
+      throw new EmulatorControlError(`the emulator serving ${apiUrl} is no longer running`, 0, 'unreachable');
+    return found;
+  };
   if (control) {
-    source.deliveryDetail = (id) => control.delivery(id);
-    source.resend = (id) => control.resendDelivery(id);
+    source.deliveryDetail = detail;
+    source.resend = async (id) => {
+      await detail(id);
+      return control.resendDelivery(id);
+    };
   }
   return source;
 }

@@ -1,19 +1,19 @@
 // One delivery for a person: its state, each attempt with what came back, and the event it carries. Plain
 // strings (no Ink), shared by `svc webhooks deliveries show`, `svc emulator deliveries resend` and the TUI.
-import type {AttemptDetail} from '../../emulator/control-client.js';
+import type {DeliveryAttempt} from '../client/emulator-control.js';
 import type {Delivery} from '../schemas/index.js';
 import {sanitize, sanitizeLines} from './text.js';
 import {relativeTime} from './time.js';
 import type {ViewOptions} from './views.js';
 
 /** What an attempt got: the status code, or the network error when there was no answer. */
-export function attemptOutcome(a: Pick<AttemptDetail, 'status_code' | 'error'>): string {
+export function attemptOutcome(a: Pick<DeliveryAttempt, 'status_code' | 'error'>): string {
   if (a.status_code !== null && a.status_code !== 0)
     return a.error ? `${a.status_code} ${a.error}` : String(a.status_code);
   return a.error ?? 'no answer';
 }
 
-export function attemptSucceeded(a: Pick<AttemptDetail, 'status_code'>): boolean {
+export function attemptSucceeded(a: Pick<DeliveryAttempt, 'status_code'>): boolean {
   return a.status_code !== null && a.status_code >= 200 && a.status_code <= 299;
 }
 
@@ -56,7 +56,7 @@ export interface ShownDeliveryView {
   delivery: Delivery;
   endpoint_id: string;
   event: unknown | null;
-  attempts: AttemptDetail[] | null;
+  attempts: DeliveryAttempt[] | null;
 }
 
 export function renderDeliveryDetail(shown: ShownDeliveryView, view: ViewOptions): string {

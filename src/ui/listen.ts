@@ -1,6 +1,5 @@
 // What `svc listen` shows: a ready line with the signing secret, one line per delivery and answer, and hints.
-import type {RelayRegistration} from '../../emulator/control-client.js';
-import type {RelayDelivery} from '../../emulator/delivery/relay-hub.js';
+import type {RelayDelivery, RelayRegistration} from '../client/emulator-control.js';
 import {colorEnabled, type Io, type Paint, painter} from '../lib/output.js';
 import {dataDirArg} from './emulator.js';
 

@@ -1,5 +1,5 @@
 // What `svc trigger` says: what was emitted, for which sandbox, how many deliveries, and what to do next.
-import type {SandboxMove} from '../../emulator/control-client.js';
+import type {SandboxMove} from '../client/emulator-control.js';
 import {dataDirArg} from './emulator.js';
 import {FORWARD_EXAMPLE} from './listen.js';
 import {sanitize} from './text.js';

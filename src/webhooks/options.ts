@@ -44,11 +44,20 @@ export interface VerifiedSignature {
   secretIndex: number;
 }
 
-export interface SignPayloadOptions {
-  secret: string;
+/** What changes per payload when the secret is fixed in a signer. */
+export interface SignRequest {
   payload: WebhookPayload;
   /** Date or Unix seconds. Default: the system clock. */
   timestamp?: Date | number;
+}
+
+export interface SignPayloadOptions extends SignRequest {
+  secret: string;
+}
+
+/** Options of a reusable signer: the secret, fixed once. */
+export interface WebhookSignerOptions {
+  secret: string;
 }
 
 export function secretsOf(options: {secret?: unknown; secrets?: unknown}): readonly string[] {

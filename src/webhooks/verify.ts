@@ -7,6 +7,7 @@ import {parseSignatureHeader, SIGNATURE_HEX_LENGTH, unmatchedError} from './head
 import {
   isPayload,
   type SignPayloadOptions,
+  type SignRequest,
   secretsOf,
   signingSecretOf,
   toleranceOf,
@@ -14,6 +15,7 @@ import {
   type VerifiedSignature,
   type VerifyRequest,
   type VerifySignatureOptions,
+  type WebhookSignerOptions,
   type WebhookVerifierOptions,
 } from './options.js';
 
@@ -25,14 +27,34 @@ function hmacHex(key: string | KeyObject, timestampText: string, payload: string
     .digest('hex');
 }
 
-/** The `Svc-Signature` header value for `payload`: `t=<unix seconds>,v1=<hex>`. */
-export function signPayload(options: SignPayloadOptions): string {
-  const secret = signingSecretOf(options.secret);
-  if (!isPayload(options.payload)) throw payloadTypeError(options.payload);
-  const t = unixSeconds(options.timestamp, 'timestamp');
+function signatureWith(key: string | KeyObject, request: SignRequest): string {
+  if (!isPayload(request.payload)) throw payloadTypeError(request.payload);
+  const t = unixSeconds(request.timestamp, 'timestamp');
   if (t < 0) throw new TypeError('`timestamp` must not be before 1970.');
   const text = String(t);
-  return `t=${text},v1=${hmacHex(secret, text, options.payload)}`;
+  return `t=${text},v1=${hmacHex(key, text, request.payload)}`;
+}
+
+/** The `Svc-Signature` header value for `payload`: `t=<unix seconds>,v1=<hex>`. */
+export function signPayload(options: SignPayloadOptions): string {
+  return signatureWith(signingSecretOf(options.secret), options);
+}
+
+/**
+ * signPayload with the secret fixed once, for a sender that signs many payloads with one secret (the
+ * emulator signs every attempt of an endpoint with one): the secret is checked and turned into an HMAC key
+ * up front.
+ */
+export class WebhookSigner {
+  readonly #key: KeyObject;
+
+  constructor(options: WebhookSignerOptions) {
+    this.#key = createSecretKey(Buffer.from(signingSecretOf(options.secret), 'utf8'));
+  }
+
+  sign(request: SignRequest): string {
+    return signatureWith(this.#key, request);
+  }
 }
 
 /** `keys[i]` is `secrets[i]` ready for createHmac; the strings themselves are only read to choose hints. */

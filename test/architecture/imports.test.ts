@@ -47,10 +47,40 @@ const RULES: ImportRule[] = [
     refused: ['src', 'emulator', 'node:', 'zod'],
   },
   {
-    name: 'the emulator stands alone',
-    why: 'the emulator may use src/definitions, src/schemas and the receiver library only',
+    name: 'the id generator is a library',
+    why: 'the emulator and the CLI both make ids with it; it needs only the definitions and node:crypto',
+    files: 'src/ids.ts',
+    refused: [...CLI_SIDE, 'src/client', 'src/schemas', 'emulator', 'zod'],
+  },
+  {
+    name: 'the emulator stands on the libraries only',
+    why:
+      'the emulator may use the libraries below it (src/definitions, src/schemas, the receiver library and the ' +
+      'client, which its entry hands out for its own control surface), never the CLI above it',
     files: 'emulator',
-    refused: [...CLI_SIDE, 'src/client'],
+    refused: CLI_SIDE,
+  },
+  {
+    name: 'screens read through the client',
+    why:
+      'what src/ui shows comes through the typed clients (records from src/schemas), never from the ' +
+      "emulator's own files; and the screens sit below the commands that use them",
+    files: 'src/ui',
+    refused: ['emulator', 'src/commands', 'src/cli'],
+  },
+  {
+    name: "the CLI's plumbing loads nothing above it",
+    why:
+      'every command loads src/lib (error rendering, output, flags): it must not pull in the emulator, a ' +
+      'service, a screen or a command',
+    files: 'src/lib',
+    refused: ['emulator', 'src/services', 'src/commands', 'src/ui', 'src/cli'],
+  },
+  {
+    name: 'services never reach up to the commands',
+    why: 'a service does the work for a command and never sees flags or oclif: commands call services, not back',
+    files: 'src/services',
+    refused: ['src/commands', 'src/cli'],
   },
 ];
 
@@ -104,6 +134,41 @@ function violations(rule: ImportRule, found: FoundImport[]): string[] {
     .map((i) => `${i.file}: '${i.specifier}'`);
 }
 
+/** Which sub-folder of `root` imports which (files directly in `root` belong to no folder and are left out). */
+function folderArrows(root: string): Map<string, Set<string>> {
+  const folderOf = (path: string) => {
+    const rest = path.slice(root.length + 1).split('/');
+    return rest.length > 1 ? rest[0] : undefined;
+  };
+  const arrows = new Map<string, Set<string>>();
+  for (const i of collect(root)) {
+    const from = folderOf(i.file);
+    const to = i.target?.startsWith(`${root}/`) ? folderOf(i.target) : undefined;
+    if (!from || !to || from === to) continue;
+    if (!arrows.has(from)) arrows.set(from, new Set());
+    arrows.get(from)?.add(to);
+  }
+  return arrows;
+}
+
+/** Each cycle of folder arrows once, as `a -> b -> a`, starting from its first folder in name order. */
+function cyclesOf(arrows: Map<string, Set<string>>): string[] {
+  const found = new Set<string>();
+  const walk = (path: string[]) => {
+    const last = path[path.length - 1] as string;
+    for (const next of arrows.get(last) ?? []) {
+      if (next === path[0]) {
+        const loop = [...path];
+        const start = loop.indexOf([...loop].sort()[0] as string);
+        const turned = [...loop.slice(start), ...loop.slice(0, start)];
+        found.add([...turned, turned[0]].join(' -> '));
+      } else if (!path.includes(next)) walk([...path, next]);
+    }
+  };
+  for (const folder of arrows.keys()) walk([folder]);
+  return [...found].sort();
+}
+
 describe('import rules', () => {
   for (const rule of RULES) {
     it(rule.name, () => {
@@ -112,6 +177,23 @@ describe('import rules', () => {
       expect(violations(rule, found), rule.why).toEqual([]);
     });
   }
+
+  it("keeps the emulator's folders free of cycles, so each stands on the ones below it", () => {
+    const arrows = folderArrows('emulator');
+    expect(arrows.size).toBeGreaterThan(3);
+    expect(cyclesOf(arrows), 'an import that closes a loop between folders of emulator/').toEqual([]);
+  });
+
+  it('finds a cycle between folders when there is one', () => {
+    const arrows = new Map([
+      ['db', new Set(['delivery'])],
+      ['delivery', new Set(['net'])],
+      ['net', new Set(['db'])],
+      ['ops', new Set(['db'])],
+    ]);
+    expect(cyclesOf(arrows)).toEqual(['db -> delivery -> net -> db']);
+    expect(cyclesOf(new Map([['ops', new Set(['db'])]]))).toEqual([]);
+  });
 
   it('sees every kind of import, so a rule cannot pass by not looking', () => {
     const source = [

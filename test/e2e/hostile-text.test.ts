@@ -6,7 +6,7 @@ import {mkdtemp, rm} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
-import {EmulatorControlError} from '../../emulator/control-client.js';
+import {EmulatorControlError} from '../../src/client/errors.js';
 import {type RunningEmulator, startEmulator} from '../../emulator/index.js';
 import {type Receiver, startReceiver, waitFor} from '../emulator/delivery/helpers.js';
 import {runCli} from '../helpers/run-cli.js';

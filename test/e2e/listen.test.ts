@@ -5,8 +5,8 @@ import {mkdtemp, rm} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {afterEach, describe, expect, it} from 'vitest';
-import {EmulatorControl} from '../../emulator/control-client.js';
-import {readRuntimeFile} from '../../emulator/runtime-file.js';
+import {EmulatorControl} from '../../src/client/emulator-control.js';
+import {readRuntimeFile} from '../../src/client/emulator-runtime.js';
 import {verifySignature} from '../../src/webhooks/index.js';
 import {type Receiver, startReceiver, waitFor} from '../emulator/delivery/helpers.js';
 import {

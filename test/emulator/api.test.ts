@@ -9,7 +9,7 @@ import {
   WebhookEndpointSchema,
 } from '../../src/schemas/index.js';
 import {type RunningEmulator, startEmulator} from '../../emulator/index.js';
-import {EmulatorControl, EmulatorControlError} from '../../emulator/control-client.js';
+import {EmulatorControl, EmulatorControlError} from '../../src/client/emulator-control.js';
 import {newId} from '../../emulator/ids.js';
 
 let em: RunningEmulator;

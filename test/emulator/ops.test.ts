@@ -3,7 +3,7 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {type RunningEmulator, startEmulator} from '../../emulator/index.js';
 import {createEndpoint, deleteEndpoint, listEndpoints} from '../../emulator/ops/endpoints.js';
-import {OperationError} from '../../emulator/ops/errors.js';
+import {OperationError} from '../../emulator/operation-error.js';
 import {createKey, listKeys, revokeKey} from '../../emulator/ops/keys.js';
 import {createOrg} from '../../emulator/ops/orgs.js';
 import {MAX_ACTIVE_KEYS_PER_ORG, MAX_ENDPOINTS_PER_ORG} from '../../src/definitions.js';
@@ -109,6 +109,17 @@ describe('endpoints', () => {
       expect(res.status).toBe(400);
       expect(res.body?.error.message).toContain('svc listen --forward-to');
       expect(res.body?.error.message).toContain('--allow-local-endpoints');
+      // The reason travels as a code, so a caller acts on it without reading the message.
+      expect(res.body?.error.problems).toEqual([expect.objectContaining({field: 'url', code: 'local_url'})]);
+    }
+  });
+
+  it('gives a refusal that is not about this machine no local_url code and no way out', async () => {
+    for (const url of ['https://hooks.example.com/a#frag', 'https://user:pw@hooks.example.com/a']) {
+      const res = await control('POST', '/_emulator/webhooks', {url, events: ['sandbox.ready']});
+      expect(res.status).toBe(400);
+      expect(res.body?.error.message).not.toContain('--allow-local-endpoints');
+      expect(res.body?.error.problems).toEqual([{field: 'url', message: expect.any(String)}]);
     }
   });
 

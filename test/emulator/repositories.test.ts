@@ -5,7 +5,7 @@ import {keyRecord} from '../../emulator/db/api-keys.js';
 import {createRepositories, type Repositories} from '../../emulator/db/repositories.js';
 import {LimitError} from '../../emulator/db/repository-support.js';
 import {MAX_ACTIVE_KEYS_PER_ORG} from '../../src/definitions.js';
-import {hashSecret} from '../../emulator/auth/hash.js';
+import {hashSecret} from '../../emulator/hash.js';
 import {scratchSchema} from '../helpers/pg-schema.js';
 
 const pgUrl = process.env.SVC_TEST_DATABASE_URL;

@@ -2,7 +2,7 @@
 // each /v1 request pays for the slower trie it falls back to (a new route shape can cause that silently).
 import {afterAll, beforeAll, expect, it} from 'vitest';
 import {createApp, type RunningEmulator, startEmulator} from '../../emulator/index.js';
-import {createDeliveryPlugin} from '../../emulator/delivery/plugin.js';
+import {createEnginePlugin} from '../../emulator/engine.js';
 
 let emu: RunningEmulator;
 beforeAll(async () => {
@@ -11,7 +11,7 @@ beforeAll(async () => {
 afterAll(() => emu?.stop());
 
 it('keeps every route of the emulator in the fast router', async () => {
-  const app = createApp(emu.context, {plugins: [createDeliveryPlugin()]});
+  const app = createApp(emu.context, {plugins: [createEnginePlugin()]});
   expect((await app.request('/v1/org')).status).toBe(401);
   const router = app.router as unknown as {activeRouter?: {name: string}};
   expect(router.activeRouter?.name).toBe('RegExpRouter');

@@ -1,7 +1,7 @@
 // The CLI's one error mapper: every kind of failure a command meets, as a person and a script see it.
 import {Errors} from '@oclif/core';
 import {describe, expect, it} from 'vitest';
-import {EmulatorControlError} from '../../emulator/control-client.js';
+import {EmulatorControlError} from '../../src/client/emulator-control.js';
 import {ApiUrlError, normalizeApiUrl} from '../../src/client/api-url.js';
 import {
   ApiError,

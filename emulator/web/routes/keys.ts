@@ -1,7 +1,7 @@
 // API keys: list, create (the secret shown once), revoke after a confirmation.
 import type {Context} from 'hono';
 import {isId} from '../../../src/definitions.js';
-import {OperationError} from '../../ops/errors.js';
+import {OperationError} from '../../operation-error.js';
 import {createKey, listKeys, revokeKey} from '../../ops/keys.js';
 import {describeLinkCounts, linkCountsByKey} from '../../ops/links.js';
 import type {SessionView} from '../db/sessions.js';

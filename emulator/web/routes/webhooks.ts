@@ -3,7 +3,7 @@ import type {Context} from 'hono';
 import {isId, MAX_ENDPOINTS_PER_ORG} from '../../../src/definitions.js';
 import {listDeliveries} from '../../ops/deliveries.js';
 import {createEndpoint, deleteEndpoint, LOCAL_RECEIVER_WAY_OUT, listEndpoints} from '../../ops/endpoints.js';
-import {OperationError} from '../../ops/errors.js';
+import {OperationError} from '../../operation-error.js';
 import {type DeliveryDetail, getDeliveryDetail} from '../../ops/delivery-detail.js';
 import type {Viewer} from '../views/layout.js';
 import {ProblemPage} from '../views/pages.js';
@@ -68,7 +68,7 @@ export const registerWebhookRoutes: RegisterRoutes = (app, kit) => {
         const errors = formErrors(err, ['url', 'events', 'description']);
         // A local address on an emulator that refuses them: the operation names the ways to receive events
         // locally, which the page shows apart from the field's error.
-        const wayOut = errors.url?.includes(LOCAL_RECEIVER_WAY_OUT) ?? false;
+        const wayOut = err instanceof OperationError && err.problems.some((p) => p.code === 'local_url');
         if (wayOut && errors.url)
           errors.url = sentence(errors.url.replace(`; ${LOCAL_RECEIVER_WAY_OUT}`, ''));
         return render(
@@ -168,15 +168,7 @@ function deliveryView(detail: DeliveryDetail): DeliveryView {
     attempts: d.attempts,
     createdAt: new Date(d.created_at),
     nextAttemptAt: d.next_attempt_at == null ? null : new Date(d.next_attempt_at),
-    eventBody: typeof detail.event === 'string' ? detail.event : JSON.stringify(detail.event, null, 2),
-    attemptList: [...detail.attempts].reverse().map((a) => ({
-      attempt: a.attempt,
-      startedAt: new Date(a.started_at),
-      durationMs: a.duration_ms,
-      statusCode: a.status_code,
-      error: a.error,
-      responseBody: a.response_body,
-      trigger: a.trigger,
-    })),
+    eventBody: JSON.stringify(detail.event, null, 2),
+    attemptList: [...detail.attempts].reverse(),
   };
 }

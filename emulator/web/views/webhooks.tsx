@@ -8,6 +8,7 @@ import {
   MAX_ENDPOINT_URL_LENGTH,
   MAX_ENDPOINTS_PER_ORG,
 } from '../../../src/definitions.js';
+import type {DeliveryAttempt} from '../../../src/schemas/emulator.js';
 import type {Delivery, WebhookEndpoint} from '../../../src/schemas/index.js';
 import {
   type Assets,
@@ -30,17 +31,7 @@ const EVENT_HELP: Record<(typeof EVENT_TYPES)[number], string> = {
   'sandbox.expired': 'a sandbox passed its expiry and is being deleted',
 };
 
-/** One delivery as its page shows it. */
-export interface AttemptView {
-  attempt: number;
-  startedAt: Date;
-  durationMs: number;
-  statusCode: number | null;
-  error: string | null;
-  responseBody: string | null;
-  trigger: string;
-}
-
+/** One delivery as its page shows it; its attempts are the records every reader of attempts uses. */
 export interface DeliveryView {
   id: string;
   endpointId: string;
@@ -51,7 +42,7 @@ export interface DeliveryView {
   createdAt: Date;
   nextAttemptAt: Date | null;
   eventBody: string;
-  attemptList: AttemptView[];
+  attemptList: DeliveryAttempt[];
 }
 
 export interface NewEndpointSecret {
@@ -446,11 +437,11 @@ export function DeliveryPage(p: {
             <li class="card" key={a.attempt}>
               <p class="attempt-head">
                 <strong>Attempt {a.attempt}</strong>
-                {a.statusCode != null ? (
+                {a.status_code != null ? (
                   <span
-                    class={`badge ${a.statusCode >= 200 && a.statusCode < 300 ? 'badge-succeeded' : 'badge-failed'}`}
+                    class={`badge ${a.status_code >= 200 && a.status_code < 300 ? 'badge-succeeded' : 'badge-failed'}`}
                   >
-                    HTTP {a.statusCode}
+                    HTTP {a.status_code}
                   </span>
                 ) : (
                   <span class="badge badge-failed">network error</span>
@@ -459,13 +450,13 @@ export function DeliveryPage(p: {
                 {a.trigger === 'chaos' ? <span class="badge">chaos</span> : null}
               </p>
               <p class="muted">
-                <Time at={a.startedAt} seconds /> · {a.durationMs} ms
+                <Time at={new Date(a.started_at)} seconds /> · {a.duration_ms} ms
               </p>
               {a.error ? <p class="field-error">{a.error}</p> : null}
-              {a.responseBody ? (
+              {a.response_body ? (
                 <details>
                   <summary>Response body (first {BODY_SHOWN} characters)</summary>
-                  <pre class="code">{a.responseBody.slice(0, BODY_SHOWN)}</pre>
+                  <pre class="code">{a.response_body.slice(0, BODY_SHOWN)}</pre>
                 </details>
               ) : (
                 <p class="muted">Empty response body.</p>

@@ -1,6 +1,6 @@
 // Finds the running emulator of a data dir (through its emulator.json) and opens its control client.
-import {EmulatorControl} from '../../../emulator/control-client.js';
-import {isProcessAlive, readRuntimeFile, type RuntimeInfo} from '../../../emulator/runtime-file.js';
+import {EmulatorControl} from '../../client/emulator-control.js';
+import {isProcessAlive, readRuntimeFile, type RuntimeInfo} from '../../client/emulator-runtime.js';
 import {UserError} from '../../lib/errors.js';
 import {emulatorDataDir} from '../../lib/paths.js';
 

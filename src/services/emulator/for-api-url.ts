@@ -1,6 +1,6 @@
 // Whether an API address is a running emulator's: then its control surface can add what /v1 does not show.
-import type {EmulatorControl} from '../../../emulator/control-client.js';
-import {isProcessAlive, readRuntimeFile} from '../../../emulator/runtime-file.js';
+import type {EmulatorControl} from '../../client/emulator-control.js';
+import {isProcessAlive, readRuntimeFile} from '../../client/emulator-runtime.js';
 import {emulatorDataDir} from '../../lib/paths.js';
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
@@ -24,6 +24,6 @@ export async function emulatorControlFor(
 ): Promise<EmulatorControl | undefined> {
   const info = await readRuntimeFile(options.dataDir ?? emulatorDataDir(options.env));
   if (!info || !isProcessAlive(info.pid) || !sameApiAddress(info.api_url, apiUrl)) return undefined;
-  const {EmulatorControl} = await import('../../../emulator/control-client.js');
+  const {EmulatorControl} = await import('../../client/emulator-control.js');
   return new EmulatorControl({url: info.api_url, adminToken: info.admin_token, fetch: options.fetch});
 }

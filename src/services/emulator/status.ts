@@ -1,5 +1,5 @@
 // `svc emulator status`: whether an emulator runs for a data dir, where, and on which clock.
-import {EmulatorControl} from '../../../emulator/control-client.js';
+import {EmulatorControl} from '../../client/emulator-control.js';
 import {type ConnectOptions, findRunning} from './connect.js';
 
 export interface EmulatorStatus {

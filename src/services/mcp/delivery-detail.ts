@@ -1,11 +1,10 @@
-// One delivery with its attempts and its event, from the emulator that serves the API address in use.
-// The hosted service has no such route; the emulator keeps every attempt and answers it on its control
-// surface, reached with the admin token from the running emulator's emulator.json, never with an API key.
-import {EmulatorControlError} from '../../../emulator/control-client.js';
-import type {DeliveryDetail} from '../../../emulator/control-client.js';
+// MCP's get_delivery_attempts: one delivery with its attempts and its event, read like every other reader does
+// (services/webhooks/deliveries/detail.ts), its failures told as the next steps of an agent.
+import type {DeliveryDetail} from '../../client/emulator-control.js';
+import {EmulatorControlError} from '../../client/errors.js';
 import {isId} from '../../definitions.js';
 import {UserError} from '../../lib/errors.js';
-import {emulatorControlFor} from '../emulator/for-api-url.js';
+import {readDeliveryDetail} from '../webhooks/deliveries/detail.js';
 
 export type {DeliveryDetail};
 
@@ -29,11 +28,7 @@ function notFound(id: string): UserError {
   });
 }
 
-function orgOf(event: unknown): unknown {
-  return typeof event === 'object' && event !== null ? (event as {org_id?: unknown}).org_id : undefined;
-}
-
-/** Finds the emulator whose emulator.json names `apiUrl` and asks it for the delivery. */
+/** The delivery's detail for the session's org (readDeliveryDetail), with failures told as an agent's next steps. */
 export async function fetchDeliveryDetail(options: {
   apiUrl: string;
   orgId: string;
@@ -42,11 +37,9 @@ export async function fetchDeliveryDetail(options: {
   fetch?: typeof fetch;
 }): Promise<DeliveryDetail> {
   if (!isId('delivery', options.deliveryId)) throw notFound(options.deliveryId);
-  const control = await emulatorControlFor(options.apiUrl, {env: options.env, fetch: options.fetch});
-  if (!control) throw notEmulatorError(options.apiUrl);
-  let detail: DeliveryDetail;
+  let detail: DeliveryDetail | undefined;
   try {
-    detail = await control.delivery(options.deliveryId);
+    detail = await readDeliveryDetail(options);
   } catch (err) {
     if (err instanceof EmulatorControlError && err.status === 404) throw notFound(options.deliveryId);
     if (err instanceof EmulatorControlError) {
@@ -57,7 +50,6 @@ export async function fetchDeliveryDetail(options: {
     }
     throw err;
   }
-  // The admin token sees every org; the key in use sees only its own.
-  if (orgOf(detail.event) !== options.orgId) throw notFound(options.deliveryId);
+  if (!detail) throw notEmulatorError(options.apiUrl);
   return detail;
 }

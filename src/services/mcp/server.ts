@@ -6,13 +6,8 @@ import type {CallToolResult} from '@modelcontextprotocol/sdk/types.js';
 import {z} from 'zod';
 import type {Session} from '../../auth/session.js';
 import {API_KEY_STATUSES, DELIVERY_STATUSES, ID_PATTERNS, MAX_DELIVERIES_LISTED} from '../../definitions.js';
-import {
-  ApiKeySchema,
-  DeliverySchema,
-  OrgSchema,
-  SandboxSchema,
-  WebhookEndpointSchema,
-} from '../../schemas/index.js';
+import {DeliveryDetailSchema} from '../../schemas/emulator.js';
+import {ApiKeySchema, DeliverySchema, OrgSchema, WebhookEndpointSchema} from '../../schemas/index.js';
 import {RECEIVER_CHECK_IDS, type ReceiverReport} from '../webhooks/test-receiver.js';
 import type {DeliveryDetail} from './delivery-detail.js';
 import {separateUntrusted, UNTRUSTED_NOTE, type UntrustedPath} from './untrusted.js';
@@ -26,25 +21,6 @@ export interface McpDependencies {
   /** Runs `svc webhooks test-receiver`'s checks; the server refuses a URL off this machine unless allowed. */
   testReceiver: (input: {url: string; only?: string[]}) => Promise<ReceiverReport>;
 }
-
-const AttemptSchema = z.object({
-  attempt: z.number().int(),
-  started_at: z.string(),
-  signature_t: z.number().int().nullable(),
-  trigger: z.string(),
-  status_code: z.number().int().nullable(),
-  error: z.string().nullable(),
-  duration_ms: z.number(),
-  response_body: z.string().nullable(),
-});
-
-const EventBodySchema = z.looseObject({
-  id: z.string(),
-  type: z.string(),
-  created_at: z.string(),
-  org_id: z.string(),
-  data: z.looseObject({sandbox: SandboxSchema}),
-});
 
 /** What a failure tells the agent: the message, then each next step on its own line. */
 export function toolError(err: unknown): CallToolResult {
@@ -230,13 +206,7 @@ export async function createMcpServer(deps: McpDependencies): Promise<SvcMcpServ
           .regex(ID_PATTERNS.delivery)
           .describe('delivery id, dlv_ and 24 letters and digits, from list_deliveries'),
       },
-      outputSchema: {
-        delivery: DeliverySchema,
-        endpoint_id: z.string(),
-        event: EventBodySchema,
-        attempts: z.array(AttemptSchema),
-        ...UntrustedFields,
-      },
+      outputSchema: {...DeliveryDetailSchema.shape, ...UntrustedFields},
       annotations: readOnly,
     },
     ({delivery_id}) =>
@@ -245,12 +215,7 @@ export async function createMcpServer(deps: McpDependencies): Promise<SvcMcpServ
         // The key is checked first: a revoked key reads nothing, not even from the emulator.
         const org = await session.client.getOrg();
         const detail = await deps.deliveryDetail(session, org.id, delivery_id);
-        return {
-          delivery: detail.delivery,
-          endpoint_id: detail.endpoint_id,
-          event: detail.event as Record<string, unknown>,
-          attempts: detail.attempts,
-        };
+        return detail;
       }),
   );
 

@@ -5,7 +5,6 @@
 import {randomBytes} from 'node:crypto';
 import {
   DELIVERY_TIMEOUT_MS,
-  ID_PREFIXES,
   type EventType,
   RECEIVER_CHECK_LARGE_BODY_BYTES,
   SIGNATURE_TOLERANCE_SECONDS,
@@ -77,7 +76,7 @@ function request(
     timestamp: o.t ?? ctx.nowSeconds(),
     eventId: signed.event.id,
     eventType: signed.event.type,
-    deliveryId: o.deliveryId ?? newId(ID_PREFIXES.delivery),
+    deliveryId: o.deliveryId ?? newId('delivery'),
     attempt: o.attempt,
   });
   if (o.signature === null) delete headers['svc-signature'];
@@ -264,7 +263,7 @@ export const RECEIVER_CHECKS: readonly ReceiverCheck[] = [
     fix: 'Keep handled event ids and answer 2xx to a repeat without handling it again (EventDeduplicator).',
     run: async (ctx) => {
       const signed = fresh();
-      const deliveryId = newId(ID_PREFIXES.delivery);
+      const deliveryId = newId('delivery');
       const first = await ctx.post(request(ctx, signed, {deliveryId, attempt: 1}));
       return [first, await ctx.post(request(ctx, signed, {deliveryId, attempt: 2}))];
     },
@@ -276,7 +275,7 @@ export const RECEIVER_CHECKS: readonly ReceiverCheck[] = [
     fix: 'Accept events in any order; compare created_at (or fetch the current state) instead of refusing an older one.',
     run: async (ctx) => {
       const now = Date.now();
-      const sandbox = {id: newId(ID_PREFIXES.sandbox), name: 'sample-sandbox'};
+      const sandbox = {id: newId('sandbox'), name: 'sample-sandbox'};
       const earlier = fresh('sandbox.ready', {now: new Date(now - 60_000), sandbox});
       const later = fresh('sandbox.stopped', {now: new Date(now), sandbox});
       return [await ctx.post(request(ctx, later)), await ctx.post(request(ctx, earlier))];

@@ -1,6 +1,6 @@
 // A sample event of each type, shaped as the service sends it and checked against the wire schema: what
 // `svc webhooks send` posts when no body is given, and the legitimate deliveries of `svc webhooks test-receiver`.
-import {EVENT_TYPES, type EventType, ID_PREFIXES} from '../../definitions.js';
+import {EVENT_TYPES, type EventType} from '../../definitions.js';
 import {newId} from '../../ids.js';
 import {usageError} from '../../lib/errors.js';
 import {EventSchema, type SandboxSnapshot, type SvcEvent} from '../../schemas/index.js';
@@ -49,17 +49,12 @@ export function parseEventType(text: string): EventType {
 export function sampleEvent(type: EventType, options: SampleEventOptions = {}): SvcEvent {
   const now = options.now ?? new Date();
   const event = {
-    id: options.id ?? newId(ID_PREFIXES.event),
+    id: options.id ?? newId('event'),
     type,
     created_at: now.toISOString(),
-    org_id: options.orgId ?? newId(ID_PREFIXES.org),
+    org_id: options.orgId ?? newId('org'),
     data: {
-      sandbox: {
-        id: newId(ID_PREFIXES.sandbox),
-        name: 'sample-sandbox',
-        ...sandboxFor(type, now),
-        ...options.sandbox,
-      },
+      sandbox: {id: newId('sandbox'), name: 'sample-sandbox', ...sandboxFor(type, now), ...options.sandbox},
     },
   };
   return EventSchema.parse(event);

@@ -2,7 +2,6 @@
 // to a receiver with every Svc-* header, as one attempt of the service would; reports what came back.
 import {readFile} from 'node:fs/promises';
 import {UserError, usageError} from '../../lib/errors.js';
-import {ID_PREFIXES} from '../../definitions.js';
 import {newId} from '../../ids.js';
 import {
   deliveryHeaders,
@@ -85,11 +84,11 @@ function idsOf(body: Buffer, fallbackType: string): {eventId: string; eventType:
   try {
     const value = JSON.parse(body.toString('utf8')) as {id?: unknown; type?: unknown};
     return {
-      eventId: typeof value?.id === 'string' ? value.id : newId(ID_PREFIXES.event),
+      eventId: typeof value?.id === 'string' ? value.id : newId('event'),
       eventType: typeof value?.type === 'string' ? value.type : fallbackType,
     };
   } catch {
-    return {eventId: newId(ID_PREFIXES.event), eventType: fallbackType};
+    return {eventId: newId('event'), eventType: fallbackType};
   }
 }
 
@@ -111,7 +110,7 @@ export async function sendWebhook(options: SendWebhookOptions): Promise<SendWebh
     body = await readBody(options);
     ids = idsOf(body, type);
   }
-  const deliveryId = newId(ID_PREFIXES.delivery);
+  const deliveryId = newId('delivery');
   const headers = deliveryHeaders({secret, body, timestamp: t, deliveryId, ...ids});
   const answer = await postDelivery(url, {headers, body}, {timeoutMs: options.timeoutMs});
   return {

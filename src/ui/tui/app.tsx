@@ -1,7 +1,7 @@
 // The delivery browser: endpoints → the selected endpoint's deliveries → one delivery with its attempts and event.
 // Every screen is a fixed frame as tall as the terminal (header, column line, body, status, keys); the frame
 // writer puts only the lines that changed on screen.
-import {Box, type Key, Text, useApp, useInput, useStdout} from 'ink';
+import {type Key, Text, useApp, useInput, useStdout} from 'ink';
 import type React from 'react';
 import {useCallback, useEffect, useRef, useState} from 'react';
 import type {Delivery, WebhookEndpoint} from '../../schemas/index.js';
@@ -28,6 +28,8 @@ import {
   type Tone,
   troubleLines,
 } from './screens.js';
+import {CHROME_LINES, Frame, StatusLine} from './frame.js';
+import {handleKey} from './keys.js';
 import {type Live, useLive} from './use-live.js';
 
 export interface AppProps {
@@ -47,9 +49,6 @@ interface Message {
   text: string;
   tone?: Tone;
 }
-
-/** Lines of the frame that are not the body: header, column line, status line, key line. */
-const CHROME_LINES = 4;
 
 function useTerminalSize(fixed?: {columns: number; rows: number}) {
   const {stdout} = useStdout();
@@ -216,46 +215,24 @@ export function App({source, color, size: fixedSize, backoff = LIVE_BACKOFF}: Ap
   // handler of the latest render.
   const onKey = useRef<(input: string, key: Key) => void>(() => undefined);
   useInput(useCallback((input: string, key: Key) => onKey.current(input, key), []));
-  onKey.current = (input, key) => {
-    // Keys typed faster than a frame (or held down) arrive together: each is a key of its own.
-    if (!editingNow.current && !help && input.length > 1 && !input.startsWith('/')) {
-      const plain = Object.fromEntries(Object.keys(key).map((k) => [k, false])) as unknown as Key;
-      for (const ch of input) onKey.current(ch, plain);
-      return;
-    }
-    if (help) {
-      setHelp(false);
-      return;
-    }
-    if (editingNow.current) {
-      if (key.escape) {
-        setFilter('');
-        setEditing(false);
-      } else if (key.return) setEditing(false);
-      else if (key.backspace || key.delete) setFilter((current) => current.slice(0, -1));
-      else if (key.upArrow) move(-1);
-      else if (key.downArrow) move(1);
-      else if (input && !key.ctrl && !key.meta && !key.tab) setFilter((current) => sanitize(current + input));
-      return;
-    }
-    if (input === 'q') exit();
-    else if (input === '?') setHelp(true);
-    else if (key.upArrow || input === 'k') move(-1);
-    else if (key.downArrow || input === 'j') move(1);
-    else if (key.pageUp) move(-bodyHeight);
-    else if (key.pageDown || input === ' ') move(bodyHeight);
-    else if (key.home || input === 'g') move(-1_000_000);
-    else if (key.end || input === 'G') move(1_000_000);
-    else if (key.return || key.rightArrow || input === 'l') open();
-    else if (key.escape && filter) setFilter('');
-    else if (key.escape || key.leftArrow || key.backspace || key.delete || input === 'h') back();
-    else if (input.startsWith('/') && screen.name !== 'delivery') {
-      // Typed fast (or pasted), the filter text can arrive with the slash.
-      setEditing(true);
-      setFilter(sanitize(input.slice(1)));
-      setMessage(undefined);
-    } else if (input === 'r') resend();
-  };
+  onKey.current = (input, key) =>
+    handleKey(
+      input,
+      key,
+      {help, editing: editingNow.current, filter, filterable: screen.name !== 'delivery', page: bodyHeight},
+      {
+        quit: exit,
+        showHelp: () => setHelp(true),
+        hideHelp: () => setHelp(false),
+        move,
+        open,
+        back,
+        resend,
+        setEditing,
+        setFilter,
+        clearMessage: () => setMessage(undefined),
+      },
+    );
 
   // ---- the frame --------------------------------------------------------------------------------------------
   const title =
@@ -270,32 +247,91 @@ export function App({source, color, size: fixedSize, backoff = LIVE_BACKOFF}: Ap
   const freshness = freshnessText(live);
   const freshnessTone: Tone | undefined = live.trouble ? 'red' : undefined;
 
-  let columns: React.ReactNode = ' ';
-  let body: React.ReactNode[];
-  if (help) {
-    body = helpLines(source, paint);
-    columns = <Text bold>Keys</Text>;
-  } else if (live.data === undefined) {
-    body = live.trouble ? troubleLines(live.trouble, source, paint) : [<Text key="l">Loading…</Text>];
-  } else if (screen.name === 'endpoints') {
-    columns = endpointColumns(width);
-    body =
-      endpoints.length === 0
-        ? emptyLines(
-            filter
-              ? `No endpoint matches “${filter}” (esc clears the filter).`
-              : source.emulator
-                ? `No webhook endpoints yet: add one with \`${source.svc ?? 'svc'} emulator webhooks create --url URL --events sandbox.ready\`.`
-                : 'No webhook endpoints yet. Endpoints are added on the account page.',
-          )
-        : endpoints
-            .slice(top, top + bodyHeight)
-            .map((e) => endpointRow(e, e.id === selectedId, width, paint));
-  } else if (screen.name === 'deliveries') {
-    columns = deliveryColumns(width);
-    const nowMs = source.now?.() ?? Date.now();
-    body =
-      deliveries.length === 0
+  const {columns, body} = help
+    ? {columns: <Text bold>Keys</Text>, body: helpLines(source, paint)}
+    : live.data === undefined
+      ? {
+          columns: ' ',
+          body: live.trouble ? troubleLines(live.trouble, source, paint) : [<Text key="l">Loading…</Text>],
+        }
+      : screen.name === 'delivery'
+        ? detailView(detailLines, Math.min(detailTop, maxDetailTop), bodyHeight, paint)
+        : listView({
+            screen,
+            source,
+            filter,
+            rows: screen.name === 'endpoints' ? endpoints : deliveries,
+            selectedId,
+            top,
+            bodyHeight,
+            width,
+            paint,
+          });
+
+  return (
+    <Frame
+      width={width}
+      height={height}
+      paint={paint}
+      title={title}
+      where={where}
+      freshness={freshness}
+      freshnessTone={freshnessTone}
+      columns={columns}
+      body={body}
+      status={
+        <StatusLine
+          paint={paint}
+          editing={editing}
+          filter={filter}
+          message={message}
+          staleBecause={live.trouble && live.data !== undefined ? live.trouble.message : undefined}
+        />
+      }
+      keys={keyHints(screen, source, help, editing)}
+    />
+  );
+}
+
+interface View {
+  columns: React.ReactNode;
+  body: React.ReactNode[];
+}
+
+/** The body of the endpoints or deliveries screen: its rows from `top`, or what to do when there are none. */
+function listView(v: {
+  screen: Exclude<Screen, {name: 'delivery'}>;
+  source: TuiSource;
+  filter: string;
+  rows: WebhookEndpoint[] | Delivery[];
+  selectedId: string | undefined;
+  top: number;
+  bodyHeight: number;
+  width: number;
+  paint: (tone: Tone | undefined) => Tone | undefined;
+}): View {
+  const {screen, source, filter, width, paint} = v;
+  const shown = v.rows.slice(v.top, v.top + v.bodyHeight);
+  if (screen.name === 'endpoints') {
+    return {
+      columns: endpointColumns(width),
+      body:
+        v.rows.length === 0
+          ? emptyLines(
+              filter
+                ? `No endpoint matches “${filter}” (esc clears the filter).`
+                : source.emulator
+                  ? `No webhook endpoints yet: add one with \`${source.svc ?? 'svc'} emulator webhooks create --url URL --events sandbox.ready\`.`
+                  : 'No webhook endpoints yet. Endpoints are added on the account page.',
+            )
+          : (shown as WebhookEndpoint[]).map((e) => endpointRow(e, e.id === v.selectedId, width, paint)),
+    };
+  }
+  const nowMs = source.now?.() ?? Date.now();
+  return {
+    columns: deliveryColumns(width),
+    body:
+      v.rows.length === 0
         ? emptyLines(
             filter
               ? `No delivery matches “${filter}” (esc clears the filter).`
@@ -303,73 +339,28 @@ export function App({source, color, size: fixedSize, backoff = LIVE_BACKOFF}: Ap
                 ? `No deliveries yet: try \`${source.svc ?? 'svc'} trigger ${screen.endpoint.events[0] ?? 'sandbox.ready'}\`.`
                 : 'No deliveries yet.',
           )
-        : deliveries
-            .slice(top, top + bodyHeight)
-            .map((d) => deliveryRow(d, d.id === selectedId, width, nowMs, paint));
-  } else {
-    const shownTop = Math.min(detailTop, maxDetailTop);
-    body = detailLines.slice(shownTop, shownTop + bodyHeight);
-    const below = detailLines.length - shownTop - bodyHeight;
-    columns = (
+        : (shown as Delivery[]).map((d) => deliveryRow(d, d.id === v.selectedId, width, nowMs, paint)),
+  };
+}
+
+/** The detail screen's body from line `shownTop`, and where in it the view is. */
+function detailView(
+  lines: React.ReactNode[],
+  shownTop: number,
+  bodyHeight: number,
+  paint: (tone: Tone | undefined) => Tone | undefined,
+): View {
+  const below = lines.length - shownTop - bodyHeight;
+  return {
+    body: lines.slice(shownTop, shownTop + bodyHeight),
+    columns: (
       <Text color={paint('gray')}>
         {below > 0 || shownTop > 0
-          ? `lines ${shownTop + 1}-${Math.min(shownTop + bodyHeight, detailLines.length)} of ${detailLines.length} · j/k scroll`
+          ? `lines ${shownTop + 1}-${Math.min(shownTop + bodyHeight, lines.length)} of ${lines.length} · j/k scroll`
           : ' '}
       </Text>
-    );
-  }
-
-  const status = editing ? (
-    <Text>
-      <Text color={paint('cyan')}>/</Text> filter: {filter}
-      <Text inverse> </Text>
-      <Text color={paint('gray')}> (enter keeps it, esc clears it)</Text>
-    </Text>
-  ) : message ? (
-    <Text color={paint(message.tone)}>{sanitize(message.text)}</Text>
-  ) : filter ? (
-    <Text color={paint('gray')}>filter: {filter} (/ to change, esc to clear)</Text>
-  ) : live.trouble && live.data !== undefined ? (
-    <Text color={paint('yellow')}>Showing the last data: {sanitize(live.trouble.message)}</Text>
-  ) : (
-    <Text> </Text>
-  );
-
-  return (
-    <Box flexDirection="column" width={width} height={height}>
-      <Box width={width}>
-        <Box flexGrow={1} flexShrink={1}>
-          <Text wrap="truncate-end">
-            <Text bold color={paint('cyan')}>
-              svc
-            </Text>{' '}
-            <Text bold>{title}</Text>
-            <Text color={paint('gray')}>{where}</Text>
-          </Text>
-        </Box>
-        <Box flexShrink={0} marginLeft={1}>
-          <Text color={paint(freshnessTone)}>{freshness}</Text>
-        </Box>
-      </Box>
-      <Box width={width}>{typeof columns === 'string' ? <Text>{columns}</Text> : columns}</Box>
-      <Box flexDirection="column" height={bodyHeight} width={width} overflow="hidden">
-        {body.slice(0, bodyHeight).map((node, i) => (
-          // biome-ignore lint/suspicious/noArrayIndexKey: lines of a fixed frame
-          <Box key={i} flexShrink={0} width={width}>
-            {node}
-          </Box>
-        ))}
-      </Box>
-      <Box width={width}>
-        <Text wrap="truncate-end">{status}</Text>
-      </Box>
-      <Box width={width}>
-        <Text wrap="truncate-end" color={paint('gray')}>
-          {keyHints(screen, source, help, editing)}
-        </Text>
-      </Box>
-    </Box>
-  );
+    ),
+  };
 }
 
 function freshnessText(live: Live<unknown>): string {

@@ -9,7 +9,7 @@ import {
   ChaosSettingsError,
   parseChaosSpec,
 } from '../../../emulator/delivery/chaos.js';
-import {EmulatorControlError} from '../../../emulator/control-client.js';
+import {EmulatorControlError} from '../../../src/client/emulator-control.js';
 import {type Receiver, startReceiver, waitFor} from './helpers.js';
 
 const EVENTS = 12;

@@ -6,7 +6,7 @@ import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest';
 import {manualClock} from '../../../emulator/clock.js';
 import type {Database} from '../../../emulator/db/database.js';
 import {openStorage} from '../../../emulator/db/open.js';
-import {type ClaimedDelivery, claimDue} from '../../../emulator/delivery/repository.js';
+import {type ClaimedDelivery, claimDue} from '../../../emulator/delivery/claim.js';
 import {PreparedStatements} from '../../../emulator/delivery/statements.js';
 import {DeliveryWorker} from '../../../emulator/delivery/worker.js';
 import {createVault} from '../../../emulator/vault.js';

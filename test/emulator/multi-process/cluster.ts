@@ -5,7 +5,7 @@ import {randomBytes} from 'node:crypto';
 import {type AddressInfo, connect, createServer, type Server, type Socket} from 'node:net';
 import {fileURLToPath} from 'node:url';
 import pg from 'pg';
-import {EmulatorControl} from '../../../emulator/control-client.js';
+import {EmulatorControl} from '../../../src/client/emulator-control.js';
 
 export const pgUrl = process.env.SVC_TEST_DATABASE_URL;
 

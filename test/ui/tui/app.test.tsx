@@ -2,7 +2,7 @@
 // source object whose answers each test sets (the source is the browser's only input).
 import {render} from 'ink-testing-library';
 import {afterEach, describe, expect, it} from 'vitest';
-import type {AttemptDetail, DeliveryDetail} from '../../../emulator/control-client.js';
+import type {AttemptDetail, DeliveryDetail} from '../../../src/client/emulator-control.js';
 import {NetworkError, UnauthorizedError, VaultUnavailableError} from '../../../src/client/errors.js';
 import {NotLoggedInError} from '../../../src/auth/resolve.js';
 import type {Delivery, WebhookEndpoint} from '../../../src/schemas/index.js';

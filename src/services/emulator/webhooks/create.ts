@@ -1,5 +1,5 @@
 // `svc emulator webhooks create`: adds an endpoint; its signing secret is shown exactly once.
-import {EmulatorControlError} from '../../../../emulator/control-client.js';
+import {EmulatorControlError} from '../../../client/errors.js';
 import {currentSvcCommand} from '../../../lib/invocation.js';
 import {dataDirArg, localUrlWaysOut} from '../../../ui/emulator.js';
 import {toUserError} from '../../../lib/error-mapper.js';
@@ -26,15 +26,10 @@ export interface CreatedWebhookAt {
   apiUrl: string;
 }
 
-/** The reasons the emulator gives for a URL on this machine: plain http://, localhost, a non-public address. */
-const LOCAL_URL_REASON = /https:\/\/|localhost|private|loopback|reserved/;
-
 /** A refusal of a URL on this machine, which has two ways forward: relay to it, or let the emulator post to it. */
 export function isLocalUrlRefusal(err: unknown): boolean {
   if (!(err instanceof EmulatorControlError) || err.code !== 'invalid_request') return false;
-  // The refused field says it; the whole message only for an emulator that does not name fields.
-  if (err.problems.length === 0) return LOCAL_URL_REASON.test(err.message);
-  return err.problems.some((p) => p.field === 'url' && LOCAL_URL_REASON.test(p.message));
+  return err.problems.some((p) => p.field === 'url' && p.code === 'local_url');
 }
 
 export async function createWebhook(options: CreateWebhookOptions): Promise<CreatedWebhookAt> {

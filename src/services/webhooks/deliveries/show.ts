@@ -1,11 +1,10 @@
 // `svc webhooks deliveries show`: one delivery with its attempts and event (emulator), or its list record (API).
-import type {DeliveryDetail} from '../../../../emulator/control-client.js';
 import {openSession} from '../../../auth/session.js';
-import {defaultFileStore, resolveStoredApiUrl} from '../../../auth/resolve.js';
+import type {DeliveryDetail} from '../../../client/emulator-control.js';
 import {isId} from '../../../definitions.js';
 import {UserError, usageError} from '../../../lib/errors.js';
 import type {Delivery} from '../../../schemas/index.js';
-import {emulatorControlFor} from '../../emulator/for-api-url.js';
+import {readDeliveryDetail} from './detail.js';
 
 export interface ShowDeliveryOptions {
   deliveryId: string;
@@ -31,17 +30,18 @@ export function checkDeliveryId(deliveryId: string): void {
 
 export async function showDelivery(options: ShowDeliveryOptions): Promise<ShownDelivery> {
   checkDeliveryId(options.deliveryId);
-  const flags = {apiUrl: options.apiUrl};
-  const apiUrl = await resolveStoredApiUrl({
-    env: options.env,
-    flags,
-    fileStore: defaultFileStore(options.env),
-  });
-  const control = await emulatorControlFor(apiUrl, {env: options.env});
+  const {client, credentials} = await openSession({env: options.env, flags: {apiUrl: options.apiUrl}});
+  // The key in use names the org, and proves it still reads, before the emulator shows anything of it.
+  const org = await client.getOrg();
   // Its EmulatorControlError reaches the CLI's error mapper like any control command's.
-  if (control) return control.delivery(options.deliveryId);
+  const detail = await readDeliveryDetail({
+    apiUrl: credentials.apiUrl,
+    orgId: org.id,
+    deliveryId: options.deliveryId,
+    env: options.env,
+  });
+  if (detail) return detail;
   // The API has no route for one delivery: look for it in each endpoint's list.
-  const {client} = await openSession({env: options.env, flags});
   for (const endpoint of await client.listWebhooks()) {
     const delivery = (await client.listDeliveries(endpoint.id)).find((d) => d.id === options.deliveryId);
     if (delivery) return {delivery, endpoint_id: endpoint.id, event: null, attempts: null};

@@ -1,14 +1,6 @@
-// SQL of the delivery engine: claim due deliveries under a lease, record attempts in batches, find the next
-// due time, purge what retention allows. Plain SQL that runs on PGlite and PostgreSQL alike.
-import {
-  type AttemptTrigger,
-  type DeliveryStatus,
-  MAX_DELIVERIES_LISTED,
-  RETENTION_MS,
-} from '../../src/definitions.js';
-import type {Delivery} from '../../src/schemas/index.js';
-import type {Database, Queryable} from '../db/database.js';
-import {iso, isoRequired} from '../db/repository-support.js';
+// The claim step of the delivery engine, in SQL: claim due deliveries under a lease, extend or hand back leases,
+// and find the next due time. Plain SQL that runs on PGlite and PostgreSQL alike.
+import type {Database} from '../db/database.js';
 import type {PreparedStatements, Statement} from './statements.js';
 
 export interface ClaimedDelivery {
@@ -67,8 +59,7 @@ const CLAIM_LOCK_CLASS = 0x5ec1;
  * due, unleased delivery is oldest get the lanes, and each locks (skipping rows another process holds) and leases
  * its first `perEndpoint` such deliveries from one range of deliveries_endpoint_due. The lease is written through
  * the locked rows' ctid. So a claim reads the rows it leases plus one probe per endpoint: ranking every due
- * delivery instead read the whole deliveries table twice per claim, ~50 µs of PostgreSQL's CPU per delivery in a
- * backlog of 16,000. Two processes claiming at the same moment choose the same endpoints (neither sees the
+ * delivery instead read the whole deliveries table twice per claim, a cost that grew with the backlog. Two processes claiming at the same moment choose the same endpoints (neither sees the
  * other's leases yet); the advisory lock, held until the claim commits, gives each endpoint to one of them whole
  * and leaves the other to take the remaining endpoints on its next look, instead of both splitting the same batches
  * between them out of order.
@@ -269,87 +260,6 @@ export async function releaseAllLeases(db: Database): Promise<number> {
   return r.rowCount;
 }
 
-export interface AttemptRecord {
-  deliveryId: string;
-  attempt: number;
-  startedAt: Date;
-  finishedAt: Date;
-  durationMs: number;
-  statusCode: number | null;
-  error: string | null;
-  responseBody: string | null;
-  /** The `t` of the attempt's Svc-Signature; null when no signature could be made. */
-  signatureT: number | null;
-  trigger: AttemptTrigger;
-  /** The outcome for the delivery: next status and when to try again. */
-  status: 'pending' | 'succeeded' | 'failed';
-  nextAttemptAt: Date | null;
-}
-
-const RECORD: Statement = {
-  name: 'svc_delivery_record',
-  types: [
-    'text[]',
-    'int[]',
-    'timestamptz[]',
-    'int[]',
-    'int[]',
-    'text[]',
-    'text[]',
-    'text[]',
-    'text[]',
-    'timestamptz[]',
-    'bigint[]',
-  ],
-  sql: `WITH v AS (
-       SELECT * FROM unnest($1::text[], $2::int[], $3::timestamptz[], $4::int[], $5::int[], $6::text[], $7::text[],
-                            $8::text[], $9::text[], $10::timestamptz[], $11::bigint[])
-         AS v(delivery_id, attempt, started_at, duration_ms, status_code, error, response_body, trigger, status,
-              next_attempt_at, signature_t)
-     ), inserted AS (
-       INSERT INTO delivery_attempts (delivery_id, attempt, started_at, duration_ms, status_code, error, response_body,
-                                      trigger, signature_t)
-       -- A delivery deleted meanwhile (its endpoint removed, retention) is skipped, not a failed batch.
-       SELECT v.delivery_id, v.attempt, v.started_at, v.duration_ms, v.status_code, v.error, v.response_body, v.trigger,
-              v.signature_t
-         FROM v JOIN deliveries kept ON kept.id = v.delivery_id
-       ON CONFLICT (delivery_id, attempt) DO NOTHING
-     )
-     -- The pending check is written so that it cannot match the partial index deliveries_endpoint_due's
-     -- predicate: without statistics (PGlite never analyzes) the planner takes that index for a handful of
-     -- rows and reads every pending delivery per batch; this way each row is found by its primary key.
-     UPDATE deliveries d
-        SET status = v.status, attempts = v.attempt, last_attempt_at = v.started_at,
-            next_attempt_at = v.next_attempt_at, last_status_code = v.status_code,
-            locked_until = NULL, locked_by = NULL
-       FROM v
-      WHERE d.id = v.delivery_id AND d.status || '' = 'pending' AND d.attempts < v.attempt`,
-};
-
-/** Writes a batch of attempts and moves their deliveries: one statement, so atomic without a transaction. */
-export async function recordAttempts(
-  db: Database,
-  statements: PreparedStatements,
-  records: AttemptRecord[],
-): Promise<void> {
-  if (records.length === 0) return;
-  const col = <K extends keyof AttemptRecord>(k: K) => records.map((r) => r[k]);
-  // The attempts guard keeps a late, duplicate report (after a lease was lost) from moving a delivery backwards.
-  await statements.run(db, RECORD, [
-    col('deliveryId'),
-    col('attempt'),
-    col('startedAt'),
-    col('durationMs'),
-    col('statusCode'),
-    col('error'),
-    col('responseBody'),
-    col('trigger'),
-    col('status'),
-    col('nextAttemptAt'),
-    col('signatureT'),
-  ]);
-}
-
 /**
  * The earliest emulator-clock time at which something not busy here becomes due, or null. It probes the head of
  * each endpoint's range of deliveries_endpoint_due, so its cost follows the number of endpoints, not the backlog:
@@ -377,62 +287,4 @@ export async function nextDueAt(
   );
   const at = r.rows[0]?.at;
   return at ? new Date(at) : null;
-}
-
-/** Retention: events older than the cut-off go, and their deliveries and attempts with them. */
-export async function purgeOlderThan(db: Database, cutoff: Date): Promise<number> {
-  const deliveries = await db.query('DELETE FROM deliveries WHERE created_at < $1', [cutoff]);
-  const events = await db.query('DELETE FROM events WHERE created_at < $1', [cutoff]);
-  return deliveries.rowCount + events.rowCount;
-}
-
-export interface DeliveryRow {
-  id: string;
-  event_id: string;
-  event_type: string;
-  status: string;
-  attempts: number;
-  created_at: Date | string;
-  last_attempt_at: Date | string | null;
-  next_attempt_at: Date | string | null;
-  last_status_code: number | null;
-}
-
-export function toDeliveryRecord(r: DeliveryRow): Delivery {
-  return {
-    id: r.id,
-    event_id: r.event_id,
-    event_type: r.event_type,
-    status: r.status as DeliveryStatus,
-    attempts: Number(r.attempts),
-    created_at: isoRequired(r.created_at),
-    last_attempt_at: iso(r.last_attempt_at),
-    next_attempt_at: iso(r.next_attempt_at),
-    last_status_code: r.last_status_code == null ? null : Number(r.last_status_code),
-  };
-}
-
-export const DELIVERY_RECORD_COLUMNS =
-  'id, event_id, event_type, status, attempts, created_at, last_attempt_at, next_attempt_at, last_status_code';
-
-/** Reads of the deliveries table for people and API keys (the engine's own reads are above). */
-export class DeliveryReadRepository {
-  constructor(private readonly db: Queryable) {}
-
-  /**
-   * The most recent deliveries to one endpoint, newest first, within the retention window by the given clock
-   * time; with a status, only those in it.
-   */
-  async listForEndpoint(endpointId: string, now: Date, status?: DeliveryStatus): Promise<Delivery[]> {
-    const since = new Date(now.getTime() - RETENTION_MS);
-    const {rows} = await this.db.query<DeliveryRow>(
-      `SELECT ${DELIVERY_RECORD_COLUMNS}
-         FROM deliveries
-        WHERE endpoint_id = $1 AND created_at > $2 AND ($3::text IS NULL OR status = $3)
-        ORDER BY created_at DESC, id DESC
-        LIMIT ${MAX_DELIVERIES_LISTED}`,
-      [endpointId, since, status ?? null],
-    );
-    return rows.map(toDeliveryRecord);
-  }
 }

@@ -4,9 +4,10 @@ import {EVENT_TYPES, ID_PATTERNS} from '../../src/definitions.js';
 import type {EmulatorApp, EmulatorContext} from '../context.js';
 import {conflict, HttpError, invalidRequest, notFound} from '../http-error.js';
 import {readJsonBody} from '../net/read-json.js';
-import type {RelayHub} from './relay-hub.js';
-import {isRelayEndpoint, RelayLimitError, registerRelay} from './relay-registry.js';
-import {isSuccessStatus, RESPONSE_BODY_LIMIT_BYTES} from './retry-policy.js';
+import type {RelayMessage, RelayRegistration} from '../../src/schemas/emulator.js';
+import type {RelayHub} from '../delivery/relay-hub.js';
+import {isRelayEndpoint, RelayLimitError, registerRelay} from '../delivery/relay-registry.js';
+import {isSuccessStatus, RESPONSE_BODY_LIMIT_BYTES} from '../delivery/retry-policy.js';
 
 /** Keeps idle proxies and the listener's stale-connection check satisfied. */
 export const RELAY_PING_INTERVAL_MS = 15_000;
@@ -61,7 +62,7 @@ export function registerRelayRoutes(app: EmulatorApp, ctx: EmulatorContext, hub:
       throw err instanceof RelayLimitError ? conflict(err.message) : err;
     });
     const {created, ...record} = relay;
-    return c.json(record, created ? 201 : 200);
+    return c.json(record satisfies RelayRegistration, created ? 201 : 200);
   });
 
   app.get('/_emulator/relay/:id/stream', async (c) => {
@@ -73,7 +74,7 @@ export function registerRelayRoutes(app: EmulatorApp, ctx: EmulatorContext, hub:
     const stream = new ReadableStream<Uint8Array>({
       start(controller) {
         let open = true;
-        const send = (message: object) => {
+        const send = (message: RelayMessage) => {
           if (!open) return;
           try {
             controller.enqueue(encoder.encode(`${JSON.stringify(message)}\n`));

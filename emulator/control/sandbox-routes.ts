@@ -1,10 +1,12 @@
 // Control routes for sandboxes and `svc trigger` (under /_emulator, so admin-token only).
+import type {List} from '../../src/schemas/index.js';
+import type {SandboxRecord} from '../../src/schemas/emulator.js';
 import type {EmulatorApp, EmulatorContext} from '../context.js';
 import {invalidRequest} from '../http-error.js';
 import {linkCreation} from '../links/routes.js';
 import {readJsonObject} from '../net/read-json.js';
 import {actOnSandbox, createSandbox, getSandbox, listSandboxes, triggerEvent} from '../ops/sandboxes.js';
-import type {SandboxService} from './service.js';
+import type {SandboxService} from '../sandboxes/service.js';
 
 function orgIdOf(body: Record<string, unknown>, fallback: string): string {
   const value = body.org_id;
@@ -30,7 +32,8 @@ export function registerSandboxRoutes(
   });
 
   app.get('/_emulator/sandboxes', async (c) => {
-    return c.json({data: await listSandboxes(sandboxes(), c.req.query('org_id') ?? ctx.orgId)});
+    const data = await listSandboxes(sandboxes(), c.req.query('org_id') ?? ctx.orgId);
+    return c.json({data} satisfies List<SandboxRecord>);
   });
 
   app.get('/_emulator/sandboxes/:id', async (c) => c.json(await getSandbox(sandboxes(), c.req.param('id'))));

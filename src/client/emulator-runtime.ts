@@ -1,4 +1,6 @@
-// <dataDir>/emulator.json tells control commands where a running emulator listens and its admin token.
+// <dataDir>/emulator.json tells control commands where a running emulator listens and its admin token: the
+// emulator writes it, and the CLI finds the control surface by it. Both sides use this file, as they use
+// the control surface's schemas.
 import {readFile, rm, writeFile, rename} from 'node:fs/promises';
 import {join} from 'node:path';
 

@@ -1,0 +1,349 @@
+// A typed client for the emulator's control surface (/_emulator), used by the CLI's `svc emulator …` commands,
+// `svc listen`, the TUI, MCP and test suites. Every answer is parsed with its schema (src/schemas/emulator.ts),
+// the same one the emulator's routes answer with; one that does not fit is an error, never a cast.
+import type {z} from 'zod';
+import {
+  type ChaosSettings,
+  type ClockState,
+  ClockStateSchema,
+  ControlErrorBodySchema,
+  type CreatedKey,
+  CreatedKeySchema,
+  type CreatedWebhook,
+  CreatedWebhookSchema,
+  type CreateKeyRequest,
+  type CreateLinkRequest,
+  type CreateOrgRequest,
+  type CreateSandboxRequest,
+  type CreateWebhookRequest,
+  type DeliveryDetail,
+  DeliveryDetailSchema,
+  type EndpointChaos,
+  EndpointChaosSchema,
+  type Health,
+  HealthSchema,
+  type KeyRecord,
+  KeyRecordSchema,
+  type LimiterReset,
+  LimiterResetSchema,
+  ProblemSchema,
+  type RegisterRelayRequest,
+  type RelayMessage,
+  RelayMessageSchema,
+  type RelayRegistration,
+  RelayRegistrationSchema,
+  type RelayReport,
+  type SandboxActionRequest,
+  type SandboxMove,
+  SandboxMoveSchema,
+  type SandboxRecord,
+  SandboxRecordSchema,
+  type ImportStateRequest,
+  type RequestLogPage,
+  RequestLogPageSchema,
+  type StateLoadResult,
+  StateLoadResultSchema,
+  type StateReset,
+  StateResetSchema,
+  type TriggerRequest,
+} from '../schemas/emulator.js';
+import {type Snapshot, SnapshotSchema} from '../schemas/snapshot.js';
+import {EmulatorControlError} from './errors.js';
+import {
+  type CreatedSandboxLink,
+  CreatedSandboxLinkSchema,
+  listOf,
+  type List,
+  type Org,
+  OrgSchema,
+  type SandboxLink,
+  SandboxLinkSchema,
+} from '../schemas/index.js';
+
+export type {
+  ChaosSettings,
+  ClockState,
+  CreatedKey,
+  CreatedWebhook,
+  DeliveryAttempt,
+  DeliveryDetail,
+  EndpointChaos,
+  KeyRecord,
+  RelayDelivery,
+  RelayMessage,
+  RelayRegistration,
+  RelayReport,
+  RequestLogEntry,
+  RequestLogPage,
+  SandboxMove,
+  SandboxRecord,
+  SeedLoadResult,
+  SnapshotLoadResult,
+  StateLoadResult,
+  StateReset,
+} from '../schemas/emulator.js';
+
+export {EmulatorControlError};
+
+export interface EmulatorControlOptions {
+  url: string;
+  adminToken: string;
+  fetch?: typeof fetch;
+}
+
+type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+const NO_CONTENT = {parse: () => undefined} as const;
+
+const segment = encodeURIComponent;
+
+export class EmulatorControl {
+  readonly #base: string;
+  readonly #adminToken: string;
+  readonly #fetch: typeof fetch;
+
+  constructor(options: EmulatorControlOptions) {
+    this.#base = options.url.replace(/\/+$/, '');
+    this.#adminToken = options.adminToken;
+    this.#fetch = options.fetch ?? fetch;
+  }
+
+  /** The address of the emulator this client talks to. */
+  get url(): string {
+    return this.#base;
+  }
+
+  health(): Promise<Health> {
+    return this.#call('GET', '/_emulator/health', HealthSchema);
+  }
+
+  createOrg(input: CreateOrgRequest): Promise<Org> {
+    return this.#call('POST', '/_emulator/orgs', OrgSchema, input);
+  }
+
+  createKey(input: CreateKeyRequest): Promise<CreatedKey> {
+    return this.#call('POST', '/_emulator/keys', CreatedKeySchema, input);
+  }
+
+  revokeKey(id: string): Promise<KeyRecord> {
+    return this.#call('POST', `/_emulator/keys/${segment(id)}/revoke`, KeyRecordSchema);
+  }
+
+  createWebhook(input: CreateWebhookRequest): Promise<CreatedWebhook> {
+    return this.#call('POST', '/_emulator/webhooks', CreatedWebhookSchema, input);
+  }
+
+  async deleteWebhook(id: string): Promise<void> {
+    await this.#call('DELETE', `/_emulator/webhooks/${segment(id)}`, NO_CONTENT);
+  }
+
+  /** An endpoint's delivery chaos; null settings turn it off for the endpoint. */
+  setChaos(webhookId: string, settings: ChaosSettings | null): Promise<EndpointChaos> {
+    const path = `/_emulator/webhooks/${segment(webhookId)}/chaos`;
+    return settings === null
+      ? this.#call('DELETE', path, EndpointChaosSchema)
+      : this.#call('PUT', path, EndpointChaosSchema, settings);
+  }
+
+  getChaos(webhookId: string): Promise<EndpointChaos> {
+    return this.#call('GET', `/_emulator/webhooks/${segment(webhookId)}/chaos`, EndpointChaosSchema);
+  }
+
+  clock(): Promise<ClockState> {
+    return this.#call('GET', '/_emulator/clock', ClockStateSchema);
+  }
+
+  advanceClock(duration: string): Promise<ClockState> {
+    return this.#call('POST', '/_emulator/clock', ClockStateSchema, {advance: duration});
+  }
+
+  setClock(iso: string): Promise<ClockState> {
+    return this.#call('POST', '/_emulator/clock', ClockStateSchema, {set: iso});
+  }
+
+  /** Forgets every address's failed authentications, on /v1 and on the control surface. */
+  resetLimiter(): Promise<LimiterReset> {
+    return this.#call('POST', '/_emulator/limiter/reset', LimiterResetSchema);
+  }
+
+  /** Emits one event, creating a sandbox in the implied state when none is named. */
+  trigger(input: TriggerRequest): Promise<SandboxMove> {
+    return this.#call('POST', '/_emulator/trigger', SandboxMoveSchema, input);
+  }
+
+  createSandbox(input: CreateSandboxRequest = {}): Promise<SandboxMove> {
+    return this.#call('POST', '/_emulator/sandboxes', SandboxMoveSchema, input);
+  }
+
+  /** resume, fork, stop, quota-exhausted, disk-limit, crash, fail, standby or wake. */
+  sandboxAction(id: string, action: string, input: SandboxActionRequest = {}): Promise<SandboxMove> {
+    return this.#call(
+      'POST',
+      `/_emulator/sandboxes/${segment(id)}/${segment(action)}`,
+      SandboxMoveSchema,
+      input,
+    );
+  }
+
+  listSandboxes(orgId?: string): Promise<List<SandboxRecord>> {
+    const query = orgId ? `?org_id=${segment(orgId)}` : '';
+    return this.#call('GET', `/_emulator/sandboxes${query}`, listOf(SandboxRecordSchema));
+  }
+
+  /** Opens a port session, desktop link or browser URL onto a running sandbox on behalf of a key; the URL is shown once. */
+  createLink(sandboxId: string, input: CreateLinkRequest): Promise<CreatedSandboxLink> {
+    return this.#call(
+      'POST',
+      `/_emulator/sandboxes/${segment(sandboxId)}/links`,
+      CreatedSandboxLinkSchema,
+      input,
+    );
+  }
+
+  /** The default org's links (or one sandbox's), newest first, each with its status; never their URLs. */
+  listLinks(filter: {sandbox_id?: string; org_id?: string} = {}): Promise<List<SandboxLink>> {
+    const query = new URLSearchParams(
+      Object.entries(filter).filter((e): e is [string, string] => typeof e[1] === 'string'),
+    ).toString();
+    return this.#call('GET', `/_emulator/links${query ? `?${query}` : ''}`, listOf(SandboxLinkSchema));
+  }
+
+  /** Finds or creates the relay endpoint `svc listen` receives through; its secret is the same every time. */
+  registerRelay(input: RegisterRelayRequest = {}): Promise<RelayRegistration> {
+    return this.#call('POST', '/_emulator/relay', RelayRegistrationSchema, input);
+  }
+
+  /**
+   * The relay endpoint's deliveries as they come (NDJSON, one message a line): `connected` first, `ping` while
+   * idle, then each `delivery`. Ends when the emulator closes the stream; aborting `signal` cuts it.
+   */
+  async *relayStream(endpointId: string, options: {signal?: AbortSignal} = {}): AsyncGenerator<RelayMessage> {
+    const path = `/_emulator/relay/${segment(endpointId)}/stream`;
+    const res = await this.#send('GET', path, undefined, options.signal);
+    if (!res.ok || !res.body) throw await this.#errorOf(res);
+    const decoder = new TextDecoder();
+    let buffered = '';
+    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+      buffered += decoder.decode(chunk, {stream: true});
+      let newline = buffered.indexOf('\n');
+      while (newline >= 0) {
+        const line = buffered.slice(0, newline);
+        buffered = buffered.slice(newline + 1);
+        newline = buffered.indexOf('\n');
+        if (line.trim()) yield parseAnswer(RelayMessageSchema, JSON.parse(line), path, res.status);
+      }
+    }
+  }
+
+  /** What the local server answered to one relayed attempt, for the delivery's record and its retries. */
+  async reportRelayResult(endpointId: string, report: RelayReport): Promise<void> {
+    await this.#call('POST', `/_emulator/relay/${segment(endpointId)}/results`, NO_CONTENT, report);
+  }
+
+  /** One delivery with its event and every attempt, oldest first. */
+  delivery(id: string): Promise<DeliveryDetail> {
+    return this.#call('GET', `/_emulator/deliveries/${segment(id)}`, DeliveryDetailSchema);
+  }
+
+  /** A new attempt now (trigger manual, freshly signed, the same body); the schedule is left as it was. */
+  resendDelivery(id: string): Promise<DeliveryDetail> {
+    return this.#call('POST', `/_emulator/deliveries/${segment(id)}/resend`, DeliveryDetailSchema);
+  }
+
+  /** Loads a seed (or snapshot) document: added to the state (merge) or in its place (replace). */
+  importState(input: ImportStateRequest): Promise<StateLoadResult> {
+    return this.#call('POST', '/_emulator/state/import', StateLoadResultSchema, input);
+  }
+
+  /** The whole state as a snapshot document (signing secrets in clear text: keep it owner-only). */
+  exportState(): Promise<Snapshot> {
+    return this.#call('GET', '/_emulator/state/export', SnapshotSchema);
+  }
+
+  /** Empties the state: one empty default org, as a fresh data dir starts; the clock stays. */
+  resetState(): Promise<StateReset> {
+    return this.#call('POST', '/_emulator/state/reset', StateResetSchema);
+  }
+
+  /** This process's request log: entries after a seq, or since a time or a duration ago; `wait` holds until one comes. */
+  logs(query: {since?: string; after?: number; wait?: number} = {}): Promise<RequestLogPage> {
+    const params = new URLSearchParams();
+    if (query.since !== undefined) params.set('since', query.since);
+    if (query.after !== undefined) params.set('after', String(query.after));
+    if (query.wait !== undefined) params.set('wait', String(query.wait));
+    const q = params.toString();
+    return this.#call('GET', `/_emulator/logs${q ? `?${q}` : ''}`, RequestLogPageSchema);
+  }
+
+  async #call<T>(
+    method: Method,
+    path: string,
+    schema: z.ZodType<T> | typeof NO_CONTENT,
+    body?: unknown,
+  ): Promise<T> {
+    const res = await this.#send(method, path, body);
+    if (!res.ok) throw await this.#errorOf(res);
+    const text = await res.text();
+    if (schema === NO_CONTENT) return undefined as T;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      throw new EmulatorControlError(
+        `the emulator's answer to ${method} ${path} is not JSON`,
+        res.status,
+        'invalid_response',
+      );
+    }
+    return parseAnswer(schema as z.ZodType<T>, value, path, res.status);
+  }
+
+  async #send(method: Method, path: string, body?: unknown, signal?: AbortSignal): Promise<Response> {
+    const headers: Record<string, string> = {authorization: `Bearer ${this.#adminToken}`};
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    try {
+      return await this.#fetch(`${this.#base}${path}`, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal,
+      });
+    } catch (err) {
+      if (signal?.aborted) throw err;
+      throw new EmulatorControlError(
+        `could not reach the emulator at ${this.#base} (${(err as Error).message}); is it running?`,
+        0,
+        'unreachable',
+      );
+    }
+  }
+
+  async #errorOf(res: Response): Promise<EmulatorControlError> {
+    const text = await res.text().catch(() => '');
+    let parsed: z.infer<typeof ControlErrorBodySchema> | undefined;
+    try {
+      const result = ControlErrorBodySchema.safeParse(JSON.parse(text));
+      if (result.success) parsed = result.data;
+    } catch {
+      // Not JSON: not our error shape; the status says what there is to say.
+    }
+    if (!parsed) return new EmulatorControlError(`the emulator answered ${res.status}`, res.status, 'error');
+    const problems = (parsed.error.problems ?? []).flatMap((p) => {
+      const problem = ProblemSchema.safeParse(p);
+      return problem.success ? [problem.data] : [];
+    });
+    return new EmulatorControlError(parsed.error.message, res.status, parsed.error.code, problems);
+  }
+}
+
+function parseAnswer<T>(schema: z.ZodType<T>, value: unknown, path: string, status: number): T {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  const where = issue && issue.path.length > 0 ? ` at ${issue.path.join('.')}` : '';
+  throw new EmulatorControlError(
+    `the emulator's answer to ${path} does not have the expected shape${where}: ${issue?.message ?? 'invalid'}`,
+    status,
+    'invalid_response',
+  );
+}

@@ -1,0 +1,315 @@
+// Wire records of the emulator's control surface (/_emulator), defined once like /v1's: the emulator's routes
+// answer with them, the control client (src/client/emulator-control.ts) parses every answer with them, and the
+// CLI's screens read their types. The rules (allowed values, id shapes) come from the definitions. Both sides
+// are this package, so records are exact objects (fields not named here are dropped when parsed).
+import {z} from 'zod';
+import {
+  ATTEMPT_TRIGGERS,
+  CLOCK_MODES,
+  ENDPOINT_CHAOS_SOURCES,
+  EVENT_TYPES,
+  KEY_EXPIRY_CHOICES,
+  PROBLEM_CODES,
+  SANDBOX_LINK_KINDS,
+} from '../definitions.js';
+import {ApiKeySchema, DeliverySchema, EventSchema, OrgSchema, WebhookEndpointSchema} from './index.js';
+import {SNAPSHOT_TABLES} from './snapshot.js';
+
+const timestamp = z.string();
+
+// ---- Errors ---------------------------------------------------------------------------------------------
+
+/** One refused field of an `invalid_request`; `code` when a caller may act on the reason. */
+export const ProblemSchema = z.looseObject({
+  field: z.string().optional(),
+  message: z.string(),
+  code: z.enum(PROBLEM_CODES).optional(),
+});
+export type Problem = z.infer<typeof ProblemSchema>;
+
+/** The error shape of /v1, with the refused fields of bad input. */
+export const ControlErrorBodySchema = z.object({
+  error: z.looseObject({
+    code: z.string(),
+    message: z.string(),
+    problems: z.array(z.unknown()).optional(),
+  }),
+});
+
+// ---- Requests -------------------------------------------------------------------------------------------
+
+/** Every request that creates something may name an org; absent means the emulator's default org. */
+const orgField = {org_id: z.string().optional()};
+
+export const CreateOrgRequestSchema = z.object({name: z.string()});
+export type CreateOrgRequest = z.infer<typeof CreateOrgRequestSchema>;
+
+export const CreateKeyRequestSchema = z.object({
+  name: z.string(),
+  expires: z.enum(KEY_EXPIRY_CHOICES).optional(),
+  created_by: z.string().optional(),
+  ...orgField,
+});
+export type CreateKeyRequest = z.infer<typeof CreateKeyRequestSchema>;
+
+export const CreateWebhookRequestSchema = z.object({
+  url: z.string(),
+  events: z.array(z.string()),
+  description: z.string().optional(),
+  ...orgField,
+});
+export type CreateWebhookRequest = z.infer<typeof CreateWebhookRequestSchema>;
+
+export const MoveClockRequestSchema = z.union([z.object({advance: z.string()}), z.object({set: z.string()})]);
+export type MoveClockRequest = z.infer<typeof MoveClockRequestSchema>;
+
+export const TriggerRequestSchema = z.object({
+  type: z.enum(EVENT_TYPES),
+  sandbox_id: z.string().optional(),
+  last_error: z.string().optional(),
+  ...orgField,
+});
+export type TriggerRequest = z.infer<typeof TriggerRequestSchema>;
+
+export const CreateSandboxRequestSchema = z.object({
+  name: z.string().optional(),
+  expires_in: z.string().optional(),
+  ...orgField,
+});
+export type CreateSandboxRequest = z.infer<typeof CreateSandboxRequestSchema>;
+
+export const SandboxActionRequestSchema = z.object({last_error: z.string().optional()});
+export type SandboxActionRequest = z.infer<typeof SandboxActionRequestSchema>;
+
+export const CreateLinkRequestSchema = z.object({
+  kind: z.enum(SANDBOX_LINK_KINDS),
+  key_id: z.string(),
+  port: z.number().int().optional(),
+});
+export type CreateLinkRequest = z.infer<typeof CreateLinkRequestSchema>;
+
+export const RegisterRelayRequestSchema = z.object({
+  name: z.string().optional(),
+  events: z.array(z.enum(EVENT_TYPES)).optional(),
+  ...orgField,
+});
+export type RegisterRelayRequest = z.infer<typeof RegisterRelayRequestSchema>;
+
+/** What `svc listen` reports of one relayed attempt: the local server's answer, or why there was none. */
+export const RelayReportSchema = z.object({
+  delivery_id: z.string(),
+  attempt: z.number().int(),
+  status_code: z.number().int().nullable(),
+  error: z.string().nullable(),
+  duration_ms: z.number(),
+  body: z.string().nullable(),
+});
+export type RelayReport = z.infer<typeof RelayReportSchema>;
+
+// ---- Answers --------------------------------------------------------------------------------------------
+
+export const HealthSchema = z.object({ok: z.literal(true), org_id: z.string()});
+export type Health = z.infer<typeof HealthSchema>;
+
+export {OrgSchema};
+
+/** A key as created: the secret in this answer only. */
+export const CreatedKeySchema = ApiKeySchema.omit({status: true, last_used_at: true}).extend({
+  secret: z.string(),
+});
+export type CreatedKey = z.infer<typeof CreatedKeySchema>;
+
+/** A key as revoking it leaves it. */
+export const KeyRecordSchema = ApiKeySchema;
+export type KeyRecord = z.infer<typeof KeyRecordSchema>;
+
+/** An endpoint as created: the signing secret in this answer only. */
+export const CreatedWebhookSchema = WebhookEndpointSchema.extend({
+  secret: z.string(),
+  /** What the emulator accepted but wants said, e.g. a host it could not resolve offline. */
+  warnings: z.array(z.string()),
+});
+export type CreatedWebhook = z.infer<typeof CreatedWebhookSchema>;
+
+export const ClockStateSchema = z.object({now: timestamp, mode: z.enum(CLOCK_MODES)});
+export type ClockState = z.infer<typeof ClockStateSchema>;
+
+export const LimiterResetSchema = z.object({reset: z.literal(true)});
+export type LimiterReset = z.infer<typeof LimiterResetSchema>;
+
+/** A sandbox as the control surface shows it; timestamps as ISO strings, absent values as null. */
+export const SandboxRecordSchema = z.object({
+  id: z.string(),
+  org_id: z.string(),
+  name: z.string(),
+  status: z.string(),
+  desired_state: z.string(),
+  last_error: z.string().nullable(),
+  expires_at: timestamp.nullable(),
+  created_at: timestamp,
+  updated_at: timestamp,
+});
+export type SandboxRecord = z.infer<typeof SandboxRecordSchema>;
+
+/** A sandbox move: the sandbox afterwards, the event it emitted (if any) and how many deliveries that made. */
+export const SandboxMoveSchema = z.object({
+  sandbox: SandboxRecordSchema,
+  event: EventSchema.nullable(),
+  deliveries: z.number().int().nonnegative(),
+});
+export type SandboxMove = z.infer<typeof SandboxMoveSchema>;
+
+/** One attempt of a delivery, the one record every reader of attempts uses (control route, page, TUI, MCP). */
+export const DeliveryAttemptSchema = z.object({
+  /** 1 for the first attempt; resends take the next number, like any attempt. */
+  attempt: z.number().int(),
+  started_at: timestamp,
+  /** The `t` of the attempt's Svc-Signature (unix seconds); null when no signature could be made. */
+  signature_t: z.number().int().nullable(),
+  trigger: z.enum(ATTEMPT_TRIGGERS),
+  /** The receiver's status code; null when it never answered (see `error`). */
+  status_code: z.number().int().nullable(),
+  /** Network error, timeout or refused redirect; null when the receiver answered with a plain status. */
+  error: z.string().nullable(),
+  duration_ms: z.number(),
+  /** The first RESPONSE_BODY_LIMIT_BYTES of the receiver's answer. */
+  response_body: z.string().nullable(),
+});
+export type DeliveryAttempt = z.infer<typeof DeliveryAttemptSchema>;
+
+/** One delivery as the emulator knows it: the list's record, the event every attempt sent, every attempt. */
+export const DeliveryDetailSchema = z.object({
+  delivery: DeliverySchema,
+  endpoint_id: z.string(),
+  /** The event exactly as every attempt sent it, parsed. */
+  event: EventSchema,
+  /** Oldest first. */
+  attempts: z.array(DeliveryAttemptSchema),
+});
+export type DeliveryDetail = z.infer<typeof DeliveryDetailSchema>;
+
+/** The settings of delivery chaos, as the control route takes and shows them. */
+export const ChaosSettingsSchema = z.object({
+  /** Chance (0 to 1) that an event is delivered a second time, at once, with the same event id. */
+  duplicate: z.number(),
+  /** Chance (0 to 1) that a delivery is held back past the longest delay, so later events overtake it. */
+  reorder: z.number(),
+  /** Every first attempt waits a time drawn between these (emulator clock). */
+  delay_min_ms: z.number(),
+  delay_max_ms: z.number(),
+  seed: z.number(),
+});
+export type ChaosSettings = z.infer<typeof ChaosSettingsSchema>;
+
+export const EndpointChaosSchema = z.object({
+  endpoint_id: z.string(),
+  /** The settings in force; null when the endpoint's deliveries are made plainly. */
+  chaos: ChaosSettingsSchema.nullable(),
+  /** Where they come from: the endpoint's own, the emulator's `--chaos`, or none. */
+  source: z.enum(ENDPOINT_CHAOS_SOURCES),
+});
+export type EndpointChaos = z.infer<typeof EndpointChaosSchema>;
+
+/** The relay endpoint `svc listen` receives through; its secret is the same every time. */
+export const RelayRegistrationSchema = z.object({
+  endpoint_id: z.string(),
+  name: z.string(),
+  events: z.array(z.string()),
+  secret: z.string(),
+});
+export type RelayRegistration = z.infer<typeof RelayRegistrationSchema>;
+
+// ---- The relay stream (NDJSON, one message a line) ------------------------------------------------------
+
+/** One attempt handed to `svc listen`: the exact headers a direct attempt would carry, and the stored bytes. */
+export const RelayDeliverySchema = z.object({
+  type: z.literal('delivery'),
+  delivery_id: z.string(),
+  attempt: z.number().int(),
+  event_id: z.string(),
+  event_type: z.string(),
+  headers: z.record(z.string(), z.string()),
+  body: z.string(),
+});
+export type RelayDelivery = z.infer<typeof RelayDeliverySchema>;
+
+export const RelayMessageSchema = z.discriminatedUnion('type', [
+  z.object({type: z.literal('connected'), endpoint_id: z.string()}),
+  z.object({type: z.literal('ping')}),
+  RelayDeliverySchema,
+]);
+export type RelayMessage = z.infer<typeof RelayMessageSchema>;
+
+// ---- State files and the request log ------------------------------------------------------------------------
+
+export const ImportStateRequestSchema = z.object({
+  /** The file's name, for every message about it. */
+  source: z.string(),
+  document: z.unknown(),
+  mode: z.enum(['merge', 'replace']),
+});
+export type ImportStateRequest = z.infer<typeof ImportStateRequestSchema>;
+
+const SeededKeySchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  prefix: z.string(),
+  expires_at: z.string().nullable(),
+  /** Only for a key the seed gave no secret: made by the emulator, shown this once. */
+  secret: z.string().optional(),
+});
+const SeededWebhookSchema = z.object({id: z.string(), url: z.string(), secret: z.string().optional()});
+
+/** What loading a seed did: each org with what was made in it (secrets only where the seed gave none). */
+export const SeedLoadResultSchema = z.object({
+  kind: z.literal('seed'),
+  default_org_id: z.string(),
+  orgs: z.array(
+    z.object({
+      id: z.string(),
+      name: z.string(),
+      keys: z.array(SeededKeySchema),
+      webhooks: z.array(SeededWebhookSchema),
+      sandboxes: z.array(z.object({id: z.string(), name: z.string(), status: z.string()})),
+      people: z.array(z.object({email: z.string(), role: z.string()})),
+    }),
+  ),
+  warnings: z.array(z.string()),
+});
+export type SeedLoadResult = z.infer<typeof SeedLoadResultSchema>;
+
+/** What loading a snapshot did: rows per table, and whether a manual clock was set to the snapshot's time. */
+export const SnapshotLoadResultSchema = z.object({
+  kind: z.literal('snapshot'),
+  default_org_id: z.string(),
+  rows: z.record(z.enum(SNAPSHOT_TABLES), z.number().int()),
+  clock: z.enum(['set', 'kept']),
+});
+export type SnapshotLoadResult = z.infer<typeof SnapshotLoadResultSchema>;
+
+export const StateLoadResultSchema = z.discriminatedUnion('kind', [
+  SeedLoadResultSchema,
+  SnapshotLoadResultSchema,
+]);
+export type StateLoadResult = z.infer<typeof StateLoadResultSchema>;
+
+export const StateResetSchema = z.object({reset: z.literal(true), default_org_id: z.string()});
+export type StateReset = z.infer<typeof StateResetSchema>;
+
+/** One request as the emulator's request log keeps it; `reason` for every refusal. */
+export const RequestLogEntrySchema = z.object({
+  seq: z.number().int(),
+  time: z.string(),
+  method: z.string(),
+  path: z.string(),
+  status: z.number().int(),
+  duration_ms: z.number(),
+  key_id: z.string().optional(),
+  key_prefix: z.string().optional(),
+  reason: z.string().optional(),
+  detail: z.string().optional(),
+});
+export type RequestLogEntry = z.infer<typeof RequestLogEntrySchema>;
+
+export const RequestLogPageSchema = z.object({data: z.array(RequestLogEntrySchema), last: z.number().int()});
+export type RequestLogPage = z.infer<typeof RequestLogPageSchema>;
