@@ -57,7 +57,8 @@ async function signIn(page: Page, email: string, options: {check?: boolean} = {}
   if (options.check) await checkPage(page, 'sign-in');
   await page.getByLabel('Email address').fill(email);
   await page.getByRole('button', {name: 'Email me a sign-in link'}).click();
-  await expect(page.getByRole('heading', {name: 'Check the mailbox'})).toBeTruthy();
+  // Waits for the heading to show (the page's 10 s default), and throws if it never does.
+  await page.getByRole('heading', {name: 'Check the mailbox'}).waitFor({state: 'visible'});
   if (options.check) await checkPage(page, 'check-mailbox');
   await page.getByRole('link', {name: 'mailbox'}).first().click();
   if (options.check) await checkPage(page, 'mailbox');
