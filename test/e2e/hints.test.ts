@@ -9,9 +9,9 @@ import {fileURLToPath} from 'node:url';
 import pg from 'pg';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {BIN} from '../helpers/run-cli.js';
+import {describeEachBackend, POSTGRES, postgresUrl, type Requirement} from '../helpers/requirements.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const pgUrl = process.env.SVC_TEST_DATABASE_URL;
 
 let base: string;
 let shimDir: string;
@@ -125,6 +125,7 @@ const flat = (text: string) => text.replace(/\n\s*›\s*/g, ' ').replace(/[ \t]+
 
 interface Mode {
   name: string;
+  needs?: Requirement[];
   flags: (m: Machine) => string[] | Promise<string[]>;
   svcOnPath: boolean;
   /** Where the person is: their home, or the project folder (where `npx svc` works). */
@@ -135,8 +136,8 @@ interface Mode {
 
 const schemas: string[] = [];
 afterAll(async () => {
-  if (!pgUrl || schemas.length === 0) return;
-  const admin = new pg.Client({connectionString: pgUrl});
+  if (schemas.length === 0) return;
+  const admin = new pg.Client({connectionString: postgresUrl()});
   await admin.connect();
   for (const schema of schemas) await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
   await admin.end();
@@ -162,27 +163,26 @@ const modes: Mode[] = [
     inProject: true,
     expect: /^npx svc /,
   },
-];
-if (pgUrl) {
-  modes.push({
+  {
     name: '--database-url (PostgreSQL), svc on PATH',
     svcOnPath: true,
+    needs: [POSTGRES],
     expect: /^svc /,
     async flags() {
       const schema = `svc_hints_${randomBytes(5).toString('hex')}`;
-      const admin = new pg.Client({connectionString: pgUrl});
+      const admin = new pg.Client({connectionString: postgresUrl()});
       await admin.connect();
       await admin.query(`CREATE SCHEMA ${schema}`);
       await admin.end();
       schemas.push(schema);
-      const url = new URL(pgUrl);
+      const url = new URL(postgresUrl());
       url.searchParams.set('options', `-c search_path=${schema}`);
       return ['--database-url', url.toString()];
     },
-  });
-}
+  },
+];
 
-describe.each(modes)('svc emulator start --demo, $name', (mode) => {
+describeEachBackend(modes, 'svc emulator start --demo, $name', (mode) => {
   it('prints only commands that run as printed', {timeout: 240_000}, async () => {
     const m = machine(mode.name.replace(/\W+/g, '-'), {
       svcOnPath: mode.svcOnPath,

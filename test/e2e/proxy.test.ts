@@ -9,6 +9,7 @@ import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {type RunningEmulator, startEmulator} from '../../emulator/index.js';
+import {describeNeeding, OPENSSL} from '../helpers/requirements.js';
 import {runCli} from '../helpers/run-cli.js';
 
 interface Proxy {
@@ -63,123 +64,128 @@ async function startProxy(): Promise<Proxy> {
   };
 }
 
-let emu: RunningEmulator;
-let secret: string;
-let proxy: Proxy;
-let tls: {server: Server; url: string; caFile: string; dir: string};
+// The HTTPS API's certificate is made with openssl.
+describeNeeding([OPENSSL], 'proxies', () => {
+  let emu: RunningEmulator;
+  let secret: string;
+  let proxy: Proxy;
+  let tls: {server: Server; url: string; caFile: string; dir: string};
 
-beforeAll(async () => {
-  emu = await startEmulator({port: 0, inMemory: true, clock: 'manual'});
-  secret = (await emu.control.createKey({name: 'behind-a-proxy'})).secret;
-  proxy = await startProxy();
+  beforeAll(async () => {
+    emu = await startEmulator({port: 0, inMemory: true, clock: 'manual'});
+    secret = (await emu.control.createKey({name: 'behind-a-proxy'})).secret;
+    proxy = await startProxy();
 
-  // An HTTPS API on localhost with its own certificate, trusted by the CLI through NODE_EXTRA_CA_CERTS.
-  const dir = mkdtempSync(join(tmpdir(), 'svc-proxy-'));
-  const key = join(dir, 'key.pem');
-  const cert = join(dir, 'cert.pem');
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-keyout',
-      key,
-      '-out',
-      cert,
-      '-days',
-      '1',
-      '-subj',
-      '/CN=localhost',
-      '-addext',
-      'subjectAltName=DNS:localhost',
-    ],
-    {stdio: 'ignore'},
-  );
-  const org = readFileSync(new URL('../../fixtures/api/org.json', import.meta.url));
-  const server = createHttpsServer({key: readFileSync(key), cert: readFileSync(cert)}, (req, res) => {
-    const ok = req.url === '/v1/org' && req.headers.authorization === `Bearer ${secret}`;
-    res.writeHead(ok ? 200 : 401, {'content-type': 'application/json'});
-    res.end(ok ? org : '{"error":{"code":"unauthorized","message":"no"}}');
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const {port} = server.address() as AddressInfo;
-  tls = {server, url: `https://localhost:${port}`, caFile: cert, dir};
-}, 60_000);
-
-afterAll(async () => {
-  await proxy?.close();
-  await new Promise((resolve) => tls?.server.close(resolve));
-  if (tls) rmSync(tls.dir, {recursive: true, force: true});
-  await emu?.stop();
-});
-
-describe('proxies', {timeout: 60_000}, () => {
-  it('sends an https:// API request through HTTPS_PROXY, end to end encrypted', async () => {
-    const before = proxy.seen.length;
-    const port = new URL(tls.url).port;
-    const r = await runCli(['org', '--json'], {
-      env: {
-        SVC_API_URL: tls.url,
-        SVC_API_KEY: secret,
-        HTTPS_PROXY: proxy.url,
-        NODE_EXTRA_CA_CERTS: tls.caFile,
-      },
+    // An HTTPS API on localhost with its own certificate, trusted by the CLI through NODE_EXTRA_CA_CERTS.
+    const dir = mkdtempSync(join(tmpdir(), 'svc-proxy-'));
+    const key = join(dir, 'key.pem');
+    const cert = join(dir, 'cert.pem');
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-keyout',
+        key,
+        '-out',
+        cert,
+        '-days',
+        '1',
+        '-subj',
+        '/CN=localhost',
+        '-addext',
+        'subjectAltName=DNS:localhost',
+      ],
+      {stdio: 'ignore'},
+    );
+    const org = readFileSync(new URL('../../fixtures/api/org.json', import.meta.url));
+    const server = createHttpsServer({key: readFileSync(key), cert: readFileSync(cert)}, (req, res) => {
+      const ok = req.url === '/v1/org' && req.headers.authorization === `Bearer ${secret}`;
+      res.writeHead(ok ? 200 : 401, {'content-type': 'application/json'});
+      res.end(ok ? org : '{"error":{"code":"unauthorized","message":"no"}}');
     });
-    expect(r.stderr).toBe('');
-    expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout).name).toBeTruthy();
-    expect(proxy.seen.slice(before)).toEqual([`CONNECT localhost:${port}`]);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const {port} = server.address() as AddressInfo;
+    tls = {server, url: `https://localhost:${port}`, caFile: cert, dir};
+  }, 60_000);
+
+  afterAll(async () => {
+    await proxy?.close();
+    await new Promise((resolve) => tls?.server.close(resolve));
+    if (tls) rmSync(tls.dir, {recursive: true, force: true});
+    await emu?.stop();
   });
 
-  it('goes straight to hosts NO_PROXY names', async () => {
-    const before = proxy.seen.length;
-    const r = await runCli(['org', '--json'], {
-      env: {
-        SVC_API_URL: tls.url,
-        SVC_API_KEY: secret,
-        HTTPS_PROXY: proxy.url,
-        NO_PROXY: 'example.com,localhost',
-        NODE_EXTRA_CA_CERTS: tls.caFile,
-      },
+  describe('for API requests', {timeout: 60_000}, () => {
+    it('sends an https:// API request through HTTPS_PROXY, end to end encrypted', async () => {
+      const before = proxy.seen.length;
+      const port = new URL(tls.url).port;
+      const r = await runCli(['org', '--json'], {
+        env: {
+          SVC_API_URL: tls.url,
+          SVC_API_KEY: secret,
+          HTTPS_PROXY: proxy.url,
+          NODE_EXTRA_CA_CERTS: tls.caFile,
+        },
+      });
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      expect(JSON.parse(r.stdout).name).toBeTruthy();
+      expect(proxy.seen.slice(before)).toEqual([`CONNECT localhost:${port}`]);
     });
-    expect(r.code).toBe(0);
-    expect(proxy.seen.length).toBe(before);
-  });
 
-  it('sends an http:// API request through HTTP_PROXY', async () => {
-    const before = proxy.seen.length;
-    const r = await runCli(['keys', 'list', '--json'], {
-      env: {SVC_API_URL: emu.apiUrl, SVC_API_KEY: secret, HTTP_PROXY: proxy.url},
+    it('goes straight to hosts NO_PROXY names', async () => {
+      const before = proxy.seen.length;
+      const r = await runCli(['org', '--json'], {
+        env: {
+          SVC_API_URL: tls.url,
+          SVC_API_KEY: secret,
+          HTTPS_PROXY: proxy.url,
+          NO_PROXY: 'example.com,localhost',
+          NODE_EXTRA_CA_CERTS: tls.caFile,
+        },
+      });
+      expect(r.code).toBe(0);
+      expect(proxy.seen.length).toBe(before);
     });
-    expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout).data.map((k: {name: string}) => k.name)).toContain('behind-a-proxy');
-    const host = new URL(emu.apiUrl).host;
-    expect(proxy.seen.slice(before).some((line) => line.includes(host))).toBe(true);
-  });
 
-  it('uses no proxy when none is set', async () => {
-    const before = proxy.seen.length;
-    const r = await runCli(['keys', 'list', '--json'], {env: {SVC_API_URL: emu.apiUrl, SVC_API_KEY: secret}});
-    expect(r.code).toBe(0);
-    expect(proxy.seen.length).toBe(before);
-  });
-
-  it('says so when the proxy cannot be reached', async () => {
-    const closed = await startProxy();
-    await closed.close();
-    const r = await runCli(['org'], {
-      env: {
-        SVC_API_URL: tls.url,
-        SVC_API_KEY: secret,
-        HTTPS_PROXY: closed.url,
-        NODE_EXTRA_CA_CERTS: tls.caFile,
-      },
+    it('sends an http:// API request through HTTP_PROXY', async () => {
+      const before = proxy.seen.length;
+      const r = await runCli(['keys', 'list', '--json'], {
+        env: {SVC_API_URL: emu.apiUrl, SVC_API_KEY: secret, HTTP_PROXY: proxy.url},
+      });
+      expect(r.code).toBe(0);
+      expect(JSON.parse(r.stdout).data.map((k: {name: string}) => k.name)).toContain('behind-a-proxy');
+      const host = new URL(emu.apiUrl).host;
+      expect(proxy.seen.slice(before).some((line) => line.includes(host))).toBe(true);
     });
-    expect(r.code).not.toBe(0);
-    expect(r.stderr).toMatch(/could not reach/);
-    expect(r.stderr).not.toContain(secret);
+
+    it('uses no proxy when none is set', async () => {
+      const before = proxy.seen.length;
+      const r = await runCli(['keys', 'list', '--json'], {
+        env: {SVC_API_URL: emu.apiUrl, SVC_API_KEY: secret},
+      });
+      expect(r.code).toBe(0);
+      expect(proxy.seen.length).toBe(before);
+    });
+
+    it('says so when the proxy cannot be reached', async () => {
+      const closed = await startProxy();
+      await closed.close();
+      const r = await runCli(['org'], {
+        env: {
+          SVC_API_URL: tls.url,
+          SVC_API_KEY: secret,
+          HTTPS_PROXY: closed.url,
+          NODE_EXTRA_CA_CERTS: tls.caFile,
+        },
+      });
+      expect(r.code).not.toBe(0);
+      expect(r.stderr).toMatch(/could not reach/);
+      expect(r.stderr).not.toContain(secret);
+    });
   });
 });

@@ -8,6 +8,7 @@ import {join} from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {type Receiver, startReceiver} from '../emulator/delivery/helpers.js';
 import {type EmulatorProcess, startEmulatorProcess, stopProcess} from '../emulator/delivery/processes.js';
+import {describeNeeding, TMUX} from '../helpers/requirements.js';
 import {BIN, runCli} from '../helpers/run-cli.js';
 
 // A tmux server of this test file's own, so nothing else's sessions are touched.
@@ -107,7 +108,7 @@ async function keys(session: string, ...list: string[]) {
 
 const selectedLine = (text: string) => text.split('\n').find((l) => l.startsWith('> ')) ?? '';
 
-describe('svc tui in a terminal', () => {
+describeNeeding([TMUX], 'svc tui in a terminal', () => {
   it('browses to the failing delivery, shows its attempts live, resends it, filters and quits', async () => {
     startTui('main');
     await sees('main', webhookId);

@@ -8,8 +8,9 @@
 import {randomBytes} from 'node:crypto';
 import {createServer, type Server} from 'node:http';
 import type {AddressInfo} from 'node:net';
-import {afterAll, beforeAll, describe, expect, it} from 'vitest';
+import {afterAll, beforeAll, expect, it} from 'vitest';
 import {EVENT_TYPES, RETRY_WAITS_MS} from '../../../src/definitions.js';
+import {describeNeeding, POSTGRES} from '../../helpers/requirements.js';
 import {seededRandom, testSeed} from '../../helpers/seeded-random.js';
 import {
   apiGet,
@@ -17,7 +18,6 @@ import {
   databaseProxy,
   type EmulatorProcess,
   freshSchema,
-  pgUrl,
   type Schema,
   startProcess,
   type Tuning,
@@ -56,7 +56,7 @@ interface Seen {
   eventId: string;
 }
 
-describe.skipIf(!pgUrl)('the shared emulator under load and faults', () => {
+describeNeeding([POSTGRES], 'the shared emulator under load and faults', () => {
   const vaultKey = randomBytes(32);
   let schema: Schema;
   let database: DatabaseOutage;

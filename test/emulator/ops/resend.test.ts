@@ -5,6 +5,7 @@ import {RESPONSE_BODY_LIMIT_BYTES} from '../../../src/definitions.js';
 import {verifySignature} from '../../../src/webhooks/index.js';
 import {type Receiver, startReceiver, waitFor} from '../delivery/helpers.js';
 import {scratchSchema} from '../../helpers/pg-schema.js';
+import {describeEachBackend, POSTGRES, postgresUrl, type Requirement} from '../../helpers/requirements.js';
 
 let emu: RunningEmulator | undefined;
 let receiver: Receiver | undefined;
@@ -18,24 +19,23 @@ afterEach(async () => {
   dropSchema = undefined;
 });
 
-const pgUrl = process.env.SVC_TEST_DATABASE_URL;
-
 /** Where the emulator keeps its data: options for startEmulator. */
 type Storage = () => Promise<Parameters<typeof startEmulator>[0]>;
-const storages: [string, Storage][] = [['PGlite', async () => ({inMemory: true})]];
-if (pgUrl) {
-  storages.push([
-    'PostgreSQL',
-    async () => {
-      const schema = await scratchSchema(pgUrl);
+const storages: {name: string; needs?: Requirement[]; open: Storage}[] = [
+  {name: 'PGlite', open: async () => ({inMemory: true})},
+  {
+    name: 'PostgreSQL',
+    needs: [POSTGRES],
+    async open() {
+      const schema = await scratchSchema(postgresUrl());
       dropSchema = () => schema.drop();
       // inMemory: no data dir of its own to keep (the rows are in PostgreSQL).
       return {databaseUrl: schema.url, inMemory: true};
     },
-  ]);
-}
+  },
+];
 
-let storage: Storage = storages[0]?.[1] as Storage;
+let storage: Storage = storages[0]?.open as Storage;
 
 const START = new Date('2031-05-01T12:00:00.000Z');
 
@@ -68,9 +68,9 @@ async function setUp(answer: (i: number) => {status: number; body?: string}) {
   return {emu: e, receiver: r, hook, deliveryId: id};
 }
 
-describe.each(storages)('on %s', (_name, chosen) => {
+describeEachBackend(storages, 'on $name', (chosen) => {
   beforeEach(() => {
-    storage = chosen;
+    storage = chosen.open;
   });
 
   describe('GET /_emulator/deliveries/:id', () => {

@@ -1,19 +1,12 @@
 // The account page in real Chromium against a real emulator: sign-in through the mailbox, keys, endpoints,
 // deliveries, every validation error, forged posts, other orgs, accessibility (axe) and screenshots.
 import type {Browser, BrowserContext, Page} from 'playwright-core';
-import {afterAll, beforeAll, describe, expect, it} from 'vitest';
+import {afterAll, beforeAll, expect, it} from 'vitest';
 import {type RunningEmulator, startEmulator} from '../../../emulator/index.js';
 import {MAX_ACTIVE_KEYS_PER_ORG, MAX_ENDPOINTS_PER_ORG} from '../../../src/definitions.js';
-import {
-  chromiumAvailable,
-  launchChromium,
-  screenshots,
-  seriousAxeViolations,
-  warnIfNoChromium,
-} from '../../helpers/browser.js';
+import {launchChromium, screenshots, seriousAxeViolations} from '../../helpers/browser.js';
+import {CHROMIUM, describeNeeding} from '../../helpers/requirements.js';
 import {type Receiver, startReceiver, waitFor} from '../delivery/helpers.js';
-
-warnIfNoChromium('test/emulator/web/account-page.test.ts');
 
 const START = new Date('2031-05-01T12:00:00.000Z');
 const ARTIFACTS = 'account-page';
@@ -97,14 +90,7 @@ async function api(path: string, key: string): Promise<number> {
   return res.status;
 }
 
-describe('Chromium availability', () => {
-  // CI installs Chromium; there, a missing browser is a broken set-up, not a reason to skip.
-  it.runIf(process.env.CI === 'true')('has Chromium in CI', () => {
-    expect(chromiumAvailable, 'Chromium must be installed in CI').toBe(true);
-  });
-});
-
-describe.skipIf(!chromiumAvailable)('the account page in Chromium', {timeout: 60_000}, () => {
+describeNeeding([CHROMIUM], 'the account page in Chromium', {timeout: 60_000}, () => {
   let alice: Page;
   let aliceOutside: string[];
 
