@@ -15,15 +15,15 @@ function walk(dir: string): string[] {
 }
 
 /** Where the build puts what it makes of a source file, or undefined for files it does not take. */
-function builtFrom(file: string): string | undefined {
-  const rel = relative(ROOT, file);
-  if (/\.tsx?$/.test(rel) && !rel.endsWith('.d.ts')) return join(ROOT, 'dist', rel.replace(/\.tsx?$/, '.js'));
+function builtFrom(root: string, file: string): string | undefined {
+  const rel = relative(root, file);
+  if (/\.tsx?$/.test(rel) && !rel.endsWith('.d.ts')) return join(root, 'dist', rel.replace(/\.tsx?$/, '.js'));
   // Copied as they are: the migrations and the account page's assets.
   if (
     rel.startsWith(join('emulator', 'db', 'migrations')) ||
     rel.startsWith(join('emulator', 'web', 'assets'))
   )
-    return join(ROOT, 'dist', rel);
+    return join(root, 'dist', rel);
   return undefined;
 }
 
@@ -38,7 +38,7 @@ export function staleSources(root = ROOT): string[] {
   const builtAt = existsSync(bundle) ? mtime(bundle) : Number.NEGATIVE_INFINITY;
   const stale: {file: string; time: number}[] = [];
   for (const file of [...walk(join(root, 'src')), ...walk(join(root, 'emulator'))]) {
-    const out = builtFrom(file);
+    const out = builtFrom(root, file);
     if (!out) continue;
     const time = mtime(file);
     if (time > builtAt || !existsSync(out)) stale.push({file: relative(root, file), time});
@@ -46,19 +46,21 @@ export function staleSources(root = ROOT): string[] {
   return stale.sort((a, b) => b.time - a.time).map((s) => s.file);
 }
 
-let checked: Error | null | undefined;
+/** What a test of the built CLI says on a stale build: the newest changed sources and the command to rebuild. */
+export function staleBuildError(root = ROOT): Error | undefined {
+  const stale = staleSources(root);
+  if (stale.length === 0) return undefined;
+  const named = stale.slice(0, 3).join(', ') + (stale.length > 3 ? `, and ${stale.length - 3} more` : '');
+  return new Error(
+    `dist/ is older than the sources (${named} changed since the last build). ` +
+      'Run `npm run build` first; `npm test` builds, then tests.',
+  );
+}
 
-/** Throws, naming the newest changed sources and the command to rebuild, when dist/ is older than them. */
+let checked: {error: Error | undefined} | undefined;
+
+/** Throws staleBuildError() when there is one; looks once per test file. */
 export function assertFreshBuild(): void {
-  if (checked === undefined) {
-    const stale = staleSources();
-    checked =
-      stale.length === 0
-        ? null
-        : new Error(
-            `dist/ is older than the sources (${stale.slice(0, 3).join(', ')}${stale.length > 3 ? `, and ${stale.length - 3} more` : ''} changed since the last build). ` +
-              'Run `npm run build` first; `npm test` builds, then tests.',
-          );
-  }
-  if (checked) throw checked;
+  checked ??= {error: staleBuildError()};
+  if (checked.error) throw checked.error;
 }
