@@ -8,6 +8,9 @@ import {join} from 'node:path';
 import {fileURLToPath} from 'node:url';
 import pg from 'pg';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
+import {EmulatorControl} from '../../emulator/control-client.js';
+import {readRuntimeFile} from '../../emulator/runtime-file.js';
+import {MAX_ACTIVE_KEYS_PER_ORG, MAX_ENDPOINTS_PER_ORG} from '../../src/definitions.js';
 import {BIN} from '../helpers/run-cli.js';
 import {describeEachBackend, POSTGRES, postgresUrl, type Requirement} from '../helpers/requirements.js';
 
@@ -307,6 +310,77 @@ describe('svc login without --api-url', () => {
       expect(hint, r.stderr).toBe(`svc login --api-url ${apiUrl}`);
       const again = await sh(offline, hint!, `${key}\n`);
       expect(again.code, again.stderr).toBe(0);
+    } finally {
+      await emulator.stop();
+    }
+  });
+});
+
+describe('the ways out printed at the limits', () => {
+  it(`at ${MAX_ACTIVE_KEYS_PER_ORG} keys and ${MAX_ENDPOINTS_PER_ORG} endpoints, the printed list and revoke/delete run as printed and make room`, {
+    timeout: 180_000,
+  }, async () => {
+    const m = machine('at-the-limits', {svcOnPath: true});
+    const dataDir = join(m.cwd, 'limits emulator');
+    const dirFlag = ` --data-dir '${dataDir}'`;
+    const emulator = await background(
+      m,
+      `"${process.execPath}" "${BIN}" emulator start --demo --port 0${dirFlag}`,
+      /Press Ctrl\+C to stop\./,
+    );
+    try {
+      const key = /^ {2}(svc_\w+)$/m.exec(emulator.out)![1]!;
+      const apiUrl = /API: +(\S+)/.exec(emulator.out)![1]!;
+      const login = await sh(m, `svc login --api-url ${apiUrl}`, `${key}\n`);
+      expect(login.code, login.stderr).toBe(0);
+      // Filled through the control surface (quicker than a process per key); the refusal comes from the CLI.
+      const info = await readRuntimeFile(dataDir);
+      const control = new EmulatorControl({url: info!.api_url, adminToken: info!.admin_token});
+      for (let i = 1; i < MAX_ACTIVE_KEYS_PER_ORG; i++) await control.createKey({name: `filler ${i}`});
+      for (let i = 0; i < MAX_ENDPOINTS_PER_ORG; i++)
+        await control.createWebhook({url: `https://hooks.example.com/${i}`, events: ['sandbox.ready']});
+
+      const createKey = `svc emulator keys create --name one-more${dirFlag}`;
+      const refusedKey = await sh(m, createKey);
+      expect(refusedKey.code, refusedKey.stderr).toBe(1);
+      const keyHint =
+        /`([^`]+ keys list)` shows their ids, `([^`]+ emulator keys revoke)` followed by one revokes it(?: \(with (.+?)\))?/.exec(
+          flat(refusedKey.stderr),
+        );
+      expect(keyHint, refusedKey.stderr).toBeTruthy();
+      const [, listKeys, revoke, keyDir] = keyHint!;
+      const keys = await sh(m, listKeys!);
+      expect(keys.code, keys.stderr).toBe(0);
+      const filler = keys.stdout.split('\n').find((l) => l.includes('filler 1 '));
+      const keyId = /\bkey_\w+/.exec(filler ?? '')?.[0];
+      expect(keyId, keys.stdout).toBeTruthy();
+      const revoked = await sh(m, `${revoke} ${keyId}${keyDir ? ` ${keyDir}` : ''}`);
+      expect(revoked.code, revoked.stderr).toBe(0);
+      const created = await sh(m, createKey);
+      expect(created.code, created.stderr).toBe(0);
+      expect(created.stdout).toMatch(/^svc_\w+$/m);
+
+      const createHook = `svc emulator webhooks create --url https://hooks.example.com/more --events sandbox.ready${dirFlag}`;
+      const refusedHook = await sh(m, createHook);
+      expect(refusedHook.code, refusedHook.stderr).toBe(1);
+      const hookHint =
+        /`([^`]+ webhooks list)` shows their ids, `([^`]+ emulator webhooks delete)` followed by one deletes it(?: \(with (.+?)\))?/.exec(
+          flat(refusedHook.stderr),
+        );
+      expect(hookHint, refusedHook.stderr).toBeTruthy();
+      const [, listHooks, remove, hookDir] = hookHint!;
+      const hooks = await sh(m, listHooks!);
+      expect(hooks.code, hooks.stderr).toBe(0);
+      const hookId = /\bwe_\w+/.exec(hooks.stdout.split('\n').find((l) => l.includes('/3 ')) ?? '')?.[0];
+      expect(hookId, hooks.stdout).toBeTruthy();
+      const deleted = await sh(m, `${remove} ${hookId}${hookDir ? ` ${hookDir}` : ''}`);
+      expect(deleted.code, deleted.stderr).toBe(0);
+      const added = await sh(m, createHook);
+      expect(added.code, added.stderr).toBe(0);
+      const after = await sh(m, `${listHooks} --json`);
+      const urls = (JSON.parse(after.stdout) as {data: {url: string}[]}).data.map((h) => h.url);
+      expect(urls).toContain('https://hooks.example.com/more');
+      expect(urls).not.toContain('https://hooks.example.com/3');
     } finally {
       await emulator.stop();
     }
