@@ -175,6 +175,7 @@ describeNeeding([POSTGRES], 'emulator processes sharing one PostgreSQL', () => {
               [endpoint.id],
             )
           ).rows[0].n,
+        {timeout: 10_000},
       )
       .toBe(20);
     expect(rows.reduce((n, r) => n + r.n, 0)).toBe(20);
