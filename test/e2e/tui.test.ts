@@ -99,10 +99,15 @@ async function until(session: string, check: (text: string) => boolean, what: st
 
 const sees = (session: string, text: string) => until(session, (s) => s.includes(text), JSON.stringify(text));
 
+/**
+ * Types keys one at a time, each once the screen has shown the one before it: keys that reach the program together
+ * are read as one input, and a key meant for the next screen must not arrive while the last one is still shown.
+ */
 async function keys(session: string, ...list: string[]) {
   for (const k of list) {
+    const before = screen(session);
     tmux('send-keys', '-t', session, k);
-    await new Promise((r) => setTimeout(r, 80));
+    await until(session, (s) => s !== before, `the screen after the key ${k}`);
   }
 }
 
