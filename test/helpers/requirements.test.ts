@@ -9,10 +9,15 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const VITEST = fileURLToPath(new URL('../../node_modules/vitest/vitest.mjs', import.meta.url));
 /** A quick test file that needs nothing from the machine. */
 const SMALL_FILE = 'test/webhooks/event.test.ts';
+/** A file whose tests all need PostgreSQL. */
+const NEEDS_POSTGRES = 'test/emulator/multi-process/shared-state.test.ts';
 
-function vitest(env: NodeJS.ProcessEnv): Promise<{code: number | null; output: string}> {
+function vitest(
+  env: NodeJS.ProcessEnv,
+  args: string[] = [SMALL_FILE],
+): Promise<{code: number | null; output: string}> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [VITEST, 'run', SMALL_FILE], {
+    const child = spawn(process.execPath, [VITEST, 'run', ...args], {
       cwd: ROOT,
       env: {PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', ...env},
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -53,9 +58,16 @@ describe('the full test mode', {timeout: 90_000}, () => {
     expect(r.output).toContain('Chromium: no Chromium at /nonexistent/chromium');
   });
 
-  it('outside it, runs what it can', async () => {
-    const r = await vitest({SVC_CHROMIUM_PATH: '/nonexistent/chromium', SVC_TEST_DATABASE_URL: ''});
-    expect(r.output).toMatch(/Tests\s+\d+ passed/);
+  it('outside it, runs what it can and shows what it could not as skipped, with the reason', async () => {
+    const r = await vitest({SVC_CHROMIUM_PATH: '/nonexistent/chromium', SVC_TEST_DATABASE_URL: ''}, [
+      SMALL_FILE,
+      NEEDS_POSTGRES,
+      '--reporter=verbose',
+    ]);
+    expect(r.output).toMatch(/Tests\s+\d+ passed \| \d+ skipped/);
+    expect(r.output).toContain(
+      'emulator processes sharing one PostgreSQL [skipped: needs PostgreSQL: SVC_TEST_DATABASE_URL is not set]',
+    );
     expect(r.code).toBe(0);
   });
 });
