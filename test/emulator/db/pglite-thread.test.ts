@@ -50,12 +50,13 @@ describe('PGlite on its own thread', () => {
   });
 
   it('reports a failed statement with the SQLSTATE and constraint PostgreSQL gave', async () => {
+    await db.query('INSERT INTO t (id) VALUES (1) ON CONFLICT DO NOTHING');
     const err = await db.query('INSERT INTO t (id) VALUES (1)').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(Error);
     expect(err).toMatchObject({code: '23505', constraint: 't_pkey'});
     expect((err as Error).message).toMatch(/duplicate key/);
     // The session is fine afterwards.
-    expect((await db.query('SELECT count(*)::int AS n FROM t')).rows).toEqual([{n: 2}]);
+    expect((await db.query('SELECT count(*)::int AS n FROM t WHERE id = 1')).rows).toEqual([{n: 1}]);
   });
 
   it('holds the session for a transaction: outside statements wait for its end and see only what it committed', async () => {
@@ -78,6 +79,8 @@ describe('PGlite on its own thread', () => {
   });
 
   it('rolls back everything when the transaction throws, and when a statement in it failed', async () => {
+    // A row for the second transaction's statement to collide with.
+    await db.query('INSERT INTO t (id) VALUES (1) ON CONFLICT DO NOTHING');
     await expect(
       db.transaction(async (tx) => {
         await tx.query('INSERT INTO t (id) VALUES (20)');
