@@ -3,7 +3,8 @@
 import type {Browser, BrowserContext, Page} from 'playwright-core';
 import {afterAll, beforeAll, expect, it} from 'vitest';
 import {type RunningEmulator, startEmulator} from '../../../emulator/index.js';
-import {EVENT_TYPES, MAX_ACTIVE_KEYS_PER_ORG, MAX_ENDPOINTS_PER_ORG} from '../../../src/definitions.js';
+import {MAX_ACTIVE_KEYS_PER_ORG, MAX_ENDPOINTS_PER_ORG} from '../../../src/definitions.js';
+import type {EventType} from '../../../src/schemas/index.js';
 import {launchChromium, screenshots, seriousAxeViolations} from '../../helpers/browser.js';
 import {CHROMIUM, describeNeeding} from '../../helpers/requirements.js';
 import {type Receiver, startReceiver, waitFor} from '../delivery/helpers.js';
@@ -501,7 +502,7 @@ describeNeeding([CHROMIUM], 'the account page in Chromium', {timeout: 60_000}, (
     if (!(await hasDelivery())) {
       // An event one of the org's endpoints takes (the full-file run left only sandbox.error endpoints).
       const [hook] = await emu.repos.endpoints.list(emu.orgId);
-      await emu.control.trigger({type: hook?.events[0] as (typeof EVENT_TYPES)[number]});
+      await emu.control.trigger({type: hook?.events[0] as EventType});
       await waitFor(hasDelivery);
     }
     const aliceKey = (await emu.repos.keys.list(emu.orgId)).find((k) => !k.revokedAt);
