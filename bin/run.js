@@ -27,6 +27,8 @@ async function run() {
     await loaded.bundle.run(root, argv);
   } else {
     const {execute} = await import('@oclif/core');
-    await execute({dir: pathToFileURL(__filename).href});
+    // From the package root: oclif looks for the nearest package.json, and bin/'s own (which only marks
+    // this folder CommonJS) has no name.
+    await execute({dir: root});
   }
 }

@@ -1,6 +1,9 @@
 import {
   chmodSync,
+  closeSync,
+  fstatSync,
   mkdirSync,
+  openSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
@@ -50,12 +53,35 @@ describe('the credentials file', () => {
     expect(await store.get('https://api.svc.dev')).toBeUndefined();
   });
 
-  it('replaces the file atomically and leaves no temp files behind', async () => {
+  it('leaves no temp files behind', async () => {
     const store = new FileCredentialStore({dir: root});
     for (let i = 0; i < 5; i++) await store.set(`https://h${i}.example`, entry(newApiKeySecret()));
     expect(readdirSync(root)).toEqual(['credentials.json']);
     expect(Object.keys(JSON.parse(readFileSync(store.path, 'utf8')).credentials)).toHaveLength(5);
   });
+
+  it.runIf(posix)(
+    'replaces the file whole: a reader of the old file never sees it rewritten in place',
+    async () => {
+      const store = new FileCredentialStore({dir: root});
+      await store.set('https://old.example', entry(newApiKeySecret()));
+      const before = readFileSync(store.path, 'utf8');
+      // A reader that opened the file before the write keeps the old file, complete, when the new one is renamed
+      // over it; a write in place (truncate, then write) would change what that reader sees under it.
+      const reader = openSync(store.path, 'r');
+      try {
+        await store.set('https://new.example', entry(newApiKeySecret()));
+        expect(readFileSync(reader, 'utf8')).toBe(before);
+        expect(fstatSync(reader).ino).not.toBe(statSync(store.path).ino);
+      } finally {
+        closeSync(reader);
+      }
+      expect(Object.keys(JSON.parse(readFileSync(store.path, 'utf8')).credentials)).toEqual([
+        'https://old.example',
+        'https://new.example',
+      ]);
+    },
+  );
 
   it.runIf(posix)('repairs a file that became readable by others, and says so', async () => {
     const warnings: string[] = [];

@@ -2,6 +2,8 @@
 import {type ChildProcessWithoutNullStreams, spawn} from 'node:child_process';
 import {mkdtemp, rm, stat} from 'node:fs/promises';
 import {existsSync} from 'node:fs';
+import {createServer} from 'node:http';
+import type {AddressInfo} from 'node:net';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest';
@@ -140,6 +142,33 @@ describe('svc emulator start', () => {
     expect(after.code).toBe(1);
     expect(JSON.parse(after.stdout).error.code).toBe('emulator_not_running');
   }, 120_000);
+
+  it('on a port another program holds: exit 1, the port named, and the way out (another --port) works', async () => {
+    const holder = createServer((_q, res) => res.end('someone else'));
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const {port} = holder.address() as AddressInfo;
+    try {
+      const env = baseEnv(join(root, 'port-in-use'));
+      const taken = await runCli(['emulator', 'start', '--in-memory', '--port', String(port)], {env});
+      expect(taken.code, taken.stderr).toBe(1);
+      expect(taken.stderr).toContain(`port ${port} on 127.0.0.1 is already in use; pick another with --port`);
+      expect(taken.stderr).not.toMatch(/EADDRINUSE|\n\s+at /);
+      const json = await runCli(['emulator', 'start', '--in-memory', '--port', String(port), '--json'], {
+        env,
+      });
+      expect(json.code).toBe(1);
+      expect(JSON.parse(json.stdout)).toMatchObject({error: {code: 'port_in_use'}});
+      // The other program is untouched, and another port starts.
+      expect(await (await fetch(`http://127.0.0.1:${port}/`)).text()).toBe('someone else');
+      const started = await startEmulatorProcess(['--in-memory'], env);
+      expect(started.ready.api_url).not.toContain(`:${port}`);
+      started.child.kill('SIGTERM');
+      expect(await started.exited).toBe(0);
+    } finally {
+      holder.closeAllConnections();
+      await new Promise((resolve) => holder.close(resolve));
+    }
+  });
 
   it('never echoes a database URL password', async () => {
     const env = {

@@ -8,10 +8,13 @@ import {join} from 'node:path';
 import {fileURLToPath} from 'node:url';
 import pg from 'pg';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
+import {EmulatorControl} from '../../src/client/emulator-control.js';
+import {readRuntimeFile} from '../../src/client/emulator-runtime.js';
+import {MAX_ACTIVE_KEYS_PER_ORG, MAX_ENDPOINTS_PER_ORG} from '../../src/definitions.js';
 import {BIN} from '../helpers/run-cli.js';
+import {describeEachBackend, POSTGRES, postgresUrl, type Requirement} from '../helpers/requirements.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const pgUrl = process.env.SVC_TEST_DATABASE_URL;
 
 let base: string;
 let shimDir: string;
@@ -125,6 +128,7 @@ const flat = (text: string) => text.replace(/\n\s*›\s*/g, ' ').replace(/[ \t]+
 
 interface Mode {
   name: string;
+  needs?: Requirement[];
   flags: (m: Machine) => string[] | Promise<string[]>;
   svcOnPath: boolean;
   /** Where the person is: their home, or the project folder (where `npx svc` works). */
@@ -135,8 +139,8 @@ interface Mode {
 
 const schemas: string[] = [];
 afterAll(async () => {
-  if (!pgUrl || schemas.length === 0) return;
-  const admin = new pg.Client({connectionString: pgUrl});
+  if (schemas.length === 0) return;
+  const admin = new pg.Client({connectionString: postgresUrl()});
   await admin.connect();
   for (const schema of schemas) await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
   await admin.end();
@@ -162,27 +166,26 @@ const modes: Mode[] = [
     inProject: true,
     expect: /^npx svc /,
   },
-];
-if (pgUrl) {
-  modes.push({
+  {
     name: '--database-url (PostgreSQL), svc on PATH',
     svcOnPath: true,
+    needs: [POSTGRES],
     expect: /^svc /,
     async flags() {
       const schema = `svc_hints_${randomBytes(5).toString('hex')}`;
-      const admin = new pg.Client({connectionString: pgUrl});
+      const admin = new pg.Client({connectionString: postgresUrl()});
       await admin.connect();
       await admin.query(`CREATE SCHEMA ${schema}`);
       await admin.end();
       schemas.push(schema);
-      const url = new URL(pgUrl);
+      const url = new URL(postgresUrl());
       url.searchParams.set('options', `-c search_path=${schema}`);
       return ['--database-url', url.toString()];
     },
-  });
-}
+  },
+];
 
-describe.each(modes)('svc emulator start --demo, $name', (mode) => {
+describeEachBackend(modes, 'svc emulator start --demo, $name', (mode) => {
   it('prints only commands that run as printed', {timeout: 240_000}, async () => {
     const m = machine(mode.name.replace(/\W+/g, '-'), {
       svcOnPath: mode.svcOnPath,
@@ -307,6 +310,77 @@ describe('svc login without --api-url', () => {
       expect(hint, r.stderr).toBe(`svc login --api-url ${apiUrl}`);
       const again = await sh(offline, hint!, `${key}\n`);
       expect(again.code, again.stderr).toBe(0);
+    } finally {
+      await emulator.stop();
+    }
+  });
+});
+
+describe('the ways out printed at the limits', () => {
+  it(`at ${MAX_ACTIVE_KEYS_PER_ORG} keys and ${MAX_ENDPOINTS_PER_ORG} endpoints, the printed list and revoke/delete run as printed and make room`, {
+    timeout: 180_000,
+  }, async () => {
+    const m = machine('at-the-limits', {svcOnPath: true});
+    const dataDir = join(m.cwd, 'limits emulator');
+    const dirFlag = ` --data-dir '${dataDir}'`;
+    const emulator = await background(
+      m,
+      `"${process.execPath}" "${BIN}" emulator start --demo --port 0${dirFlag}`,
+      /Press Ctrl\+C to stop\./,
+    );
+    try {
+      const key = /^ {2}(svc_\w+)$/m.exec(emulator.out)![1]!;
+      const apiUrl = /API: +(\S+)/.exec(emulator.out)![1]!;
+      const login = await sh(m, `svc login --api-url ${apiUrl}`, `${key}\n`);
+      expect(login.code, login.stderr).toBe(0);
+      // Filled through the control surface (quicker than a process per key); the refusal comes from the CLI.
+      const info = await readRuntimeFile(dataDir);
+      const control = new EmulatorControl({url: info!.api_url, adminToken: info!.admin_token});
+      for (let i = 1; i < MAX_ACTIVE_KEYS_PER_ORG; i++) await control.createKey({name: `filler ${i}`});
+      for (let i = 0; i < MAX_ENDPOINTS_PER_ORG; i++)
+        await control.createWebhook({url: `https://hooks.example.com/${i}`, events: ['sandbox.ready']});
+
+      const createKey = `svc emulator keys create --name one-more${dirFlag}`;
+      const refusedKey = await sh(m, createKey);
+      expect(refusedKey.code, refusedKey.stderr).toBe(1);
+      const keyHint =
+        /`([^`]+ keys list)` shows their ids, `([^`]+ emulator keys revoke)` followed by one revokes it(?: \(with (.+?)\))?/.exec(
+          flat(refusedKey.stderr),
+        );
+      expect(keyHint, refusedKey.stderr).toBeTruthy();
+      const [, listKeys, revoke, keyDir] = keyHint!;
+      const keys = await sh(m, listKeys!);
+      expect(keys.code, keys.stderr).toBe(0);
+      const filler = keys.stdout.split('\n').find((l) => l.includes('filler 1 '));
+      const keyId = /\bkey_\w+/.exec(filler ?? '')?.[0];
+      expect(keyId, keys.stdout).toBeTruthy();
+      const revoked = await sh(m, `${revoke} ${keyId}${keyDir ? ` ${keyDir}` : ''}`);
+      expect(revoked.code, revoked.stderr).toBe(0);
+      const created = await sh(m, createKey);
+      expect(created.code, created.stderr).toBe(0);
+      expect(created.stdout).toMatch(/^svc_\w+$/m);
+
+      const createHook = `svc emulator webhooks create --url https://hooks.example.com/more --events sandbox.ready${dirFlag}`;
+      const refusedHook = await sh(m, createHook);
+      expect(refusedHook.code, refusedHook.stderr).toBe(1);
+      const hookHint =
+        /`([^`]+ webhooks list)` shows their ids, `([^`]+ emulator webhooks delete)` followed by one deletes it(?: \(with (.+?)\))?/.exec(
+          flat(refusedHook.stderr),
+        );
+      expect(hookHint, refusedHook.stderr).toBeTruthy();
+      const [, listHooks, remove, hookDir] = hookHint!;
+      const hooks = await sh(m, listHooks!);
+      expect(hooks.code, hooks.stderr).toBe(0);
+      const hookId = /\bwe_\w+/.exec(hooks.stdout.split('\n').find((l) => l.includes('/3 ')) ?? '')?.[0];
+      expect(hookId, hooks.stdout).toBeTruthy();
+      const deleted = await sh(m, `${remove} ${hookId}${hookDir ? ` ${hookDir}` : ''}`);
+      expect(deleted.code, deleted.stderr).toBe(0);
+      const added = await sh(m, createHook);
+      expect(added.code, added.stderr).toBe(0);
+      const after = await sh(m, `${listHooks} --json`);
+      const urls = (JSON.parse(after.stdout) as {data: {url: string}[]}).data.map((h) => h.url);
+      expect(urls).toContain('https://hooks.example.com/more');
+      expect(urls).not.toContain('https://hooks.example.com/3');
     } finally {
       await emulator.stop();
     }

@@ -80,9 +80,11 @@ describe('a hostile probe, bounded', {timeout: 120_000}, () => {
   });
 
   it('keeps the control surface open during the lockout, and its reset ends the lockout', async () => {
-    const key = await control.createKey({name: 'during-lockout'});
     const agent = new Agent();
     try {
+      // The lockout of its own (the parallel guesses above leave one too, but this test runs alone as well).
+      for (let i = 0; i <= FAILURE_LIMIT; i++) await get('/v1/org', `Bearer svc_${'L'.repeat(40)}`, agent);
+      const key = await control.createKey({name: 'during-lockout'});
       // A good key from the limited address waits too: otherwise guesses could go on between good requests.
       expect((await get('/v1/org', `Bearer ${key.secret}`, agent)).status).toBe(429);
       const reset = await runCli(['emulator', 'limiter', 'reset', '--data-dir', dataDir]);
@@ -128,9 +130,15 @@ describe('kill -9 in the middle of a burst', {timeout: 120_000}, () => {
 
   it('delivers every acknowledged event after a restart on the same data dir', async () => {
     crashDir = await mkdtemp(join(tmpdir(), 'svc-probe-crash-'));
-    receiver = await startReceiver((_q, res) => {
-      // Slow enough that the burst is still in flight when the process dies.
-      setTimeout(() => res.end('ok'), 15);
+    const ANSWERED_BEFORE_KILL = 3;
+    const EVENTS = 30;
+    let killed = false;
+    const heldUntilKill: (() => void)[] = [];
+    receiver = await startReceiver((_q, res, index) => {
+      // The first few are answered; the next is held until the process is dead, so the kill lands with
+      // an attempt in flight and the rest of the burst still to send.
+      if (index < ANSWERED_BEFORE_KILL || killed) res.end('ok');
+      else heldUntilKill.push(() => res.end('ok'));
     });
     const first = await startEmulatorProcess(crashDir, ['--allow-local-endpoints']);
     processes.push(first);
@@ -140,15 +148,27 @@ describe('kill -9 in the middle of a burst', {timeout: 120_000}, () => {
     await c1.createWebhook({url: `${receiver.url}/hooks`, events: ['sandbox.ready']});
     // Acknowledged: the control surface answered with the event's id.
     const acknowledged = await Promise.all(
-      Array.from({length: 30}, async () => (await c1.trigger({type: 'sandbox.ready'})).event?.id as string),
+      Array.from(
+        {length: EVENTS},
+        async () => (await c1.trigger({type: 'sandbox.ready'})).event?.id as string,
+      ),
     );
-    await waitFor(() => (receiver?.requests.length ?? 0) >= 3);
+    await waitFor(() => heldUntilKill.length > 0);
     first.child.kill('SIGKILL');
     await first.exited;
+    killed = true;
+    for (const release of heldUntilKill.splice(0)) release();
+    // What the first process got answered before it died: only the first few of the burst.
+    const eventOf = (r: {headers: Record<string, unknown>}) => String(r.headers['svc-event-id']);
+    const answeredBeforeKill = new Set(receiver.requests.slice(0, ANSWERED_BEFORE_KILL).map(eventOf));
+    expect(answeredBeforeKill.size).toBe(ANSWERED_BEFORE_KILL);
 
     processes.push(await startEmulatorProcess(crashDir, ['--allow-local-endpoints']));
-    const received = () => new Set(receiver?.requests.map((r) => String(r.headers['svc-event-id'])));
+    const received = () => new Set(receiver?.requests.map(eventOf));
     await waitFor(() => acknowledged.every((id) => received().has(id)), 30_000);
     expect(acknowledged.filter((id) => !received().has(id))).toEqual([]);
+    // The restarted process delivered the rest of the burst, the attempt cut short by the kill included.
+    const afterRestart = new Set(receiver.requests.slice(ANSWERED_BEFORE_KILL + 1).map(eventOf));
+    expect(acknowledged.filter((id) => !answeredBeforeKill.has(id) && !afterRestart.has(id))).toEqual([]);
   });
 });

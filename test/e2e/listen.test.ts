@@ -162,9 +162,16 @@ describe('svc listen --json', () => {
     const req = receiver.requests.find((r) => r.headers['svc-event-id'] === afterId);
     verifySignature({payload: req?.body as Buffer, header: String(req?.headers['svc-signature']), secret});
 
-    // Not subscribed with --events: never forwarded.
-    await runCli(['trigger', 'sandbox.error', '--data-dir', dataDir as string]);
-    expect(receiver.requests.every((r) => r.headers['svc-event-type'] === 'sandbox.ready')).toBe(true);
+    // Not subscribed with --events: never forwarded. Deliveries to one endpoint go in order, so once an event
+    // triggered after it has arrived, a forwarded sandbox.error would have arrived first.
+    const unsubscribed = await runCli(['trigger', 'sandbox.error', '--data-dir', dataDir as string]);
+    expect(unsubscribed.code, unsubscribed.stderr).toBe(0);
+    const barrier = await runCli(['trigger', 'sandbox.ready', '--data-dir', dataDir as string, '--json']);
+    const barrierId = (JSON.parse(barrier.stdout) as {event: {id: string}}).event.id;
+    await waitFor(() => receiver?.requests.some((r) => r.headers['svc-event-id'] === barrierId) ?? false);
+    expect(receiver.requests.map((r) => r.headers['svc-event-type'])).toEqual(
+      receiver.requests.map(() => 'sandbox.ready'),
+    );
   });
 });
 

@@ -7,7 +7,7 @@ import {join} from 'node:path';
 import {Client} from '@modelcontextprotocol/sdk/client/index.js';
 import {StdioClientTransport} from '@modelcontextprotocol/sdk/client/stdio.js';
 import type {CallToolResult} from '@modelcontextprotocol/sdk/types.js';
-import {afterAll, beforeAll, describe, expect, it} from 'vitest';
+import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest';
 import {type RunningEmulator, startEmulator} from '../../emulator/index.js';
 import {waitFor} from '../emulator/delivery/helpers.js';
 import {BIN, runCli} from '../helpers/run-cli.js';
@@ -58,9 +58,12 @@ afterAll(async () => {
   receiver?.closeAllConnections();
   await new Promise((resolve) => receiver?.close(resolve));
   await rm(configDir, {recursive: true, force: true});
-  // The key must not appear in anything the server wrote, on stdout (tool results) or stderr.
-  expect(outputs.length).toBeGreaterThan(5);
-  for (const text of outputs) expect(text).not.toContain(secret);
+});
+
+// The key must not appear in anything the server wrote, on stdout (tool results) or stderr: checked after each
+// test, so that a test run alone is checked too.
+afterEach(() => {
+  for (const text of outputs.splice(0)) expect(text).not.toContain(secret);
 });
 
 interface Connected {

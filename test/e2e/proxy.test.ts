@@ -10,6 +10,7 @@ import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {type RunningEmulator, startEmulator} from '../../emulator/index.js';
+import {describeNeeding, OPENSSL} from '../helpers/requirements.js';
 import {runCli} from '../helpers/run-cli.js';
 
 interface Proxy {
@@ -75,151 +76,156 @@ async function startProxy(options: {refuse?: boolean} = {}): Promise<Proxy> {
   };
 }
 
-let emu: RunningEmulator;
-let secret: string;
-let proxy: Proxy;
-let tls: {server: Server; url: string; caFile: string; dir: string};
+// The HTTPS API's certificate is made with openssl.
+describeNeeding([OPENSSL], 'proxies', () => {
+  let emu: RunningEmulator;
+  let secret: string;
+  let proxy: Proxy;
+  let tls: {server: Server; url: string; caFile: string; dir: string};
 
-beforeAll(async () => {
-  emu = await startEmulator({port: 0, inMemory: true, clock: 'manual'});
-  secret = (await emu.control.createKey({name: 'behind-a-proxy'})).secret;
-  proxy = await startProxy();
+  beforeAll(async () => {
+    emu = await startEmulator({port: 0, inMemory: true, clock: 'manual'});
+    secret = (await emu.control.createKey({name: 'behind-a-proxy'})).secret;
+    proxy = await startProxy();
 
-  // An HTTPS API named API_NAME (reached through the proxy) with its own certificate, trusted by the CLI through
-  // NODE_EXTRA_CA_CERTS.
-  const dir = mkdtempSync(join(tmpdir(), 'svc-proxy-'));
-  const key = join(dir, 'key.pem');
-  const cert = join(dir, 'cert.pem');
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-keyout',
-      key,
-      '-out',
-      cert,
-      '-days',
-      '1',
-      '-subj',
-      `/CN=${API_NAME}`,
-      '-addext',
-      `subjectAltName=DNS:${API_NAME}`,
-    ],
-    {stdio: 'ignore'},
-  );
-  const org = readFileSync(new URL('../../fixtures/api/org.json', import.meta.url));
-  const server = createHttpsServer({key: readFileSync(key), cert: readFileSync(cert)}, (req, res) => {
-    const ok = req.url === '/v1/org' && req.headers.authorization === `Bearer ${secret}`;
-    res.writeHead(ok ? 200 : 401, {'content-type': 'application/json'});
-    res.end(ok ? org : '{"error":{"code":"unauthorized","message":"no"}}');
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const {port} = server.address() as AddressInfo;
-  tls = {server, url: `https://${API_NAME}:${port}`, caFile: cert, dir};
-}, 60_000);
-
-afterAll(async () => {
-  await proxy?.close();
-  await new Promise((resolve) => tls?.server.close(resolve));
-  if (tls) rmSync(tls.dir, {recursive: true, force: true});
-  await emu?.stop();
-});
-
-describe('proxies', {timeout: 60_000}, () => {
-  it('sends an https:// API request through HTTPS_PROXY, end to end encrypted', async () => {
-    const before = proxy.seen.length;
-    const port = new URL(tls.url).port;
-    const r = await runCli(['org', '--json'], {
-      env: {
-        SVC_API_URL: tls.url,
-        SVC_API_KEY: secret,
-        HTTPS_PROXY: proxy.url,
-        NODE_EXTRA_CA_CERTS: tls.caFile,
-      },
-    });
-    expect(r.stderr).toBe('');
-    expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout).name).toBeTruthy();
-    expect(proxy.seen.slice(before)).toEqual([`CONNECT ${API_NAME}:${port}`]);
-  });
-
-  it('goes straight to hosts NO_PROXY names', async () => {
-    const before = proxy.seen.length;
-    const r = await runCli(['org', '--json'], {
-      env: {
-        SVC_API_URL: tls.url,
-        SVC_API_KEY: secret,
-        HTTPS_PROXY: proxy.url,
-        NO_PROXY: `example.com,${API_NAME}`,
-        NODE_EXTRA_CA_CERTS: tls.caFile,
-      },
-    });
-    // Straight means the CLI looks the name up itself, and only the proxy knows it.
-    expect(r.code).not.toBe(0);
-    expect(r.stdout).toContain(API_NAME);
-    expect(proxy.seen.length).toBe(before);
-  });
-
-  describe("never sends a request for this machine's addresses to a proxy", () => {
-    const variables = ['HTTP_PROXY', 'http_proxy', 'HTTPS_PROXY', 'https_proxy'];
-    const noProxies = [undefined, '', 'example.com'];
-    const cases = variables.flatMap((variable) =>
-      noProxies.flatMap((noProxy) => ['127.0.0.1', 'localhost'].map((host) => ({variable, noProxy, host}))),
+    // An HTTPS API named API_NAME (reached through the proxy) with its own certificate, trusted by the CLI through
+    // NODE_EXTRA_CA_CERTS.
+    const dir = mkdtempSync(join(tmpdir(), 'svc-proxy-'));
+    const key = join(dir, 'key.pem');
+    const cert = join(dir, 'cert.pem');
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-keyout',
+        key,
+        '-out',
+        cert,
+        '-days',
+        '1',
+        '-subj',
+        `/CN=${API_NAME}`,
+        '-addext',
+        `subjectAltName=DNS:${API_NAME}`,
+      ],
+      {stdio: 'ignore'},
     );
-    it.each(cases)('$host with $variable, NO_PROXY=$noProxy', async ({variable, noProxy, host}) => {
+    const org = readFileSync(new URL('../../fixtures/api/org.json', import.meta.url));
+    const server = createHttpsServer({key: readFileSync(key), cert: readFileSync(cert)}, (req, res) => {
+      const ok = req.url === '/v1/org' && req.headers.authorization === `Bearer ${secret}`;
+      res.writeHead(ok ? 200 : 401, {'content-type': 'application/json'});
+      res.end(ok ? org : '{"error":{"code":"unauthorized","message":"no"}}');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const {port} = server.address() as AddressInfo;
+    tls = {server, url: `https://${API_NAME}:${port}`, caFile: cert, dir};
+  }, 60_000);
+
+  afterAll(async () => {
+    await proxy?.close();
+    await new Promise((resolve) => tls?.server.close(resolve));
+    if (tls) rmSync(tls.dir, {recursive: true, force: true});
+    await emu?.stop();
+  });
+
+  describe('proxies', {timeout: 60_000}, () => {
+    it('sends an https:// API request through HTTPS_PROXY, end to end encrypted', async () => {
       const before = proxy.seen.length;
-      const apiUrl = `http://${host}:${new URL(emu.apiUrl).port}`;
-      const env: Record<string, string> = {SVC_API_URL: apiUrl, SVC_API_KEY: secret, [variable]: proxy.url};
-      if (noProxy !== undefined) env.NO_PROXY = noProxy;
-      const r = await runCli(['keys', 'list', '--json'], {env});
-      expect(r.code, r.stderr).toBe(0);
-      expect(JSON.parse(r.stdout).data.map((k: {name: string}) => k.name)).toContain('behind-a-proxy');
-      expect(proxy.seen.slice(before)).toEqual([]);
+      const port = new URL(tls.url).port;
+      const r = await runCli(['org', '--json'], {
+        env: {
+          SVC_API_URL: tls.url,
+          SVC_API_KEY: secret,
+          HTTPS_PROXY: proxy.url,
+          NODE_EXTRA_CA_CERTS: tls.caFile,
+        },
+      });
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      expect(JSON.parse(r.stdout).name).toBeTruthy();
+      expect(proxy.seen.slice(before)).toEqual([`CONNECT ${API_NAME}:${port}`]);
     });
 
-    it('reaches the emulator when the proxy refuses every CONNECT', async () => {
-      const refusing = await startProxy({refuse: true});
-      try {
-        const r = await runCli(['org', '--json'], {
-          env: {
-            SVC_API_URL: emu.apiUrl,
-            SVC_API_KEY: secret,
-            HTTP_PROXY: refusing.url,
-            HTTPS_PROXY: refusing.url,
-          },
-        });
+    it('goes straight to hosts NO_PROXY names', async () => {
+      const before = proxy.seen.length;
+      const r = await runCli(['org', '--json'], {
+        env: {
+          SVC_API_URL: tls.url,
+          SVC_API_KEY: secret,
+          HTTPS_PROXY: proxy.url,
+          NO_PROXY: `example.com,${API_NAME}`,
+          NODE_EXTRA_CA_CERTS: tls.caFile,
+        },
+      });
+      // Straight means the CLI looks the name up itself, and only the proxy knows it.
+      expect(r.code).not.toBe(0);
+      expect(r.stdout).toContain(API_NAME);
+      expect(proxy.seen.length).toBe(before);
+    });
+
+    describe("never sends a request for this machine's addresses to a proxy", () => {
+      const variables = ['HTTP_PROXY', 'http_proxy', 'HTTPS_PROXY', 'https_proxy'];
+      const noProxies = [undefined, '', 'example.com'];
+      const cases = variables.flatMap((variable) =>
+        noProxies.flatMap((noProxy) => ['127.0.0.1', 'localhost'].map((host) => ({variable, noProxy, host}))),
+      );
+      it.each(cases)('$host with $variable, NO_PROXY=$noProxy', async ({variable, noProxy, host}) => {
+        const before = proxy.seen.length;
+        const apiUrl = `http://${host}:${new URL(emu.apiUrl).port}`;
+        const env: Record<string, string> = {SVC_API_URL: apiUrl, SVC_API_KEY: secret, [variable]: proxy.url};
+        if (noProxy !== undefined) env.NO_PROXY = noProxy;
+        const r = await runCli(['keys', 'list', '--json'], {env});
         expect(r.code, r.stderr).toBe(0);
-        expect(refusing.seen).toEqual([]);
-      } finally {
-        await refusing.close();
-      }
-    });
-  });
+        expect(JSON.parse(r.stdout).data.map((k: {name: string}) => k.name)).toContain('behind-a-proxy');
+        expect(proxy.seen.slice(before)).toEqual([]);
+      });
 
-  it('uses no proxy when none is set', async () => {
-    const before = proxy.seen.length;
-    const r = await runCli(['keys', 'list', '--json'], {env: {SVC_API_URL: emu.apiUrl, SVC_API_KEY: secret}});
-    expect(r.code).toBe(0);
-    expect(proxy.seen.length).toBe(before);
-  });
-
-  it('says so when the proxy cannot be reached', async () => {
-    const closed = await startProxy();
-    await closed.close();
-    const r = await runCli(['org'], {
-      env: {
-        SVC_API_URL: tls.url,
-        SVC_API_KEY: secret,
-        HTTPS_PROXY: closed.url,
-        NODE_EXTRA_CA_CERTS: tls.caFile,
-      },
+      it('reaches the emulator when the proxy refuses every CONNECT', async () => {
+        const refusing = await startProxy({refuse: true});
+        try {
+          const r = await runCli(['org', '--json'], {
+            env: {
+              SVC_API_URL: emu.apiUrl,
+              SVC_API_KEY: secret,
+              HTTP_PROXY: refusing.url,
+              HTTPS_PROXY: refusing.url,
+            },
+          });
+          expect(r.code, r.stderr).toBe(0);
+          expect(refusing.seen).toEqual([]);
+        } finally {
+          await refusing.close();
+        }
+      });
     });
-    expect(r.code).not.toBe(0);
-    expect(r.stderr).toMatch(/could not reach/);
-    expect(r.stderr).not.toContain(secret);
+
+    it('uses no proxy when none is set', async () => {
+      const before = proxy.seen.length;
+      const r = await runCli(['keys', 'list', '--json'], {
+        env: {SVC_API_URL: emu.apiUrl, SVC_API_KEY: secret},
+      });
+      expect(r.code).toBe(0);
+      expect(proxy.seen.length).toBe(before);
+    });
+
+    it('says so when the proxy cannot be reached', async () => {
+      const closed = await startProxy();
+      await closed.close();
+      const r = await runCli(['org'], {
+        env: {
+          SVC_API_URL: tls.url,
+          SVC_API_KEY: secret,
+          HTTPS_PROXY: closed.url,
+          NODE_EXTRA_CA_CERTS: tls.caFile,
+        },
+      });
+      expect(r.code).not.toBe(0);
+      expect(r.stderr).toMatch(/could not reach/);
+      expect(r.stderr).not.toContain(secret);
+    });
   });
 });

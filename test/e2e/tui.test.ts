@@ -8,6 +8,7 @@ import {join} from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {type Receiver, startReceiver} from '../emulator/delivery/helpers.js';
 import {type EmulatorProcess, startEmulatorProcess, stopProcess} from '../emulator/delivery/processes.js';
+import {describeNeeding, TMUX} from '../helpers/requirements.js';
 import {BIN, runCli} from '../helpers/run-cli.js';
 
 // A tmux server of this test file's own, so nothing else's sessions are touched.
@@ -98,16 +99,21 @@ async function until(session: string, check: (text: string) => boolean, what: st
 
 const sees = (session: string, text: string) => until(session, (s) => s.includes(text), JSON.stringify(text));
 
+/**
+ * Types keys one at a time, each once the screen has shown the one before it: keys that reach the program together
+ * are read as one input, and a key meant for the next screen must not arrive while the last one is still shown.
+ */
 async function keys(session: string, ...list: string[]) {
   for (const k of list) {
+    const before = screen(session);
     tmux('send-keys', '-t', session, k);
-    await new Promise((r) => setTimeout(r, 80));
+    await until(session, (s) => s !== before, `the screen after the key ${k}`);
   }
 }
 
 const selectedLine = (text: string) => text.split('\n').find((l) => l.startsWith('> ')) ?? '';
 
-describe('svc tui in a terminal', () => {
+describeNeeding([TMUX], 'svc tui in a terminal', () => {
   it('browses to the failing delivery, shows its attempts live, resends it, filters and quits', async () => {
     startTui('main');
     await sees('main', webhookId);

@@ -103,7 +103,9 @@ describe('a client that drops mid-body', () => {
     socket.write('{"name":');
     socket.destroy();
     await closed;
-    await expect.poll(() => logged.some((l) => l.includes('POST /_emulator/keys'))).toBe(true);
+    await expect
+      .poll(() => logged.some((l) => l.includes('POST /_emulator/keys')), {timeout: 5_000})
+      .toBe(true);
     const line = logged.find((l) => l.includes('POST /_emulator/keys')) as string;
     expect(line).toBe('the client closed the connection before its request was read: POST /_emulator/keys');
     expect(logged.join('\n')).not.toMatch(/\n\s+at /);

@@ -7,9 +7,9 @@ import {afterEach, beforeEach, describe, expect, it} from 'vitest';
 import {DataDirError, makeDataDirPrivate} from '../../emulator/data-dir.js';
 import {EmulatorStartError, startEmulator} from '../../emulator/index.js';
 import {openToOthers} from '../helpers/file-modes.js';
+import {itNeeding, ROOT} from '../helpers/requirements.js';
 
 const posix = process.platform !== 'win32';
-const isRoot = process.getuid?.() === 0;
 let root: string;
 beforeEach(async () => {
   root = await mkdtemp(join(tmpdir(), 'svc-datadir-'));
@@ -55,7 +55,7 @@ describe.runIf(posix)('a data dir that already exists', () => {
     expect(await openToOthers(join(dir, 'inner'))).toEqual([]);
   });
 
-  it.runIf(isRoot)('is refused, untouched, when it belongs to another user', async () => {
+  itNeeding([ROOT], 'is refused, untouched, when it belongs to another user', async () => {
     const dir = await looseDir();
     await chown(dir, 65534, 65534);
     const err = await startEmulator({port: 0, inMemory: true, dataDir: dir}).catch((e: unknown) => e);
@@ -65,7 +65,7 @@ describe.runIf(posix)('a data dir that already exists', () => {
     expect((await stat(dir)).mode & 0o777).toBe(0o755);
   });
 
-  it.runIf(isRoot)('is refused when something inside belongs to another user', async () => {
+  itNeeding([ROOT], 'is refused when something inside belongs to another user', async () => {
     const dir = await looseDir();
     await chown(join(dir, 'inner', 'note.txt'), 65534, 65534);
     await expect(makeDataDirPrivate(dir)).rejects.toBeInstanceOf(DataDirError);

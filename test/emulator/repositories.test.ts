@@ -1,4 +1,4 @@
-import {afterAll, beforeAll, describe, expect, it} from 'vitest';
+import {afterAll, beforeAll, expect, it} from 'vitest';
 import type {Database} from '../../emulator/db/database.js';
 import {openStorage, type OpenedStorage} from '../../emulator/db/open.js';
 import {keyRecord} from '../../emulator/db/api-keys.js';
@@ -7,18 +7,11 @@ import {LimitError} from '../../emulator/db/repository-support.js';
 import {MAX_ACTIVE_KEYS_PER_ORG} from '../../src/definitions.js';
 import {hashSecret} from '../../emulator/hash.js';
 import {scratchSchema} from '../helpers/pg-schema.js';
-
-const pgUrl = process.env.SVC_TEST_DATABASE_URL;
-
-describe('PostgreSQL availability', () => {
-  // CI always provides a PostgreSQL; there, a missing URL is a broken set-up, not a reason to skip.
-  it.runIf(process.env.CI === 'true')('has SVC_TEST_DATABASE_URL in CI', () => {
-    expect(pgUrl, 'SVC_TEST_DATABASE_URL must be set in CI').toBeTruthy();
-  });
-});
+import {describeEachBackend, POSTGRES, postgresUrl, type Requirement} from '../helpers/requirements.js';
 
 interface Backend {
   name: string;
+  needs?: Requirement[];
   open(): Promise<{storage: OpenedStorage; dispose(): Promise<void>}>;
 }
 
@@ -36,12 +29,11 @@ const backends: Backend[] = [
       };
     },
   },
-];
-if (pgUrl) {
-  backends.push({
+  {
     name: 'PostgreSQL',
+    needs: [POSTGRES],
     async open() {
-      const schema = await scratchSchema(pgUrl);
+      const schema = await scratchSchema(postgresUrl());
       const storage = await openStorage({dataDir: '', databaseUrl: schema.url});
       return {
         storage,
@@ -51,10 +43,10 @@ if (pgUrl) {
         },
       };
     },
-  });
-}
+  },
+];
 
-describe.each(backends)('repositories on $name', (backend) => {
+describeEachBackend(backends, 'repositories on $name', (backend) => {
   let db: Database;
   let repos: Repositories;
   let dispose: () => Promise<void>;

@@ -1,30 +1,30 @@
 // Sandbox links over real HTTP: a port session forwards to a loopback server, desktop links and browser URLs answer
 // a page, and revoking (or expiring) the key that made them, or stopping their sandbox, stops each of them on the
-// very next request. Runs on PGlite, and on PostgreSQL too when SVC_TEST_DATABASE_URL is set.
-import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest';
+// very next request. Runs on PGlite and on PostgreSQL (shown skipped, with why, where there is none).
+import {afterAll, beforeAll, beforeEach, expect, it} from 'vitest';
+import {describeEachBackend, POSTGRES, postgresUrl, type Requirement} from '../helpers/requirements.js';
 import {type RunningEmulator, type StartEmulatorOptions, startEmulator} from '../../emulator/index.js';
 import type {CreatedSandboxLink} from '../../src/schemas/index.js';
 import {accountClient, csrfOf, signIn} from '../helpers/account-client.js';
 import {scratchSchema} from '../helpers/pg-schema.js';
 import {type Receiver, startReceiver} from './delivery/helpers.js';
 
-const pgUrl = process.env.SVC_TEST_DATABASE_URL;
 interface Backend {
   name: string;
+  needs?: Requirement[];
   options(): Promise<{options: StartEmulatorOptions; dispose(): Promise<void>}>;
 }
 const backends: Backend[] = [
   {name: 'PGlite', options: async () => ({options: {inMemory: true}, dispose: async () => undefined})},
-];
-if (pgUrl) {
-  backends.push({
+  {
     name: 'PostgreSQL',
+    needs: [POSTGRES],
     async options() {
-      const schema = await scratchSchema(pgUrl);
+      const schema = await scratchSchema(postgresUrl());
       return {options: {inMemory: true, databaseUrl: schema.url}, dispose: () => schema.drop()};
     },
-  });
-}
+  },
+];
 
 const START = new Date('2031-05-01T12:00:00.000Z');
 
@@ -41,7 +41,7 @@ async function get(url: string, init: RequestInit = {}): Promise<Answer> {
   return {status: res.status, headers: res.headers, text, json: () => JSON.parse(text)};
 }
 
-describe.each(backends)('sandbox links on $name', (backend) => {
+describeEachBackend(backends, 'sandbox links on $name', (backend) => {
   let emu: RunningEmulator;
   let upstream: Receiver;
   let dispose: () => Promise<void> = async () => {};

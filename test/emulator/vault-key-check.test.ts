@@ -7,6 +7,7 @@ import {mkdtemp, rm} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
+import {describeNeeding, POSTGRES, postgresUrl} from '../helpers/requirements.js';
 import {EmulatorStartError, type RunningEmulator, startEmulator} from '../../emulator/index.js';
 import {verifySignature} from '../../src/webhooks/index.js';
 import {scratchSchema} from '../helpers/pg-schema.js';
@@ -69,87 +70,98 @@ describe('a data dir started with another vault key', {timeout: 60_000}, () => {
   });
 });
 
-const pgUrl = process.env.SVC_TEST_DATABASE_URL;
+describeNeeding(
+  [POSTGRES],
+  'processes sharing a PostgreSQL with unlike vault keys',
+  {timeout: 90_000},
+  () => {
+    let schema: Awaited<ReturnType<typeof scratchSchema>>;
+    let first: RunningEmulator;
+    let receiver: Receiver;
+    const key = randomBytes(32);
+    const started: RunningEmulator[] = [];
 
-describe.skipIf(!pgUrl)('processes sharing a PostgreSQL with unlike vault keys', {timeout: 90_000}, () => {
-  let schema: Awaited<ReturnType<typeof scratchSchema>>;
-  let first: RunningEmulator;
-  let receiver: Receiver;
-  const key = randomBytes(32);
-  const started: RunningEmulator[] = [];
-
-  beforeAll(async () => {
-    schema = await scratchSchema(pgUrl as string);
-    receiver = await startReceiver();
-    first = await startEmulator({
-      port: 0,
-      inMemory: true,
-      databaseUrl: schema.url,
-      vaultKey: key,
-      allowLocalEndpoints: true,
-    });
-  }, 60_000);
-  afterAll(async () => {
-    for (const e of started) await e.stop();
-    await first?.stop();
-    await receiver?.close();
-    await schema?.drop();
-  });
-
-  it('refuses a second process with another key, and one given none by mistake (a key of its own)', async () => {
-    for (const vaultKey of [randomBytes(32), undefined]) {
-      const err = await refusal(
-        startEmulator({
-          port: 0,
-          inMemory: true,
-          databaseUrl: schema.url,
-          vaultKey,
-          allowLocalEndpoints: true,
-        }),
-      );
-      expect(err.code).toBe('vault_key_mismatch');
-      expect(err.message).toContain('SVC_EMULATOR_VAULT_KEY');
-    }
-  });
-
-  it('says so from the CLI when a second process forgets SVC_EMULATOR_VAULT_KEY, and exits', async () => {
-    const dataDir = await mkdtemp(join(tmpdir(), 'svc-vault-cli-'));
-    try {
-      const r = await runCli(['emulator', 'start', '--port', '0', '--data-dir', dataDir], {
-        env: {SVC_EMULATOR_DATABASE_URL: schema.url},
+    beforeAll(async () => {
+      schema = await scratchSchema(postgresUrl());
+      receiver = await startReceiver();
+      first = await startEmulator({
+        port: 0,
+        inMemory: true,
+        databaseUrl: schema.url,
+        vaultKey: key,
+        allowLocalEndpoints: true,
       });
-      expect(r.code).toBe(1);
-      expect(r.stderr).toContain('vault key is not the one');
-      expect(r.stderr).toContain('SVC_EMULATOR_VAULT_KEY');
-    } finally {
-      await rm(dataDir, {recursive: true, force: true});
-    }
-  });
-
-  it('lets a process without a vault key run beside them, claiming nothing it cannot sign', async () => {
-    const keyless = await startEmulator({port: 0, inMemory: true, databaseUrl: schema.url, noVaultKey: true});
-    started.push(keyless);
-    const hook = await first.control.createWebhook({url: `${receiver.url}/hooks`, events: ['sandbox.ready']});
-    const events = 20;
-    // Triggered through the keyless process: its worker wakes too, and must leave every delivery to the other.
-    for (let i = 0; i < events; i++) await keyless.control.trigger({type: 'sandbox.ready'});
-    await waitFor(() => receiver.requests.length >= events, 30_000);
-    for (const req of receiver.requests) {
-      expect(() =>
-        verifySignature({
-          payload: req.body,
-          header: String(req.headers['svc-signature']),
-          secret: hook.secret,
-        }),
-      ).not.toThrow();
-      expect(req.headers['svc-delivery-attempt']).toBe('1');
-    }
-    // Its relay route answers 503 with the reason, not 500.
-    const relay = await fetch(`${keyless.apiUrl}/_emulator/relay`, {
-      method: 'POST',
-      headers: {authorization: `Bearer ${keyless.adminToken}`, 'content-type': 'application/json'},
-      body: JSON.stringify({name: 'dev', events: ['sandbox.ready']}),
+    }, 60_000);
+    afterAll(async () => {
+      for (const e of started) await e.stop();
+      await first?.stop();
+      await receiver?.close();
+      await schema?.drop();
     });
-    expect(relay.status).toBe(503);
-  });
-});
+
+    it('refuses a second process with another key, and one given none by mistake (a key of its own)', async () => {
+      for (const vaultKey of [randomBytes(32), undefined]) {
+        const err = await refusal(
+          startEmulator({
+            port: 0,
+            inMemory: true,
+            databaseUrl: schema.url,
+            vaultKey,
+            allowLocalEndpoints: true,
+          }),
+        );
+        expect(err.code).toBe('vault_key_mismatch');
+        expect(err.message).toContain('SVC_EMULATOR_VAULT_KEY');
+      }
+    });
+
+    it('says so from the CLI when a second process forgets SVC_EMULATOR_VAULT_KEY, and exits', async () => {
+      const dataDir = await mkdtemp(join(tmpdir(), 'svc-vault-cli-'));
+      try {
+        const r = await runCli(['emulator', 'start', '--port', '0', '--data-dir', dataDir], {
+          env: {SVC_EMULATOR_DATABASE_URL: schema.url},
+        });
+        expect(r.code).toBe(1);
+        expect(r.stderr).toContain('vault key is not the one');
+        expect(r.stderr).toContain('SVC_EMULATOR_VAULT_KEY');
+      } finally {
+        await rm(dataDir, {recursive: true, force: true});
+      }
+    });
+
+    it('lets a process without a vault key run beside them, claiming nothing it cannot sign', async () => {
+      const keyless = await startEmulator({
+        port: 0,
+        inMemory: true,
+        databaseUrl: schema.url,
+        noVaultKey: true,
+      });
+      started.push(keyless);
+      const hook = await first.control.createWebhook({
+        url: `${receiver.url}/hooks`,
+        events: ['sandbox.ready'],
+      });
+      const events = 20;
+      // Triggered through the keyless process: its worker wakes too, and must leave every delivery to the other.
+      for (let i = 0; i < events; i++) await keyless.control.trigger({type: 'sandbox.ready'});
+      await waitFor(() => receiver.requests.length >= events, 30_000);
+      for (const req of receiver.requests) {
+        expect(() =>
+          verifySignature({
+            payload: req.body,
+            header: String(req.headers['svc-signature']),
+            secret: hook.secret,
+          }),
+        ).not.toThrow();
+        expect(req.headers['svc-delivery-attempt']).toBe('1');
+      }
+      // Its relay route answers 503 with the reason, not 500.
+      const relay = await fetch(`${keyless.apiUrl}/_emulator/relay`, {
+        method: 'POST',
+        headers: {authorization: `Bearer ${keyless.adminToken}`, 'content-type': 'application/json'},
+        body: JSON.stringify({name: 'dev', events: ['sandbox.ready']}),
+      });
+      expect(relay.status).toBe(503);
+    });
+  },
+);

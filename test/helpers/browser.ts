@@ -1,21 +1,9 @@
 // Real Chromium for page tests: Debian's /usr/bin/chromium driven by playwright-core, axe-core checks and screenshots.
-import {existsSync} from 'node:fs';
 import {mkdir} from 'node:fs/promises';
 import {join} from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
 import {type Browser, chromium, type Page} from 'playwright-core';
-
-export const CHROMIUM_PATH = process.env.SVC_CHROMIUM_PATH ?? '/usr/bin/chromium';
-export const chromiumAvailable = existsSync(CHROMIUM_PATH);
-
-/** Says loudly, once per file, that the browser tests did not run here (CI installs Chromium and runs them). */
-export function warnIfNoChromium(file: string): void {
-  if (chromiumAvailable) return;
-  process.stderr.write(
-    `\n*** ${file}: SKIPPED: no Chromium at ${CHROMIUM_PATH}. Install Debian's chromium (apt-get install chromium) ` +
-      'or set SVC_CHROMIUM_PATH; CI always runs these tests. ***\n\n',
-  );
-}
+import {CHROMIUM_PATH} from './requirements.js';
 
 /** `args`: further Chromium switches (a test of DNS rebinding maps a name to 127.0.0.1 with one). */
 export function launchChromium(args: string[] = []): Promise<Browser> {

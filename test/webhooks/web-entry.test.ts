@@ -1,7 +1,9 @@
 // svc/webhooks/web must load on runtimes without node:crypto: nothing it imports may import node:*.
-import {readFileSync} from 'node:fs';
+import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
+import {tmpdir} from 'node:os';
 import {dirname, join, resolve} from 'node:path';
 import {fileURLToPath} from 'node:url';
+import ts from 'typescript';
 import {describe, expect, it} from 'vitest';
 import * as web from '../../src/webhooks/web.js';
 
@@ -9,14 +11,21 @@ const SRC = resolve(dirname(fileURLToPath(import.meta.url)), '../../src/webhooks
 /** The service's definitions: a local module that itself imports nothing (its own imports are followed too). */
 const DEFINITIONS = resolve(SRC, '../definitions.ts');
 
-/** Runtime imports only: `import type` and `export type` vanish from the compiled output. */
+/**
+ * Every module a file loads at run time, as the compiler sees it: static imports and re-exports, side-effect
+ * imports (`import './x.js'`) and `import()`, once the TypeScript-only ones (`import type`, unused names) are
+ * compiled away.
+ */
 function runtimeImports(file: string): string[] {
-  const text = readFileSync(file, 'utf8');
-  const specifiers: string[] = [];
-  for (const match of text.matchAll(/^(?:import|export)\s+(?!type\b)[^;]*?from\s+'([^']+)'/gms)) {
-    specifiers.push(match[1]!);
-  }
-  return specifiers;
+  const js = ts.transpileModule(readFileSync(file, 'utf8'), {
+    compilerOptions: {
+      module: ts.ModuleKind.ESNext,
+      target: ts.ScriptTarget.ES2022,
+      verbatimModuleSyntax: false,
+    },
+    fileName: file,
+  }).outputText;
+  return ts.preProcessFile(js, true, true).importedFiles.map((f) => f.fileName);
 }
 
 function graph(entry: string): Set<string> {
@@ -42,6 +51,35 @@ describe('svc/webhooks/web', () => {
 
   it('the full entry does pull node:crypto, which is why the web entry exists', () => {
     expect([...graph(join(SRC, 'index.ts'))]).toContain('node:crypto');
+  });
+
+  it('sees every way a module can load another, and none of the type-only ones', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-web-entry-'));
+    try {
+      const file = join(dir, 'probe.ts');
+      writeFileSync(
+        file,
+        [
+          "import type {Server} from 'node:http';",
+          "import {type Agent} from 'node:https';",
+          "import {createHash} from 'node:crypto';",
+          "import 'node:fs';",
+          "export {join} from 'node:path';",
+          "export * from 'node:util';",
+          "export const load = () => import('node:zlib');",
+          'export const hash = (s: Server, a: Agent) => createHash(String(s) + String(a));',
+        ].join('\n'),
+      );
+      expect(runtimeImports(file).sort()).toEqual([
+        'node:crypto',
+        'node:fs',
+        'node:path',
+        'node:util',
+        'node:zlib',
+      ]);
+    } finally {
+      rmSync(dir, {recursive: true, force: true});
+    }
   });
 
   it('offers the async verifier and the helpers, not the node:crypto ones', () => {

@@ -4,11 +4,10 @@ import {join} from 'node:path';
 import {pathToFileURL} from 'node:url';
 import {PGlite} from '@electric-sql/pglite';
 import pg from 'pg';
-import {afterAll, beforeAll, describe, expect, it} from 'vitest';
+import {afterAll, beforeAll, expect, it} from 'vitest';
 import {type Database, migrate, wrapPGlite, wrapPgPool} from '../../../emulator/db/database.js';
 import {scratchSchema} from '../../helpers/pg-schema.js';
-
-const pgUrl = process.env.SVC_TEST_DATABASE_URL;
+import {describeEachBackend, POSTGRES, postgresUrl, type Requirement} from '../../helpers/requirements.js';
 
 // Semicolons at line ends inside a dollar-quoted body and a DO block, and one inside a string.
 const WITH_BODIES = `-- a migration as a future one might look
@@ -39,6 +38,7 @@ SELECT no_such_function();
 
 interface Backend {
   name: string;
+  needs?: Requirement[];
   open(): Promise<{db: Database; dispose(): Promise<void>}>;
 }
 
@@ -50,12 +50,11 @@ const backends: Backend[] = [
       return {db, dispose: () => db.close()};
     },
   },
-];
-if (pgUrl) {
-  backends.push({
+  {
     name: 'PostgreSQL',
+    needs: [POSTGRES],
     async open() {
-      const schema = await scratchSchema(pgUrl);
+      const schema = await scratchSchema(postgresUrl());
       const db = wrapPgPool(new pg.Pool({connectionString: schema.url, max: 2}));
       return {
         db,
@@ -65,8 +64,8 @@ if (pgUrl) {
         },
       };
     },
-  });
-}
+  },
+];
 
 let dir: string;
 beforeAll(async () => {
@@ -82,7 +81,7 @@ async function migrationsDir(files: Record<string, string>): Promise<URL> {
   return pathToFileURL(`${sub}/`);
 }
 
-describe.each(backends)('migrations on $name', (backend) => {
+describeEachBackend(backends, 'migrations on $name', (backend) => {
   it('runs a file with a function body and a DO block as written, once', async () => {
     const {db, dispose} = await backend.open();
     try {

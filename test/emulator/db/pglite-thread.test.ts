@@ -10,6 +10,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import type {Database} from '../../../emulator/db/database.js';
 import {openPGliteThread} from '../../../emulator/db/pglite-thread.js';
 import {copyTemplate, ensureTemplate, PGDATA} from '../../../emulator/db/template.js';
+import {assertFreshBuild} from '../../helpers/fresh-build.js';
 
 let scratch: string;
 let db: Database;
@@ -49,12 +50,13 @@ describe('PGlite on its own thread', () => {
   });
 
   it('reports a failed statement with the SQLSTATE and constraint PostgreSQL gave', async () => {
+    await db.query('INSERT INTO t (id) VALUES (1) ON CONFLICT DO NOTHING');
     const err = await db.query('INSERT INTO t (id) VALUES (1)').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(Error);
     expect(err).toMatchObject({code: '23505', constraint: 't_pkey'});
     expect((err as Error).message).toMatch(/duplicate key/);
     // The session is fine afterwards.
-    expect((await db.query('SELECT count(*)::int AS n FROM t')).rows).toEqual([{n: 2}]);
+    expect((await db.query('SELECT count(*)::int AS n FROM t WHERE id = 1')).rows).toEqual([{n: 1}]);
   });
 
   it('holds the session for a transaction: outside statements wait for its end and see only what it committed', async () => {
@@ -62,19 +64,23 @@ describe('PGlite on its own thread', () => {
     let outside: Promise<unknown> | undefined;
     await db.transaction(async (tx) => {
       await tx.query('INSERT INTO t (id) VALUES (10)');
-      outside = db.query('SELECT count(*)::int AS n FROM t WHERE id = 10').then((r) => {
+      outside = db.query('SELECT count(*)::int AS n FROM t WHERE id IN (10, 11)').then((r) => {
         outsideRan = true;
         return r.rows;
       });
-      // Give the outside statement every chance to run early.
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      // Statements reach the database thread in the order they are sent, and each answer comes back in turn:
+      // an outside statement sent before this one would have been answered first.
+      await tx.query('SELECT 1');
       expect(outsideRan).toBe(false);
       await tx.query('INSERT INTO t (id) VALUES (11)');
     });
-    expect(await outside).toEqual([{n: 1}]);
+    // Both rows: it ran after the commit, not in the middle of the transaction (it would have seen one).
+    expect(await outside).toEqual([{n: 2}]);
   });
 
   it('rolls back everything when the transaction throws, and when a statement in it failed', async () => {
+    // A row for the second transaction's statement to collide with.
+    await db.query('INSERT INTO t (id) VALUES (1) ON CONFLICT DO NOTHING');
     await expect(
       db.transaction(async (tx) => {
         await tx.query('INSERT INTO t (id) VALUES (20)');
@@ -117,6 +123,7 @@ describe('PGlite on its own thread', () => {
   });
 
   it('opens from a process started with --input-type=module (the built module, as a script would load it)', async () => {
+    assertFreshBuild();
     const built = fileURLToPath(new URL('../../../dist/emulator/db/pglite-thread.js', import.meta.url));
     const code = `
       const {openPGliteThread} = await import(${JSON.stringify(built)});

@@ -366,11 +366,15 @@ describe.each([
     const onWarning = (w: Error) => warnings.push(`${w.name}: ${w.message}`);
     process.on('warning', onWarning);
     const held: (() => void)[] = [];
+    let inFlight = 0;
+    let mostInFlight = 0;
     const receivers = await Promise.all(
       Array.from({length: 16}, () =>
         startReceiver((_q, res) => {
+          mostInFlight = Math.max(mostInFlight, ++inFlight);
+          res.on('close', () => inFlight--);
           held.push(() => res.end());
-          // Answer only once all sixteen are in flight.
+          // Answer only once all sixteen are in flight: with fewer lanes the first attempts time out instead.
           if (held.length === 16) for (const release of held.splice(0)) release();
         }),
       ),
@@ -378,10 +382,15 @@ describe.each([
     try {
       for (const r of receivers)
         await seedEndpoint(db, vault, {orgId, url: r.url, events: ['sandbox.ready'], now: START});
-      const w = startWorker({exclusiveDatabase, maxLanes: 16});
+      const w = startWorker({exclusiveDatabase, maxLanes: 16, timeoutMs: 5_000});
       await sandboxes.create({orgId});
       await w.settled();
+      expect(mostInFlight).toBe(16);
       expect(receivers.map((r) => r.requests.length)).toEqual(Array(16).fill(1));
+      const rows = await db.query<{status: string; attempts: number}>(
+        'SELECT status, attempts FROM deliveries',
+      );
+      expect(rows.rows).toEqual(Array(16).fill({status: 'succeeded', attempts: 1}));
       // Warnings are emitted on the next tick.
       await new Promise((resolve) => setImmediate(resolve));
       expect(warnings.filter((w) => w.includes('MaxListeners'))).toEqual([]);

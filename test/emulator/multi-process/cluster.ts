@@ -6,16 +6,7 @@ import {type AddressInfo, connect, createServer, type Server, type Socket} from 
 import {fileURLToPath} from 'node:url';
 import pg from 'pg';
 import {EmulatorControl} from '../../../src/client/emulator-control.js';
-
-export const pgUrl = process.env.SVC_TEST_DATABASE_URL;
-
-if (!pgUrl) {
-  // Said loudly: these tests are the only proof that processes share one PostgreSQL correctly.
-  console.warn(
-    'SKIPPED: the multi-process emulator tests need a PostgreSQL; set SVC_TEST_DATABASE_URL ' +
-      '(scripts/ci-postgres.sh starts a throwaway one and sets it)',
-  );
-}
+import {postgresUrl} from '../../helpers/requirements.js';
 
 const SCRIPT = fileURLToPath(new URL('./emulator-process.js', import.meta.url));
 
@@ -31,7 +22,7 @@ export interface Schema {
 }
 
 export async function freshSchema(): Promise<Schema> {
-  if (!pgUrl) throw new Error('SVC_TEST_DATABASE_URL is not set');
+  const pgUrl = postgresUrl();
   const name = `svc_test_mp_${randomBytes(5).toString('hex')}`;
   const admin = new pg.Client({connectionString: pgUrl});
   await admin.connect();

@@ -2,11 +2,12 @@
 // revoking its key, expiring it on the shared clock or stopping its sandbox through one process refuses the very
 // next request to it through another.
 import {randomBytes} from 'node:crypto';
-import {afterAll, beforeAll, describe, expect, it} from 'vitest';
+import {afterAll, beforeAll, expect, it} from 'vitest';
 import {type Receiver, startReceiver} from '../delivery/helpers.js';
-import {type EmulatorProcess, freshSchema, pgUrl, type Schema, startProcess} from './cluster.js';
+import {describeNeeding, POSTGRES} from '../../helpers/requirements.js';
+import {type EmulatorProcess, freshSchema, type Schema, startProcess} from './cluster.js';
 
-describe.skipIf(!pgUrl)('sandbox links across processes sharing one PostgreSQL', () => {
+describeNeeding([POSTGRES], 'sandbox links across processes sharing one PostgreSQL', () => {
   const vaultKey = randomBytes(32);
   let schema: Schema;
   let a: EmulatorProcess;

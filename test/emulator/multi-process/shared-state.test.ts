@@ -3,14 +3,9 @@
 import {randomBytes} from 'node:crypto';
 import {createServer, type Server} from 'node:http';
 import type {AddressInfo} from 'node:net';
-import {afterAll, beforeAll, describe, expect, it} from 'vitest';
-import {apiGet, type EmulatorProcess, freshSchema, pgUrl, type Schema, startProcess} from './cluster.js';
-
-describe('PostgreSQL availability for the multi-process tests', () => {
-  it.runIf(process.env.CI === 'true')('has SVC_TEST_DATABASE_URL in CI', () => {
-    expect(pgUrl, 'SVC_TEST_DATABASE_URL must be set in CI').toBeTruthy();
-  });
-});
+import {afterAll, beforeAll, expect, it} from 'vitest';
+import {describeNeeding, POSTGRES} from '../../helpers/requirements.js';
+import {apiGet, type EmulatorProcess, freshSchema, type Schema, startProcess} from './cluster.js';
 
 interface Arrival {
   deliveryId: string;
@@ -18,7 +13,7 @@ interface Arrival {
   attempt: string;
 }
 
-describe.skipIf(!pgUrl)('emulator processes sharing one PostgreSQL', () => {
+describeNeeding([POSTGRES], 'emulator processes sharing one PostgreSQL', () => {
   const vaultKey = randomBytes(32);
   const start = '2030-01-01T00:00:00.000Z';
   let schema: Schema;
@@ -180,6 +175,7 @@ describe.skipIf(!pgUrl)('emulator processes sharing one PostgreSQL', () => {
               [endpoint.id],
             )
           ).rows[0].n,
+        {timeout: 10_000},
       )
       .toBe(20);
     expect(rows.reduce((n, r) => n + r.n, 0)).toBe(20);

@@ -6,6 +6,7 @@ import type {AddressInfo} from 'node:net';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {afterAll, beforeAll, describe, expect, it, vi} from 'vitest';
+import {itNeeding, POSTGRES, postgresUrl} from '../../helpers/requirements.js';
 import {
   EmulatorControlError,
   type RunningEmulator,
@@ -171,8 +172,8 @@ describe('a snapshot', () => {
     }
   });
 
-  it.runIf(process.env.SVC_TEST_DATABASE_URL)('taken on PGlite loads into PostgreSQL, and back', async () => {
-    const schema = await scratchSchema(process.env.SVC_TEST_DATABASE_URL as string, 'svc_snapshot');
+  itNeeding([POSTGRES], 'taken on PGlite loads into PostgreSQL, and back', async () => {
+    const schema = await scratchSchema(postgresUrl(), 'svc_snapshot');
     try {
       const onPg = await startEmulator({
         ...base,

@@ -13,28 +13,28 @@ import {
   signIn as signInThrough,
 } from '../../helpers/account-client.js';
 import {scratchSchema} from '../../helpers/pg-schema.js';
+import {describeEachBackend, POSTGRES, postgresUrl, type Requirement} from '../../helpers/requirements.js';
 
-// Embedded PGlite always; a real PostgreSQL too when SVC_TEST_DATABASE_URL is set (each run in a fresh schema).
-const pgUrl = process.env.SVC_TEST_DATABASE_URL;
+// Embedded PGlite always; a real PostgreSQL too (each run in a fresh schema), shown skipped where there is none.
 interface Backend {
   name: string;
+  needs?: Requirement[];
   options(): Promise<{options: StartEmulatorOptions; dispose(): Promise<void>}>;
 }
 const backends: Backend[] = [
   {name: 'PGlite', options: async () => ({options: {inMemory: true}, dispose: async () => undefined})},
-];
-if (pgUrl) {
-  backends.push({
+  {
     name: 'PostgreSQL',
+    needs: [POSTGRES],
     async options() {
-      const schema = await scratchSchema(pgUrl);
+      const schema = await scratchSchema(postgresUrl());
       return {
         options: {inMemory: true, databaseUrl: schema.url},
         dispose: () => schema.drop(),
       };
     },
-  });
-}
+  },
+];
 
 let emu: RunningEmulator;
 const port = () => new URL(emu.apiUrl).port;
@@ -48,7 +48,7 @@ const client = () => accountClient(emu.apiUrl);
 const askForLink = (c: AccountClient, email: string) => askForSignInLink(c, email, logs);
 const signIn = (c: AccountClient, email: string) => signInThrough(c, email, logs);
 
-describe.each(backends)('on $name', (backend) => {
+describeEachBackend(backends, 'on $name', (backend) => {
   let dispose: () => Promise<void> = async () => {};
   beforeAll(async () => {
     const opened = await backend.options();

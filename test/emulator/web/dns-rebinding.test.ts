@@ -2,11 +2,10 @@
 // 127.0.0.1, runs the whole takeover (read the mailbox, sign in as the org's owner through it, create a key and
 // read its secret) from its own origin. The same script from the emulator's own address shows it would work.
 import type {Browser, Page} from 'playwright-core';
-import {afterAll, beforeAll, describe, expect, it} from 'vitest';
+import {afterAll, beforeAll, expect, it} from 'vitest';
 import {type RunningEmulator, startEmulator} from '../../../emulator/index.js';
-import {chromiumAvailable, launchChromium, warnIfNoChromium} from '../../helpers/browser.js';
-
-warnIfNoChromium('test/emulator/web/dns-rebinding.test.ts');
+import {launchChromium} from '../../helpers/browser.js';
+import {CHROMIUM, describeNeeding, unmet} from '../../helpers/requirements.js';
 
 const REBOUND = 'rebind.test';
 const OWNER = 'owner@example.com';
@@ -16,7 +15,7 @@ let browser: Browser;
 
 beforeAll(async () => {
   emu = await startEmulator({port: 0, inMemory: true});
-  if (chromiumAvailable) {
+  if (!unmet([CHROMIUM])) {
     // The name resolves to the emulator's address, as a rebinding DNS server makes it after the page has loaded.
     browser = await launchChromium([
       `--host-resolver-rules=MAP ${REBOUND} 127.0.0.1`,
@@ -89,7 +88,7 @@ async function pageAt(origin: string): Promise<Page> {
   return page;
 }
 
-describe.skipIf(!chromiumAvailable)('DNS rebinding against the account page', {timeout: 60_000}, () => {
+describeNeeding([CHROMIUM], 'DNS rebinding against the account page', {timeout: 60_000}, () => {
   it('refuses every request of a page whose name rebinds to 127.0.0.1: no mailbox, no sign-in, no key', async () => {
     const port = new URL(emu.apiUrl).port;
     const hostile = await pageAt(`http://${REBOUND}:${port}`);

@@ -1,11 +1,10 @@
 // Two emulators in one browser: cookies belong to a host, not a port, so each emulator names its cookies after
 // its port, and signing in to one leaves the other's session alone.
 import type {Browser, Page} from 'playwright-core';
-import {afterAll, beforeAll, describe, expect, it} from 'vitest';
+import {afterAll, beforeAll, expect, it} from 'vitest';
 import {type RunningEmulator, startEmulator} from '../../../emulator/index.js';
-import {chromiumAvailable, launchChromium, warnIfNoChromium} from '../../helpers/browser.js';
-
-warnIfNoChromium('test/emulator/web/two-emulators.test.ts');
+import {launchChromium} from '../../helpers/browser.js';
+import {CHROMIUM, describeNeeding, unmet} from '../../helpers/requirements.js';
 
 let one: RunningEmulator;
 let two: RunningEmulator;
@@ -16,7 +15,7 @@ beforeAll(async () => {
     startEmulator({port: 0, inMemory: true}),
     startEmulator({port: 0, inMemory: true}),
   ]);
-  if (chromiumAvailable) browser = await launchChromium();
+  if (!unmet([CHROMIUM])) browser = await launchChromium();
 }, 60_000);
 
 afterAll(async () => {
@@ -44,7 +43,7 @@ async function signedInAs(page: Page, emu: RunningEmulator): Promise<string | nu
   return page.locator('.who-email').first().textContent();
 }
 
-describe.skipIf(!chromiumAvailable)('two emulators in one browser', {timeout: 60_000}, () => {
+describeNeeding([CHROMIUM], 'two emulators in one browser', {timeout: 60_000}, () => {
   it('keeps a session with each, whichever was signed in to last', async () => {
     const context = await browser.newContext();
     const page = await context.newPage();

@@ -124,10 +124,16 @@ async function until(check: (frame: string) => boolean, what: string): Promise<s
 
 const sees = (text: string) => until((f) => f.includes(text), JSON.stringify(text));
 
+/**
+ * Types keys one at a time. Ink handles a key as it is written (its input handler runs and React renders before
+ * write returns), so each key sees the screen the one before it left; the turn of the event loop between keys lets
+ * anything a key started (a fetch, a timer) begin as it would between keystrokes. What a key changed is then read
+ * with `until`, never at a fixed time after it.
+ */
 async function press(...keys: string[]) {
   for (const key of keys) {
     app?.stdin.write(key);
-    await new Promise((r) => setTimeout(r, 20));
+    await new Promise((r) => setImmediate(r));
   }
 }
 
@@ -191,7 +197,7 @@ describe('the deliveries screen', () => {
     await press(KEYS.enter);
     await sees(target.id);
     await press('j', 'k', 'j');
-    expect(selectedLine(app?.lastFrame() ?? '')).toContain(older.id);
+    await until((f) => selectedLine(f).includes(older.id), 'the older delivery selected');
 
     const newer = [delivery(), delivery()];
     state.deliveries = [...newer.reverse(), target, older];
@@ -199,7 +205,7 @@ describe('the deliveries screen', () => {
     expect(selectedLine(frame)).toContain(older.id);
     // Keys that arrive together (typed fast, held down) each count.
     await press('kk');
-    expect(selectedLine(app?.lastFrame() ?? '')).toContain(newer[1]?.id);
+    await until((f) => selectedLine(f).includes(newer[1]?.id as string), 'two rows up selected');
   });
 
   it('filters by event type, status or id as you type, and esc clears the filter', async () => {

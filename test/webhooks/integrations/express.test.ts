@@ -60,8 +60,9 @@ describe('svc/webhooks/express', () => {
   });
 
   it('acknowledges a replay with 200 and does not call the function again', async () => {
+    await rig.delivered(1);
     const calls = record.handled.length;
-    expect(await post(`${base}/webhooks`, record.raw[0]!)).toEqual({
+    expect(await post(`${base}/webhooks`, (await rig.delivered(1))[0]!)).toEqual({
       status: 200,
       body: {received: true, duplicate: true},
     });
@@ -69,7 +70,11 @@ describe('svc/webhooks/express', () => {
   });
 
   it('answers 400 with the reason for a tampered body', async () => {
-    const res = await post(`${base}/webhooks`, record.raw[0]!, tampered(record.raw[0]!));
+    const res = await post(
+      `${base}/webhooks`,
+      (await rig.delivered(1))[0]!,
+      tampered((await rig.delivered(1))[0]!),
+    );
     expect(res).toEqual({
       status: 400,
       body: {error: {code: 'signature_mismatch', message: 'no v1 signature matches this body'}},
@@ -89,7 +94,7 @@ describe('svc/webhooks/express', () => {
   });
 
   it('says clearly that a JSON parser ran first, instead of failing every signature', async () => {
-    const res = await post(`${base}/parsed`, record.raw[0]!);
+    const res = await post(`${base}/parsed`, (await rig.delivered(1))[0]!);
     expect(res.status).toBe(500);
     const err = setupErrors.at(-1);
     expect(err).toBeInstanceOf(ParsedBodyError);

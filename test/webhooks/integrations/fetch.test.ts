@@ -61,13 +61,17 @@ describe('svc/webhooks/fetch behind Hono', () => {
   });
 
   it('acknowledges a replay with 200 without calling the function again', async () => {
+    await rig.delivered(1);
     const calls = record.handled.length;
-    expect(await post(url, record.raw[0]!)).toEqual({status: 200, body: {received: true, duplicate: true}});
+    expect(await post(url, (await rig.delivered(1))[0]!)).toEqual({
+      status: 200,
+      body: {received: true, duplicate: true},
+    });
     expect(record.handled.length).toBe(calls);
   });
 
   it('answers 400 with the reason for a tampered body', async () => {
-    expect(await post(url, record.raw[1]!, tampered(record.raw[1]!))).toEqual({
+    expect(await post(url, (await rig.delivered(2))[1]!, tampered((await rig.delivered(2))[1]!))).toEqual({
       status: 400,
       body: {error: {code: 'signature_mismatch', message: 'no v1 signature matches this body'}},
     });
@@ -78,7 +82,7 @@ describe('svc/webhooks/fetch with plain Request objects', () => {
   it('handles a new event, then acknowledges it as a duplicate', async () => {
     const calls: string[] = [];
     const receive = createFetchHandler({secret: rig.secret, onEvent: (e) => void calls.push(e.id)});
-    const {body} = record.raw[0]!;
+    const {body} = (await rig.delivered(1))[0]!;
     const headers = {'svc-signature': signPayload({secret: rig.secret, payload: body})};
     const first = await receive(request(body, headers));
     expect(first.status).toBe(200);
@@ -95,7 +99,7 @@ describe('svc/webhooks/fetch with plain Request objects', () => {
       onEvent: () => undefined,
       onError: () => undefined,
     });
-    const {body} = record.raw[0]!;
+    const {body} = (await rig.delivered(1))[0]!;
     const old = signPayload({
       secret: rig.secret,
       payload: body,
@@ -118,7 +122,7 @@ describe('svc/webhooks/fetch with plain Request objects', () => {
       },
       onError: () => undefined,
     });
-    const {body} = record.raw[0]!;
+    const {body} = (await rig.delivered(1))[0]!;
     const res = await receive(
       request(body, {'svc-signature': signPayload({secret: rig.secret, payload: body})}),
     );
@@ -128,7 +132,7 @@ describe('svc/webhooks/fetch with plain Request objects', () => {
 
   it('throws a clear error when the body was already read', async () => {
     const receive = createFetchHandler({secret: rig.secret, onEvent: () => undefined});
-    const req = request(record.raw[0]!.body, {});
+    const req = request((await rig.delivered(1))[0]!.body, {});
     await req.json();
     await expect(receive(req)).rejects.toThrow(/body was already read/);
   });

@@ -28,6 +28,11 @@ export interface DeliveryRig {
   secret: string;
   /** Emits one event through the emulator and waits until the receiver answered it. */
   trigger(type: EventType): Promise<string>;
+  /**
+   * The raw deliveries received, at least `count` of them: those earlier tests made, or new ones, so that a test
+   * replaying or tampering with one runs alone as well.
+   */
+  delivered(count: number): Promise<RawDelivery[]>;
   stop(): Promise<void>;
 }
 
@@ -62,6 +67,10 @@ export async function startRig(url: string, record: Recorded): Promise<DeliveryR
       const id = move.event?.id ?? '';
       await waitFor(() => record.raw.length > before && record.handled.some((e) => e.id === id));
       return id;
+    },
+    async delivered(count) {
+      while (record.raw.length < count) await rig.trigger('sandbox.ready');
+      return record.raw;
     },
     stop: () => emulator.stop(),
   };

@@ -59,16 +59,18 @@ describe('svc/webhooks/node', () => {
   });
 
   it('acknowledges a replayed delivery with 200 without calling the function again', async () => {
+    await rig.delivered(1);
     const calls = record.handled.length;
-    const first = record.raw[0]!;
+    const first = (await rig.delivered(1))[0]!;
     const again = await post(url, first);
     expect(again).toEqual({status: 200, body: {received: true, duplicate: true}});
     expect(record.handled.length).toBe(calls);
   });
 
   it('answers 400 with the reason for a tampered body, and the function never sees it', async () => {
+    await rig.delivered(2);
     const calls = record.handled.length;
-    const res = await post(url, record.raw[1]!, tampered(record.raw[1]!));
+    const res = await post(url, (await rig.delivered(2))[1]!, tampered((await rig.delivered(2))[1]!));
     expect(res.status).toBe(400);
     expect(res.body).toEqual({
       error: {code: 'signature_mismatch', message: 'no v1 signature matches this body'},
@@ -78,7 +80,7 @@ describe('svc/webhooks/node', () => {
   });
 
   it('refuses a correctly signed delivery whose timestamp is outside the tolerance', async () => {
-    const body = record.raw[0]!.body;
+    const body = (await rig.delivered(1))[0]!.body;
     const old = signPayload({secret, payload: body, timestamp: Math.floor(Date.now() / 1000) - 301});
     const res = await post(url, {headers: {'svc-signature': old}, body});
     expect(res).toEqual({
@@ -93,7 +95,7 @@ describe('svc/webhooks/node', () => {
   });
 
   it('answers 400 missing_header without a signature, 405 to a GET', async () => {
-    const res = await post(url, {headers: {}, body: record.raw[0]!.body});
+    const res = await post(url, {headers: {}, body: (await rig.delivered(1))[0]!.body});
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({error: {code: 'missing_header'}});
     const get = await fetch(url);
@@ -106,7 +108,7 @@ describe('svc/webhooks/node', () => {
     await new Promise<void>((resolve) => small.listen(0, '127.0.0.1', resolve));
     try {
       const smallUrl = `http://127.0.0.1:${(small.address() as AddressInfo).port}/`;
-      const res = await post(smallUrl, record.raw[0]!);
+      const res = await post(smallUrl, (await rig.delivered(1))[0]!);
       expect(res.status).toBe(413);
       expect(res.body).toMatchObject({error: {code: 'payload_too_large'}});
     } finally {
@@ -118,7 +120,7 @@ describe('svc/webhooks/node', () => {
 
 describe('a function that throws', () => {
   it('gets 500, and the same event runs again when the sender retries', async () => {
-    const body = record.raw[0]!.body;
+    const body = (await rig.delivered(1))[0]!.body;
     const header = () => signPayload({secret, payload: body});
     let calls = 0;
     const failing = createServer(
