@@ -30,6 +30,8 @@ export interface EmulatorContext {
   svc: string;
   /** Only on PostgreSQL, which other emulator processes may share: word of their writes, events and clock moves. */
   signals?: DatabaseSignals;
+  /** Told of each endpoint deleted through this process (the relay lets its `svc listen` go with a reason). */
+  endpointDeletions?: Set<(endpointId: string) => void>;
 }
 
 export type AppEnv = {Variables: {key: {id: string; orgId: string}}};

@@ -55,6 +55,8 @@ export interface RelayRegistration {
   name: string;
   events: string[];
   secret: string;
+  /** True when this call made the relay endpoint, and so its signing secret: a receiver needs the new one. */
+  created?: boolean;
 }
 
 export class EmulatorControlError extends Error {
@@ -166,7 +168,9 @@ export class EmulatorControl {
   }
 
   /** Finds or creates the relay endpoint `svc listen` receives through; its secret is the same every time. */
-  registerRelay(input: {name?: string; events?: string[]; org_id?: string} = {}): Promise<RelayRegistration> {
+  registerRelay(
+    input: {name?: string; events?: string[]; org_id?: string; listener?: string} = {},
+  ): Promise<RelayRegistration> {
     return this.call('POST', '/_emulator/relay', input);
   }
 

@@ -237,6 +237,7 @@ async function startIn(
       log,
       svc: options.svcCommand ?? 'npx svc',
       signals,
+      endpointDeletions: new Set(),
     };
     if (ctx.allowLocalEndpoints) {
       log(

@@ -7,6 +7,7 @@ import {SIGNAL_CHANNELS} from '../db/notify.js';
 import {registerSandboxRoutes} from '../sandboxes/routes.js';
 import {SandboxService} from '../sandboxes/service.js';
 import {RelayHub} from './relay-hub.js';
+import {isRelayEndpoint} from './relay-registry.js';
 import {registerRelayRoutes} from './relay-routes.js';
 import {purgeOlderThan} from './repository.js';
 import {RETENTION_MS} from './retry-policy.js';
@@ -107,9 +108,23 @@ export function createDeliveryPlugin(options: DeliveryPluginOptions = {}): Deliv
       },
     });
     engine = {sandboxes, relay, worker};
+    const relayGone = (endpointId: string) => relay.deleted(endpointId);
+    ctx.endpointDeletions?.add(relayGone);
+    unsubscribe.push(() => ctx.endpointDeletions?.delete(relayGone));
     if (signals) {
       const w = worker;
       unsubscribe.push(
+        // An endpoint deleted through another process: a relay held here that no longer exists lets go.
+        signals.on(SIGNAL_CHANNELS.change, (table) => {
+          if (table !== 'webhook_endpoints') return;
+          for (const id of relay.connectedIds()) {
+            isRelayEndpoint(ctx.db, id)
+              .then((exists) => {
+                if (!exists) relay.deleted(id);
+              })
+              .catch(() => undefined);
+          }
+        }),
         signals.on(SIGNAL_CHANNELS.due, (from) => {
           if (from !== processTag) w.notify();
         }),

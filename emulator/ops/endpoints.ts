@@ -88,7 +88,7 @@ export async function createEndpoint(
 /** A refusal of a local or non-public URL names the two ways to receive webhooks locally. */
 function withWayOut(reason: string, allowLocal: boolean): string {
   if (allowLocal) return reason;
-  const local = /https:\/\/|localhost|private|loopback|reserved/.test(reason);
+  const local = /must use https:\/\/|localhost|private|loopback|reserved/.test(reason);
   return local ? `${reason}; ${LOCAL_RECEIVER_WAY_OUT}` : reason;
 }
 
@@ -101,6 +101,7 @@ export async function deleteEndpoint(
     ? await ctx.repos.endpoints.delete(input.endpointId, input.orgId)
     : false;
   if (!deleted) throw notFound('no webhook endpoint with this id');
+  for (const listener of ctx.endpointDeletions ?? []) listener(input.endpointId);
 }
 
 /** The org's endpoints, newest first, never with a signing secret. */

@@ -89,10 +89,20 @@ export function webhookCreatedHint(o: {svc: string; id: string; event: string; d
   ].join('\n');
 }
 
-/** The ways out when the emulator refuses a local URL: relay to it, or let the emulator post to it. */
-export function localUrlWaysOut(o: {svc: string; url: string; dataDir?: string}): string[] {
+/**
+ * The ways out when the emulator refuses a URL that is not public. A receiver on this machine is best reached
+ * through the relay; one elsewhere on the network only by letting the emulator post to private addresses.
+ */
+export function localUrlWaysOut(o: {
+  svc: string;
+  url: string;
+  dataDir?: string;
+  onThisMachine?: boolean;
+}): string[] {
+  const restart = `stop it (${o.svc} emulator stop${dataDirArg(o.dataDir)}) and start it again with ${o.svc} emulator start --allow-local-endpoints${dataDirArg(o.dataDir)}`;
+  if (o.onThisMachine === false) return [`Let the emulator post to private addresses: ${restart}`];
   return [
     `To receive events on this machine, relay them: ${o.svc} listen --forward-to ${shellQuote(o.url)}${dataDirArg(o.dataDir)}`,
-    `Or let the emulator post to local URLs: stop it (${o.svc} emulator stop${dataDirArg(o.dataDir)}) and start it again with ${o.svc} emulator start --allow-local-endpoints${dataDirArg(o.dataDir)}`,
+    `Or let the emulator post to local URLs: ${restart}`,
   ];
 }

@@ -218,7 +218,7 @@ describe('SSRF at delivery time', () => {
     let answer: LookupAddress[] = [{address: '93.184.216.34', family: 4}];
     const e = await start({allowLocalEndpoints: false, lookup: async () => answer});
     const hook = await e.control.createWebhook({
-      url: `https://rebind.test:${receiver.port}/hook`,
+      url: `https://rebind.example.com:${receiver.port}/hook`,
       events: ['sandbox.ready'],
     });
     answer = [{address: '127.0.0.1', family: 4}];
