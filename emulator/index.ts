@@ -7,6 +7,7 @@ import type {AddressInfo} from 'node:net';
 import {tmpdir} from 'node:os';
 import {join, resolve} from 'node:path';
 import {serve} from '@hono/node-server';
+import type {SignatureClock} from '../src/definitions.js';
 import {createApp} from './app.js';
 import {DataDirError, makeDataDirPrivate} from './data-dir.js';
 import {Authenticator} from './auth/authenticator.js';
@@ -52,6 +53,11 @@ export interface StartEmulatorOptions {
   databaseUrl?: string;
   clock?: 'real' | 'manual';
   clockStart?: Date;
+  /**
+   * The time deliveries are signed with: 'real' (default), so a receiver on a real clock accepts them however
+   * far a manual clock has moved; 'emulator' signs with the emulator's clock, for receivers whose tests share it.
+   */
+  signatureClock?: SignatureClock;
   /** Run like a deployment without a vault key: signing secrets cannot be stored or read. */
   noVaultKey?: boolean;
   /** 32 bytes; default: SVC_EMULATOR_VAULT_KEY is the caller's business, else <dataDir>/vault.key. */
@@ -105,7 +111,7 @@ export class EmulatorStartError extends Error {
  * start() runs once the server listens and its stop() before the database closes.
  */
 function defaultPlugins(options: StartEmulatorOptions): EmulatorPlugin[] {
-  return [createDeliveryPlugin(options.delivery)];
+  return [createDeliveryPlugin({signatureClock: options.signatureClock, ...options.delivery})];
 }
 
 /** The tables whose rows the read cache holds (see createRepositories). */

@@ -108,6 +108,13 @@ export const MAX_ENDPOINTS_PER_ORG = 10;
  * take one of the MAX_ENDPOINTS_PER_ORG places, so a suite testing that limit sees the service's behaviour.
  */
 export const MAX_RELAYS_PER_ORG = 10;
+/**
+ * Which time a delivery's `Svc-Signature` carries as `t`: the real time of the attempt (receivers on a real
+ * clock accept it however far a manual emulator clock has moved), or the emulator's clock (for receivers whose
+ * tests share that clock).
+ */
+export const SIGNATURE_CLOCKS = ['real', 'emulator'] as const;
+export type SignatureClock = (typeof SIGNATURE_CLOCKS)[number];
 /** An endpoint URL is at most this many characters. */
 export const MAX_ENDPOINT_URL_LENGTH = 2048;
 /**

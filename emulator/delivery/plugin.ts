@@ -1,6 +1,7 @@
 // The delivery engine as an emulator plugin: sandboxes, events, the worker, the relay and their control routes.
 import {randomBytes} from 'node:crypto';
 import type {Dispatcher} from 'undici';
+import type {SignatureClock} from '../../src/definitions.js';
 import type {EmulatorContext, EmulatorPlugin} from '../context.js';
 import {registerDeliveryControlRoutes} from '../control/delivery-routes.js';
 import {SIGNAL_CHANNELS} from '../db/notify.js';
@@ -16,6 +17,8 @@ import {DeliveryWorker, type DeliveryWorkerOptions} from './worker.js';
 export interface DeliveryPluginOptions {
   /** Real-time limit of one attempt (default: the spec's 10 s). */
   timeoutMs?: number;
+  /** The time signatures carry (default: the real time, whatever the emulator's clock says). */
+  signatureClock?: SignatureClock;
   /** Replaces the delivery agent (benchmarks); the caller closes it. */
   dispatcher?: Dispatcher;
   /** Passed through to the worker (lanes, batch sizes, idle polling). */
@@ -87,6 +90,7 @@ export function createDeliveryPlugin(options: DeliveryPluginOptions = {}): Deliv
       ...options.worker,
       db: ctx.db,
       clock: ctx.clock,
+      signatureNowMs: options.signatureClock === 'emulator' ? () => ctx.clock.nowMs() : () => Date.now(),
       vault: ctx.vault,
       relay,
       allowLocalEndpoints: ctx.allowLocalEndpoints,

@@ -30,6 +30,8 @@ export const DELIVERY_USER_AGENT = 'svc-webhooks/1 (+svc emulator)';
 export interface DeliveryWorkerOptions {
   db: Database;
   clock: Clock;
+  /** Unix milliseconds a signature's `t` is taken from; the real time unless the emulator is told otherwise. */
+  signatureNowMs?: () => number;
   vault: Vault;
   relay?: RelayHub;
   /** Lets endpoints on loopback/private addresses and plain http:// be delivered to (local development). */
@@ -457,7 +459,7 @@ export class DeliveryWorker {
           records.push(this.#outcome(item, startedAt, UNREADABLE_SECRET, null));
           continue;
         }
-        const t = Math.floor(startedAt.getTime() / 1000);
+        const t = this.#signatureT();
         if (!item.relay) {
           target ??= parseUrl(item.url);
           dispatcher ??= await this.#agent();
@@ -510,6 +512,11 @@ export class DeliveryWorker {
     // Handled now; awaited (and reported) when the lane reaches it.
     ahead.catch(() => undefined);
     return ahead;
+  }
+
+  /** The `t` of a signature made now: receivers check it against their own clock, not the emulator's. */
+  #signatureT(): number {
+    return Math.floor((this.#o.signatureNowMs ?? Date.now)() / 1000);
   }
 
   /** One attempt of `item`, signed at `t`, over the relay or HTTP; never throws. */
@@ -605,7 +612,7 @@ export class DeliveryWorker {
     } catch {
       return {startedAt, signatureT: null, result: UNREADABLE_SECRET};
     }
-    const t = Math.floor(startedAt.getTime() / 1000);
+    const t = this.#signatureT();
     const dispatcher = item.relay ? undefined : await this.#agent();
     const result = await this.#send(item.endpointId, item, sign, t, parseUrl(item.url), dispatcher);
     return {startedAt, signatureT: t, result};

@@ -9,6 +9,8 @@ export interface ReadyView {
   storage: string;
   orgId: string;
   clockMode: string;
+  /** Which time delivery signatures carry (worth saying only on a manual clock). */
+  signatureClock?: 'real' | 'emulator';
   demoKey?: {secret: string};
   /** How svc runs from the user's folder: `svc`, `npx svc` or `node /path/to/bin/run.js`. */
   svc: string;
@@ -31,6 +33,16 @@ export function renderReady(v: ReadyView): string {
     `  Clock:        ${v.clockMode}`,
     '',
   ];
+  if (v.clockMode === 'manual') {
+    // The manual clock is for walking a receiver through the schedule; the receiver itself runs on a real clock.
+    lines.splice(
+      -1,
+      0,
+      v.signatureClock === 'emulator'
+        ? "  Signatures:   the emulator's clock (--signature-clock emulator): receivers must check t against it"
+        : '  Signatures:   the real time, so receivers on a real clock accept them however far the clock moves',
+    );
+  }
   const where = v.svc === 'npx svc' ? 'in another terminal, in this folder' : 'in another terminal';
   // Each line stands alone (a flag rather than an export), so it runs in whichever terminal it is typed.
   const dir = dataDirArg(v.dataDir);

@@ -168,6 +168,39 @@ describe('svc listen --json', () => {
   });
 });
 
+describe('svc emulator start --clock manual and a receiver on a real clock', () => {
+  const triggerAfterADay = async () => {
+    const moved = await runCli(['emulator', 'clock', 'advance', '1d', '--data-dir', dataDir as string]);
+    expect(moved.code, moved.stderr).toBe(0);
+    const r = await runCli(['trigger', 'sandbox.ready', '--data-dir', dataDir as string]);
+    expect(r.code, r.stderr).toBe(0);
+    await waitFor(() => (receiver?.requests.length ?? 0) === 1);
+    return receiver?.requests[0] as Receiver['requests'][number];
+  };
+
+  it('signs with the real time by default, so the receiver accepts deliveries a day ahead', async () => {
+    receiver = await startReceiver();
+    await emulator(['--clock', 'manual']);
+    const listener = listenProcess(['--forward-to', receiver.url, '--json']);
+    const secret = parse(await listener.line((l) => l.includes('"ready"'))).secret as string;
+    const req = await triggerAfterADay();
+    // The receiver's own clock, as examples/receiver checks it.
+    verifySignature({payload: req.body, header: String(req.headers['svc-signature']), secret});
+  });
+
+  it('signs with the emulator clock with --signature-clock emulator', async () => {
+    receiver = await startReceiver();
+    await emulator(['--clock', 'manual', '--signature-clock', 'emulator']);
+    const listener = listenProcess(['--forward-to', receiver.url, '--json']);
+    const secret = parse(await listener.line((l) => l.includes('"ready"'))).secret as string;
+    const req = await triggerAfterADay();
+    const header = String(req.headers['svc-signature']);
+    expect(() => verifySignature({payload: req.body, header, secret})).toThrow(/tolerance|clock/i);
+    const clockNow = Date.parse((await (await control()).clock()).now);
+    verifySignature({payload: req.body, header, secret, now: new Date(clockNow)});
+  });
+});
+
 describe('one svc listen per relay', () => {
   it('refuses a second listen, naming the process that holds the relay, and the first keeps forwarding', async () => {
     receiver = await startReceiver();

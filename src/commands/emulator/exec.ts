@@ -1,5 +1,11 @@
 import {BaseCommand} from '../../lib/base-command.js';
-import {allowLocalEndpointsFlag, dataDirFlag, databaseUrlFlag, emulatorClockFlag} from '../../lib/flags.js';
+import {
+  allowLocalEndpointsFlag,
+  dataDirFlag,
+  databaseUrlFlag,
+  emulatorClockFlag,
+  signatureClockFlag,
+} from '../../lib/flags.js';
 import {processIo} from '../../lib/output.js';
 import {emulatorExec} from '../../services/emulator/exec.js';
 
@@ -17,6 +23,7 @@ export default class EmulatorExec extends BaseCommand {
     'data-dir': dataDirFlag({description: 'keep the data in this dir instead of in memory'}),
     'database-url': databaseUrlFlag(),
     clock: emulatorClockFlag(),
+    'signature-clock': signatureClockFlag(),
     'allow-local-endpoints': allowLocalEndpointsFlag,
   };
 
@@ -27,6 +34,7 @@ export default class EmulatorExec extends BaseCommand {
       dataDir: flags['data-dir'],
       databaseUrl: flags['database-url'],
       clock: flags.clock,
+      signatureClock: flags['signature-clock'],
       allowLocalEndpoints: flags['allow-local-endpoints'],
       env: process.env,
       io: processIo(),

@@ -1,6 +1,12 @@
 import {Flags} from '@oclif/core';
 import {BaseCommand} from '../../lib/base-command.js';
-import {allowLocalEndpointsFlag, dataDirFlag, databaseUrlFlag, emulatorClockFlag} from '../../lib/flags.js';
+import {
+  allowLocalEndpointsFlag,
+  dataDirFlag,
+  databaseUrlFlag,
+  emulatorClockFlag,
+  signatureClockFlag,
+} from '../../lib/flags.js';
 import {processIo} from '../../lib/output.js';
 import {emulatorStart} from '../../services/emulator/start.js';
 
@@ -28,6 +34,7 @@ Environment: SVC_EMULATOR_DATA_DIR (data dir), SVC_EMULATOR_DATABASE_URL (Postgr
     'in-memory': Flags.boolean({description: 'keep nothing after stopping'}),
     'database-url': databaseUrlFlag(),
     clock: emulatorClockFlag(),
+    'signature-clock': signatureClockFlag(),
     'no-vault-key': Flags.boolean({
       description: 'run like a deployment without a vault key (deliveries answer 503)',
     }),
@@ -48,6 +55,7 @@ Environment: SVC_EMULATOR_DATA_DIR (data dir), SVC_EMULATOR_DATABASE_URL (Postgr
       inMemory: flags['in-memory'],
       databaseUrl: flags['database-url'],
       clock: flags.clock,
+      signatureClock: flags['signature-clock'],
       noVaultKey: flags['no-vault-key'],
       allowLocalEndpoints: flags['allow-local-endpoints'],
       demo: flags.demo,

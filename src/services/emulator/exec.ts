@@ -1,6 +1,7 @@
 // `svc emulator exec -- CMD ARGS…`: a throwaway emulator around one command (tests, CI), then its exit code.
 import {spawn} from 'node:child_process';
 import {constants} from 'node:os';
+import type {SignatureClock} from '../../definitions.js';
 import {UserError, usageError} from '../../lib/errors.js';
 import type {Io} from '../../lib/output.js';
 import {resolveStartOptions, startOrExplain} from './start.js';
@@ -10,6 +11,7 @@ export interface EmulatorExecOptions {
   dataDir?: string;
   databaseUrl?: string;
   clock?: 'real' | 'manual';
+  signatureClock?: SignatureClock;
   allowLocalEndpoints?: boolean;
   env: NodeJS.ProcessEnv;
   io: Io;
@@ -29,6 +31,7 @@ export async function emulatorExec(options: EmulatorExecOptions): Promise<{exitC
         inMemory: !options.dataDir,
         databaseUrl: options.databaseUrl,
         clock: options.clock,
+        signatureClock: options.signatureClock,
         allowLocalEndpoints: options.allowLocalEndpoints,
         env: options.env,
       },

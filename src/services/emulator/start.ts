@@ -2,6 +2,7 @@
 import {join, resolve} from 'node:path';
 import type {RunningEmulator, StartEmulatorOptions} from '../../../emulator/index.js';
 import {parseVaultKey, VaultKeyError} from '../../../emulator/vault-key.js';
+import type {SignatureClock} from '../../definitions.js';
 import {UserError, usageError} from '../../lib/errors.js';
 import {currentSvcCommand} from '../../lib/invocation.js';
 import type {Io} from '../../lib/output.js';
@@ -16,6 +17,7 @@ export interface EmulatorStartOptions {
   /** Falls back to SVC_EMULATOR_DATABASE_URL. Never printed: it may hold a password. */
   databaseUrl?: string;
   clock?: 'real' | 'manual';
+  signatureClock?: SignatureClock;
   noVaultKey?: boolean;
   allowLocalEndpoints?: boolean;
   demo?: boolean;
@@ -60,6 +62,7 @@ export function resolveStartOptions(
     inMemory: o.inMemory,
     databaseUrl,
     clock: o.clock,
+    signatureClock: o.signatureClock,
     noVaultKey: o.noVaultKey,
     vaultKey,
     allowLocalEndpoints: o.allowLocalEndpoints,
@@ -127,6 +130,7 @@ function readyMessage(e: RunningEmulator, o: EmulatorStartOptions): string {
     storage,
     orgId: e.orgId,
     clockMode: e.clock.mode,
+    signatureClock: o.signatureClock ?? 'real',
     demoKey: e.demoKey,
     svc: currentSvcCommand(o.env),
     dataDir: dataDirToName(e.dataDir),
