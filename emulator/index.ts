@@ -9,6 +9,7 @@ import {join, resolve} from 'node:path';
 import {serve} from '@hono/node-server';
 import type {SignatureClock} from '../src/definitions.js';
 import {createApp} from './app.js';
+import {type DemoKey, demoKey} from './demo-key.js';
 import {DataDirError, makeDataDirPrivate} from './data-dir.js';
 import {Authenticator} from './auth/authenticator.js';
 import {AuthFailureLimiter, type RateLimitOptions} from './auth/rate-limiter.js';
@@ -64,7 +65,7 @@ export interface StartEmulatorOptions {
   vaultKey?: Buffer;
   /** Lets endpoints use http:// and loopback/private hosts. For local development only. */
   allowLocalEndpoints?: boolean;
-  /** Name the default org as a demo org and mint a fresh demo key (returned once as demoKey). */
+  /** Name the default org as a demo org and give it a demo key: the data dir's earlier one while it works, else a new one. */
   demo?: boolean;
   rateLimit?: RateLimitOptions;
   log?: (line: string) => void;
@@ -91,8 +92,8 @@ export interface RunningEmulator {
   control: EmulatorControl;
   /** What the routes share; tests build extra apps over it with createApp. */
   context: EmulatorContext;
-  /** Only with demo: a key minted at this start; its secret is not stored anywhere. */
-  demoKey?: {id: string; secret: string};
+  /** Only with demo: the data dir's demo key, kept from an earlier start (reused) or minted by this one. */
+  demoKey?: DemoKey;
   stop(): Promise<void>;
 }
 
@@ -116,8 +117,6 @@ function defaultPlugins(options: StartEmulatorOptions): EmulatorPlugin[] {
 
 /** The tables whose rows the read cache holds (see createRepositories). */
 const CACHED_TABLES = ['orgs', 'api_keys', 'webhook_endpoints'] as const;
-
-const DEMO_KEY_CREATOR = 'svc emulator --demo';
 
 export async function startEmulator(options: StartEmulatorOptions = {}): Promise<RunningEmulator> {
   if (!options.dataDir && !options.inMemory) {
@@ -251,7 +250,7 @@ async function startIn(
           'addresses. Never run a shared emulator like this.',
       );
     }
-    const demoKey = options.demo ? await mintDemoKey(ctx) : undefined;
+    const demo = options.demo ? await demoKey(ctx, dataDir) : undefined;
     await storage.endStartup?.();
     const plugins = defaultPlugins(options);
     const app = createApp(ctx, {plugins});
@@ -322,7 +321,7 @@ async function startIn(
       repos,
       control: new EmulatorControl({url: apiUrl, adminToken}),
       context: ctx,
-      demoKey,
+      demoKey: demo,
       stop,
     };
   } catch (err) {
@@ -339,24 +338,6 @@ async function defaultOrg(repos: Repositories, clock: Clock, demo: boolean): Pro
   }
   const org = await repos.orgs.create(demo ? 'Demo org' : 'Emulator org', clock.now());
   return repos.meta.setIfAbsent('default_org_id', org.id);
-}
-
-async function mintDemoKey(ctx: EmulatorContext): Promise<{id: string; secret: string}> {
-  // Each start mints a new demo key; revoking the earlier ones keeps restarts from using up the 25-key limit.
-  for (const key of await ctx.repos.keys.list(ctx.orgId)) {
-    if (key.createdBy === DEMO_KEY_CREATOR && !key.revokedAt) {
-      await ctx.repos.keys.revoke(key.id, ctx.clock.now());
-      ctx.auth.forget(key.id);
-    }
-  }
-  const {key, secret} = await ctx.repos.keys.create({
-    orgId: ctx.orgId,
-    name: 'demo',
-    createdBy: DEMO_KEY_CREATOR,
-    expires: 'never',
-    now: ctx.clock.now(),
-  });
-  return {id: key.id, secret};
 }
 
 /** null: run without a vault key. */

@@ -11,7 +11,10 @@ export interface ReadyView {
   clockMode: string;
   /** Which time delivery signatures carry (worth saying only on a manual clock). */
   signatureClock?: 'real' | 'emulator';
-  demoKey?: {secret: string};
+  /** `reused`: the data dir's key from an earlier start, which still works. */
+  demoKey?: {secret: string; reused: boolean};
+  /** The emulator keeps nothing after it stops, so its demo key goes with it. */
+  inMemory?: boolean;
   /** How svc runs from the user's folder: `svc`, `npx svc` or `node /path/to/bin/run.js`. */
   svc: string;
   /** Set when commands in other terminals must be told where this emulator keeps its runtime file. */
@@ -55,7 +58,11 @@ export function renderReady(v: ReadyView): string {
   );
   if (v.demoKey) {
     lines.push(
-      'Demo API key (shown once, keep it):',
+      v.demoKey.reused
+        ? 'Demo API key (the same as at earlier starts on this data dir; it works until revoked):'
+        : v.inMemory
+          ? 'Demo API key (new; it lasts as long as this in-memory emulator):'
+          : 'Demo API key (new; every later --demo start on this data dir prints this one again):',
       `  ${v.demoKey.secret}`,
       '',
       `Try next, ${where}:`,

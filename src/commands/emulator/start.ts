@@ -39,7 +39,10 @@ Environment: SVC_EMULATOR_DATA_DIR (data dir), SVC_EMULATOR_DATABASE_URL (Postgr
       description: 'run like a deployment without a vault key (deliveries answer 503)',
     }),
     'allow-local-endpoints': allowLocalEndpointsFlag,
-    demo: Flags.boolean({description: 'make sure a demo org exists and print a fresh demo API key'}),
+    demo: Flags.boolean({
+      description:
+        "name the default org Demo org and print its demo API key: the data dir's key from earlier starts while it works, else a new one (the older demo keys revoked)",
+    }),
   };
 
   async run() {

@@ -132,6 +132,7 @@ function readyMessage(e: RunningEmulator, o: EmulatorStartOptions): string {
     clockMode: e.clock.mode,
     signatureClock: o.signatureClock ?? 'real',
     demoKey: e.demoKey,
+    inMemory: o.inMemory,
     svc: currentSvcCommand(o.env),
     dataDir: dataDirToName(e.dataDir),
   });
