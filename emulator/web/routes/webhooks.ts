@@ -1,6 +1,7 @@
 // Webhook endpoints, their deliveries and each delivery's attempts.
 import type {Context} from 'hono';
 import {isId, MAX_ENDPOINTS_PER_ORG} from '../../../src/definitions.js';
+import {isRelayUrl} from '../../delivery/relay-registry.js';
 import {listDeliveries} from '../../ops/deliveries.js';
 import {createEndpoint, deleteEndpoint, LOCAL_RECEIVER_WAY_OUT, listEndpoints} from '../../ops/endpoints.js';
 import {OperationError} from '../../ops/errors.js';
@@ -40,7 +41,7 @@ export const registerWebhookRoutes: RegisterRoutes = (app, kit) => {
   app.get(
     '/account/webhooks/new',
     signedIn(async (c, s) => {
-      const count = (await listEndpoints(ctx, s.session.orgId)).length;
+      const count = (await listEndpoints(ctx, s.session.orgId)).filter((e) => !isRelayUrl(e.url)).length;
       if (count >= MAX_ENDPOINTS_PER_ORG) return c.redirect('/account/webhooks', 303);
       return render(c, NewEndpointPage({assets, viewer: s.viewer, allowLocal: ctx.allowLocalEndpoints}));
     }),

@@ -9,6 +9,7 @@ import {
   MAX_ENDPOINTS_PER_ORG,
 } from '../../../src/definitions.js';
 import type {Delivery, WebhookEndpoint} from '../../../src/schemas/index.js';
+import {isRelayUrl} from '../../delivery/relay-registry.js';
 import {
   type Assets,
   CsrfField,
@@ -69,7 +70,9 @@ export function WebhooksPage(p: {
   created?: NewEndpointSecret;
   notice?: string;
 }) {
-  const full = p.endpoints.length >= MAX_ENDPOINTS_PER_ORG;
+  const relays = p.endpoints.filter((e) => isRelayUrl(e.url)).length;
+  const counted = p.endpoints.length - relays;
+  const full = counted >= MAX_ENDPOINTS_PER_ORG;
   return (
     <Page title="Webhooks" assets={p.assets} viewer={p.viewer} section="webhooks">
       <h1>Webhook endpoints</h1>
@@ -80,7 +83,13 @@ export function WebhooksPage(p: {
       {p.notice ? <Notice kind="success">{p.notice}</Notice> : null}
       <div class="bar">
         <p class="muted">
-          {p.endpoints.length} of {MAX_ENDPOINTS_PER_ORG} endpoints.
+          {counted} of {MAX_ENDPOINTS_PER_ORG} endpoints
+          {relays > 0
+            ? relays === 1
+              ? ', and the svc listen relay, which does not count'
+              : `, and ${relays} svc listen relays, which do not count`
+            : ''}
+          .
         </p>
         {full ? null : (
           <a class="button" href="/account/webhooks/new">
@@ -278,6 +287,9 @@ export function DeleteEndpointPage(p: {assets: Assets; viewer: Viewer; endpoint:
         <Notice kind="warning">
           It stops receiving events at once, and its deliveries and their attempts are deleted with it. This
           cannot be undone.
+          {isRelayUrl(p.endpoint.url)
+            ? ' This is the svc listen relay: a running svc listen stops, and the next run makes a new relay with a new signing secret.'
+            : ''}
         </Notice>
         <form method="post" action={`/account/webhooks/${p.endpoint.id}/delete`} class="button-row">
           <CsrfField token={p.viewer.csrf} />

@@ -409,10 +409,21 @@ describe.skipIf(!chromiumAvailable)('the account page in Chromium', {timeout: 60
     expect(await alice.locator('.notice').textContent()).toContain('is deleted');
     expect(await alice.content()).not.toContain(endpointId);
 
-    for (let i = 0; i < MAX_ENDPOINTS_PER_ORG; i++) {
+    // The relay of svc listen is listed but takes none of the 10 places, on the page as in the CLI.
+    const relay = await emu.control.registerRelay();
+    for (let i = 0; i < MAX_ENDPOINTS_PER_ORG - 1; i++) {
       await emu.control.createWebhook({url: `${receiver.url}/n${i}`, events: ['sandbox.error']});
     }
     await alice.goto('/account/webhooks');
+    expect(await alice.locator('.bar .muted').textContent()).toBe(
+      '9 of 10 endpoints, and the svc listen relay, which does not count.',
+    );
+    expect(await alice.getByRole('link', {name: 'Add endpoint'}).count()).toBe(1);
+    await alice.goto(`/account/webhooks/${relay.endpoint_id}/delete`);
+    expect(await alice.locator('.notice-warning').textContent()).toContain('a running svc listen stops');
+    await emu.control.createWebhook({url: `${receiver.url}/last`, events: ['sandbox.error']});
+    await alice.goto('/account/webhooks');
+    expect(await alice.locator('.bar .muted').textContent()).toContain('10 of 10 endpoints');
     expect(await alice.getByRole('link', {name: 'Add endpoint'}).count()).toBe(0);
     expect(await alice.locator('.notice-warning').textContent()).toContain('10 webhook endpoints, the most');
     await checkPage(alice, 'webhooks-limit');
