@@ -27,12 +27,19 @@ export async function openTuiSource(options: OpenTuiSourceOptions): Promise<TuiS
     fileStore: defaultFileStore(options.env),
   });
   const {nodeHttpFetch} = await import('../client/node-transport.js');
-  const control: EmulatorControl | undefined = await emulatorControlFor(apiUrl, {
-    env: options.env,
-    dataDir: options.dataDir,
-    // Node's own fetch would load all of undici before the first screen; its calls send no body.
-    fetch: nodeHttpFetch() as unknown as typeof fetch,
-  });
+  const controlFor = (url: string) =>
+    emulatorControlFor(url, {
+      env: options.env,
+      dataDir: options.dataDir,
+      // Node's own fetch would load all of undici before the first screen; its calls send no body.
+      fetch: nodeHttpFetch() as unknown as typeof fetch,
+    });
+  // Where the browser reads now. A login made in another terminal while it showed "not logged in" may name
+  // another address (the emulator's): the header, attempt detail and resend follow the session once it opens.
+  let current: {apiUrl: string; control: EmulatorControl | undefined} = {
+    apiUrl,
+    control: await controlFor(apiUrl),
+  };
   // Opened on first use, so that "not logged in" is a screen of the browser (which keeps trying) rather than an exit.
   let session: Promise<Session> | undefined;
   let opened: Session['client'] | undefined;
@@ -40,25 +47,35 @@ export async function openTuiSource(options: OpenTuiSourceOptions): Promise<TuiS
     session ??= openSession({env: options.env, flags, client: {retries: 0, timeoutMs: 5_000}});
     try {
       opened = (await session).client;
-      return opened;
     } catch (err) {
       session = undefined;
       throw err;
     }
+    if (opened.apiUrl !== current.apiUrl)
+      current = {apiUrl: opened.apiUrl, control: await controlFor(opened.apiUrl)};
+    return opened;
   };
   const source: TuiSource = {
-    apiUrl,
+    get apiUrl() {
+      return current.apiUrl;
+    },
     svc: currentSvcCommand(options.env),
-    emulator: control !== undefined,
+    get emulator() {
+      return current.control !== undefined;
+    },
     listEndpoints: async () => (await client()).listWebhooks(),
     listDeliveries: async (endpointId) => (await client()).listDeliveries(endpointId),
     // The API's clock as its answers date them: an emulator's may be set by hand.
     now: () => opened?.serverNowMs() ?? Date.now(),
+    get deliveryDetail() {
+      const control = current.control;
+      return control ? (id: string) => control.delivery(id) : undefined;
+    },
+    get resend() {
+      const control = current.control;
+      return control ? (id: string) => control.resendDelivery(id) : undefined;
+    },
   };
-  if (control) {
-    source.deliveryDetail = (id) => control.delivery(id);
-    source.resend = (id) => control.resendDelivery(id);
-  }
   return source;
 }
 
@@ -67,14 +84,15 @@ export function prefetchEndpoints(source: TuiSource): TuiSource {
   let first: Promise<Awaited<ReturnType<TuiSource['listEndpoints']>>> | undefined = source.listEndpoints();
   // Handled here; the browser's first refresh receives the outcome, failure included.
   first.catch(() => undefined);
-  return {
-    ...source,
+  const list = source.listEndpoints.bind(source);
+  // The source itself, not a copy: its address and emulator parts may change once a session opens.
+  return Object.assign(source, {
     listEndpoints: () => {
-      const answer = first ?? source.listEndpoints();
+      const answer = first ?? list();
       first = undefined;
       return answer;
     },
-  };
+  });
 }
 
 /** A full-screen browser needs a person at a terminal; scripts get the commands that print the same as JSON. */

@@ -10,6 +10,7 @@ import {
   attemptSucceeded,
   bodyLines,
   clockTime,
+  lastCodeText,
   nextAttemptText,
   prettyEvent,
 } from '../delivery-detail.js';
@@ -104,10 +105,19 @@ export function helpLines(source: TuiSource, paint: Painter): React.ReactNode[] 
 
 // ---- endpoints ------------------------------------------------------------------------------------------------
 
+/** Wide enough for a description column beside the URL and events (a wide terminal has the room for it). */
+const ENDPOINT_DESCRIPTION_FROM = 120;
+
 function endpointWidths(width: number) {
+  if (width >= ENDPOINT_DESCRIPTION_FROM) {
+    const rest = width - 2 - 27 - 6;
+    const url = Math.floor(rest * 0.4);
+    const events = Math.floor(rest * 0.3);
+    return {id: 27, url, events, description: rest - url - events};
+  }
   const rest = Math.max(width - 2 - 27 - 4, 10);
   const url = Math.max(Math.floor(rest * 0.6), 8);
-  return {id: 27, url, events: Math.max(rest - url, 4)};
+  return {id: 27, url, events: Math.max(rest - url, 4), description: 0};
 }
 
 function cell(text: string, width: number): string {
@@ -120,7 +130,7 @@ export function endpointColumns(width: number): React.ReactNode {
   const w = endpointWidths(width);
   return (
     <Text bold wrap="truncate-end">
-      {`  ${cell('ID', w.id)}  ${cell('URL', w.url)}  ${cell('EVENTS', w.events)}`}
+      {`  ${cell('ID', w.id)}  ${cell('URL', w.url)}  ${cell('EVENTS', w.events)}${w.description ? `  ${cell('DESCRIPTION', w.description)}` : ''}`}
     </Text>
   );
 }
@@ -141,6 +151,7 @@ export function endpointRow(
       <Text color={paint(isSelected ? undefined : 'cyan')}>{cell(sanitize(e.url), w.url)}</Text>
       {'  '}
       {cell(events, w.events)}
+      {w.description ? `  ${cell(sanitize(e.description ?? '-'), w.description)}` : ''}
     </Text>
   );
 }
@@ -178,7 +189,7 @@ export function deliveryRow(
   paint: Painter,
 ): React.ReactNode {
   const l = deliveryLayout(width);
-  const code = d.last_status_code === null ? '-' : String(d.last_status_code);
+  const code = lastCodeText(d);
   const next = d.status === 'pending' ? nextAttemptText(d.next_attempt_at, nowMs) : '-';
   return (
     <Text key={d.id} wrap="truncate-end" inverse={isSelected}>

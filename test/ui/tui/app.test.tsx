@@ -107,8 +107,8 @@ afterEach(() => {
   app = undefined;
 });
 
-function show(source: TuiSource) {
-  app = render(<App source={source} color={false} size={SIZE} backoff={FAST} />);
+function show(source: TuiSource, size = SIZE) {
+  app = render(<App source={source} color={false} size={size} backoff={FAST} />);
   return app;
 }
 
@@ -236,6 +236,46 @@ describe('the deliveries screen', () => {
   });
 });
 
+describe('keys read together (key repeat on a loaded machine, a slow link, a paste)', () => {
+  it('takes two Backspaces in one read as two Backspaces, never as spaces', async () => {
+    const {source, state} = fakeSource();
+    const failed = delivery({event_type: 'sandbox.error', status: 'failed'});
+    state.deliveries = [failed, delivery()];
+    show(source);
+    await sees(endpoint.id);
+    await press(KEYS.enter);
+    await sees(failed.id);
+    await press('/failed');
+    await sees('filter: failed');
+    await press(KEYS.backspace + KEYS.backspace);
+    await sees('/ filter: fail  (enter keeps it');
+    // Enter and Backspace read with text end the filter and go back, as typed one by one.
+    await press(`ed${KEYS.enter}`);
+    await sees('filter: failed (/ to change, esc to clear)');
+  });
+
+  it('opens the row `j` moved to when Enter comes in the same read, and moves on the screen Enter opened', async () => {
+    const second: WebhookEndpoint = {
+      ...endpoint,
+      id: 'we_ZZZZ56789abcdefghijklmn',
+      url: 'https://two.example.com/',
+    };
+    const {source, state} = fakeSource({endpoints: [endpoint, second]});
+    const [newer, older] = [delivery(), delivery()];
+    state.deliveries = [newer, older] as Delivery[];
+    show(source);
+    await sees(second.id);
+    await press(`j${KEYS.enter}`);
+    await sees(`Deliveries · ${second.id}`);
+    await press(KEYS.escape);
+    await sees('Endpoints');
+    await press(`k${KEYS.enter}j`);
+    const frame = await sees(`Deliveries · ${endpoint.id}`);
+    await until((f) => selectedLine(f).includes((older as Delivery).id), 'the second row selected');
+    expect(frame).toContain((newer as Delivery).id);
+  });
+});
+
 describe('one delivery', () => {
   it('shows each attempt with its answer and the event body, and a resend adds a manual attempt', async () => {
     const {source, state} = fakeSource();
@@ -281,6 +321,62 @@ describe('one delivery', () => {
     await press(KEYS.enter);
     const frame = await sees('Attempt detail, the event body and resend come from the emulator');
     expect(frame).toMatch(/Status\s+failed · 9 attempts · last answer 500/);
+  });
+});
+
+describe('what the rows say', () => {
+  it('a retry due in a few seconds is ahead, not "just now"; a network error is ERR, not "-"', async () => {
+    const {source, state} = fakeSource();
+    const soon = delivery({
+      status: 'pending',
+      attempts: 1,
+      last_status_code: null,
+      next_attempt_at: new Date(Date.now() + 8_000).toISOString(),
+    });
+    const fresh = delivery({status: 'pending', attempts: 0, last_status_code: null, next_attempt_at: null});
+    state.deliveries = [soon, fresh];
+    show(source);
+    await sees(endpoint.id);
+    await press(KEYS.enter);
+    const frame = await sees(soon.id);
+    const row = (id: string) => frame.split('\n').find((l) => l.includes(id)) ?? '';
+    expect(row(soon.id)).toMatch(/pending\s+1\s+ERR\s+in [5-8] seconds/);
+    expect(row(fresh.id)).toMatch(/pending\s+0\s+-\s/);
+  });
+
+  it('at 200 columns the endpoints screen has room for the description', async () => {
+    const described: WebhookEndpoint = {...endpoint, description: 'billing service, production'};
+    show(fakeSource({endpoints: [described]}).source, {columns: 200, rows: 24});
+    const frame = await sees(described.id);
+    expect(frame).toContain('DESCRIPTION');
+    expect(frame).toContain('billing service, production');
+  });
+
+  it('after a resend that got through, says the delivery is still scheduled', async () => {
+    const {source, state} = fakeSource();
+    const d = delivery({
+      status: 'pending',
+      attempts: 1,
+      last_status_code: 500,
+      next_attempt_at: new Date(Date.now() + 25_000).toISOString(),
+    });
+    state.deliveries = [d];
+    state.details.set(d.id, {
+      delivery: d,
+      endpoint_id: endpoint.id,
+      event: {id: d.event_id},
+      attempts: [attempt()],
+    });
+    show(source, {columns: 200, rows: 24});
+    await sees(endpoint.id);
+    await press(KEYS.enter);
+    await sees(d.id);
+    await press('r');
+    await sees(`Resent ${d.id}: attempt #2 → 200`);
+    await until(
+      (f) => /still pending, the schedule's next attempt is in 2\d seconds/.test(f),
+      'the schedule named',
+    );
   });
 });
 
