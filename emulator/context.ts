@@ -7,6 +7,7 @@ import type {Database} from './db/database.js';
 import type {DatabaseSignals} from './db/notify.js';
 import type {Repositories} from './db/repositories.js';
 import type {Resolver} from './net/address-policy.js';
+import type {Attempter} from './ops/resend.js';
 import type {Vault} from './vault.js';
 
 export interface EmulatorContext {
@@ -30,6 +31,8 @@ export interface EmulatorContext {
   svc: string;
   /** Only on PostgreSQL, which other emulator processes may share: word of their writes, events and clock moves. */
   signals?: DatabaseSignals;
+  /** Sends a resend's attempt (the delivery engine's worker, once it runs); the account page resends through it. */
+  resendAttempter?: () => Attempter | undefined;
   /** Told of each endpoint deleted through this process (the relay lets its `svc listen` go with a reason). */
   endpointDeletions?: Set<(endpointId: string) => void>;
 }

@@ -112,11 +112,12 @@ export function createDeliveryPlugin(options: DeliveryPluginOptions = {}): Deliv
       },
     });
     engine = {sandboxes, relay, worker};
+    const w = worker;
+    ctx.resendAttempter = () => w;
     const relayGone = (endpointId: string) => relay.deleted(endpointId);
     ctx.endpointDeletions?.add(relayGone);
     unsubscribe.push(() => ctx.endpointDeletions?.delete(relayGone));
     if (signals) {
-      const w = worker;
       unsubscribe.push(
         // An endpoint deleted through another process: a relay held here that no longer exists lets go.
         signals.on(SIGNAL_CHANNELS.change, (table) => {
