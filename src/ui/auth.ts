@@ -5,7 +5,12 @@ import type {LoginResult} from '../services/login.js';
 import type {LogoutResult} from '../services/logout.js';
 import {sanitize} from './text.js';
 
-const SOURCE_TEXT = {env: 'SVC_API_KEY', keychain: 'OS keychain', file: 'credentials file'} as const;
+/** Where a key came from, as people read it. */
+export const SOURCE_TEXT = {
+  env: 'SVC_API_KEY',
+  keychain: 'the OS keychain',
+  file: 'the credentials file',
+} as const;
 
 export function renderAuthStatus(status: AuthStatus, paint: Paint): string {
   const lines = [
