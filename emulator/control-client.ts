@@ -106,7 +106,8 @@ export class EmulatorControl {
     return this.call('POST', '/_emulator/keys', input);
   }
 
-  revokeKey(id: string): Promise<KeyRecord> {
+  /** `already_revoked`: it was revoked before this call, which changed nothing. */
+  revokeKey(id: string): Promise<KeyRecord & {already_revoked?: boolean}> {
     return this.call('POST', `/_emulator/keys/${encodeURIComponent(id)}/revoke`);
   }
 

@@ -82,7 +82,9 @@ export const registerKeyRoutes: RegisterRoutes = (app, kit) => {
         const key = await revokeKey(ctx, {orgId: s.session.orgId, keyId: id});
         putFlash(s, 'keys', {
           kind: 'notice',
-          text: `Key "${key.name}" (${key.prefix}…) is revoked: requests with it now get 401.`,
+          text: key.already_revoked
+            ? `Key "${key.name}" (${key.prefix}…) was already revoked; nothing changed.`
+            : `Key "${key.name}" (${key.prefix}…) is revoked: requests with it now get 401.`,
         });
         return c.redirect('/account/keys', 303);
       } catch (err) {
