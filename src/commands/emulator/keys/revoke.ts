@@ -15,7 +15,8 @@ export default class EmulatorKeysRevoke extends BaseCommand {
     const {args, flags} = await this.parse(EmulatorKeysRevoke);
     const key = await revokeKey({id: args.id, dataDir: flags['data-dir'], env: process.env});
     if (!this.jsonEnabled()) {
-      if (key.already_revoked) this.logToStderr(`Nothing to do: ${key.name} (${key.id}) was already revoked.`);
+      if (key.already_revoked)
+        this.logToStderr(`Nothing to do: ${key.name} (${key.id}) was already revoked.`);
       else this.log(`Revoked ${key.name} (${key.id}).`);
     }
     return key;
