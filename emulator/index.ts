@@ -10,6 +10,7 @@ import {serve} from '@hono/node-server';
 import type {SignatureClock} from '../src/definitions.js';
 import {createApp} from './app.js';
 import {type DemoKey, demoKey} from './demo-key.js';
+import {createKey} from './ops/keys.js';
 import {DataDirError, makeDataDirPrivate} from './data-dir.js';
 import {Authenticator} from './auth/authenticator.js';
 import {AuthFailureLimiter, type RateLimitOptions} from './auth/rate-limiter.js';
@@ -65,6 +66,11 @@ export interface StartEmulatorOptions {
   vaultKey?: Buffer;
   /** Lets endpoints use http:// and loopback/private hosts. For local development only. */
   allowLocalEndpoints?: boolean;
+  /**
+   * An API key of the default org made as the emulator starts (returned once as startKey), before the delivery
+   * engine's first work: `svc emulator exec` hands one to its command without waiting behind that work.
+   */
+  startKey?: {name: string; createdBy?: string};
   /** Name the default org as a demo org and give it a demo key: the data dir's earlier one while it works, else a new one. */
   demo?: boolean;
   rateLimit?: RateLimitOptions;
@@ -94,6 +100,8 @@ export interface RunningEmulator {
   context: EmulatorContext;
   /** Only with demo: the data dir's demo key, kept from an earlier start (reused) or minted by this one. */
   demoKey?: DemoKey;
+  /** Only with the startKey option: its id and secret, shown nowhere else. */
+  startKey?: {id: string; secret: string};
   stop(): Promise<void>;
 }
 
@@ -200,7 +208,8 @@ async function startIn(
     await storage.endStartup?.();
     sharedClock?.close();
     await signals?.close();
-    await db.close().catch(() => undefined);
+    // In memory, nothing outlives the stop: the copy is dropped without PostgreSQL's shutdown checkpoint.
+    if (!storage.throwaway) await db.close().catch(() => undefined);
     await storage.cleanup();
     if (ownsDataDir) await rm(dataDir, {recursive: true, force: true});
   };
@@ -251,6 +260,9 @@ async function startIn(
       );
     }
     const demo = options.demo ? await demoKey(ctx, dataDir) : undefined;
+    const made = options.startKey
+      ? await createKey(ctx, {orgId, name: options.startKey.name, createdBy: options.startKey.createdBy})
+      : undefined;
     await storage.endStartup?.();
     const plugins = defaultPlugins(options);
     const app = createApp(ctx, {plugins});
@@ -322,6 +334,7 @@ async function startIn(
       control: new EmulatorControl({url: apiUrl, adminToken}),
       context: ctx,
       demoKey: demo,
+      startKey: made ? {id: made.key.id, secret: made.secret} : undefined,
       stop,
     };
   } catch (err) {
