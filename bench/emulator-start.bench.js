@@ -91,10 +91,14 @@ function cliOnce(args, {measureRss = false} = {}) {
 /** Ms from spawning `svc emulator exec -- true` to its exit: start, a key, the command, stop. */
 function execOnce() {
   const start = performance.now();
-  const result = spawnSync(process.execPath, [join(root, 'bin', 'run.js'), 'emulator', 'exec', '--', 'true'], {
-    cwd: root,
-    env: {...process.env, NO_COLOR: '1'},
-  });
+  const result = spawnSync(
+    process.execPath,
+    [join(root, 'bin', 'run.js'), 'emulator', 'exec', '--', 'true'],
+    {
+      cwd: root,
+      env: {...process.env, NO_COLOR: '1'},
+    },
+  );
   if (result.status !== 0) throw new Error(`emulator exec failed: ${String(result.stderr).slice(0, 500)}`);
   return performance.now() - start;
 }
