@@ -18,6 +18,15 @@ export abstract class BaseCommand extends Command {
     super.logToStderr(spellSvc(message, currentSvcCommand()), ...args);
   }
 
+  /** A warning on one line of its own, unwrapped and without oclif's ` ›` prefix, like errors. */
+  override warn(input: string | Error): string | Error {
+    if (!this.jsonEnabled()) {
+      const text = typeof input === 'string' ? input : input.message;
+      process.stderr.write(`Warning: ${spellSvc(text, currentSvcCommand())}\n`);
+    }
+    return input;
+  }
+
   protected override toErrorJson(err: unknown): JsonError {
     const e = toUserError(err);
     return {error: {code: e.code, message: e.message}};

@@ -1,6 +1,15 @@
 // svc login / logout / auth status as a user runs them: real processes, a real loopback API, a private config dir.
 import {spawn} from 'node:child_process';
-import {existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import {createServer} from 'node:http';
 import type {AddressInfo} from 'node:net';
 import {tmpdir} from 'node:os';
@@ -202,6 +211,16 @@ describe('svc auth status and svc logout', {timeout: 90_000}, () => {
     expect(fromEnv.code).toBe(0);
     expect(fromEnv.stdout).toMatch(/Logged in to Mock Org/);
     expect(fromEnv.stdout).toMatch(new RegExp(`Key: +${secret.slice(0, 8)}… from SVC_API_KEY`));
+  });
+
+  it('warns on one unwrapped line, without prefixes, when it tightens a credentials file others could read', async () => {
+    await svc(['login', '--api-url', api.url], {input: secret});
+    chmodSync(credentialsPath(), 0o644);
+    const r = await svc(['auth', 'status', '--api-url', api.url]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe(
+      `Warning: ${credentialsPath()} was readable by other users (mode 644); changed it to 600\n`,
+    );
   });
 
   it('with a stored key that was revoked, says which key, from where, for which address, and how to replace it', async () => {

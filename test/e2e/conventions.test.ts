@@ -102,6 +102,11 @@ describe('against an emulator', {timeout: 60_000}, () => {
   });
 
   it('`logout` against the emulator says where its account page is', async () => {
+    const login = await runCli(['login', '--api-url', emu.apiUrl], {
+      env: {SVC_CONFIG_DIR: config},
+      input: `${env.SVC_API_KEY}\n`,
+    });
+    expect(login.code, login.stderr).toBe(0);
     const r = await runCli(['logout', '--api-url', emu.apiUrl], {env: {SVC_CONFIG_DIR: config}});
     expect(r.code).toBe(0);
     expect(flat(r.stderr)).toContain(`keys are revoked on the account page, ${emu.apiUrl}/account`);
