@@ -80,8 +80,11 @@ export async function openTuiSource(options: OpenTuiSourceOptions): Promise<TuiS
 }
 
 /** The same source, whose endpoints are already being fetched: the first screen's data loads beside Ink. */
-export function prefetchEndpoints(source: TuiSource): TuiSource {
-  let first: Promise<Awaited<ReturnType<TuiSource['listEndpoints']>>> | undefined = source.listEndpoints();
+export function prefetchEndpoints(
+  source: TuiSource,
+  asked: Promise<Awaited<ReturnType<TuiSource['listEndpoints']>>> = source.listEndpoints(),
+): TuiSource {
+  let first: typeof asked | undefined = asked;
   // Handled here; the browser's first refresh receives the outcome, failure included.
   first.catch(() => undefined);
   const list = source.listEndpoints.bind(source);

@@ -15,6 +15,7 @@ import {
   prettyEvent,
 } from '../delivery-detail.js';
 import {sanitize} from '../text.js';
+import {cell, endpointCells, endpointColumnsText} from './layout.js';
 import {relativeTime} from '../time.js';
 
 export type Tone = 'green' | 'red' | 'yellow' | 'cyan' | 'gray';
@@ -105,32 +106,10 @@ export function helpLines(source: TuiSource, paint: Painter): React.ReactNode[] 
 
 // ---- endpoints ------------------------------------------------------------------------------------------------
 
-/** Wide enough for a description column beside the URL and events (a wide terminal has the room for it). */
-const ENDPOINT_DESCRIPTION_FROM = 120;
-
-function endpointWidths(width: number) {
-  if (width >= ENDPOINT_DESCRIPTION_FROM) {
-    const rest = width - 2 - 27 - 6;
-    const url = Math.floor(rest * 0.4);
-    const events = Math.floor(rest * 0.3);
-    return {id: 27, url, events, description: rest - url - events};
-  }
-  const rest = Math.max(width - 2 - 27 - 4, 10);
-  const url = Math.max(Math.floor(rest * 0.6), 8);
-  return {id: 27, url, events: Math.max(rest - url, 4), description: 0};
-}
-
-function cell(text: string, width: number): string {
-  const chars = Array.from(text);
-  if (chars.length <= width) return text.padEnd(width);
-  return `${chars.slice(0, Math.max(width - 1, 0)).join('')}…`;
-}
-
 export function endpointColumns(width: number): React.ReactNode {
-  const w = endpointWidths(width);
   return (
     <Text bold wrap="truncate-end">
-      {`  ${cell('ID', w.id)}  ${cell('URL', w.url)}  ${cell('EVENTS', w.events)}${w.description ? `  ${cell('DESCRIPTION', w.description)}` : ''}`}
+      {endpointColumnsText(width)}
     </Text>
   );
 }
@@ -141,17 +120,16 @@ export function endpointRow(
   width: number,
   paint: Painter,
 ): React.ReactNode {
-  const w = endpointWidths(width);
-  const events = e.events.map((t) => t.replace(/^sandbox\./, '')).join(',');
+  const c = endpointCells(e, width);
   return (
     <Text key={e.id} wrap="truncate-end" inverse={isSelected}>
       {isSelected ? '> ' : '  '}
-      {cell(e.id, w.id)}
+      {c.id}
       {'  '}
-      <Text color={paint(isSelected ? undefined : 'cyan')}>{cell(sanitize(e.url), w.url)}</Text>
+      <Text color={paint(isSelected ? undefined : 'cyan')}>{c.url}</Text>
       {'  '}
-      {cell(events, w.events)}
-      {w.description ? `  ${cell(sanitize(e.description ?? '-'), w.description)}` : ''}
+      {c.events}
+      {c.description}
     </Text>
   );
 }

@@ -8,6 +8,7 @@ import {NotLoggedInError} from '../../../src/auth/resolve.js';
 import type {Delivery, WebhookEndpoint} from '../../../src/schemas/index.js';
 import type {TuiSource} from '../../../src/services/tui.js';
 import {App} from '../../../src/ui/tui/app.js';
+import {paintEndpoints} from '../../../src/ui/tui/screen.js';
 
 const FAST = {minMs: 10, idleMaxMs: 30, errorMaxMs: 30};
 const SIZE = {columns: 100, rows: 24};
@@ -233,6 +234,27 @@ describe('the deliveries screen', () => {
     frame = await until((f) => f.includes(ready.id) && f.includes(failed.id), 'the filter cleared');
     await press('/', 'n', 'o', 'p', 'e');
     await sees('No delivery matches “nope”');
+  });
+});
+
+describe('the endpoints painted before Ink has loaded', () => {
+  it('are the lines the browser then shows, so the first data does not move', async () => {
+    const second: WebhookEndpoint = {
+      ...endpoint,
+      id: 'we_ZZZZ56789abcdefghijklmn',
+      url: 'https://two.example.com/',
+    };
+    const endpoints = [endpoint, second];
+    let painted = '';
+    paintEndpoints({columns: SIZE.columns, rows: SIZE.rows, write: (d: string) => (painted += d)}, endpoints);
+    // Each line is written at its row: "ESC[row;1H" then the text, then erase to the end of the line.
+    const lines = new Map<number, string>();
+    for (const m of painted.matchAll(/\u001B\[(\d+);1H([^\u001B]*)\u001B\[K/g))
+      lines.set(Number(m[1]), m[2] as string);
+    show(fakeSource({endpoints}).source);
+    const frame = (await sees(second.id)).split('\n');
+    for (const row of [2, 3, 4])
+      expect(lines.get(row)?.trimEnd(), `row ${row}`).toBe((frame[row - 1] ?? '').trimEnd());
   });
 });
 
