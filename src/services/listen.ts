@@ -109,7 +109,7 @@ export async function listen(options: ListenOptions): Promise<void> {
       } catch (err) {
         if (options.signal.aborted) break;
         if (err instanceof RelayDeleted) throw relayDeleted(session.relay.endpoint_id, again);
-        if (err instanceof UserError) throw err;
+        if (err instanceof UserError && err.code === 'relay_busy') throw err;
         // Said once per outage; the retries after it stay quiet until the stream is back.
         if (!lost) out.disconnected(describe(err));
         lost = true;
@@ -122,8 +122,9 @@ export async function listen(options: ListenOptions): Promise<void> {
         try {
           next = await connect(options, self);
         } catch (err) {
-          // Another run took the relay meanwhile: it keeps it, and this one says so and stops.
-          if (err instanceof UserError) throw err;
+          // Another run took the relay meanwhile: it keeps it, and this one says so and stops. Anything else
+          // (no emulator running yet, a refused connection) is the outage going on.
+          if (err instanceof UserError && err.code === 'relay_busy') throw err;
           // still down; try again after a longer wait
           continue;
         }

@@ -192,7 +192,7 @@ describe('the deliveries screen', () => {
     await press(KEYS.enter);
     await sees(target.id);
     await press('j', 'k', 'j');
-    expect(selectedLine(app?.lastFrame() ?? '')).toContain(older.id);
+    await until((f) => selectedLine(f).includes(older.id), 'the older row selected');
 
     const newer = [delivery(), delivery()];
     state.deliveries = [...newer.reverse(), target, older];
@@ -200,7 +200,8 @@ describe('the deliveries screen', () => {
     expect(selectedLine(frame)).toContain(older.id);
     // Keys that arrive together (typed fast, held down) each count.
     await press('kk');
-    expect(selectedLine(app?.lastFrame() ?? '')).toContain(newer[1]?.id);
+    // Each key of the read is taken in turn, a render apart: waited for, not assumed done.
+    await until((f) => selectedLine(f).includes(newer[1]?.id as string), 'two rows up');
   });
 
   it('filters by event type, status or id as you type, and esc clears the filter', async () => {
