@@ -9,6 +9,7 @@ import type {Resolver} from './net/address-policy.js';
 import type {EmulatorApp} from './app-env.js';
 import type {HostPolicy} from './net/host-policy.js';
 import type {RequestLog} from './request-log.js';
+import type {Attempter} from './ops/resend.js';
 import type {Vault} from './vault.js';
 
 export interface EmulatorContext {
@@ -36,6 +37,10 @@ export interface EmulatorContext {
   requestLog: RequestLog;
   /** Only on PostgreSQL, which other emulator processes may share: word of their writes, events and clock moves. */
   signals?: DatabaseSignals;
+  /** Sends a resend's attempt (the delivery engine's worker, once it runs); the account page resends through it. */
+  resendAttempter?: () => Attempter | undefined;
+  /** Told of each endpoint deleted through this process (the relay lets its `svc listen` go with a reason). */
+  endpointDeletions?: Set<(endpointId: string) => void>;
 }
 
 export type {AppEnv, EmulatorApp} from './app-env.js';

@@ -7,7 +7,10 @@ import type {AddressInfo} from 'node:net';
 import {tmpdir} from 'node:os';
 import {join, resolve} from 'node:path';
 import {serve} from '@hono/node-server';
+import type {SignatureClock} from '../src/definitions.js';
 import {createApp} from './app.js';
+import {type DemoKey, demoKey} from './demo-key.js';
+import {createKey} from './ops/keys.js';
 import {DataDirError, makeDataDirPrivate} from './data-dir.js';
 import {Authenticator} from './auth/authenticator.js';
 import {AuthFailureLimiter, type RateLimitOptions} from './auth/rate-limiter.js';
@@ -82,13 +85,23 @@ export interface StartEmulatorOptions {
   databaseUrl?: string;
   clock?: 'real' | 'manual';
   clockStart?: Date;
+  /**
+   * The time deliveries are signed with: 'real' (default), so a receiver on a real clock accepts them however
+   * far a manual clock has moved; 'emulator' signs with the emulator's clock, for receivers whose tests share it.
+   */
+  signatureClock?: SignatureClock;
   /** Run like a deployment without a vault key: signing secrets cannot be stored or read. */
   noVaultKey?: boolean;
   /** 32 bytes; default: SVC_EMULATOR_VAULT_KEY is the caller's business, else <dataDir>/vault.key. */
   vaultKey?: Buffer;
   /** Lets endpoints use http:// and loopback/private hosts. For local development only. */
   allowLocalEndpoints?: boolean;
-  /** Name the default org as a demo org and mint a fresh demo key (returned once as demoKey). */
+  /**
+   * An API key of the default org made as the emulator starts (returned once as startKey), before the delivery
+   * engine's first work: `svc emulator exec` hands one to its command without waiting behind that work.
+   */
+  startKey?: {name: string; createdBy?: string};
+  /** Name the default org as a demo org and give it a demo key: the data dir's earlier one while it works, else a new one. */
   demo?: boolean;
   rateLimit?: RateLimitOptions;
   log?: (line: string) => void;
@@ -132,8 +145,10 @@ export interface RunningEmulator {
   control: EmulatorControl;
   /** What the routes share; tests build extra apps over it with createApp. */
   context: EmulatorContext;
-  /** Only with demo: a key minted at this start; its secret is not stored anywhere. */
-  demoKey?: {id: string; secret: string};
+  /** Only with demo: the data dir's demo key, kept from an earlier start (reused) or minted by this one. */
+  demoKey?: DemoKey;
+  /** Only with the startKey option: its id and secret, shown nowhere else. */
+  startKey?: {id: string; secret: string};
   /** Only with seed: what was loaded, with the secrets the seed left to the emulator (shown this once). */
   seeded?: StateLoadResult;
   /** Only with importFile: what was loaded. */
@@ -165,13 +180,17 @@ export class EmulatorStartError extends Error {
  * start() runs once the server listens and its stop() before the database closes.
  */
 function defaultPlugins(options: StartEmulatorOptions): EmulatorPlugin[] {
-  return [createEnginePlugin({...options.delivery, chaos: options.chaos ?? options.delivery?.chaos})];
+  return [
+    createEnginePlugin({
+      signatureClock: options.signatureClock,
+      ...options.delivery,
+      chaos: options.chaos ?? options.delivery?.chaos,
+    }),
+  ];
 }
 
 /** The tables whose rows the read cache holds (see createRepositories). */
 const CACHED_TABLES = ['orgs', 'api_keys', 'webhook_endpoints'] as const;
-
-const DEMO_KEY_CREATOR = 'svc emulator --demo';
 
 export async function startEmulator(options: StartEmulatorOptions = {}): Promise<RunningEmulator> {
   if (!options.dataDir && !options.inMemory) {
@@ -210,7 +229,7 @@ async function startIn(
   await claimDataDir(dataDir);
   const stores = await openStores(dataDir, ownsDataDir, options, log);
   try {
-    const {ctx, demoKey, seeded, imported} = await createContext(stores, options, hosts, dataDir, log);
+    const {ctx, demo, startKey, seeded, imported} = await createContext(stores, options, hosts, dataDir, log);
     await stores.endStartup();
     const served = await serveEmulator(ctx, defaultPlugins(options), {
       port: options.port ?? 4010,
@@ -229,7 +248,8 @@ async function startIn(
       repos: ctx.repos,
       control: new EmulatorControl({url: served.apiUrl, adminToken: ctx.adminToken}),
       context: ctx,
-      demoKey,
+      demoKey: demo,
+      startKey,
       seeded,
       imported,
       exportState: () => exportSnapshot(ctx),
@@ -331,7 +351,8 @@ async function openStores(
       await storage.endStartup?.();
       for (const close of closers.splice(0)) close();
       await signals?.close();
-      await db.close().catch(() => undefined);
+      // In memory, nothing outlives the stop: the copy is dropped without PostgreSQL's shutdown checkpoint.
+      if (!storage.throwaway) await db.close().catch(() => undefined);
       await storage.cleanup();
       if (ownsDataDir) await rm(dataDir, {recursive: true, force: true});
     },
@@ -347,7 +368,8 @@ async function createContext(
   log: (line: string) => void,
 ): Promise<{
   ctx: EmulatorContext;
-  demoKey: {id: string; secret: string} | undefined;
+  demo: DemoKey | undefined;
+  startKey: {id: string; secret: string} | undefined;
   seeded: StateLoadResult | undefined;
   imported: StateLoadResult | undefined;
 }> {
@@ -394,6 +416,7 @@ async function createContext(
     log,
     svc: options.svcCommand ?? 'npx svc',
     signals,
+    endpointDeletions: new Set(),
   };
   if (ctx.allowLocalEndpoints) {
     log(
@@ -403,8 +426,16 @@ async function createContext(
   }
   const imported = options.importFile ? await loadAtStart(ctx, options.importFile, 'replace') : undefined;
   const seeded = options.seed ? await loadAtStart(ctx, options.seed, 'merge') : undefined;
-  const demoKey = options.demo ? await mintDemoKey(ctx) : undefined;
-  return {ctx, demoKey, seeded, imported};
+  const demo = options.demo ? await demoKey(ctx, dataDir) : undefined;
+  const made = options.startKey
+    ? await createKey(ctx, {
+        orgId: ctx.orgId,
+        name: options.startKey.name,
+        createdBy: options.startKey.createdBy,
+      })
+    : undefined;
+  const startKey = made ? {id: made.key.id, secret: made.secret} : undefined;
+  return {ctx, demo, startKey, seeded, imported};
 }
 
 /**
@@ -516,24 +547,6 @@ async function defaultOrg(repos: Repositories, clock: Clock, demo: boolean): Pro
   }
   const org = await repos.orgs.create(demo ? 'Demo org' : 'Emulator org', clock.now());
   return repos.meta.setIfAbsent('default_org_id', org.id);
-}
-
-async function mintDemoKey(ctx: EmulatorContext): Promise<{id: string; secret: string}> {
-  // Each start mints a new demo key; revoking the earlier ones keeps restarts from using up the 25-key limit.
-  for (const key of await ctx.repos.keys.list(ctx.orgId)) {
-    if (key.createdBy === DEMO_KEY_CREATOR && !key.revokedAt) {
-      await ctx.repos.keys.revoke(key.id, ctx.clock.now());
-      ctx.auth.forget(key.id);
-    }
-  }
-  const {key, secret} = await ctx.repos.keys.create({
-    orgId: ctx.orgId,
-    name: 'demo',
-    createdBy: DEMO_KEY_CREATOR,
-    expires: 'never',
-    now: ctx.clock.now(),
-  });
-  return {id: key.id, secret};
 }
 
 /** null: run without a vault key. */

@@ -160,8 +160,31 @@ export const MAX_ENDPOINTS_PER_ORG = 10;
  * take one of the MAX_ENDPOINTS_PER_ORG places, so a suite testing that limit sees the service's behaviour.
  */
 export const MAX_RELAYS_PER_ORG = 10;
+/**
+ * Which time a delivery's `Svc-Signature` carries as `t`: the real time of the attempt (receivers on a real
+ * clock accept it however far a manual emulator clock has moved), or the emulator's clock (for receivers whose
+ * tests share that clock).
+ */
+export const SIGNATURE_CLOCKS = ['real', 'emulator'] as const;
+export type SignatureClock = (typeof SIGNATURE_CLOCKS)[number];
 /** An endpoint URL is at most this many characters. */
 export const MAX_ENDPOINT_URL_LENGTH = 2048;
+/**
+ * Domains no public host can have (special-use names: RFC 6761 test, localhost, invalid, example; RFC 6762
+ * local; RFC 7686 onion; RFC 8375 home.arpa; RFC 9476 alt; ICANN's internal): an endpoint host in one of them
+ * is refused. The second-level example.com, .net and .org are real, resolvable names and stay allowed.
+ */
+export const SPECIAL_USE_DOMAINS = Object.freeze([
+  'test',
+  'localhost',
+  'invalid',
+  'example',
+  'local',
+  'onion',
+  'home.arpa',
+  'alt',
+  'internal',
+] as const);
 /** An endpoint description is at most this many characters. */
 export const MAX_ENDPOINT_DESCRIPTION_LENGTH = 200;
 /** The deliveries list returns at most this many, newest first. */

@@ -4,8 +4,9 @@ import {EVENT_TYPES, ID_PATTERNS} from '../../src/definitions.js';
 import type {EmulatorApp, EmulatorContext} from '../context.js';
 import {conflict, HttpError, invalidRequest, notFound} from '../http-error.js';
 import {readJsonBody} from '../net/read-json.js';
+import {randomUUID} from 'node:crypto';
 import type {RelayMessage, RelayRegistration} from '../../src/schemas/emulator.js';
-import type {RelayHub} from '../delivery/relay-hub.js';
+import {RelayBusyError, type RelayHolder, type RelayHub} from '../delivery/relay-hub.js';
 import {isRelayEndpoint, RelayLimitError, registerRelay} from '../delivery/relay-registry.js';
 import {isSuccessStatus, RESPONSE_BODY_LIMIT_BYTES} from '../delivery/retry-policy.js';
 
@@ -25,6 +26,11 @@ const RegisterBody = z.strictObject({
     .string({error: 'org_id must be a string'})
     .regex(ID_PATTERNS.org, {error: 'org_id is not an org id'})
     .optional(),
+  /** The run about to stream: refused at once when another run holds the relay, before it announces anything. */
+  listener: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{8,64}$/, {error: 'listener must be 8-64 of A-Z, a-z, 0-9, _ or -'})
+    .optional(),
 });
 
 const ReportBody = z.strictObject({
@@ -38,6 +44,21 @@ const ReportBody = z.strictObject({
     .max(RESPONSE_BODY_LIMIT_BYTES * 4)
     .nullable(),
 });
+
+const HOST_NAME = /^[A-Za-z0-9._-]{1,253}$/;
+
+/** Who is asking for the stream, from its query (`listener`, `pid`, `host`); whatever is malformed is left out. */
+function holderOf(query: (name: string) => string | undefined): RelayHolder {
+  const listener = query('listener');
+  const pid = Number(query('pid'));
+  const host = query('host');
+  return {
+    listener_id: listener && /^[A-Za-z0-9_-]{8,64}$/.test(listener) ? listener : randomUUID(),
+    pid: Number.isSafeInteger(pid) && pid > 0 ? pid : null,
+    host: host && HOST_NAME.test(host) ? host : null,
+    since: new Date().toISOString(),
+  };
+}
 
 export function registerRelayRoutes(app: EmulatorApp, ctx: EmulatorContext, hub: RelayHub): void {
   app.post('/_emulator/relay', async (c) => {
@@ -61,14 +82,21 @@ export function registerRelayRoutes(app: EmulatorApp, ctx: EmulatorContext, hub:
     }).catch((err: unknown) => {
       throw err instanceof RelayLimitError ? conflict(err.message) : err;
     });
-    const {created, ...record} = relay;
-    return c.json(record satisfies RelayRegistration, created ? 201 : 200);
+    const holder = hub.holder(relay.endpoint_id);
+    if (body.listener && holder && holder.listener_id !== body.listener)
+      throw conflict(new RelayBusyError(holder).message);
+    // `created` tells `svc listen` that the secret is new (the relay was deleted, or this is the first run).
+    return c.json(relay satisfies RelayRegistration, relay.created ? 201 : 200);
   });
 
   app.get('/_emulator/relay/:id/stream', async (c) => {
     const id = c.req.param('id');
     if (!ID_PATTERNS.webhookEndpoint.test(id) || !(await isRelayEndpoint(ctx.db, id)))
       throw notFound('no relay endpoint with this id');
+    const holder = holderOf((name) => c.req.query(name));
+    const current = hub.holder(id);
+    if (current && current.listener_id !== holder.listener_id)
+      throw conflict(new RelayBusyError(current).message);
     const encoder = new TextEncoder();
     let cleanup: () => void = () => undefined;
     const stream = new ReadableStream<Uint8Array>({
@@ -96,7 +124,8 @@ export function registerRelayRoutes(app: EmulatorApp, ctx: EmulatorContext, hub:
           }
         };
         send({type: 'connected', endpoint_id: id});
-        detach = hub.attach(id, {send, close: () => cleanup()});
+        // Checked just above with nothing awaited since, so this attach cannot be refused.
+        detach = hub.attach(id, {send, close: () => cleanup()}, holder);
         c.req.raw.signal?.addEventListener('abort', () => cleanup(), {once: true});
       },
       cancel() {

@@ -23,6 +23,8 @@ export interface StorageOptions {
 
 export interface OpenedStorage {
   db: Database;
+  /** The database is a throwaway copy: cleanup() ends it without a clean shutdown, and removes it. */
+  throwaway?: boolean;
   /** Releases whatever opening created besides the database (a throwaway copy). */
   cleanup(): Promise<void>;
   /**
@@ -90,7 +92,14 @@ export async function openStorage(options: StorageOptions): Promise<OpenedStorag
         await db.close().catch(() => undefined);
         throw err;
       }
-      return {db, cleanup: () => rm(scratch, {recursive: true, force: true})};
+      return {
+        db,
+        throwaway: true,
+        cleanup: async () => {
+          await db.discard();
+          await rm(scratch, {recursive: true, force: true});
+        },
+      };
     } catch (err) {
       await rm(scratch, {recursive: true, force: true});
       throw err;

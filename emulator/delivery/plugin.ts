@@ -3,17 +3,21 @@
 // deliveries only: what records events (sandboxes), and the control routes, are wired by engine.ts.
 import {randomBytes} from 'node:crypto';
 import type {Dispatcher} from 'undici';
+import type {SignatureClock} from '../../src/definitions.js';
 import type {EmulatorContext, EmulatorPlugin} from '../context.js';
 import {purgeOlderThan} from '../db/deliveries.js';
 import {SIGNAL_CHANNELS} from '../db/notify.js';
 import {ChaosPlan, type ChaosSettings} from './chaos.js';
 import {RelayHub} from './relay-hub.js';
+import {isRelayEndpoint} from './relay-registry.js';
 import {RETENTION_MS} from './retry-policy.js';
 import {DeliveryWorker, type DeliveryWorkerOptions} from './worker.js';
 
 export interface DeliveryPluginOptions {
   /** Real-time limit of one attempt (default: the spec's 10 s). */
   timeoutMs?: number;
+  /** The time signatures carry (default: the real time, whatever the emulator's clock says). */
+  signatureClock?: SignatureClock;
   /** Replaces the delivery agent (benchmarks); the caller closes it. */
   dispatcher?: Dispatcher;
   /** Delivery chaos for every endpoint; per-endpoint settings come through the control route. */
@@ -84,6 +88,7 @@ export function createDeliveryPlugin(options: DeliveryPluginOptions = {}): Deliv
       ...options.worker,
       db: ctx.db,
       clock: ctx.clock,
+      signatureNowMs: options.signatureClock === 'emulator' ? () => ctx.clock.nowMs() : () => Date.now(),
       vault: ctx.vault,
       relay,
       allowLocalEndpoints: ctx.allowLocalEndpoints,
@@ -113,8 +118,24 @@ export function createDeliveryPlugin(options: DeliveryPluginOptions = {}): Deliv
         tellOthers();
       },
     };
+    const w = worker;
+    ctx.resendAttempter = () => w;
+    const relayGone = (endpointId: string) => relay.deleted(endpointId);
+    ctx.endpointDeletions?.add(relayGone);
+    unsubscribe.push(() => ctx.endpointDeletions?.delete(relayGone));
     if (signals) {
       unsubscribe.push(
+        // An endpoint deleted through another process: a relay held here that no longer exists lets go.
+        signals.on(SIGNAL_CHANNELS.change, (table) => {
+          if (table !== 'webhook_endpoints') return;
+          for (const id of relay.connectedIds()) {
+            isRelayEndpoint(ctx.db, id)
+              .then((exists) => {
+                if (!exists) relay.deleted(id);
+              })
+              .catch(() => undefined);
+          }
+        }),
         signals.on(SIGNAL_CHANNELS.due, (from) => {
           if (from !== processTag) worker.notify();
         }),

@@ -14,6 +14,33 @@ export interface RelayConnection {
   close(): void;
 }
 
+/** Who holds a relay: one `svc listen` run, named so a second one can be told which process to look for. */
+export interface RelayHolder {
+  /** Random per run: a run that reconnects takes its own place back. */
+  listener_id: string;
+  pid: number | null;
+  host: string | null;
+  /** ISO time the holder attached (the emulator's real time, as a person would read it). */
+  since: string;
+}
+
+/** A relay is held by another `svc listen`: one listener per relay at a time, the first one keeps it. */
+export class RelayBusyError extends Error {
+  constructor(readonly holder: RelayHolder) {
+    super(
+      `this relay is already forwarded by another svc listen (${describeHolder(holder)}); only one may ` +
+        'forward it at a time',
+    );
+    this.name = 'RelayBusyError';
+  }
+}
+
+export function describeHolder(holder: RelayHolder): string {
+  const where = holder.host ? ` on ${holder.host}` : '';
+  const process = holder.pid === null ? `a process${where}` : `process ${holder.pid}${where}`;
+  return `${process}, since ${holder.since}`;
+}
+
 interface Waiting {
   endpointId: string;
   started: number;
@@ -23,24 +50,50 @@ interface Waiting {
 
 export class RelayHub {
   readonly #connections = new Map<string, RelayConnection>();
+  readonly #holders = new Map<string, RelayHolder>();
   readonly #waiting = new Map<string, Waiting>();
   readonly #listeners = new Set<() => void>();
 
-  /** Attaches a listener to an endpoint, replacing (and closing) an older one. Returns the detach function. */
-  attach(endpointId: string, connection: RelayConnection): () => void {
+  /**
+   * Attaches a listener to an endpoint and returns the detach function. A relay held by another run is refused
+   * (RelayBusyError): two listeners replacing each other would knock each other off for good. The same run
+   * coming back (its connection went stale) takes its own place back.
+   */
+  attach(endpointId: string, connection: RelayConnection, holder: RelayHolder): () => void {
+    const current = this.#holders.get(endpointId);
+    if (current && current.listener_id !== holder.listener_id) throw new RelayBusyError(current);
     const previous = this.#connections.get(endpointId);
     this.#connections.set(endpointId, connection);
+    this.#holders.set(endpointId, holder);
     if (previous) {
-      this.#failWaiting(endpointId, 'relay listener replaced by a newer one');
+      this.#failWaiting(endpointId, 'relay listener reconnected');
       previous.close();
     }
     this.#changed();
     return () => {
       if (this.#connections.get(endpointId) !== connection) return;
       this.#connections.delete(endpointId);
+      this.#holders.delete(endpointId);
       this.#failWaiting(endpointId, 'relay listener disconnected');
       this.#changed();
     };
+  }
+
+  /** The run holding a relay, if any. */
+  holder(endpointId: string): RelayHolder | undefined {
+    return this.#holders.get(endpointId);
+  }
+
+  /** The relay endpoint is gone: its listener is told why, then let go. */
+  deleted(endpointId: string): void {
+    const connection = this.#connections.get(endpointId);
+    if (!connection) return;
+    connection.send({type: 'deleted', endpoint_id: endpointId});
+    this.#connections.delete(endpointId);
+    this.#holders.delete(endpointId);
+    this.#failWaiting(endpointId, 'relay endpoint deleted', true);
+    connection.close();
+    this.#changed();
   }
 
   isConnected(endpointId: string): boolean {
@@ -107,6 +160,7 @@ export class RelayHub {
   closeAll(): void {
     for (const [endpointId, connection] of this.#connections) {
       this.#connections.delete(endpointId);
+      this.#holders.delete(endpointId);
       this.#failWaiting(endpointId, 'emulator shutting down', true);
       connection.close();
     }

@@ -14,6 +14,11 @@ export interface RelayEndpoint {
 
 export const RELAY_URL_SCHEME = 'relay://';
 
+/** A relay endpoint of `svc listen`: listed with the org's endpoints, but not one of its 10 places. */
+export function isRelayUrl(url: string): boolean {
+  return url.startsWith(RELAY_URL_SCHEME);
+}
+
 /** The org already has as many relay endpoints as it may; an existing name can still be reused. */
 export class RelayLimitError extends Error {
   constructor() {

@@ -21,8 +21,3 @@ export function endpointSigner(vault: Vault, secretCiphertext: string): WebhookS
     return undefined;
   }
 }
-
-/** The `t` of an attempt started at `startedAt`: whole unix seconds. */
-export function signatureTime(startedAt: Date): number {
-  return Math.floor(startedAt.getTime() / 1000);
-}

@@ -29,7 +29,7 @@ import {
 } from './claim.js';
 import {DELIVERY_TIMEOUT_MS, RESPONSE_BODY_LIMIT_BYTES} from './retry-policy.js';
 import type {AttemptResult} from './sender.js';
-import {endpointSigner, signatureTime, UNREADABLE_SECRET} from './signing.js';
+import {endpointSigner, UNREADABLE_SECRET} from './signing.js';
 import {PreparedStatements} from './statements.js';
 import {realTimers, type Timers} from './timers.js';
 
@@ -40,6 +40,8 @@ export interface DeliveryWorkerOptions {
   clock: Clock;
   /** Real time for leases, sleeps and write retries; tests pass fake ones. Default: the process's. */
   timers?: Timers;
+  /** Unix milliseconds a signature's `t` is taken from; the real time unless the emulator is told otherwise. */
+  signatureNowMs?: () => number;
   vault: Vault;
   relay?: RelayHub;
   /** Lets endpoints on loopback/private addresses and plain http:// be delivered to (local development). */
@@ -410,7 +412,7 @@ export class DeliveryWorker {
           records.push(this.#record(item, startedAt, UNREADABLE_SECRET, null));
           continue;
         }
-        const t = signatureTime(startedAt);
+        const t = this.#signatureT();
         if (!item.relay) {
           target ??= parseTarget(item.url);
           dispatcher ??= await this.#agent();
@@ -473,6 +475,14 @@ export class DeliveryWorker {
     return ahead;
   }
 
+  /**
+   * The `t` of a signature made now: the real time by default (receivers check it against their own clock, not
+   * the emulator's), or what signatureNowMs says (the emulator's clock, for receivers whose tests share it).
+   */
+  #signatureT(): number {
+    return Math.floor((this.#o.signatureNowMs ?? (() => this.#timers.now()))() / 1000);
+  }
+
   /** A chaos duplicate of `item`'s attempt: the next attempt number, freshly signed, outside the schedule. */
   async #duplicate(
     endpointId: string,
@@ -483,7 +493,7 @@ export class DeliveryWorker {
   ): Promise<void> {
     const copy = {...item, attempt: item.attempt + 1};
     const startedAt = this.#o.clock.now();
-    const t = signatureTime(startedAt);
+    const t = this.#signatureT();
     const result = await this.#send(endpointId, copy, signer, t, target, dispatcher);
     if (result.aborted) return;
     await recordResend(this.#o.db, {
@@ -566,7 +576,7 @@ export class DeliveryWorker {
     }
     const signer = endpointSigner(this.#o.vault, item.secretCiphertext);
     if (!signer) return {startedAt, signatureT: null, result: UNREADABLE_SECRET};
-    const t = signatureTime(startedAt);
+    const t = this.#signatureT();
     const dispatcher = item.relay ? undefined : await this.#agent();
     const result = await this.#send(item.endpointId, item, signer, t, parseTarget(item.url), dispatcher);
     return {startedAt, signatureT: t, result};

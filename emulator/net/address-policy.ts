@@ -3,7 +3,7 @@
 import type {LookupAddress, LookupOneOptions} from 'node:dns';
 import {lookup as dnsLookup} from 'node:dns/promises';
 import ipaddr from 'ipaddr.js';
-import {MAX_ENDPOINT_URL_LENGTH} from '../../src/definitions.js';
+import {MAX_ENDPOINT_URL_LENGTH, SPECIAL_USE_DOMAINS} from '../../src/definitions.js';
 
 /** Resolves a host name to every address it has (tests pass a fake one; the emulator needs no network). */
 export type Resolver = (hostname: string) => Promise<LookupAddress[]>;
@@ -41,6 +41,11 @@ function isLocalhostName(host: string): boolean {
   return host === 'localhost' || host.endsWith('.localhost');
 }
 
+/** The special-use domain a host name falls in, if any. */
+function specialUseDomain(host: string): string | undefined {
+  return SPECIAL_USE_DOMAINS.find((domain) => host === domain || host.endsWith(`.${domain}`));
+}
+
 const NOT_PUBLIC = 'url must point at a public address, not a private, loopback or reserved one';
 
 export interface EndpointUrlPolicy {
@@ -70,6 +75,13 @@ export function checkEndpointUrl(input: string, policy: EndpointUrlPolicy = {}):
   // WHATWG parsing silently drops tabs and newlines; refuse them so the stored URL is what was typed.
   if (/[\u0000-\u0020\u007f]/.test(input))
     return {ok: false, reason: 'url contains whitespace or control characters'};
+  // WHATWG parsing reads `https:///x`, `https:/x` and `https:\\x` as https://x/: a host the person never typed.
+  if (/^[a-z][a-z0-9+.-]*:/i.test(input) && !/^[a-z][a-z0-9+.-]*:\/\/[^/\\?#]/i.test(input)) {
+    return {
+      ok: false,
+      reason: 'url has no host: it needs one right after the "//" (like https://hooks.example.com/svc)',
+    };
+  }
   let url: URL;
   try {
     url = new URL(input);
@@ -99,7 +111,21 @@ export function checkEndpointUrl(input: string, policy: EndpointUrlPolicy = {}):
   if (isLocalhostName(host))
     return {ok: false, reason: 'url must point at a public host, not localhost', local: true};
   // The WHATWG parser has already turned decimal, hex, octal and short IPv4 forms into dotted quads.
-  if (isIpLiteral(host) && !isPublicAddress(host)) return {ok: false, reason: NOT_PUBLIC, local: true};
+  if (isIpLiteral(host))
+    return isPublicAddress(host) ? {ok: true, url, normalized} : {ok: false, reason: NOT_PUBLIC, local: true};
+  const special = specialUseDomain(host);
+  if (special) {
+    return {
+      ok: false,
+      reason: `url host ${host} is in .${special}, a special-use domain that no public host can have`,
+    };
+  }
+  if (!host.includes('.')) {
+    return {
+      ok: false,
+      reason: `url host ${host} is a single label, which names a host on a local network only; use its full name (like ${host}.example.com)`,
+    };
+  }
   return {ok: true, url, normalized};
 }
 

@@ -64,13 +64,13 @@ export async function createKey(
 export async function revokeKey(
   ctx: EmulatorContext,
   input: {orgId?: string; keyId: string},
-): Promise<ApiKey> {
-  const key = isId('apiKey', input.keyId)
-    ? await ctx.repos.keys.revoke(input.keyId, ctx.clock.now(), input.orgId)
-    : undefined;
+): Promise<ApiKey & {already_revoked: boolean}> {
+  const before = isId('apiKey', input.keyId) ? await ctx.repos.keys.get(input.orgId, input.keyId) : undefined;
+  const key = before ? await ctx.repos.keys.revoke(input.keyId, ctx.clock.now(), input.orgId) : undefined;
   if (!key) throw notFound('no API key with this id');
   ctx.auth.forget(key.id);
-  return keyRecord(key, ctx.clock.now());
+  // Said apart, so that a second revoke is told nothing happened rather than that it revoked something.
+  return {...keyRecord(key, ctx.clock.now()), already_revoked: before?.revokedAt != null};
 }
 
 /** The org's keys, newest first, never with a secret. */

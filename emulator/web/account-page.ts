@@ -4,13 +4,19 @@ import {Hono} from 'hono';
 import {bodyLimit} from 'hono/body-limit';
 import {MAX_ACCOUNT_FORM_BYTES} from '../../src/definitions.js';
 import type {AppEnv, EmulatorApp, EmulatorContext} from '../context.js';
-import {answerWrongMethods, errorHandler} from '../http-error.js';
+import {answerWrongMethods, errorHandler, notFound} from '../http-error.js';
 import {createPageKit, pageHeaders, render} from './page-kit.js';
 import {registerKeyRoutes} from './routes/keys.js';
 import {registerSignInRoutes} from './routes/sign-in.js';
 import {registerTeamRoutes} from './routes/team.js';
 import {registerWebhookRoutes} from './routes/webhooks.js';
 import {ProblemPage} from './views/pages.js';
+
+/** The account page's icon: a white `s` on the page's accent blue. */
+const FAVICON_SVG =
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#0b5cad"/>' +
+  '<text x="16" y="23" font-family="system-ui,sans-serif" font-size="20" font-weight="700" fill="#fff" ' +
+  'text-anchor="middle">s</text></svg>';
 
 /**
  * The pages are an app of their own, reached through two routes of the emulator's: their many routes would
@@ -24,6 +30,25 @@ export function registerAccountPage(main: EmulatorApp, ctx: EmulatorContext): vo
   const toPages = (c: {req: {raw: Request}; env: unknown}) => app.fetch(c.req.raw, c.env);
   main.all('/account', toPages);
   main.all('/account/*', toPages);
+
+  // The first address the ready message prints is the API's: a browser opened there is shown the account
+  // page, and anything else is told where things are instead of a bare not_found.
+  main.get('/', (c) => {
+    if ((c.req.header('accept') ?? '').includes('text/html')) return c.redirect('/account', 302);
+    return notFound(
+      'this is the svc API: its routes are under /v1 (with an API key), and the account page is at /account',
+    ).toResponse();
+  });
+  // Browsers ask every site for one; a small icon of its own rather than a 404 on every page.
+  main.get('/favicon.ico', () => {
+    return new Response(FAVICON_SVG, {
+      headers: {
+        'Content-Type': 'image/svg+xml',
+        'Cache-Control': 'public, max-age=86400',
+        'X-Content-Type-Options': 'nosniff',
+      },
+    });
+  });
 
   const kit = createPageKit(ctx);
   const {assets, files, sessionOf, viewerOf, notFoundPage} = kit;

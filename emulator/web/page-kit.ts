@@ -24,6 +24,9 @@ import type {Assets, FormErrors, Viewer} from './views/layout.js';
 import {LoginPage, ProblemPage} from './views/pages.js';
 import type {NewEndpointSecret} from './views/webhooks.js';
 
+/** The page a flash waits for. */
+export type FlashPage = 'keys' | 'webhooks' | 'delivery';
+
 export type Flash =
   | {kind: 'key'; created: NewSecret}
   | {kind: 'endpoint'; created: NewEndpointSecret}
@@ -64,7 +67,7 @@ export function createPageKit(ctx: EmulatorContext) {
   const accounts = new Accounts(ctx);
   const {assets, files} = loadAccountAssets();
   // A secret shown once: kept in memory from the create to the next page view of the same session, no longer.
-  const flashes = new Map<string, {page: 'keys' | 'webhooks'; flash: Flash; at: number}>();
+  const flashes = new Map<string, {page: FlashPage; flash: Flash; at: number}>();
 
   const accountBase = (c: Context) => `${serverOrigin(c)}/account`;
 
@@ -167,13 +170,13 @@ export function createPageKit(ctx: EmulatorContext) {
     render(c, ProblemPage({assets, viewer, title: 'Not found', message, back}), 404);
 
   /** The flash for this page (keys or webhooks), taken: a reload no longer has it. */
-  const takeFlash = (s: {session: SessionView}, page: 'keys' | 'webhooks') => {
+  const takeFlash = (s: {session: SessionView}, page: FlashPage) => {
     const held = flashes.get(s.session.idHash);
     if (!held || held.page !== page) return undefined;
     flashes.delete(s.session.idHash);
     return Date.now() - held.at < FLASH_KEPT_MS ? held.flash : undefined;
   };
-  const putFlash = (s: {session: SessionView}, page: 'keys' | 'webhooks', flash: Flash) => {
+  const putFlash = (s: {session: SessionView}, page: FlashPage, flash: Flash) => {
     // Bounded: a flash nobody came back for is dropped oldest first.
     if (flashes.size >= 1000) flashes.delete(flashes.keys().next().value as string);
     flashes.set(s.session.idHash, {page, flash, at: Date.now()});

@@ -3,7 +3,8 @@
 //
 //   svc emulator exec --clock manual --allow-local-endpoints -- node --test examples/receiver/receiver.test.js
 //
-// With --clock manual, time moves only when told, so the 30 s wait before a retry takes no time at all.
+// With --clock manual, time moves only when told, so the 30 s wait before a retry takes no time at all; the
+// signatures still carry the real time, so the receiver checks them against its own clock as in production.
 import assert from 'node:assert/strict';
 import {execFile} from 'node:child_process';
 import {createServer} from 'node:http';

@@ -1,7 +1,7 @@
 // Which key and which address a command uses, and why: SVC_API_KEY over a stored key; --api-url or
 // SVC_API_URL over the default; a stored key only ever for the exact address it was stored for.
-import {normalizeApiUrl} from '../client/api-url.js';
-import {DEFAULT_API_URL} from '../client/defaults.js';
+import {isLoopbackHost, normalizeApiUrl} from '../client/api-url.js';
+import {DEFAULT_ACCOUNT_URL, DEFAULT_API_URL} from '../client/defaults.js';
 import {API_KEY_SECRET_PATTERN} from '../definitions.js';
 import {UserError} from '../lib/errors.js';
 import {ExitCode} from '../lib/exit-codes.js';
@@ -31,7 +31,12 @@ export class NotLoggedInError extends UserError {
     super(`not logged in to ${apiUrl}; run \`${login}\` or set SVC_API_KEY`, {
       code: 'not_logged_in',
       exitCode: ExitCode.unauthorized,
-      suggestions: [`Pipe a key into \`${login}\` (for example \`${login} < key.txt\`), or set SVC_API_KEY`],
+      // Where a key comes from, which the message does not say: the way to use one it says already.
+      suggestions: [
+        isLoopbackHost(new URL(apiUrl).hostname)
+          ? `No key yet? Make one and log in with it: \`svc emulator keys create --name dev | ${login}\``
+          : `No key yet? Keys are made on the account page, ${apiUrl === DEFAULT_API_URL ? DEFAULT_ACCOUNT_URL : `${apiUrl}/account`}`,
+      ],
     });
     this.name = 'NotLoggedInError';
   }

@@ -217,8 +217,18 @@ export class EmulatorControl {
    * The relay endpoint's deliveries as they come (NDJSON, one message a line): `connected` first, `ping` while
    * idle, then each `delivery`. Ends when the emulator closes the stream; aborting `signal` cuts it.
    */
-  async *relayStream(endpointId: string, options: {signal?: AbortSignal} = {}): AsyncGenerator<RelayMessage> {
-    const path = `/_emulator/relay/${segment(endpointId)}/stream`;
+  /**
+   * The relay's deliveries, as they come. `listener` names the run that streams (with its pid and host, so a
+   * second run is told who holds the relay: 409 conflict); a deleted relay answers 404 or ends with `deleted`.
+   */
+  async *relayStream(
+    endpointId: string,
+    options: {signal?: AbortSignal; listener?: {id: string; pid: number; host: string}} = {},
+  ): AsyncGenerator<RelayMessage> {
+    const who = options.listener
+      ? `?${new URLSearchParams({listener: options.listener.id, pid: String(options.listener.pid), host: options.listener.host})}`
+      : '';
+    const path = `/_emulator/relay/${segment(endpointId)}/stream${who}`;
     const res = await this.#send('GET', path, undefined, options.signal);
     if (!res.ok || !res.body) throw await this.#errorOf(res);
     const decoder = new TextDecoder();

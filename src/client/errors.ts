@@ -73,7 +73,10 @@ export class RateLimitedError extends ApiError {
   /** How long the API asked us to wait, when it said so. */
   readonly retryAfterSeconds: number | undefined;
 
-  constructor(retryAfterSeconds: number | undefined) {
+  /** The request's address, when known: on loopback it is most likely an emulator, whose lockout can be cleared. */
+  readonly url: string | undefined;
+
+  constructor(retryAfterSeconds: number | undefined, url?: string) {
     const wait = retryAfterSeconds === undefined ? 'a moment' : `${retryAfterSeconds} s`;
     super(`the API is rate limiting these requests; try again in ${wait}`, {
       code: 'rate_limited',
@@ -81,6 +84,7 @@ export class RateLimitedError extends ApiError {
     });
     this.name = 'RateLimitedError';
     this.retryAfterSeconds = retryAfterSeconds;
+    this.url = url;
   }
 }
 
@@ -126,7 +130,7 @@ export function errorFromResponse(status: number, body: unknown, ctx: ErrorConte
     case ERROR_STATUS.not_found:
       return new NotFoundError(remote?.message ?? `not found: ${ctx.url}`);
     case ERROR_STATUS.rate_limited:
-      return new RateLimitedError(ctx.retryAfterSeconds);
+      return new RateLimitedError(ctx.retryAfterSeconds, ctx.url);
     default:
       break;
   }

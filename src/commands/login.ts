@@ -30,7 +30,7 @@ export default class Login extends BaseCommand {
     'in a file only you can read (default) or in the OS keychain (--keychain).';
   static override examples = [
     '<%= config.bin %> login < key.txt',
-    'printenv SVC_KEY | <%= config.bin %> login --api-url http://127.0.0.1:4010',
+    '<%= config.bin %> emulator keys create --name dev | <%= config.bin %> login --api-url http://127.0.0.1:4010',
     '<%= config.bin %> login --keychain',
   ];
   // Not strict: oclif would echo an unexpected argument, which here is most likely the key itself.
@@ -52,6 +52,7 @@ export default class Login extends BaseCommand {
       apiUrl: flags['api-url'],
       keychain: flags.keychain,
       readKey: () => readSecret(process.stdin, process.stderr, 'Paste the API key (input is hidden): '),
+      interactive: process.stdin.isTTY === true,
       warn: (message) => this.warn(message),
     });
     if (!this.jsonEnabled()) this.logToStderr(loggedIn(result, currentSvcCommand()));

@@ -1,8 +1,12 @@
+import {setTimeout as delay} from 'node:timers/promises';
 import {apiUrlFlag, dataDirFlag} from '../lib/flags.js';
 import {BaseCommand} from '../lib/base-command.js';
 import {colorEnabled} from '../lib/output.js';
 import {openTuiSource, prefetchEndpoints, requireTerminal} from '../services/tui.js';
-import {enterScreen, leaveScreen} from '../ui/tui/screen.js';
+import {enterScreen, leaveScreen, paintEndpoints} from '../ui/tui/screen.js';
+
+/** How long the first endpoints are waited for before Ink loads anyway. */
+const FIRST_DATA_WAIT_MS = 150;
 
 export default class Tui extends BaseCommand {
   static override summary = 'Browse webhook endpoints and deliveries full-screen, live';
@@ -30,9 +34,16 @@ export default class Tui extends BaseCommand {
       apiUrl: flags['api-url'],
       dataDir: flags['data-dir'],
     });
-    // The endpoints are asked for while Ink loads, and the frame is on screen before either is done.
-    const source = prefetchEndpoints(opened);
+    // The endpoints are asked for at once, and the frame is on screen before they arrive.
+    const first = opened.listEndpoints();
+    const source = prefetchEndpoints(opened, first);
     enterScreen(process.stdout, source);
+    // Keys typed from here on arrive as keys (Enter as Enter), not as a line the terminal edits until Ink reads.
+    process.stdin.setRawMode?.(true);
+    // A local API answers in a few milliseconds, far sooner than Ink loads: the endpoints are painted as they
+    // arrive, then Ink takes over. A slow API is not waited for long: Ink loads and shows them when they come.
+    const early = await Promise.race([first.catch(() => undefined), delay(FIRST_DATA_WAIT_MS)]);
+    if (Array.isArray(early)) paintEndpoints(process.stdout, early);
     const color = colorEnabled(process.stdout, process.env);
     // Ink's colours follow the same rule as the rest of svc (NO_COLOR, FORCE_COLOR, a terminal), not their
     // own guess, which turns colour off whenever CI is set; chalk reads this as it loads.
@@ -46,6 +57,7 @@ export default class Tui extends BaseCommand {
         stdout: process.stdout,
       });
     } finally {
+      process.stdin.setRawMode?.(false);
       leaveScreen(process.stdout);
     }
   }

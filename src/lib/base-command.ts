@@ -1,9 +1,9 @@
 // Base for every command: `--json`, `--debug`, and the one place that renders errors with the contract's exit codes.
 import {Command, Errors} from '@oclif/core';
 import {debugEnabled, debugReport, toUserError} from './error-mapper.js';
-import {ExitCode} from './exit-codes.js';
 import {debugFlag} from './flags.js';
 import {currentSvcCommand, spellSvc} from './invocation.js';
+import {renderError} from './render-error.js';
 
 export interface JsonError {
   error: {code: string; message: string};
@@ -16,6 +16,15 @@ export abstract class BaseCommand extends Command {
   /** Hints and notes for a person: every command quoted in them runs as printed from where svc was run. */
   override logToStderr(message = '', ...args: unknown[]): void {
     super.logToStderr(spellSvc(message, currentSvcCommand()), ...args);
+  }
+
+  /** A warning on one line of its own, unwrapped and without oclif's ` ›` prefix, like errors. */
+  override warn(input: string | Error): string | Error {
+    if (!this.jsonEnabled()) {
+      const text = typeof input === 'string' ? input : input.message;
+      process.stderr.write(`Warning: ${spellSvc(text, currentSvcCommand())}\n`);
+    }
+    return input;
   }
 
   protected override toErrorJson(err: unknown): JsonError {
@@ -37,11 +46,13 @@ export abstract class BaseCommand extends Command {
       this.logJson({error: {code: e.code, message}});
       return;
     }
-    // oclif renders its own parse errors best (with the help hint they carry), and exits 2 with them.
-    if (e.exitCode === ExitCode.usage && err instanceof Errors.CLIError) throw err;
-    throw new Errors.CLIError(message, {
-      exit: e.exitCode,
-      suggestions: e.suggestions.map((s) => spellSvc(s, svc)),
-    });
+    process.stderr.write(
+      renderError(
+        message,
+        e.suggestions.map((s) => spellSvc(s, svc)),
+      ),
+    );
+    // Printed above; oclif's printer would wrap it at 80 columns behind " ›   " prefixes, even in a pipe.
+    throw new Errors.ExitError(e.exitCode);
   }
 }

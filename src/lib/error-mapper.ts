@@ -3,7 +3,13 @@
 // receiver library) throw errors that say what happened; the CLI's own conventions are applied here only.
 import {Errors} from '@oclif/core';
 import {ApiUrlError, isLoopbackHost} from '../client/api-url.js';
-import {ApiError, EmulatorControlError, ForbiddenError, NetworkError} from '../client/errors.js';
+import {
+  ApiError,
+  EmulatorControlError,
+  ForbiddenError,
+  NetworkError,
+  RateLimitedError,
+} from '../client/errors.js';
 import {ERROR_STATUS} from '../definitions.js';
 import {isWebhookVerificationError} from '../webhooks/errors.js';
 import {UserError} from './errors.js';
@@ -99,13 +105,23 @@ function apiNextSteps(err: ApiError): string[] {
     case 'invalid_api_url':
       return ['pass an address like https://api.svc.dev or http://127.0.0.1:4010 (--api-url or SVC_API_URL)'];
     case 'unauthorized':
-      return ['Run `svc login` with a new key, or set SVC_API_KEY to a valid one'];
+      // A rejection explained by where its key came from already names the command to run: said once.
+      return /svc login|SVC_API_KEY/.test(err.message)
+        ? []
+        : ['Run `svc login` with a new key, or set SVC_API_KEY to a valid one'];
     case 'forbidden':
       return err instanceof ForbiddenError
         ? [`Open ${err.accountUrl} to create or revoke keys and webhook endpoints`]
         : [];
     case 'rate_limited':
-      return ['Repeated failed logins from one address are rate limited: check the key before retrying'];
+      // After repeated failures an address is locked out, good keys included: the key may well be right.
+      return err instanceof RateLimitedError && err.url !== undefined && isLoopbackUrl(err.url)
+        ? [
+            'This address had too many failed authentications (a test asserting 401s, say), so every key from it is refused for now; end the lockout with `svc emulator limiter reset`',
+          ]
+        : [
+            'This address had too many failed authentications, so every key from it is refused for now, good ones too: wait, then check the key if it is refused again',
+          ];
     case 'vault_unavailable':
       return ['For the emulator: start it without --no-vault-key'];
     case 'network_error':

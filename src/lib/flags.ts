@@ -1,6 +1,7 @@
 // Flags that several commands share, declared once: the same name, value hint and help everywhere. A command
 // that means something more specific passes its own description, e.g. `apiUrlFlag({description: '…'})`.
 import {Flags} from '@oclif/core';
+import {SIGNATURE_CLOCKS, type SignatureClock} from '../definitions.js';
 
 /** The API address a command talks to; resolved with SVC_API_URL and the stored logins in src/auth. */
 export const apiUrlFlag = Flags.custom<string>({
@@ -46,4 +47,12 @@ export const allowLocalEndpointsFlag = Flags.boolean({
 export const debugFlag = Flags.boolean({
   description: 'print the stack of an error (or set SVC_DEBUG=1)',
   helpGroup: 'GLOBAL',
+});
+
+/** Which time delivery signatures carry; matters only with --clock manual. */
+export const signatureClockFlag = Flags.custom<SignatureClock>({
+  description:
+    "time in each delivery's Svc-Signature t: real (receivers on a real clock accept it) or emulator (its clock, for receivers whose tests share it)",
+  options: [...SIGNATURE_CLOCKS],
+  default: 'real',
 });

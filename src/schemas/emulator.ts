@@ -92,6 +92,8 @@ export const RegisterRelayRequestSchema = z.object({
   name: z.string().optional(),
   events: z.array(z.enum(EVENT_TYPES)).optional(),
   ...orgField,
+  /** The run about to stream: refused at once when another run holds the relay. */
+  listener: z.string().optional(),
 });
 export type RegisterRelayRequest = z.infer<typeof RegisterRelayRequestSchema>;
 
@@ -120,7 +122,8 @@ export const CreatedKeySchema = ApiKeySchema.omit({status: true, last_used_at: t
 export type CreatedKey = z.infer<typeof CreatedKeySchema>;
 
 /** A key as revoking it leaves it. */
-export const KeyRecordSchema = ApiKeySchema;
+/** A key as the control surface answers; `already_revoked` when a revoke found it revoked and changed nothing. */
+export const KeyRecordSchema = ApiKeySchema.extend({already_revoked: z.boolean().optional()});
 export type KeyRecord = z.infer<typeof KeyRecordSchema>;
 
 /** An endpoint as created: the signing secret in this answer only. */
@@ -216,6 +219,8 @@ export const RelayRegistrationSchema = z.object({
   name: z.string(),
   events: z.array(z.string()),
   secret: z.string(),
+  /** True when this call made the relay endpoint, and so its signing secret: a receiver needs the new one. */
+  created: z.boolean().optional(),
 });
 export type RelayRegistration = z.infer<typeof RelayRegistrationSchema>;
 
@@ -236,6 +241,8 @@ export type RelayDelivery = z.infer<typeof RelayDeliverySchema>;
 export const RelayMessageSchema = z.discriminatedUnion('type', [
   z.object({type: z.literal('connected'), endpoint_id: z.string()}),
   z.object({type: z.literal('ping')}),
+  // The relay endpoint was deleted: the stream ends, and its listener with it.
+  z.object({type: z.literal('deleted'), endpoint_id: z.string()}),
   RelayDeliverySchema,
 ]);
 export type RelayMessage = z.infer<typeof RelayMessageSchema>;

@@ -1,14 +1,23 @@
 // `svc listen`: receives the emulator's deliveries for a relay endpoint over a streaming connection and forwards
 // the exact bytes and Svc-* headers to a local URL, one at a time, reporting each answer back so the delivery
 // record and its retries reflect what the local server did. Reconnects (with backoff) when the emulator restarts.
+import {randomUUID} from 'node:crypto';
+import {hostname} from 'node:os';
 import {performance} from 'node:perf_hooks';
 import type {Dispatcher} from 'undici';
-import {EmulatorControl, type RelayDelivery, type RelayRegistration} from '../client/emulator-control.js';
+import {
+  EmulatorControl,
+  EmulatorControlError,
+  type RelayDelivery,
+  type RelayRegistration,
+} from '../client/emulator-control.js';
 import type {RuntimeInfo} from '../client/emulator-runtime.js';
 import {DELIVERY_TIMEOUT_MS, EVENT_TYPES, type EventType, RESPONSE_BODY_LIMIT_BYTES} from '../definitions.js';
-import {usageError} from '../lib/errors.js';
+import {UserError, usageError} from '../lib/errors.js';
+import {ExitCode} from '../lib/exit-codes.js';
 import {currentSvcCommand} from '../lib/invocation.js';
 import type {Io} from '../lib/output.js';
+import {dataDirArg} from '../ui/emulator.js';
 import {FORWARD_EXAMPLE, type ForwardResult, ListenOutput} from '../ui/listen.js';
 import {type ConnectOptions, findRunning} from './emulator/connect.js';
 
@@ -73,14 +82,19 @@ export async function listen(options: ListenOptions): Promise<void> {
     throw usageError('--forward-to is required', [
       `Like this: \`svc listen --forward-to ${FORWARD_EXAMPLE}\``,
     ]);
-  const out = new ListenOutput({...options, svc: currentSvcCommand(options.env)});
+  const svc = currentSvcCommand(options.env);
+  const out = new ListenOutput({...options, svc});
+  const self = listenerIdentity();
   // The first connection must work: a typo in --data-dir should fail at once, not retry forever.
-  let session = await connect(options);
+  let session = await connect(options, self);
   if (options.printSecret) {
     options.io.stdout.write(`${session.relay.secret}\n`);
+    if (session.relay.created) out.newSecretNote();
     return;
   }
   out.ready(session.relay, forwardUrl as URL);
+  const events = options.events ? ` --events ${options.events.join(',')}` : '';
+  const again = `${svc} listen --forward-to ${(forwardUrl as URL).href}${events}${dataDirArg(options.dataDir)}`;
   // undici loads only once there is something to relay: every other command shares this module's imports.
   const {Agent, request} = await import('undici');
   const http: Http = {dispatcher: new Agent({keepAliveTimeout: 4_000}), request};
@@ -94,9 +108,11 @@ export async function listen(options: ListenOptions): Promise<void> {
   try {
     while (!options.signal.aborted) {
       try {
-        await streamDeliveries(session, forwardUrl as URL, http, options, out, onConnected);
+        await streamDeliveries(session, forwardUrl as URL, http, options, out, onConnected, self);
       } catch (err) {
         if (options.signal.aborted) break;
+        if (err instanceof RelayDeleted) throw relayDeleted(session.relay.endpoint_id, again);
+        if (err instanceof UserError && err.code === 'relay_busy') throw err;
         // Said once per outage; the retries after it stay quiet until the stream is back.
         if (!lost) out.disconnected(describe(err));
         lost = true;
@@ -105,19 +121,67 @@ export async function listen(options: ListenOptions): Promise<void> {
         backoff = Math.min(options.maxBackoffMs ?? 5_000, backoff === 0 ? 250 : backoff * 2);
         await sleep(backoff, options.signal);
         if (options.signal.aborted) break;
+        let next: Session;
         try {
-          const next = await connect(options);
-          if (next.relay.secret !== session.relay.secret) out.ready(next.relay, forwardUrl as URL);
-          session = next;
-          break;
-        } catch {
+          next = await connect(options, self);
+        } catch (err) {
+          // Another run took the relay meanwhile: it keeps it, and this one says so and stops. Anything else
+          // (no emulator running yet, a refused connection) is the outage going on.
+          if (err instanceof UserError && err.code === 'relay_busy') throw err;
           // still down; try again after a longer wait
+          continue;
         }
+        // A relay made anew while this run was away means the old one was deleted: its secret is gone too.
+        if (next.relay.created) throw relayDeleted(session.relay.endpoint_id, again);
+        session = next;
+        break;
       }
     }
   } finally {
     await http.dispatcher.close().catch(() => undefined);
   }
+}
+
+/** Names this run to the emulator, so a second `svc listen` is told which process holds the relay. */
+interface ListenerIdentity {
+  listenerId: string;
+  pid: number;
+  host: string;
+}
+
+function listenerIdentity(): ListenerIdentity {
+  return {listenerId: randomUUID(), pid: process.pid, host: hostname()};
+}
+
+/** The emulator said the relay endpoint was deleted. */
+class RelayDeleted extends Error {}
+
+function relayDeleted(endpointId: string, again: string): UserError {
+  return new UserError(
+    `the relay endpoint ${endpointId} was deleted (on the account page or with \`emulator webhooks delete\`), ` +
+      'so svc listen stopped forwarding',
+    {
+      code: 'relay_deleted',
+      suggestions: [
+        `Run \`${again}\` for a new relay endpoint; it gets a new signing secret, which your receiver needs`,
+      ],
+    },
+  );
+}
+
+/** Another run holds the relay: the first one keeps it, this one stops instead of knocking it off. */
+function relayBusy(err: EmulatorControlError | string): UserError {
+  const message = typeof err === 'string' ? err : err.message;
+  const pid = /process (\d+)/.exec(message)?.[1];
+  return new UserError(message.replace(/^this relay/, "this emulator's relay"), {
+    code: 'relay_busy',
+    exitCode: ExitCode.usage,
+    suggestions: [
+      pid
+        ? `Use that svc listen, or stop it (Ctrl-C in its terminal, or \`kill ${pid}\`) and run this one again`
+        : 'Use that svc listen, or stop it and run this one again',
+    ],
+  });
 }
 
 interface Session {
@@ -126,14 +190,24 @@ interface Session {
   relay: RelayRegistration;
 }
 
-async function connect(options: ListenOptions): Promise<Session> {
+async function connect(options: ListenOptions, self: ListenerIdentity): Promise<Session> {
   const {info} = await findRunning(options);
   const control = new EmulatorControl({
     url: info.api_url,
     adminToken: info.admin_token,
     fetch: options.fetch,
   });
-  const relay = await control.registerRelay({name: RELAY_NAME, events: options.events});
+  // Printing the secret takes nothing from a running listener; forwarding asks to be refused if one holds it.
+  const listener = options.printSecret ? undefined : self.listenerId;
+  const relay = await control
+    .registerRelay({name: RELAY_NAME, events: options.events, listener})
+    .catch((err: unknown) => {
+      throw err instanceof EmulatorControlError &&
+        err.status === 409 &&
+        err.message.includes('another svc listen')
+        ? relayBusy(err)
+        : err;
+    });
   return {info, control, relay};
 }
 
@@ -144,6 +218,7 @@ async function streamDeliveries(
   options: ListenOptions,
   out: ListenOutput,
   onConnected: () => void,
+  self: ListenerIdentity,
 ): Promise<void> {
   const controller = new AbortController();
   const onAbort = () => controller.abort();
@@ -158,14 +233,24 @@ async function streamDeliveries(
   };
   try {
     touch();
-    const stream = session.control.relayStream(session.relay.endpoint_id, {signal: controller.signal});
-    for await (const message of stream) {
-      touch();
-      if (message.type === 'connected') onConnected();
-      if (message.type !== 'delivery') continue;
-      // Awaited before the next message is read: one at a time keeps the order the emulator sent.
-      await handleDelivery(message, session, forwardUrl, http, options, out);
-      touch();
+    const stream = session.control.relayStream(session.relay.endpoint_id, {
+      signal: controller.signal,
+      listener: {id: self.listenerId, pid: self.pid, host: self.host},
+    });
+    try {
+      for await (const message of stream) {
+        touch();
+        if (message.type === 'connected') onConnected();
+        if (message.type === 'deleted') throw new RelayDeleted();
+        if (message.type !== 'delivery') continue;
+        // Awaited before the next message is read: one at a time keeps the order the emulator sent.
+        await handleDelivery(message, session, forwardUrl, http, options, out);
+        touch();
+      }
+    } catch (err) {
+      if (err instanceof EmulatorControlError && err.status === 409) throw relayBusy(err);
+      if (err instanceof EmulatorControlError && err.status === 404) throw new RelayDeleted();
+      throw err;
     }
     if (!options.signal.aborted) throw new Error('the emulator closed the relay stream');
   } catch (err) {

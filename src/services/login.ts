@@ -13,6 +13,8 @@ export interface LoginOptions {
   keychain: boolean;
   /** Called once the address is known to be acceptable, so a person is never asked for a key in vain. */
   readKey: () => Promise<string>;
+  /** The key is read at a prompt (a terminal), not from a pipe: an empty answer gets a person's next step. */
+  interactive?: boolean;
   fileStore?: FileCredentialStore;
   keychainStore?: KeychainStore;
   client?: Omit<ClientOptions, 'apiUrl' | 'apiKey'>;
@@ -29,7 +31,7 @@ export interface LoginResult {
 }
 
 export const STDIN_ONLY_MESSAGE =
-  'pass the key on standard input: `svc login < key.txt` or `printenv SVC_KEY | svc login`';
+  'pass the key on standard input (`svc login < key.txt`), or run `svc login` at a terminal and paste it when asked';
 
 /**
  * The default address unreachable (offline, or a typo-free but absent network) while an emulator runs here:
@@ -63,6 +65,16 @@ export async function login(options: LoginOptions): Promise<LoginResult> {
   const apiUrl = resolveApiUrl({env: options.env, flags: {apiUrl: options.apiUrl}});
   const apiKey = (await options.readKey()).trim();
   if (apiKey === '') {
+    // At a prompt a person pressed Enter on nothing: the way to pipe a key is not what they need to hear.
+    if (options.interactive) {
+      throw new UserError('no key was pasted, so nothing is stored', {
+        code: 'usage',
+        exitCode: ExitCode.usage,
+        suggestions: [
+          'Run it again and paste the key (svc_ and 40 letters and digits); keys are made on the account page, or with `svc emulator keys create`',
+        ],
+      });
+    }
     throw new UserError(`no key arrived on standard input; ${STDIN_ONLY_MESSAGE}`, {
       code: 'usage',
       exitCode: ExitCode.usage,

@@ -31,34 +31,32 @@ export async function openTuiSource(options: OpenTuiSourceOptions): Promise<TuiS
   const {nodeHttpFetch} = await import('../client/node-transport.js');
   // Node's own fetch would load all of undici before the first screen; its calls send no body.
   const controlFetch = nodeHttpFetch() as unknown as typeof fetch;
-  const control: EmulatorControl | undefined = await emulatorControlFor(apiUrl, {
-    env: options.env,
-    dataDir: options.dataDir,
-    fetch: controlFetch,
-  });
+  const controlFor = (url: string) =>
+    emulatorControlFor(url, {env: options.env, dataDir: options.dataDir, fetch: controlFetch});
+  // Where the browser reads now. A login made in another terminal while it showed "not logged in" may name
+  // another address (the emulator's): the header, attempt detail and resend follow the session once it opens.
+  let current: {apiUrl: string; control: EmulatorControl | undefined} = {
+    apiUrl,
+    control: await controlFor(apiUrl),
+  };
   // Opened on first use, so that "not logged in" is a screen of the browser (which keeps trying) rather than an exit.
   let session: Promise<Session> | undefined;
   let opened: Session['client'] | undefined;
+  let orgId: Promise<string> | undefined;
   const client = async () => {
     session ??= openSession({env: options.env, flags, client: {retries: 0, timeoutMs: 5_000}});
     try {
       opened = (await session).client;
-      return opened;
     } catch (err) {
       session = undefined;
       throw err;
     }
+    if (opened.apiUrl !== current.apiUrl) {
+      current = {apiUrl: opened.apiUrl, control: await controlFor(opened.apiUrl)};
+      orgId = undefined;
+    }
+    return opened;
   };
-  const source: TuiSource = {
-    apiUrl,
-    svc: currentSvcCommand(options.env),
-    emulator: control !== undefined,
-    listEndpoints: async () => (await client()).listWebhooks(),
-    listDeliveries: async (endpointId) => (await client()).listDeliveries(endpointId),
-    // The API's clock as its answers date them: an emulator's may be set by hand.
-    now: () => opened?.serverNowMs() ?? Date.now(),
-  };
-  let orgId: Promise<string> | undefined;
   const org = () => {
     orgId ??= client().then((c) => c.getOrg().then((o) => o.id));
     orgId.catch(() => {
@@ -68,8 +66,9 @@ export async function openTuiSource(options: OpenTuiSourceOptions): Promise<TuiS
   };
   // The org's own deliveries only, read like `deliveries show` and MCP read them.
   const detail = async (deliveryId: string): Promise<DeliveryDetail> => {
+    const where = current.apiUrl;
     const found = await readDeliveryDetail({
-      apiUrl,
+      apiUrl: where,
       orgId: await org(),
       deliveryId,
       env: options.env,
@@ -77,32 +76,54 @@ export async function openTuiSource(options: OpenTuiSourceOptions): Promise<TuiS
       fetch: controlFetch,
     });
     if (!found)
-      throw new EmulatorControlError(`the emulator serving ${apiUrl} is no longer running`, 0, 'unreachable');
+      throw new EmulatorControlError(`the emulator serving ${where} is no longer running`, 0, 'unreachable');
     return found;
   };
-  if (control) {
-    source.deliveryDetail = detail;
-    source.resend = async (id) => {
-      await detail(id);
-      return control.resendDelivery(id);
-    };
-  }
+  const source: TuiSource = {
+    get apiUrl() {
+      return current.apiUrl;
+    },
+    svc: currentSvcCommand(options.env),
+    get emulator() {
+      return current.control !== undefined;
+    },
+    listEndpoints: async () => (await client()).listWebhooks(),
+    listDeliveries: async (endpointId) => (await client()).listDeliveries(endpointId),
+    // The API's clock as its answers date them: an emulator's may be set by hand.
+    now: () => opened?.serverNowMs() ?? Date.now(),
+    get deliveryDetail() {
+      return current.control ? detail : undefined;
+    },
+    get resend() {
+      const control = current.control;
+      return control
+        ? async (id: string) => {
+            await detail(id);
+            return control.resendDelivery(id);
+          }
+        : undefined;
+    },
+  };
   return source;
 }
 
 /** The same source, whose endpoints are already being fetched: the first screen's data loads beside Ink. */
-export function prefetchEndpoints(source: TuiSource): TuiSource {
-  let first: Promise<Awaited<ReturnType<TuiSource['listEndpoints']>>> | undefined = source.listEndpoints();
+export function prefetchEndpoints(
+  source: TuiSource,
+  asked: Promise<Awaited<ReturnType<TuiSource['listEndpoints']>>> = source.listEndpoints(),
+): TuiSource {
+  let first: typeof asked | undefined = asked;
   // Handled here; the browser's first refresh receives the outcome, failure included.
   first.catch(() => undefined);
-  return {
-    ...source,
+  const list = source.listEndpoints.bind(source);
+  // The source itself, not a copy: its address and emulator parts may change once a session opens.
+  return Object.assign(source, {
     listEndpoints: () => {
-      const answer = first ?? source.listEndpoints();
+      const answer = first ?? list();
       first = undefined;
       return answer;
     },
-  };
+  });
 }
 
 /** A full-screen browser needs a person at a terminal; scripts get the commands that print the same as JSON. */

@@ -5,7 +5,12 @@ import type {LoginResult} from '../services/login.js';
 import type {LogoutResult} from '../services/logout.js';
 import {sanitize} from './text.js';
 
-const SOURCE_TEXT = {env: 'SVC_API_KEY', keychain: 'OS keychain', file: 'credentials file'} as const;
+/** Where a key came from, as people read it. */
+export const SOURCE_TEXT = {
+  env: 'SVC_API_KEY',
+  keychain: 'the OS keychain',
+  file: 'the credentials file',
+} as const;
 
 export function renderAuthStatus(status: AuthStatus, paint: Paint): string {
   const lines = [
@@ -33,11 +38,12 @@ export function loggedOut(result: LogoutResult): string[] {
       'Run `svc login` to store a key again.',
     ];
   }
+  const env = result.env_key_set ? ['SVC_API_KEY is still set and keeps being used until you unset it.'] : [];
+  // Nothing stored: nothing happened, and there is no key to say anything more about.
+  if (!result.removed) return [`Nothing to do: no key is stored for ${result.api_url}.`, ...env];
   return [
-    result.removed
-      ? `Forgot the key stored for ${result.api_url}.`
-      : `No key was stored for ${result.api_url}.`,
+    `Forgot the key stored for ${result.api_url}.`,
     `This does not revoke the key: keys are revoked on the account page, ${result.account_url}`,
-    ...(result.env_key_set ? ['SVC_API_KEY is still set and keeps being used until you unset it.'] : []),
+    ...env,
   ];
 }

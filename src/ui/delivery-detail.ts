@@ -29,6 +29,15 @@ export function nextAttemptText(iso: string | null, nowMs: number): string {
   return Number.isFinite(at) && at <= nowMs ? 'due now' : relativeTime(iso, nowMs);
 }
 
+/**
+ * The last answer's code for a table cell: ERR when the last attempt got no answer (a network error, a
+ * timeout), `-` only before the first attempt.
+ */
+export function lastCodeText(d: Pick<Delivery, 'attempts' | 'last_status_code'>): string {
+  if (d.last_status_code !== null) return String(d.last_status_code);
+  return d.attempts > 0 ? 'ERR' : '-';
+}
+
 /** Where the delivery stands, in one line: "pending · 2 attempts · next in 30 seconds". */
 export function deliverySummary(d: Delivery, nowMs: number): string {
   const parts: string[] = [d.status, `${d.attempts} attempt${d.attempts === 1 ? '' : 's'}`];

@@ -16,7 +16,12 @@ export interface ReadyView {
   clockMode: string;
   /** The delivery chaos every endpoint gets, in the flag's form; absent when deliveries are plain. */
   chaos?: string;
-  demoKey?: {secret: string};
+  /** Which time delivery signatures carry (worth saying only on a manual clock). */
+  signatureClock?: 'real' | 'emulator';
+  /** `reused`: the data dir's key from an earlier start, which still works. */
+  demoKey?: {secret: string; reused: boolean};
+  /** The emulator keeps nothing after it stops, so its demo key goes with it. */
+  inMemory?: boolean;
   /** How svc runs from the user's folder: `svc`, `npx svc` or `node /path/to/bin/run.js`. */
   svc: string;
   /** Set when commands in other terminals must be told where this emulator keeps its runtime file. */
@@ -39,6 +44,14 @@ export function renderReady(v: ReadyView): string {
     `  Org:          ${v.orgId}`,
     `  Clock:        ${v.clockMode}`,
   ];
+  if (v.clockMode === 'manual') {
+    // The manual clock is for walking a receiver through the schedule; the receiver itself runs on a real clock.
+    lines.push(
+      v.signatureClock === 'emulator'
+        ? "  Signatures:   the emulator's clock (--signature-clock emulator): receivers must check t against it"
+        : '  Signatures:   the real time, so receivers on a real clock accept them however far the clock moves',
+    );
+  }
   if (v.chaos) lines.push(`  Chaos:        ${v.chaos} (replay a run with the same seed)`);
   lines.push('');
   const where = v.svc === 'npx svc' ? 'in another terminal, in this folder' : 'in another terminal';
@@ -64,7 +77,11 @@ export function renderReady(v: ReadyView): string {
   }
   if (v.demoKey) {
     lines.push(
-      'Demo API key (shown once, keep it):',
+      v.demoKey.reused
+        ? 'Demo API key (the same as at earlier starts on this data dir; it works until revoked):'
+        : v.inMemory
+          ? 'Demo API key (new; it lasts as long as this in-memory emulator):'
+          : 'Demo API key (new; every later --demo start on this data dir prints this one again):',
       `  ${v.demoKey.secret}`,
       '',
       `Try next, ${where}:`,
@@ -110,11 +127,21 @@ export function webhookCreatedHint(o: {svc: string; id: string; event: string; d
   ].join('\n');
 }
 
-/** The ways out when the emulator refuses a local URL: relay to it, or let the emulator post to it. */
-export function localUrlWaysOut(o: {svc: string; url: string; dataDir?: string}): string[] {
+/**
+ * The ways out when the emulator refuses a URL that is not public. A receiver on this machine is best reached
+ * through the relay; one elsewhere on the network only by letting the emulator post to private addresses.
+ */
+export function localUrlWaysOut(o: {
+  svc: string;
+  url: string;
+  dataDir?: string;
+  onThisMachine?: boolean;
+}): string[] {
+  const restart = `stop it (${o.svc} emulator stop${dataDirArg(o.dataDir)}) and start it again with ${o.svc} emulator start --allow-local-endpoints${dataDirArg(o.dataDir)}`;
+  if (o.onThisMachine === false) return [`Let the emulator post to private addresses: ${restart}`];
   return [
     `To receive events on this machine, relay them: ${o.svc} listen --forward-to ${shellQuote(o.url)}${dataDirArg(o.dataDir)}`,
-    `Or let the emulator post to local URLs: stop it (${o.svc} emulator stop${dataDirArg(o.dataDir)}) and start it again with ${o.svc} emulator start --allow-local-endpoints${dataDirArg(o.dataDir)}`,
+    `Or let the emulator post to local URLs: ${restart}`,
   ];
 }
 

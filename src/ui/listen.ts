@@ -40,12 +40,16 @@ export class ListenOutput {
         endpoint_id: relay.endpoint_id,
         events: relay.events,
         forward_to: forwardUrl.href,
+        new_secret: relay.created === true,
       });
       return;
     }
     // A local emulator secret: showing it is the point, so a receiver can be configured with it.
+    const which = relay.created
+      ? 'a new relay endpoint, so a new secret: give it to your receiver'
+      : 'the same as in earlier runs';
     this.#err(
-      `Ready! Your webhook signing secret is ${relay.secret} (^C to quit)\n` +
+      `Ready! Your webhook signing secret is ${relay.secret} (${which}; ^C to quit)\n` +
         `Forwarding ${relay.events.join(', ')} to ${forwardUrl.href}\n` +
         `Send one from another terminal: ${this.#svc} trigger ${relay.events[0] ?? 'sandbox.ready'}${dataDirArg(this.#dataDir)}\n`,
     );
@@ -105,6 +109,11 @@ export class ListenOutput {
   reconnected(apiUrl: string): void {
     if (this.#json) this.#line({type: 'reconnected', api_url: apiUrl});
     this.#err(`Reconnected to ${apiUrl}; deliveries missed meanwhile follow.\n`);
+  }
+
+  /** After --print-secret: the secret printed is new, so a receiver configured earlier has the wrong one. */
+  newSecretNote(): void {
+    this.#err('This is a new relay endpoint, so its signing secret is new: give it to your receiver.\n');
   }
 
   warn(text: string): void {

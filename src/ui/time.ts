@@ -17,8 +17,9 @@ export function relativeTime(iso: string | null | undefined, nowMs: number, empt
   if (Number.isNaN(at)) return empty;
   const seconds = (at - nowMs) / 1000;
   const abs = Math.abs(seconds);
-  if (abs < 10) return 'just now';
   const format = new Intl.RelativeTimeFormat('en', {numeric: 'always'});
+  // A moment ago is "just now"; a moment ahead is still ahead ("in 5 seconds"), never "just now".
+  if (abs < 10) return seconds <= 0 ? 'just now' : format.format(Math.ceil(seconds), 'second');
   for (const [unit, size, threshold] of UNITS) {
     if (abs >= threshold) {
       const count = Math.floor(abs / size);

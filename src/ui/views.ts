@@ -4,6 +4,7 @@ import type {ApiKey, Delivery, Org, WebhookEndpoint} from '../schemas/index.js';
 import {type Column, renderTable} from './table.js';
 import {loadMeasure, type Measure, sanitize} from './text.js';
 import {relativeTime} from './time.js';
+import {lastCodeText} from './delivery-detail.js';
 
 export interface ViewOptions {
   paint: Paint;
@@ -112,7 +113,7 @@ export function renderDeliveries(
     {header: 'ATTEMPTS', value: (d) => String(d.attempts), dropOrder: 4},
     {
       header: 'LAST CODE',
-      value: (d) => (d.last_status_code === null ? '-' : String(d.last_status_code)),
+      value: lastCodeText,
       dropOrder: 3,
     },
     {header: 'CREATED', value: (d) => relativeTime(d.created_at, view.nowMs), dropOrder: 2},
@@ -141,7 +142,7 @@ export function renderWatchChange(
   const d = change.delivery;
   const time = new Date(view.nowMs).toISOString().slice(11, 19);
   const status = view.paint(STATUS_STYLE[d.status] ?? 'bold', d.status.padEnd(9));
-  const code = d.last_status_code === null ? '-' : String(d.last_status_code);
+  const code = lastCodeText(d);
   const next =
     d.status === 'pending' && d.next_attempt_at
       ? `  next ${relativeTime(d.next_attempt_at, view.nowMs)}`

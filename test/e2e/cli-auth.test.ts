@@ -1,5 +1,15 @@
 // svc login / logout / auth status as a user runs them: real processes, a real loopback API, a private config dir.
-import {existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs';
+import {spawn} from 'node:child_process';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import {createServer} from 'node:http';
 import type {AddressInfo} from 'node:net';
 import {tmpdir} from 'node:os';
@@ -8,7 +18,7 @@ import {afterAll, afterEach, beforeAll, beforeEach, describe, expect, it} from '
 import {newApiKeySecret} from '../../emulator/ids.js';
 import {MockApi} from '../helpers/msw-handlers.js';
 import {type LoopbackServer, serveHandlers} from '../helpers/msw-server.js';
-import {type CliResult, runCli} from '../helpers/run-cli.js';
+import {BIN, type CliResult, runCli} from '../helpers/run-cli.js';
 
 let mock: MockApi;
 let api: LoopbackServer;
@@ -73,6 +83,40 @@ describe('svc login', {timeout: 90_000}, () => {
     });
   });
 
+  it('at a prompt, given nothing, says nothing was pasted and what to paste: no instructions for pipes', async () => {
+    // `script` gives the CLI a pseudo-terminal, as a person's shell would.
+    const child = spawn(
+      'script',
+      ['-qec', `"${process.execPath}" "${BIN}" login --api-url ${api.url}`, '/dev/null'],
+      {
+        env: {
+          PATH: process.env.PATH,
+          HOME: process.env.HOME,
+          NO_COLOR: '1',
+          TERM: 'dumb',
+          SVC_CONFIG_DIR: configDir,
+        },
+        stdio: ['pipe', 'pipe', 'pipe'],
+      },
+    );
+    let out = '';
+    let answered = false;
+    child.stdout.on('data', (d) => {
+      out += d;
+      if (!answered && out.includes('Paste the API key')) {
+        answered = true;
+        child.stdin.write('\r');
+      }
+    });
+    const code = await new Promise((resolve) => child.on('close', resolve));
+    const said = out.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '').replace(/\r/g, '');
+    expect(code).toBe(2);
+    expect(said).toContain('Error: no key was pasted, so nothing is stored');
+    expect(said).toContain('Try this: Run it again and paste the key (svc_ and 40 letters and digits)');
+    expect(said).not.toMatch(/standard input|SVC_KEY/);
+    expect(existsSync(credentialsPath())).toBe(false);
+  });
+
   it.each([
     [['login', 'SECRET']],
     [['login', '--key', 'SECRET']],
@@ -84,8 +128,9 @@ describe('svc login', {timeout: 90_000}, () => {
       {input: ''},
     );
     expect(r.code).toBe(2);
-    expect(flat(r.stderr)).toContain(
-      'pass the key on standard input: `npx svc login < key.txt` or `printenv SVC_KEY | npx svc login`',
+    // One line for the statement, one for nothing else: no variable the docs never name.
+    expect(r.stderr).toBe(
+      'Error: svc login takes no key as an argument; pass the key on standard input (`npx svc login < key.txt`), or run `npx svc login` at a terminal and paste it when asked\n',
     );
     expect(existsSync(credentialsPath())).toBe(false);
   });
@@ -165,6 +210,35 @@ describe('svc auth status and svc logout', {timeout: 90_000}, () => {
     expect(fromEnv.stdout).toMatch(new RegExp(`Key: +${secret.slice(0, 8)}… from SVC_API_KEY`));
   });
 
+  it('warns on one unwrapped line, without prefixes, when it tightens a credentials file others could read', async () => {
+    await svc(['login', '--api-url', api.url], {input: secret});
+    chmodSync(credentialsPath(), 0o644);
+    const r = await svc(['auth', 'status', '--api-url', api.url]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe(
+      `Warning: ${credentialsPath()} was readable by other users (mode 644); changed it to 600\n`,
+    );
+  });
+
+  it('with a stored key that was revoked, says which key, from where, for which address, and how to replace it', async () => {
+    const key = mock.mintKey({name: 'soon-revoked', expires: '30'});
+    await svc(['login', '--api-url', api.url], {input: key.secret});
+    mock.revokeKey(key.id);
+    const r = await svc(['auth', 'status', '--api-url', api.url]);
+    expect(r.code).toBe(4);
+    expect(r.stderr).toBe(
+      `Error: the key ${key.secret.slice(0, 8)}… from the credentials file is rejected by ${api.url} (401: revoked, expired or mistyped)\n` +
+        `Try this: Log in with a key that works: \`npx svc login --api-url ${api.url}\`\n`,
+    );
+    const json = await svc(['auth', 'status', '--api-url', api.url, '--json']);
+    expect(json.code).toBe(4);
+    expect(JSON.parse(json.stdout).error).toMatchObject({code: 'unauthorized'});
+    expect(JSON.parse(json.stdout).error.message).toContain(
+      `${key.secret.slice(0, 8)}… from the credentials file`,
+    );
+    for (const out of [r, json]) expect(out.stdout + out.stderr).not.toContain(key.secret);
+  });
+
   it('after `svc login --api-url URL`, commands given no address use URL, and only while logged in', async () => {
     await svc(['login', '--api-url', api.url], {input: secret});
     const org = await svc(['org', '--json']);
@@ -186,8 +260,9 @@ describe('svc auth status and svc logout', {timeout: 90_000}, () => {
     mock.revokeKey(mock.state.keys.find((k) => k.record.prefix === secret.slice(0, 8))!.record.id);
     const r = await svc(['keys', 'list', '--api-url', api.url]);
     expect(r.code).toBe(4);
-    expect(flat(r.stderr)).toContain(
-      `the API key was rejected (revoked or expired?). Run \`npx svc login --api-url ${api.url}\` with a new key`,
+    // The next step is said once, in the message, for that URL.
+    expect(r.stderr).toBe(
+      `Error: the API key was rejected (revoked or expired?). Run \`npx svc login --api-url ${api.url}\` with a new key\n`,
     );
   });
 

@@ -20,8 +20,9 @@ describe('mistyped commands', {timeout: 60_000}, () => {
     const r = await runCli(typed.split(' '));
     expect(r.code).toBe(2);
     expect(flat(r.stderr)).toContain(`command ${typed} not found`);
-    // Run from the project folder without svc on the PATH: the suggestion is spelled as it runs there.
-    expect(flat(r.stderr)).toContain(`Did you mean \`npx ${suggestion}\`?`);
+    // Spelled the way svc runs from here (`npx svc` in the project folder).
+    expect(r.stderr).toMatch(new RegExp(`Did you mean \`(npx )?${suggestion}\`\\?`));
+    expect(r.stderr).not.toContain('›');
     expect(r.stderr).not.toMatch(/[a-z]:[a-z]/);
   });
 
@@ -29,7 +30,7 @@ describe('mistyped commands', {timeout: 60_000}, () => {
     const r = await runCli(['zzzzzzzz']);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('command zzzzzzzz not found');
-    expect(flat(r.stderr)).toContain('Run `npx svc help` for the list of commands');
+    expect(r.stderr).toMatch(/Run `(npx )?svc help` for the list of commands/);
     expect(r.stderr).not.toContain('Did you mean');
   });
 
@@ -101,6 +102,11 @@ describe('against an emulator', {timeout: 60_000}, () => {
   });
 
   it('`logout` against the emulator says where its account page is', async () => {
+    const login = await runCli(['login', '--api-url', emu.apiUrl], {
+      env: {SVC_CONFIG_DIR: config},
+      input: `${env.SVC_API_KEY}\n`,
+    });
+    expect(login.code, login.stderr).toBe(0);
     const r = await runCli(['logout', '--api-url', emu.apiUrl], {env: {SVC_CONFIG_DIR: config}});
     expect(r.code).toBe(0);
     expect(flat(r.stderr)).toContain(`keys are revoked on the account page, ${emu.apiUrl}/account`);
@@ -112,7 +118,11 @@ describe('svc emulator webhooks create', {timeout: 60_000}, () => {
   let dataDir: string;
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'svc-endpoint-warnings-'));
-    emu = await startEmulator({port: 0, inMemory: true, dataDir, clock: 'manual'});
+    // A machine offline: DNS answers nothing, so a new endpoint's host cannot be resolved now.
+    const offline = async () => {
+      throw Object.assign(new Error('getaddrinfo ENOTFOUND'), {code: 'ENOTFOUND'});
+    };
+    emu = await startEmulator({port: 0, inMemory: true, dataDir, clock: 'manual', lookup: offline});
   });
   afterAll(async () => {
     await emu?.stop();
@@ -120,8 +130,8 @@ describe('svc emulator webhooks create', {timeout: 60_000}, () => {
   });
 
   it("prints the emulator's warnings on stderr, with --json too, and keeps stdout for the result", async () => {
-    // .invalid never resolves (RFC 6761): the endpoint is accepted with a warning, as on a machine offline.
-    const url = 'https://hooks.example.invalid/svc';
+    // Accepted with a warning, as on a machine offline.
+    const url = 'https://hooks.offline-receiver.dev/svc';
     const args = [
       'emulator',
       'webhooks',
@@ -136,13 +146,13 @@ describe('svc emulator webhooks create', {timeout: 60_000}, () => {
     const plain = await runCli(args);
     expect(plain.code, plain.stderr).toBe(0);
     expect(plain.stdout.trim()).toMatch(/^whsec_\S+$/);
-    expect(flat(plain.stderr)).toMatch(/Warning: .*hooks\.example\.invalid/);
+    expect(flat(plain.stderr)).toMatch(/Warning: .*hooks\.offline-receiver\.dev/);
     expect(plain.stderr).toMatch(/Then see its deliveries: .* webhooks deliveries we_\w{24}/);
 
     const json = await runCli([...args, '--json']);
     expect(json.code, json.stderr).toBe(0);
-    expect(JSON.parse(json.stdout).warnings).toEqual([expect.stringContaining('hooks.example.invalid')]);
-    expect(flat(json.stderr)).toMatch(/Warning: .*hooks\.example\.invalid/);
+    expect(JSON.parse(json.stdout).warnings).toEqual([expect.stringContaining('hooks.offline-receiver.dev')]);
+    expect(flat(json.stderr)).toMatch(/Warning: .*hooks\.offline-receiver\.dev/);
   });
 
   it('names both ways out when a local URL is refused', async () => {
@@ -161,5 +171,48 @@ describe('svc emulator webhooks create', {timeout: 60_000}, () => {
     const text = flat(r.stderr);
     expect(text).toContain(`listen --forward-to http://localhost:3000/hook --data-dir ${dataDir}`);
     expect(text).toContain(`emulator start --allow-local-endpoints --data-dir ${dataDir}`);
+    // The reason once, then the two steps, each whole on its own line.
+    const lines = r.stderr.trim().split('\n');
+    expect(lines[0]).toBe('Error: url must use https://');
+    expect(lines.slice(1).map((l) => l.replace(/:.*/, ''))).toEqual(['Try this', 'Try this']);
+  });
+
+  const create = (url: string) =>
+    runCli([
+      'emulator',
+      'webhooks',
+      'create',
+      '--url',
+      url,
+      '--events',
+      'sandbox.ready',
+      '--data-dir',
+      dataDir,
+    ]);
+
+  it('tells http:// to a remote host to use https://, without the local relay', async () => {
+    const r = await create('http://hooks.example.com/svc');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(
+      'Error: url must use https://\nTry this: Use https:// (as the service does): --url https://hooks.example.com/svc\n',
+    );
+  });
+
+  it('tells a private address to let the emulator post to private addresses, without the local relay', async () => {
+    const r = await create('https://10.1.2.3/svc');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(
+      'Error: url must point at a public address, not a private, loopback or reserved one\n',
+    );
+    expect(r.stderr).toContain('Try this: Let the emulator post to private addresses: stop it');
+    expect(r.stderr).not.toContain('listen');
+  });
+
+  it('refuses an empty host and a special-use domain with the reason', async () => {
+    const empty = await create('https:///x');
+    expect(empty.code).toBe(1);
+    expect(empty.stderr).toMatch(/^Error: url has no host/);
+    const special = await create('https://hooks.test/x');
+    expect(special.stderr).toMatch(/^Error: url host hooks\.test is in \.test, a special-use domain/);
   });
 });

@@ -138,9 +138,21 @@ describe('svc emulator start', () => {
     expect(stopped.code).toBe(0);
     expect(await running.exited).toBe(0);
 
+    // Nothing running is an answer, not a failure; stopping what is not running has nothing to do.
     const after = await runCli(['emulator', 'status', '--json'], {env});
-    expect(after.code).toBe(1);
-    expect(JSON.parse(after.stdout).error.code).toBe('emulator_not_running');
+    expect(after.code).toBe(0);
+    expect(JSON.parse(after.stdout)).toEqual({running: false, data_dir: dataDir});
+    const said = await runCli(['emulator', 'status'], {env});
+    expect(said.code).toBe(0);
+    expect(said.stdout).toBe(`No emulator is running for the data dir ${dataDir}.\n`);
+    expect(said.stderr).toMatch(/^Start one: `(npx )?svc emulator start`\n$/);
+    const again = await runCli(['emulator', 'stop'], {env});
+    expect(again.code).toBe(0);
+    expect(again.stderr).toBe(`Nothing to stop: no emulator is running for the data dir ${dataDir}.\n`);
+    expect(JSON.parse((await runCli(['emulator', 'stop', '--json'], {env})).stdout)).toEqual({
+      stopped: false,
+      data_dir: dataDir,
+    });
   }, 120_000);
 
   it('on a port another program holds: exit 1, the port named, and the way out (another --port) works', async () => {
@@ -204,6 +216,29 @@ describe('svc emulator exec', () => {
     });
     expect(r.code).toBe(1);
     expect(JSON.parse(r.stdout).error.code).toBe('command_not_found');
+  });
+});
+
+describe('nothing to do', () => {
+  it('revoking a key twice says the second time that it was already revoked', async () => {
+    const dataDir = join(root, 'revoke-twice');
+    const env = baseEnv(dataDir);
+    await startEmulatorProcess([], env);
+    const key = JSON.parse(
+      (await runCli(['emulator', 'keys', 'create', '--name', 'twice', '--json'], {env})).stdout,
+    );
+    const first = await runCli(['emulator', 'keys', 'revoke', key.id], {env});
+    expect(first.stdout).toBe(`Revoked twice (${key.id}).\n`);
+    const second = await runCli(['emulator', 'keys', 'revoke', key.id], {env});
+    expect(second.code).toBe(0);
+    expect(second.stdout).toBe('');
+    expect(second.stderr).toBe(`Nothing to do: twice (${key.id}) was already revoked.\n`);
+  }, 60_000);
+
+  it('logout with nothing stored says there was nothing to do, and nothing about revoking', async () => {
+    const r = await runCli(['logout'], {env: baseEnv(join(root, 'nothing-stored'))});
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe('Nothing to do: no key is stored for https://api.svc.dev.\n');
   });
 });
 

@@ -51,4 +51,78 @@ describe('svc emulator start --demo', {timeout: 60_000}, () => {
       await new Promise((resolve) => child.once('close', resolve));
     }
   });
+
+  it('prints the same demo key at every start on a data dir, and it keeps working; a revoked one is replaced', async () => {
+    const dataDir = join(dataRoot, 'kept');
+    const env = {PATH: '/usr/bin:/bin', HOME: dataRoot, NO_COLOR: '1', SVC_DATA_DIR: join(dataRoot, 'data')};
+    const startOnce = async (): Promise<{
+      key: string;
+      out: string;
+      apiUrl: string;
+      stop(): Promise<void>;
+    }> => {
+      const child = spawn(
+        process.execPath,
+        [BIN, 'emulator', 'start', '--demo', '--port', '0', '--data-dir', dataDir],
+        {env},
+      );
+      let out = '';
+      await new Promise<void>((resolve, reject) => {
+        const onData = (d: Buffer) => {
+          out += d;
+          if (out.includes('Press Ctrl+C to stop.')) resolve();
+        };
+        child.stdout.on('data', onData);
+        child.stderr.on('data', onData);
+        child.on('exit', (code) => reject(new Error(`emulator exited with ${code}: ${out}`)));
+      });
+      return {
+        key: /^ {2}(svc_\S+)$/m.exec(out)?.[1] as string,
+        apiUrl: /API: +(http:\/\/\S+)/.exec(out)?.[1] as string,
+        out,
+        stop: async () => {
+          const closed = new Promise((resolve) => child.once('close', resolve));
+          child.kill('SIGTERM');
+          await closed;
+        },
+      };
+    };
+    const orgWith = (apiUrl: string, key: string) =>
+      runCli(['org', '--json'], {env: {SVC_API_URL: apiUrl, SVC_API_KEY: key}});
+
+    const first = await startOnce();
+    expect(first.out).toContain(
+      'Demo API key (new; every later --demo start on this data dir prints this one again):',
+    );
+    await first.stop();
+    const second = await startOnce();
+    try {
+      expect(second.key).toBe(first.key);
+      expect(second.out).toContain('Demo API key (the same as at earlier starts on this data dir');
+      // The key kept from the first start works against the restarted emulator.
+      expect((await orgWith(second.apiUrl, first.key)).code).toBe(0);
+      const keys = await runCli(['keys', 'list', '--json'], {
+        env: {SVC_API_URL: second.apiUrl, SVC_API_KEY: first.key},
+      });
+      const listed = JSON.parse(keys.stdout) as {data: {created_by: string; status: string}[]};
+      expect(listed.data.filter((k) => k.created_by === 'svc emulator --demo')).toEqual([
+        expect.objectContaining({status: 'active'}),
+      ]);
+      const demoId = (JSON.parse(keys.stdout) as {data: {id: string; created_by: string}[]}).data.find(
+        (k) => k.created_by === 'svc emulator --demo',
+      )?.id as string;
+      const revoked = await runCli(['emulator', 'keys', 'revoke', demoId, '--data-dir', dataDir], {env});
+      expect(revoked.code, revoked.stderr).toBe(0);
+    } finally {
+      await second.stop();
+    }
+    const third = await startOnce();
+    try {
+      expect(third.key).not.toBe(first.key);
+      expect(third.out).toContain('Demo API key (new;');
+      expect((await orgWith(third.apiUrl, third.key)).code).toBe(0);
+    } finally {
+      await third.stop();
+    }
+  });
 });

@@ -104,7 +104,7 @@ async function background(
 }
 
 async function stopGroup(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.pid === undefined) return;
+  if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
   const closed = new Promise((resolve) => child.once('close', resolve));
   process.kill(-child.pid, 'SIGTERM');
   await closed;
@@ -195,6 +195,7 @@ describeEachBackend(modes, 'svc emulator start --demo, $name', (mode) => {
     const start = `"${process.execPath}" "${BIN}" emulator start --demo --port 0 ${flags.map((f) => `'${f}'`).join(' ')}`;
     const emulator = await background(m, start, /Press Ctrl\+C to stop\./);
     const running: Array<{stop(): Promise<void>}> = [emulator];
+    let firstListen: {stop(): Promise<void>} | undefined;
     try {
       const key = /^ {2}(svc_\w+)$/m.exec(emulator.out)?.[1];
       expect(key).toBeTruthy();
@@ -205,6 +206,7 @@ describeEachBackend(modes, 'svc emulator start --demo, $name', (mode) => {
         if (line.includes(' listen ')) {
           const listen = await background(m, line, /Send one from another terminal: .+\n/);
           running.push(listen);
+          firstListen = listen;
           // The command listen suggests runs too, and its event reaches the relay.
           const suggested = /Send one from another terminal: (.+)\n/.exec(listen.out)![1]!;
           const sent = await sh(m, suggested);
@@ -256,9 +258,13 @@ describeEachBackend(modes, 'svc emulator start --demo, $name', (mode) => {
       expect(refused.code).not.toBe(0);
       const text = flat(refused.stderr);
       expect(text).toContain('--allow-local-endpoints');
-      // oclif lists suggestions as "* …" bullets.
-      const relay = /relay them: (.+?)\s*\*?\s*Or let/.exec(text)?.[1];
+      // Each next step is a line of its own, never wrapped, so it can be pasted whole.
+      const relay = /relay them: (.+)\n/.exec(refused.stderr)?.[1];
+      expect(refused.stderr).toMatch(/\nTry this: Or let the emulator post to local URLs: /);
+      expect(refused.stderr).not.toContain('›');
       expect(relay, text).toContain(' listen --forward-to http://localhost:3000/hook');
+      // One svc listen per relay at a time: the one started above goes first.
+      await firstListen?.stop();
       running.push(await background(m, relay!, /Ready!/));
     } finally {
       for (const p of running.reverse()) await p.stop();

@@ -175,6 +175,96 @@ describe('svc listen --json', () => {
   });
 });
 
+describe('svc emulator start --clock manual and a receiver on a real clock', () => {
+  const triggerAfterADay = async () => {
+    const moved = await runCli(['emulator', 'clock', 'advance', '1d', '--data-dir', dataDir as string]);
+    expect(moved.code, moved.stderr).toBe(0);
+    const r = await runCli(['trigger', 'sandbox.ready', '--data-dir', dataDir as string]);
+    expect(r.code, r.stderr).toBe(0);
+    await waitFor(() => (receiver?.requests.length ?? 0) === 1);
+    return receiver?.requests[0] as Receiver['requests'][number];
+  };
+
+  it('signs with the real time by default, so the receiver accepts deliveries a day ahead', async () => {
+    receiver = await startReceiver();
+    await emulator(['--clock', 'manual']);
+    const listener = listenProcess(['--forward-to', receiver.url, '--json']);
+    const secret = parse(await listener.line((l) => l.includes('"ready"'))).secret as string;
+    const req = await triggerAfterADay();
+    // The receiver's own clock, as examples/receiver checks it.
+    verifySignature({payload: req.body, header: String(req.headers['svc-signature']), secret});
+  });
+
+  it('signs with the emulator clock with --signature-clock emulator', async () => {
+    receiver = await startReceiver();
+    await emulator(['--clock', 'manual', '--signature-clock', 'emulator']);
+    const listener = listenProcess(['--forward-to', receiver.url, '--json']);
+    const secret = parse(await listener.line((l) => l.includes('"ready"'))).secret as string;
+    const req = await triggerAfterADay();
+    const header = String(req.headers['svc-signature']);
+    expect(() => verifySignature({payload: req.body, header, secret})).toThrow(/tolerance|clock/i);
+    const clockNow = Date.parse((await (await control()).clock()).now);
+    verifySignature({payload: req.body, header, secret, now: new Date(clockNow)});
+  });
+});
+
+describe('one svc listen per relay', () => {
+  it('refuses a second listen, naming the process that holds the relay, and the first keeps forwarding', async () => {
+    receiver = await startReceiver();
+    await emulator();
+    const first = listenProcess(['--forward-to', receiver.url, '--json']);
+    const ready = parse(await first.line((l) => l.includes('"ready"')));
+    expect(ready.new_secret).toBe(true);
+    // A forwarded delivery shows the first one attached before the second starts.
+    await runCli(['trigger', 'sandbox.ready', '--data-dir', dataDir as string]);
+    await waitFor(() => (receiver?.requests.length ?? 0) === 1);
+
+    const second = listenProcess(['--forward-to', receiver.url]);
+    expect(await second.exited).toBe(2);
+    expect(second.stderr()).not.toContain('Ready!');
+    expect(second.stderr()).not.toContain('›');
+    expect(second.stderr()).toContain(
+      `already forwarded by another svc listen (process ${first.child.pid} on `,
+    );
+    expect(second.stderr()).toContain(`kill ${first.child.pid}`);
+    // The first was never knocked off: no reconnection, and it still forwards.
+    const r = await runCli(['trigger', 'sandbox.ready', '--data-dir', dataDir as string, '--json']);
+    const id = (JSON.parse(r.stdout) as {event: {id: string}}).event.id;
+    await waitFor(() => receiver?.requests.some((q) => q.headers['svc-event-id'] === id) ?? false);
+    expect(first.stderr()).not.toMatch(/Lost the emulator|Reconnected/);
+    expect(first.stdoutLines.map(parse).filter((l) => l.type === 'disconnected')).toEqual([]);
+  });
+
+  it('stops with a message when its relay endpoint is deleted; the next run announces a new secret', async () => {
+    receiver = await startReceiver();
+    await emulator();
+    const first = listenProcess(['--forward-to', receiver.url]);
+    await waitFor(() => first.stderr().includes('Ready!'));
+    expect(first.stderr()).toContain('(a new relay endpoint, so a new secret');
+    const oldSecret = /secret is (whsec_\S+)/.exec(first.stderr())?.[1];
+    const c = await control();
+    const relay = await c.registerRelay();
+    expect(relay.created).toBe(false);
+    // A forwarded delivery shows the listener attached before the relay is deleted.
+    await runCli(['trigger', 'sandbox.ready', '--data-dir', dataDir as string]);
+    await waitFor(() => (receiver?.requests.length ?? 0) === 1);
+
+    await c.deleteWebhook(relay.endpoint_id);
+    expect(await first.exited).toBe(1);
+    expect(first.stderr()).toContain(`the relay endpoint ${relay.endpoint_id} was deleted`);
+    expect(first.stderr()).toMatch(/for a new relay endpoint; it gets a new signing secret/);
+
+    const again = listenProcess(['--forward-to', receiver.url]);
+    await waitFor(() => again.stderr().includes('Ready!'));
+    expect(again.stderr()).toContain('(a new relay endpoint, so a new secret');
+    expect(again.stderr()).not.toContain(oldSecret);
+    await stopProcess(again);
+    const third = listenProcess(['--forward-to', receiver.url]);
+    await waitFor(() => third.stderr().includes('Ready!'));
+    expect(third.stderr()).toContain('(the same as in earlier runs');
+  });
+});
+
 describe('svc listen for a person', () => {
   it('prints --> and <-- lines, the secret once on stderr, and a hint when nothing listens locally', async () => {
     receiver = await startReceiver();

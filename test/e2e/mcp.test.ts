@@ -273,6 +273,8 @@ describe('svc mcp when the API cannot be reached', {timeout: 60_000}, () => {
       const r = await call(c, 'list_webhook_endpoints');
       expect(r.isError).toBe(true);
       expect(text(r)).toMatch(/could not reach/);
+      // The next step the README promises, as the CLI gives it.
+      expect(text(r)).toMatch(/\nNext step: Is the emulator running\? `(npx )?svc emulator start`/);
       const again = await call(c, 'get_delivery_attempts', {delivery_id: `dlv_${'2'.repeat(24)}`});
       expect(again.isError).toBe(true);
       expect(c.protocolErrors).toEqual([]);
@@ -287,7 +289,11 @@ describe('svc mcp when the API cannot be reached', {timeout: 60_000}, () => {
     try {
       const r = await call(c, 'get_org');
       expect(r.isError).toBe(true);
-      expect(text(r)).toMatch(/not logged in to http:\/\/127\.0\.0\.1:9; run `svc login --api-url/);
+      expect(text(r)).toMatch(/not logged in to http:\/\/127\.0\.0\.1:9; run `(npx )?svc login --api-url/);
+      // The next step adds what the message does not say: where a key comes from.
+      expect(text(r)).toMatch(
+        /\nNext step: No key yet\? Make one and log in with it: `(npx )?svc emulator keys create/,
+      );
     } finally {
       await c.close();
     }

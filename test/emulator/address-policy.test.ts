@@ -58,6 +58,47 @@ describe('checkEndpointUrl', () => {
     expect(refused(url)).toBe(true);
   });
 
+  it.each([
+    ['https:///x', 'an empty authority'],
+    ['https:/x', 'one slash'],
+    ['https:x', 'no slashes'],
+    ['https:\\\\x/y', 'backslashes'],
+  ])('refuses %s (%s) as typed, instead of storing a host nobody typed', (url) => {
+    for (const allowLocal of [false, true]) {
+      const r = checkEndpointUrl(url, {allowLocal});
+      expect(r.ok).toBe(false);
+      expect(r.ok ? '' : r.reason).toMatch(/^url has no host/);
+    }
+  });
+
+  it.each([
+    ['https://hooks.test/x', '.test'],
+    ['https://receiver.invalid/', '.invalid'],
+    ['https://app.local/x', '.local'],
+    ['https://hooks.example/x', '.example'],
+    ['https://x.onion/', '.onion'],
+    ['https://router.home.arpa/', '.home.arpa'],
+    ['https://svc.internal/', '.internal'],
+    ['https://HOOKS.TEST./x', '.test'],
+  ])('refuses %s, a special-use domain, and says which', (url, domain) => {
+    const r = checkEndpointUrl(url);
+    expect(r.ok ? '' : r.reason).toContain(`is in ${domain}, a special-use domain`);
+  });
+
+  it('refuses a single-label host with the reason, and keeps real names under example.com and the like', () => {
+    const r = checkEndpointUrl('https://intranet/hooks');
+    expect(r.ok ? '' : r.reason).toBe(
+      'url host intranet is a single label, which names a host on a local network only; use its full name (like intranet.example.com)',
+    );
+    expect(checkEndpointUrl('https://x/').ok).toBe(false);
+    expect(checkEndpointUrl('https://hooks.example.com/svc').ok).toBe(true);
+    expect(checkEndpointUrl('https://hooks.testing.dev/svc').ok).toBe(true);
+    expect(checkEndpointUrl('https://latest.io/').ok).toBe(true);
+    // A receiver on this machine or network may have any name once local endpoints are allowed.
+    expect(checkEndpointUrl('http://intranet:3000/', {allowLocal: true}).ok).toBe(true);
+    expect(checkEndpointUrl('https://hooks.test/', {allowLocal: true}).ok).toBe(true);
+  });
+
   it('refuses URLs longer than 2048 characters and accepts one of exactly 2048', () => {
     const base = 'https://hooks.example.com/';
     expect(checkEndpointUrl(base + 'a'.repeat(2048 - base.length)).ok).toBe(true);

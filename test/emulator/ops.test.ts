@@ -127,11 +127,11 @@ describe('endpoints', () => {
     offline = true;
     try {
       const res = await control('POST', '/_emulator/webhooks', {
-        url: 'HTTPS://Hooks.Offline.Example:443/svc',
+        url: 'HTTPS://Hooks.Offline.Example.COM:443/svc',
         events: ['sandbox.ready'],
       });
       expect(res.status).toBe(201);
-      expect(res.body?.url).toBe('https://hooks.offline.example/svc');
+      expect(res.body?.url).toBe('https://hooks.offline.example.com/svc');
       expect(res.body?.warnings).toEqual([expect.stringContaining('could not be resolved now')]);
       await deleteEndpoint(emu.context, {endpointId: res.body?.id});
     } finally {

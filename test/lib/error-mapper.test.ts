@@ -43,11 +43,18 @@ describe('toUserError', () => {
     },
     {name: 'a 404 from the API: exit 1', error: new NotFoundError('gone'), code: 'not_found', exitCode: 1},
     {
-      name: 'rate limited',
-      error: new RateLimitedError(3),
+      name: 'rate limited by the service: a lockout, good keys included; wait',
+      error: new RateLimitedError(3, 'https://api.svc.dev/v1/org'),
       code: 'rate_limited',
       exitCode: 1,
-      next: /check the key/,
+      next: /good ones too: wait/,
+    },
+    {
+      name: 'rate limited by an emulator (loopback): the lockout can be ended',
+      error: new RateLimitedError(3, 'http://127.0.0.1:4010/v1/org'),
+      code: 'rate_limited',
+      exitCode: 1,
+      next: /svc emulator limiter reset/,
     },
     {
       name: 'no vault key',

@@ -66,7 +66,11 @@ describe('relativeTime', () => {
   const now = Date.parse('2026-03-20T12:00:00Z');
   it.each([
     ['2026-03-20T11:57:00Z', '3 minutes ago'],
-    ['2026-03-20T12:00:05Z', 'just now'],
+    ['2026-03-20T11:59:55Z', 'just now'],
+    ['2026-03-20T12:00:00Z', 'just now'],
+    // A moment ahead (a retry due in 5 s) is ahead, never "just now".
+    ['2026-03-20T12:00:05Z', 'in 5 seconds'],
+    ['2026-03-20T12:00:00.400Z', 'in 1 second'],
     ['2026-04-19T11:00:00Z', 'in 29 days'],
     ['2026-03-19T12:00:00Z', '1 day ago'],
     ['2026-03-20T09:00:00Z', '3 hours ago'],

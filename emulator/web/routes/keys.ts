@@ -97,7 +97,9 @@ export const registerKeyRoutes: RegisterRoutes = (app, kit) => {
         const stopped = live ? `, and its ${live} stopped working` : '';
         putFlash(s, 'keys', {
           kind: 'notice',
-          text: `Key "${key.name}" (${key.prefix}…) is revoked: requests with it now get 401${stopped}.`,
+          text: key.already_revoked
+            ? `Key "${key.name}" (${key.prefix}…) was already revoked; nothing changed.`
+            : `Key "${key.name}" (${key.prefix}…) is revoked: requests with it now get 401${stopped}.`,
         });
         return c.redirect('/account/keys', 303);
       } catch (err) {

@@ -1,10 +1,12 @@
 // Webhook endpoints, their deliveries and each delivery's attempts.
 import type {Context} from 'hono';
 import {isId, MAX_ENDPOINTS_PER_ORG} from '../../../src/definitions.js';
+import {isRelayUrl} from '../../delivery/relay-registry.js';
 import {listDeliveries} from '../../ops/deliveries.js';
 import {createEndpoint, deleteEndpoint, LOCAL_RECEIVER_WAY_OUT, listEndpoints} from '../../ops/endpoints.js';
 import {OperationError} from '../../operation-error.js';
 import {type DeliveryDetail, getDeliveryDetail} from '../../ops/delivery-detail.js';
+import {resendDelivery} from '../../ops/resend.js';
 import type {Viewer} from '../views/layout.js';
 import {ProblemPage} from '../views/pages.js';
 import {
@@ -40,7 +42,7 @@ export const registerWebhookRoutes: RegisterRoutes = (app, kit) => {
   app.get(
     '/account/webhooks/new',
     signedIn(async (c, s) => {
-      const count = (await listEndpoints(ctx, s.session.orgId)).length;
+      const count = (await listEndpoints(ctx, s.session.orgId)).filter((e) => !isRelayUrl(e.url)).length;
       if (count >= MAX_ENDPOINTS_PER_ORG) return c.redirect('/account/webhooks', 303);
       return render(c, NewEndpointPage({assets, viewer: s.viewer, allowLocal: ctx.allowLocalEndpoints}));
     }),
@@ -142,7 +144,59 @@ export const registerWebhookRoutes: RegisterRoutes = (app, kit) => {
       // The operation finds the delivery by id; it belongs here only when it went to this org's endpoint.
       if (!endpoint || !detail || detail.endpoint_id !== endpoint.id)
         return notFoundPage(c, s.viewer, 'This org has no such delivery.', '/account/webhooks');
-      return render(c, DeliveryPage({assets, viewer: s.viewer, endpoint, delivery: deliveryView(detail)}));
+      const flash = takeFlash(s, 'delivery');
+      return render(
+        c,
+        DeliveryPage({
+          assets,
+          viewer: s.viewer,
+          endpoint,
+          delivery: deliveryView(detail),
+          notice: flash?.kind === 'notice' ? flash.text : undefined,
+        }),
+      );
+    }),
+  );
+
+  app.post(
+    '/account/webhooks/:id/deliveries/:delivery/resend',
+    signedInPost(async (c, _form, s) => {
+      const endpoint = await endpointOf(s.session.orgId, c.req.param('id') as string);
+      const deliveryId = c.req.param('delivery') as string;
+      const detail = endpoint ? await deliveryOf(deliveryId) : undefined;
+      if (!endpoint || !detail || detail.endpoint_id !== endpoint.id)
+        return notFoundPage(c, s.viewer, 'This org has no such delivery.', '/account/webhooks');
+      const attempter = ctx.resendAttempter?.();
+      const here = `/account/webhooks/${endpoint.id}/deliveries/${deliveryId}`;
+      if (!attempter) {
+        putFlash(s, 'delivery', {
+          kind: 'notice',
+          text: 'Resend is not available: deliveries are not running.',
+        });
+        return c.redirect(here, 303);
+      }
+      try {
+        const after = await resendDelivery(ctx, {deliveryId, attempter});
+        const a = after.attempts.at(-1);
+        const answer = a
+          ? a.status_code !== null
+            ? `HTTP ${a.status_code}`
+            : (a.error ?? 'no answer')
+          : 'sent';
+        const d = after.delivery;
+        const still =
+          d.status === 'pending' && d.next_attempt_at
+            ? ' The delivery is still pending: a resend is outside the retry schedule, whose next attempt stays as it was.'
+            : '';
+        putFlash(s, 'delivery', {
+          kind: 'notice',
+          text: `Resent as attempt ${a?.attempt ?? ''}: ${answer}.${still}`,
+        });
+      } catch (err) {
+        if (!(err instanceof OperationError)) throw err;
+        putFlash(s, 'delivery', {kind: 'notice', text: `Could not resend: ${sentence(err.message)}`});
+      }
+      return c.redirect(here, 303);
     }),
   );
 
@@ -156,7 +210,7 @@ export const registerWebhookRoutes: RegisterRoutes = (app, kit) => {
   };
 };
 
-/** The operation's record as the page shows it: attempts newest first, the event as indented JSON. */
+/** The operation's record as the page shows it: attempts oldest first, the event as indented JSON. */
 function deliveryView(detail: DeliveryDetail): DeliveryView {
   const d = detail.delivery;
   return {
@@ -168,7 +222,8 @@ function deliveryView(detail: DeliveryDetail): DeliveryView {
     attempts: d.attempts,
     createdAt: new Date(d.created_at),
     nextAttemptAt: d.next_attempt_at == null ? null : new Date(d.next_attempt_at),
-    eventBody: JSON.stringify(detail.event, null, 2),
-    attemptList: [...detail.attempts].reverse(),
+    eventBody: typeof detail.event === 'string' ? detail.event : JSON.stringify(detail.event, null, 2),
+    // Oldest first, numbered as sent, as the CLI and the TUI list them.
+    attemptList: detail.attempts,
   };
 }

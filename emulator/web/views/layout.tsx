@@ -42,6 +42,7 @@ export function Page({title, assets, viewer, section = 'none', children}: PagePr
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>{`${title} · svc account`}</title>
+        <link rel="icon" href="/favicon.ico" type="image/svg+xml" />
         <link rel="stylesheet" href={assets.css} />
         <script src={assets.js} defer />
       </head>

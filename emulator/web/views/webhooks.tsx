@@ -7,9 +7,11 @@ import {
   MAX_ENDPOINT_DESCRIPTION_LENGTH,
   MAX_ENDPOINT_URL_LENGTH,
   MAX_ENDPOINTS_PER_ORG,
+  RESPONSE_BODY_LIMIT_BYTES,
 } from '../../../src/definitions.js';
 import type {DeliveryAttempt} from '../../../src/schemas/emulator.js';
 import type {Delivery, WebhookEndpoint} from '../../../src/schemas/index.js';
+import {isRelayUrl} from '../../delivery/relay-registry.js';
 import {
   type Assets,
   CsrfField,
@@ -60,7 +62,9 @@ export function WebhooksPage(p: {
   created?: NewEndpointSecret;
   notice?: string;
 }) {
-  const full = p.endpoints.length >= MAX_ENDPOINTS_PER_ORG;
+  const relays = p.endpoints.filter((e) => isRelayUrl(e.url)).length;
+  const counted = p.endpoints.length - relays;
+  const full = counted >= MAX_ENDPOINTS_PER_ORG;
   return (
     <Page title="Webhooks" assets={p.assets} viewer={p.viewer} section="webhooks">
       <h1>Webhook endpoints</h1>
@@ -71,7 +75,13 @@ export function WebhooksPage(p: {
       {p.notice ? <Notice kind="success">{p.notice}</Notice> : null}
       <div class="bar">
         <p class="muted">
-          {p.endpoints.length} of {MAX_ENDPOINTS_PER_ORG} endpoints.
+          {counted} of {MAX_ENDPOINTS_PER_ORG} endpoints
+          {relays > 0
+            ? relays === 1
+              ? ', and the svc listen relay, which does not count'
+              : `, and ${relays} svc listen relays, which do not count`
+            : ''}
+          .
         </p>
         {full ? null : (
           <a class="button" href="/account/webhooks/new">
@@ -232,19 +242,19 @@ export function NewEndpointPage(p: {
             </label>
             <FieldHelp
               id="description"
-              rule={`At most ${MAX_ENDPOINT_DESCRIPTION_LENGTH} characters.`}
+              rule={`One line, at most ${MAX_ENDPOINT_DESCRIPTION_LENGTH} characters.`}
               error={errors.description}
             />
-            <textarea
+            {/* One line, as every list shows it: a box that takes Enter would invite a line break the rules refuse. */}
+            <input
+              type="text"
               id="description"
               name="description"
-              rows={2}
               maxlength={MAX_ENDPOINT_DESCRIPTION_LENGTH}
+              value={p.form?.description ?? ''}
               aria-invalid={errors.description ? 'true' : undefined}
               aria-describedby={describedBy('description', true, errors.description)}
-            >
-              {p.form?.description ?? ''}
-            </textarea>
+            />
           </div>
           <p class="button-row">
             <button type="submit">Add endpoint</button>
@@ -269,6 +279,9 @@ export function DeleteEndpointPage(p: {assets: Assets; viewer: Viewer; endpoint:
         <Notice kind="warning">
           It stops receiving events at once, and its deliveries and their attempts are deleted with it. This
           cannot be undone.
+          {isRelayUrl(p.endpoint.url)
+            ? ' This is the svc listen relay: a running svc listen stops, and the next run makes a new relay with a new signing secret.'
+            : ''}
         </Notice>
         <form method="post" action={`/account/webhooks/${p.endpoint.id}/delete`} class="button-row">
           <CsrfField token={p.viewer.csrf} />
@@ -372,14 +385,15 @@ export function DeliveriesPage(p: {
   );
 }
 
-/** How much of an answer's body the page shows per attempt. */
-const BODY_SHOWN = 1000;
+/** The page shows as much of an answer as is kept, as the CLI and the TUI do. */
+const BODY_KEPT_KB = RESPONSE_BODY_LIMIT_BYTES / 1024;
 
 export function DeliveryPage(p: {
   assets: Assets;
   viewer: Viewer;
   endpoint: WebhookEndpoint;
   delivery: DeliveryView;
+  notice?: string;
 }) {
   const d = p.delivery;
   return (
@@ -390,6 +404,7 @@ export function DeliveryPage(p: {
       <h1>
         <code>{d.eventType}</code> delivery
       </h1>
+      {p.notice ? <Notice kind="success">{p.notice}</Notice> : null}
       <dl class="facts">
         <div>
           <dt>Status</dt>
@@ -428,11 +443,24 @@ export function DeliveryPage(p: {
           </dd>
         </div>
       </dl>
+      <form
+        method="post"
+        action={`/account/webhooks/${p.endpoint.id}/deliveries/${d.id}/resend`}
+        class="button-row"
+      >
+        <CsrfField token={p.viewer.csrf} />
+        <button type="submit" class="secondary">
+          Resend now
+        </button>
+        <span class="muted">
+          A new attempt with the same body and a fresh signature, outside the retry schedule.
+        </span>
+      </form>
       <h2>Attempts</h2>
       {d.attemptList.length === 0 ? (
         <p class="empty">No attempt yet: the first one is on its way.</p>
       ) : (
-        <ol class="attempts" reversed>
+        <ol class="attempts">
           {d.attemptList.map((a) => (
             <li class="card" key={a.attempt}>
               <p class="attempt-head">
@@ -455,8 +483,8 @@ export function DeliveryPage(p: {
               {a.error ? <p class="field-error">{a.error}</p> : null}
               {a.response_body ? (
                 <details>
-                  <summary>Response body (first {BODY_SHOWN} characters)</summary>
-                  <pre class="code">{a.response_body.slice(0, BODY_SHOWN)}</pre>
+                  <summary>Response body (the first {BODY_KEPT_KB} kB, as kept)</summary>
+                  <pre class="code">{a.response_body}</pre>
                 </details>
               ) : (
                 <p class="muted">Empty response body.</p>

@@ -3,6 +3,7 @@
 // plugin out) this hook answers: a usage error (exit 2) naming the closest command or topic, spelled as it is
 // typed (spaces, never colons).
 import type {Hook} from '@oclif/core';
+import {renderError} from '../../lib/render-error.js';
 import {currentSvcCommand} from '../../lib/invocation.js';
 
 /** Edit distance (insertions, deletions, substitutions), small inputs only. */
@@ -46,8 +47,10 @@ const hook: Hook<'command_not_found'> = async (options) => {
     ...(suggestion ? [`Did you mean \`${svc} ${suggestion.split(':').join(separator)}\`?`] : []),
     `Run \`${svc} help\` for the list of commands`,
   ];
-  // Shaped like oclif's CLIError (its printer reads these fields), without loading a second copy of oclif.
-  throw Object.assign(new Error(`command ${typed} not found`), {oclif: {exit: 2}, suggestions, bang: '›'});
+  const message = `command ${typed} not found`;
+  process.stderr.write(renderError(message, suggestions));
+  // Printed above, unwrapped; oclif's handler reads the exit code and prints nothing more.
+  throw Object.assign(new Error(message), {oclif: {exit: 2}, skipOclifErrorHandling: true});
 };
 
 export default hook;

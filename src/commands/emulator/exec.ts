@@ -6,6 +6,7 @@ import {
   databaseUrlFlag,
   emulatorChaosFlag,
   emulatorClockFlag,
+  signatureClockFlag,
 } from '../../lib/flags.js';
 import {processIo} from '../../lib/output.js';
 import {emulatorExec} from '../../services/emulator/exec.js';
@@ -25,6 +26,7 @@ export default class EmulatorExec extends BaseCommand {
     'data-dir': dataDirFlag({description: 'keep the data in this dir instead of in memory'}),
     'database-url': databaseUrlFlag(),
     clock: emulatorClockFlag(),
+    'signature-clock': signatureClockFlag(),
     'allow-local-endpoints': allowLocalEndpointsFlag,
     chaos: emulatorChaosFlag(),
     seed: Flags.string({
@@ -45,6 +47,7 @@ export default class EmulatorExec extends BaseCommand {
       dataDir: flags['data-dir'],
       databaseUrl: flags['database-url'],
       clock: flags.clock,
+      signatureClock: flags['signature-clock'],
       allowLocalEndpoints: flags['allow-local-endpoints'],
       chaos: flags.chaos,
       seed: flags.seed,

@@ -6,6 +6,7 @@ import {
   databaseUrlFlag,
   emulatorChaosFlag,
   emulatorClockFlag,
+  signatureClockFlag,
 } from '../../lib/flags.js';
 import {processIo} from '../../lib/output.js';
 import {emulatorStart} from '../../services/emulator/start.js';
@@ -42,12 +43,16 @@ Environment: SVC_EMULATOR_DATA_DIR (data dir), SVC_EMULATOR_DATABASE_URL (Postgr
     'in-memory': Flags.boolean({description: 'keep nothing after stopping'}),
     'database-url': databaseUrlFlag(),
     clock: emulatorClockFlag(),
+    'signature-clock': signatureClockFlag(),
     'no-vault-key': Flags.boolean({
       description: 'run like a deployment without a vault key (deliveries answer 503)',
     }),
     'allow-local-endpoints': allowLocalEndpointsFlag,
     chaos: emulatorChaosFlag(),
-    demo: Flags.boolean({description: 'make sure a demo org exists and print a fresh demo API key'}),
+    demo: Flags.boolean({
+      description:
+        "name the default org Demo org and print its demo API key: the data dir's key from earlier starts while it works, else a new one (the older demo keys revoked)",
+    }),
     import: Flags.string({
       description: 'load this snapshot (or seed) file at start, in place of the state in the data dir',
       helpValue: 'FILE',
@@ -77,6 +82,7 @@ Environment: SVC_EMULATOR_DATA_DIR (data dir), SVC_EMULATOR_DATABASE_URL (Postgr
       inMemory: flags['in-memory'],
       databaseUrl: flags['database-url'],
       clock: flags.clock,
+      signatureClock: flags['signature-clock'],
       noVaultKey: flags['no-vault-key'],
       allowLocalEndpoints: flags['allow-local-endpoints'],
       chaos: flags.chaos,

@@ -1,10 +1,12 @@
 import {BaseCommand} from '../../lib/base-command.js';
 import {dataDirFlag} from '../../lib/flags.js';
 import {emulatorStatus} from '../../services/emulator/status.js';
+import {dataDirArg} from '../../ui/emulator.js';
 
 export default class EmulatorStatus extends BaseCommand {
   static override summary = 'Show whether the emulator runs, where, and on which clock';
-  static override description = 'Exits 1 (code emulator_not_running) when no emulator runs for the data dir.';
+  static override description =
+    'When no emulator runs for the data dir it says so and exits 0; with --json: {"running": false, "data_dir": …}.';
   static override examples = [
     '<%= config.bin %> emulator status',
     '<%= config.bin %> emulator status --json',
@@ -16,7 +18,10 @@ export default class EmulatorStatus extends BaseCommand {
   async run() {
     const {flags} = await this.parse(EmulatorStatus);
     const status = await emulatorStatus({dataDir: flags['data-dir'], env: process.env});
-    if (!this.jsonEnabled()) {
+    if (!this.jsonEnabled() && !status.running) {
+      this.log(`No emulator is running for the data dir ${status.data_dir}.`);
+      this.logToStderr(`Start one: \`svc emulator start${dataDirArg(flags['data-dir'])}\``);
+    } else if (!this.jsonEnabled() && status.running) {
       this.log(`Emulator running (pid ${status.pid})`);
       this.log(`  API:          ${status.api_url}`);
       this.log(`  Account page: ${status.account_url}`);

@@ -12,7 +12,10 @@ export default class EmulatorStop extends BaseCommand {
   async run() {
     const {flags} = await this.parse(EmulatorStop);
     const result = await stopEmulator({dataDir: flags['data-dir'], env: process.env});
-    if (!this.jsonEnabled()) this.log(`Stopped the emulator (pid ${result.pid}).`);
+    if (!this.jsonEnabled()) {
+      if (result.stopped) this.log(`Stopped the emulator (pid ${result.pid}).`);
+      else this.logToStderr(`Nothing to stop: no emulator is running for the data dir ${result.data_dir}.`);
+    }
     return result;
   }
 }

@@ -4,6 +4,11 @@ import type {FileCredentialStore} from '../../auth/file-store.js';
 import type {KeychainStore} from '../../auth/keychain-store.js';
 import {type CredentialSource, defaultFileStore} from '../../auth/resolve.js';
 import {openSession} from '../../auth/session.js';
+import {DEFAULT_API_URL} from '../../client/defaults.js';
+import {UnauthorizedError} from '../../client/errors.js';
+import {UserError} from '../../lib/errors.js';
+import {ExitCode} from '../../lib/exit-codes.js';
+import {SOURCE_TEXT} from '../../ui/auth.js';
 
 export interface AuthStatusOptions {
   env: NodeJS.ProcessEnv;
@@ -33,12 +38,32 @@ export async function authStatus(options: AuthStatusOptions): Promise<AuthStatus
     keychain: options.keychainStore,
     client: options.client,
   });
-  const org = await client.getOrg();
+  const prefix = credentials.apiKey.slice(0, 8);
+  const org = await client.getOrg().catch((err: unknown) => {
+    if (!(err instanceof UnauthorizedError)) throw err;
+    // A rejected key is when its source, prefix and address matter most: which key to replace, and where.
+    const from = SOURCE_TEXT[credentials.source];
+    const login =
+      credentials.apiUrl === DEFAULT_API_URL ? 'svc login' : `svc login --api-url ${credentials.apiUrl}`;
+    throw new UserError(
+      `the key ${prefix}… from ${from} is rejected by ${credentials.apiUrl} (401: revoked, expired or mistyped)`,
+      {
+        code: 'unauthorized',
+        exitCode: ExitCode.unauthorized,
+        suggestions: [
+          credentials.source === 'env'
+            ? 'Set SVC_API_KEY to a key that works, or unset it to use a stored one'
+            : `Log in with a key that works: \`${login}\``,
+        ],
+        cause: err,
+      },
+    );
+  });
   const stored = await fileStore.list();
   return {
     source: credentials.source,
     api_url: credentials.apiUrl,
-    key_prefix: credentials.apiKey.slice(0, 8),
+    key_prefix: prefix,
     org: {id: org.id, name: org.name},
     other_logins: Object.keys(stored).filter((url) => url !== credentials.apiUrl),
   };

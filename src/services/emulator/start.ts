@@ -11,6 +11,7 @@ import {
 } from '../../../emulator/delivery/chaos.js';
 import {isLoopbackHost} from '../../client/api-url.js';
 import {parseVaultKey, VaultKeyError} from '../../../emulator/vault-key.js';
+import type {SignatureClock} from '../../definitions.js';
 import {UserError, usageError} from '../../lib/errors.js';
 import {currentSvcCommand} from '../../lib/invocation.js';
 import type {Io} from '../../lib/output.js';
@@ -29,6 +30,7 @@ export interface EmulatorStartOptions {
   /** Falls back to SVC_EMULATOR_DATABASE_URL. Never printed: it may hold a password. */
   databaseUrl?: string;
   clock?: 'real' | 'manual';
+  signatureClock?: SignatureClock;
   noVaultKey?: boolean;
   allowLocalEndpoints?: boolean;
   /** Delivery chaos for every endpoint: `duplicate=0.2,reorder=0.3,delay=0-5s,seed=42`. */
@@ -83,6 +85,7 @@ export function resolveStartOptions(
     inMemory: o.inMemory,
     databaseUrl,
     clock: o.clock,
+    signatureClock: o.signatureClock,
     noVaultKey: o.noVaultKey,
     vaultKey,
     allowLocalEndpoints: o.allowLocalEndpoints,
@@ -204,7 +207,9 @@ function readyMessage(e: RunningEmulator, o: EmulatorStartOptions): string {
     orgId: e.orgId,
     clockMode: e.clock.mode,
     chaos: o.chaos === undefined ? undefined : describeChaos(chaosFlag(o.chaos)),
+    signatureClock: o.signatureClock ?? 'real',
     demoKey: e.demoKey,
+    inMemory: o.inMemory,
     svc: currentSvcCommand(o.env),
     dataDir: dataDirToName(e.dataDir),
     cliCanReach: isLoopbackHost(new URL(e.apiUrl).hostname),

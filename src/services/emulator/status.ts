@@ -1,6 +1,14 @@
 // `svc emulator status`: whether an emulator runs for a data dir, where, and on which clock.
 import {EmulatorControl} from '../../client/emulator-control.js';
+import {UserError} from '../../lib/errors.js';
+import {emulatorDataDir} from '../../lib/paths.js';
 import {type ConnectOptions, findRunning} from './connect.js';
+
+/** No emulator runs for the data dir: an answer, not a failure. */
+export interface NotRunning {
+  running: false;
+  data_dir: string;
+}
 
 export interface EmulatorStatus {
   running: true;
@@ -12,8 +20,13 @@ export interface EmulatorStatus {
   clock: {now: string; mode: 'real' | 'manual'};
 }
 
-export async function emulatorStatus(options: ConnectOptions): Promise<EmulatorStatus> {
-  const {info, dataDir} = await findRunning(options);
+export async function emulatorStatus(options: ConnectOptions): Promise<EmulatorStatus | NotRunning> {
+  const found = await findRunning(options).catch((err: unknown) => {
+    if (err instanceof UserError && err.code === 'emulator_not_running') return undefined;
+    throw err;
+  });
+  if (!found) return {running: false, data_dir: options.dataDir ?? emulatorDataDir(options.env)};
+  const {info, dataDir} = found;
   const control = new EmulatorControl({
     url: info.api_url,
     adminToken: info.admin_token,

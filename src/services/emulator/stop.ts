@@ -2,6 +2,7 @@
 import {setTimeout as sleep} from 'node:timers/promises';
 import {isProcessAlive} from '../../client/emulator-runtime.js';
 import {UserError} from '../../lib/errors.js';
+import {emulatorDataDir} from '../../lib/paths.js';
 import {type ConnectOptions, findRunning} from './connect.js';
 
 export interface StopOptions extends ConnectOptions {
@@ -11,8 +12,14 @@ export interface StopOptions extends ConnectOptions {
 
 export async function stopEmulator(
   options: StopOptions,
-): Promise<{stopped: true; pid: number; data_dir: string}> {
-  const {info, dataDir} = await findRunning(options);
+): Promise<{stopped: true; pid: number; data_dir: string} | {stopped: false; data_dir: string}> {
+  const found = await findRunning(options).catch((err: unknown) => {
+    if (err instanceof UserError && err.code === 'emulator_not_running') return undefined;
+    throw err;
+  });
+  // Nothing runs there: what stop is for is already so.
+  if (!found) return {stopped: false, data_dir: options.dataDir ?? emulatorDataDir(options.env)};
+  const {info, dataDir} = found;
   try {
     process.kill(info.pid, 'SIGTERM');
   } catch (err) {

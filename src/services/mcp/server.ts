@@ -5,6 +5,8 @@ import type {McpServer} from '@modelcontextprotocol/sdk/server/mcp.js';
 import type {CallToolResult} from '@modelcontextprotocol/sdk/types.js';
 import {z} from 'zod';
 import type {Session} from '../../auth/session.js';
+import {toUserError} from '../../lib/error-mapper.js';
+import {currentSvcCommand, spellSvc} from '../../lib/invocation.js';
 import {API_KEY_STATUSES, DELIVERY_STATUSES, ID_PATTERNS, MAX_DELIVERIES_LISTED} from '../../definitions.js';
 import {DeliveryDetailSchema} from '../../schemas/emulator.js';
 import {ApiKeySchema, DeliverySchema, OrgSchema, WebhookEndpointSchema} from '../../schemas/index.js';
@@ -24,10 +26,13 @@ export interface McpDependencies {
 
 /** What a failure tells the agent: the message, then each next step on its own line. */
 export function toolError(err: unknown): CallToolResult {
-  const e = err as {message?: unknown; suggestions?: unknown};
-  const message = typeof e?.message === 'string' ? e.message : String(err);
-  const steps = Array.isArray(e?.suggestions) ? (e.suggestions as string[]) : [];
-  const text = [message, ...steps.map((s) => `Next step: ${s}`)].join('\n');
+  // The same message and next steps the CLI gives for this error (an unreachable API names the emulator to
+  // start, a 401 the login to run), each command spelled as svc runs here.
+  const e = toUserError(err);
+  const svc = currentSvcCommand();
+  const text = [e.message, ...e.suggestions.map((s) => `Next step: ${s}`)]
+    .map((t) => spellSvc(t, svc))
+    .join('\n');
   return {isError: true, content: [{type: 'text', text}]};
 }
 

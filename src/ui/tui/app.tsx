@@ -6,7 +6,7 @@ import type React from 'react';
 import {useCallback, useEffect, useRef, useState} from 'react';
 import type {Delivery, WebhookEndpoint} from '../../schemas/index.js';
 import {describeTrouble, type TuiSource} from '../../services/tui-source.js';
-import {attemptOutcome, attemptSucceeded} from '../delivery-detail.js';
+import {attemptOutcome, attemptSucceeded, nextAttemptText} from '../delivery-detail.js';
 import {sanitize} from '../text.js';
 import {
   type Backoff,
@@ -29,7 +29,7 @@ import {
   troubleLines,
 } from './screens.js';
 import {CHROME_LINES, Frame, StatusLine} from './frame.js';
-import {handleKey} from './keys.js';
+import {handleKey, type KeyPress, splitKeys} from './keys.js';
 import {type Live, useLive} from './use-live.js';
 
 export interface AppProps {
@@ -90,7 +90,13 @@ export function App({source, color, size: fixedSize, backoff = LIVE_BACKOFF}: Ap
     editingNow.current = value;
     setEditingState(value);
   };
-  const [help, setHelp] = useState(false);
+  const [help, setHelpState] = useState(false);
+  // Like editingNow: a key that opens the help is followed, maybe in the same read, by one that closes it.
+  const helpNow = useRef(false);
+  const setHelp = (value: boolean) => {
+    helpNow.current = value;
+    setHelpState(value);
+  };
   const [message, setMessage] = useState<Message | undefined>();
   const [detailTop, setDetailTop] = useState(0);
   const [listTop, setListTop] = useState(0);
@@ -155,19 +161,22 @@ export function App({source, color, size: fixedSize, backoff = LIVE_BACKOFF}: Ap
     cursor.current = next;
     select(rowIds[next]);
   };
+  // The row under the cursor now: a move read together with this key has not been rendered yet.
+  const current = () => (cursor.current >= 0 ? rowIds[cursor.current] : selectedId) ?? selectedId;
   const open = () => {
+    const id = current();
     if (screen.name === 'endpoints') {
-      const endpoint = endpoints.find((e) => e.id === selectedId);
+      const endpoint = endpoints.find((e) => e.id === id);
       if (!endpoint) return;
       setSelected((s) => ({...s, endpoint: endpoint.id, delivery: undefined}));
       setListTop(0);
       setEditing(false);
       setScreen({name: 'deliveries', endpoint});
-    } else if (screen.name === 'deliveries' && selectedId) {
-      setSelected((s) => ({...s, delivery: selectedId}));
+    } else if (screen.name === 'deliveries' && id) {
+      setSelected((s) => ({...s, delivery: id}));
       setDetailTop(0);
       setEditing(false);
-      setScreen({name: 'delivery', endpoint: screen.endpoint, deliveryId: selectedId});
+      setScreen({name: 'delivery', endpoint: screen.endpoint, deliveryId: id});
     }
     setMessage(undefined);
   };
@@ -182,7 +191,7 @@ export function App({source, color, size: fixedSize, backoff = LIVE_BACKOFF}: Ap
   };
   const resend = () => {
     const id =
-      screen.name === 'delivery' ? screen.deliveryId : screen.name === 'deliveries' ? selectedId : undefined;
+      screen.name === 'delivery' ? screen.deliveryId : screen.name === 'deliveries' ? current() : undefined;
     if (!id) return;
     if (!source.resend) {
       setMessage({
@@ -198,7 +207,16 @@ export function App({source, color, size: fixedSize, backoff = LIVE_BACKOFF}: Ap
         const outcome = a
           ? `attempt #${a.attempt} → ${sanitize(attemptOutcome(a))} (${a.duration_ms} ms)`
           : 'sent';
-        setMessage({text: `Resent ${id}: ${outcome}`, tone: a && attemptSucceeded(a) ? 'green' : 'red'});
+        // A resend is outside the schedule: a pending delivery keeps its next attempt, which is worth saying.
+        const d = detail.delivery;
+        const still =
+          d.status === 'pending' && d.next_attempt_at
+            ? `; still ${d.status}, the schedule's next attempt is ${nextAttemptText(d.next_attempt_at, source.now?.() ?? Date.now())}`
+            : '';
+        setMessage({
+          text: `Resent ${id}: ${outcome}${still}`,
+          tone: a && attemptSucceeded(a) ? 'green' : 'red',
+        });
         refresh();
       },
       (err: unknown) => setMessage({text: `Resend failed: ${describeTrouble(err).message}`, tone: 'red'}),
@@ -211,15 +229,46 @@ export function App({source, color, size: fixedSize, backoff = LIVE_BACKOFF}: Ap
   const setFilter = (value: string | ((current: string) => string)) =>
     setFilters((f) => ({...f, [filterName]: typeof value === 'string' ? value : value(f[filterName])}));
 
-  // One subscription for the app's life (Ink re-subscribes whenever the handler changes); the ref holds the
-  // handler of the latest render.
+  // Keys read together (typed faster than a frame, held down, pasted) are handled one by one, each by the
+  // handler of the render after the one before it: `j` then Enter opens the row `j` moved to, Enter then `j`
+  // moves on the screen Enter opened.
+  const pending = useRef<KeyPress[]>([]);
+  const [, setTurn] = useState(0);
   const onKey = useRef<(input: string, key: Key) => void>(() => undefined);
-  useInput(useCallback((input: string, key: Key) => onKey.current(input, key), []));
+  const next = useRef<() => void>(() => undefined);
+  next.current = () => {
+    // A screen still loading its first data has no rows yet: keys read with the one that opened it wait for them.
+    // q still quits at once.
+    const loading = live.data === undefined && !live.trouble && !helpNow.current;
+    if (loading && pending.current[0]?.input !== 'q') return;
+    const press = pending.current.shift();
+    if (!press) return;
+    onKey.current(press.input, press.key);
+    // A render comes next even when this key changed nothing, and its effect takes the next key.
+    if (pending.current.length > 0) setTurn((n) => n + 1);
+  };
+  useEffect(() => {
+    next.current();
+  });
+  // One subscription for the app's life (Ink re-subscribes whenever the handler changes).
+  useInput(
+    useCallback((input: string, key: Key) => {
+      const idle = pending.current.length === 0;
+      pending.current.push(...splitKeys(input, key));
+      if (idle) next.current();
+    }, []),
+  );
   onKey.current = (input, key) =>
     handleKey(
       input,
       key,
-      {help, editing: editingNow.current, filter, filterable: screen.name !== 'delivery', page: bodyHeight},
+      {
+        help: helpNow.current,
+        editing: editingNow.current,
+        filter,
+        filterable: screen.name !== 'delivery',
+        page: bodyHeight,
+      },
       {
         quit: exit,
         showHelp: () => setHelp(true),

@@ -10,10 +10,12 @@ import {
   attemptSucceeded,
   bodyLines,
   clockTime,
+  lastCodeText,
   nextAttemptText,
   prettyEvent,
 } from '../delivery-detail.js';
 import {sanitize} from '../text.js';
+import {cell, endpointCells, endpointColumnsText} from './layout.js';
 import {relativeTime} from '../time.js';
 
 export type Tone = 'green' | 'red' | 'yellow' | 'cyan' | 'gray';
@@ -104,23 +106,10 @@ export function helpLines(source: TuiSource, paint: Painter): React.ReactNode[] 
 
 // ---- endpoints ------------------------------------------------------------------------------------------------
 
-function endpointWidths(width: number) {
-  const rest = Math.max(width - 2 - 27 - 4, 10);
-  const url = Math.max(Math.floor(rest * 0.6), 8);
-  return {id: 27, url, events: Math.max(rest - url, 4)};
-}
-
-function cell(text: string, width: number): string {
-  const chars = Array.from(text);
-  if (chars.length <= width) return text.padEnd(width);
-  return `${chars.slice(0, Math.max(width - 1, 0)).join('')}…`;
-}
-
 export function endpointColumns(width: number): React.ReactNode {
-  const w = endpointWidths(width);
   return (
     <Text bold wrap="truncate-end">
-      {`  ${cell('ID', w.id)}  ${cell('URL', w.url)}  ${cell('EVENTS', w.events)}`}
+      {endpointColumnsText(width)}
     </Text>
   );
 }
@@ -131,16 +120,16 @@ export function endpointRow(
   width: number,
   paint: Painter,
 ): React.ReactNode {
-  const w = endpointWidths(width);
-  const events = e.events.map((t) => t.replace(/^sandbox\./, '')).join(',');
+  const c = endpointCells(e, width);
   return (
     <Text key={e.id} wrap="truncate-end" inverse={isSelected}>
       {isSelected ? '> ' : '  '}
-      {cell(e.id, w.id)}
+      {c.id}
       {'  '}
-      <Text color={paint(isSelected ? undefined : 'cyan')}>{cell(sanitize(e.url), w.url)}</Text>
+      <Text color={paint(isSelected ? undefined : 'cyan')}>{c.url}</Text>
       {'  '}
-      {cell(events, w.events)}
+      {c.events}
+      {c.description}
     </Text>
   );
 }
@@ -178,7 +167,7 @@ export function deliveryRow(
   paint: Painter,
 ): React.ReactNode {
   const l = deliveryLayout(width);
-  const code = d.last_status_code === null ? '-' : String(d.last_status_code);
+  const code = lastCodeText(d);
   const next = d.status === 'pending' ? nextAttemptText(d.next_attempt_at, nowMs) : '-';
   return (
     <Text key={d.id} wrap="truncate-end" inverse={isSelected}>

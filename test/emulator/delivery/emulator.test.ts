@@ -44,6 +44,48 @@ interface DeliveryItem {
   last_status_code: number | null;
 }
 
+describe('the time in signatures', () => {
+  const tOf = (header: unknown) => Number(/t=(\d+)/.exec(String(header))?.[1]);
+
+  it('is the real time by default, however far a manual clock has moved, so a real-clock receiver accepts it', async () => {
+    receiver = await startReceiver();
+    const e = await start();
+    const hook = await e.control.createWebhook({url: `${receiver.url}/in`, events: ['sandbox.ready']});
+    await e.control.advanceClock('1d');
+    const before = Math.floor(Date.now() / 1000);
+    await e.control.trigger({type: 'sandbox.ready'});
+    await waitFor(() => (receiver?.requests.length ?? 0) === 1);
+    const req = receiver.requests[0];
+    const t = tOf(req?.headers['svc-signature']);
+    expect(t).toBeGreaterThanOrEqual(before);
+    expect(t).toBeLessThanOrEqual(Math.ceil(Date.now() / 1000));
+    // Verified as examples/receiver does: against its own (real) clock and the default tolerance.
+    verifySignature({
+      payload: req?.body as Buffer,
+      header: String(req?.headers['svc-signature']),
+      secret: hook.secret,
+    });
+    // The event, the schedule and the tables stay on the emulator's clock.
+    const event = JSON.parse(req?.body.toString('utf8') ?? '{}') as {created_at: string};
+    expect(event.created_at).toBe(new Date(START.getTime() + 86_400_000).toISOString());
+    const detail = await e.control.call<{attempts: {signature_t: number; started_at: string}[]}>(
+      'GET',
+      `/_emulator/deliveries/${String(req?.headers['svc-delivery-id'])}`,
+    );
+    expect(detail.attempts[0]).toMatchObject({signature_t: t, started_at: event.created_at});
+  });
+
+  it("is the emulator's clock with signatureClock 'emulator', for receivers whose tests share it", async () => {
+    receiver = await startReceiver();
+    const e = await start({signatureClock: 'emulator'});
+    await e.control.createWebhook({url: `${receiver.url}/in`, events: ['sandbox.ready']});
+    await e.control.advanceClock('1d');
+    await e.control.trigger({type: 'sandbox.ready'});
+    await waitFor(() => (receiver?.requests.length ?? 0) === 1);
+    expect(tOf(receiver.requests[0]?.headers['svc-signature'])).toBe(START.getTime() / 1000 + 86_400);
+  });
+});
+
 describe('trigger through the control surface', () => {
   it('delivers a signed event of the exact shape and lists the delivery with its attempts', async () => {
     receiver = await startReceiver((_q, res, i) => {
@@ -65,11 +107,11 @@ describe('trigger through the control surface', () => {
     expect(Object.keys(event.data.sandbox).sort()).toEqual(['desired_state', 'id', 'name', 'status']);
     expect(event).toMatchObject({type: 'sandbox.stopped', org_id: e.orgId, created_at: START.toISOString()});
     expect(event.id).toBe(move.event?.id);
+    // The event is of the emulator's time; its signature is of the real time, which the receiver's clock knows.
     verifySignature({
       payload: req?.body as Buffer,
       header: String(req?.headers['svc-signature']),
       secret: hook.secret,
-      now: START,
     });
 
     await waitFor(async () => {
@@ -218,7 +260,7 @@ describe('SSRF at delivery time', () => {
     let answer: LookupAddress[] = [{address: '93.184.216.34', family: 4}];
     const e = await start({allowLocalEndpoints: false, lookup: async () => answer});
     const hook = await e.control.createWebhook({
-      url: `https://rebind.test:${receiver.port}/hook`,
+      url: `https://rebind.example.com:${receiver.port}/hook`,
       events: ['sandbox.ready'],
     });
     answer = [{address: '127.0.0.1', family: 4}];

@@ -51,6 +51,8 @@ async function setUp(answer: (i: number) => {status: number; body?: string}) {
     port: 0,
     clock: 'manual',
     clockStart: START,
+    // These cases read each attempt's signature time against the emulator's clock, which their receiver shares.
+    signatureClock: 'emulator',
     allowLocalEndpoints: true,
   });
   const hook = await emu.control.createWebhook({url: `${receiver.url}/in`, events: ['sandbox.error']});

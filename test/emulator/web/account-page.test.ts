@@ -3,6 +3,7 @@
 import type {Browser, BrowserContext, Page} from 'playwright-core';
 import {afterAll, beforeAll, expect, it} from 'vitest';
 import {type RunningEmulator, startEmulator} from '../../../emulator/index.js';
+import {listEndpoints} from '../../../emulator/ops/endpoints.js';
 import {MAX_ACTIVE_KEYS_PER_ORG, MAX_ENDPOINTS_PER_ORG} from '../../../src/definitions.js';
 import type {EventType} from '../../../src/schemas/index.js';
 import {launchChromium, screenshots, seriousAxeViolations} from '../../helpers/browser.js';
@@ -349,7 +350,21 @@ describeNeeding([CHROMIUM], 'the account page in Chromium', {timeout: 60_000}, (
     await alice.getByText(/Response body/).click();
     expect(await alice.locator('.attempts pre').textContent()).toBe('thanks, got it');
     expect(await alice.locator('pre.code').last().textContent()).toContain(move.event?.id as string);
+    expect(await alice.getByText(/Response body/).textContent()).toBe(
+      'Response body (the first 4 kB, as kept)',
+    );
     await checkPage(alice, 'delivery');
+
+    // Resent from the page as from the CLI; attempts read oldest first, as the CLI and the TUI list them.
+    await alice.getByRole('button', {name: 'Resend now'}).click();
+    expect(await alice.locator('.notice').textContent()).toBe('Resent as attempt 2: HTTP 200.');
+    expect(await alice.locator('.attempts .attempt-head strong').allTextContents()).toEqual([
+      'Attempt 1',
+      'Attempt 2',
+    ]);
+    expect(await alice.locator('.attempts').textContent()).toContain('resent');
+    await waitFor(() => receiver.requests.length === 2);
+    expect(receiver.requests[1]?.headers['svc-delivery-attempt']).toBe('2');
   });
 
   it('names every problem of the endpoint form next to its field', async () => {
@@ -399,6 +414,20 @@ describeNeeding([CHROMIUM], 'the account page in Chromium', {timeout: 60_000}, (
     ]);
   });
 
+  it('takes the description on one line: Enter there adds the endpoint, and a pasted line break is no refusal', async () => {
+    await alice.goto('/account/webhooks/new');
+    await alice.getByLabel('URL', {exact: true}).fill(`${receiver.url}/one-line`);
+    await alice.getByLabel(/sandbox\.stopped/).check();
+    const description = alice.getByLabel(/Description/);
+    await description.fill('billing receiver\non staging');
+    expect(await description.inputValue()).not.toMatch(/[\r\n]/);
+    await description.press('Enter');
+    expect(await alice.getByLabel('The signing secret').inputValue()).toMatch(/^whsec_/);
+    const added = (await listEndpoints(emu.context, emu.orgId)).find((w) => w.url.endsWith('/one-line'));
+    expect(added?.description).toMatch(/^billing receiver ?on staging$/);
+    await emu.control.deleteWebhook(added?.id as string);
+  });
+
   it('refuses a local URL on an emulator without --allow-local-endpoints and shows the way out', async () => {
     const strict = await startEmulator({port: 0, inMemory: true, clock: 'manual', clockStart: START});
     try {
@@ -436,14 +465,51 @@ describeNeeding([CHROMIUM], 'the account page in Chromium', {timeout: 60_000}, (
     expect(await alice.locator('.notice').textContent()).toContain('is deleted');
     expect(await alice.content()).not.toContain(endpointId);
 
-    const existing = (await emu.repos.endpoints.list(emu.orgId)).length;
-    for (let i = existing; i < MAX_ENDPOINTS_PER_ORG; i++) {
+    // The relay of svc listen is listed but takes none of the 10 places, on the page as in the CLI.
+    const relay = await emu.control.registerRelay();
+    for (let i = 0; i < MAX_ENDPOINTS_PER_ORG - 1; i++) {
       await emu.control.createWebhook({url: `${receiver.url}/n${i}`, events: ['sandbox.error']});
     }
     await alice.goto('/account/webhooks');
+    expect(await alice.locator('.bar .muted').textContent()).toBe(
+      '9 of 10 endpoints, and the svc listen relay, which does not count.',
+    );
+    expect(await alice.getByRole('link', {name: 'Add endpoint'}).count()).toBe(1);
+    await alice.goto(`/account/webhooks/${relay.endpoint_id}/delete`);
+    expect(await alice.locator('.notice-warning').textContent()).toContain('a running svc listen stops');
+    await emu.control.createWebhook({url: `${receiver.url}/last`, events: ['sandbox.error']});
+    await alice.goto('/account/webhooks');
+    expect(await alice.locator('.bar .muted').textContent()).toContain('10 of 10 endpoints');
     expect(await alice.getByRole('link', {name: 'Add endpoint'}).count()).toBe(0);
     expect(await alice.locator('.notice-warning').textContent()).toContain('10 webhook endpoints, the most');
     await checkPage(alice, 'webhooks-limit');
+  });
+
+  it('fits phones down to 320 px: no page scrolls sideways, and every tab is whole', async () => {
+    const before = alice.viewportSize();
+    try {
+      for (const width of [390, 375, 360, 320]) {
+        await alice.setViewportSize({width, height: 740});
+        for (const path of ['/account', '/account/keys', '/account/webhooks', '/account/team']) {
+          await alice.goto(path);
+          const fit = await alice.evaluate(() => ({
+            page: document.documentElement.scrollWidth,
+            view: document.documentElement.clientWidth,
+            tabs: [...document.querySelectorAll('.tabs a')].map((a) => {
+              const r = a.getBoundingClientRect();
+              return {text: a.textContent, right: Math.ceil(r.right), left: Math.floor(r.left)};
+            }),
+          }));
+          expect(fit.page, `${path} at ${width} px`).toBeLessThanOrEqual(fit.view);
+          for (const tab of fit.tabs) {
+            expect(tab.left, `${tab.text} at ${width} px`).toBeGreaterThanOrEqual(0);
+            expect(tab.right, `${tab.text} at ${width} px`).toBeLessThanOrEqual(fit.view);
+          }
+        }
+      }
+    } finally {
+      if (before) await alice.setViewportSize(before);
+    }
   });
 
   it('refuses forged form posts: no token, a wrong token, another origin', async () => {

@@ -8,6 +8,7 @@ import {NotLoggedInError} from '../../../src/auth/resolve.js';
 import type {Delivery, WebhookEndpoint} from '../../../src/schemas/index.js';
 import type {TuiSource} from '../../../src/services/tui.js';
 import {App} from '../../../src/ui/tui/app.js';
+import {paintEndpoints} from '../../../src/ui/tui/screen.js';
 
 const FAST = {minMs: 10, idleMaxMs: 30, errorMaxMs: 30};
 const SIZE = {columns: 100, rows: 24};
@@ -107,8 +108,8 @@ afterEach(() => {
   app = undefined;
 });
 
-function show(source: TuiSource) {
-  app = render(<App source={source} color={false} size={SIZE} backoff={FAST} />);
+function show(source: TuiSource, size = SIZE) {
+  app = render(<App source={source} color={false} size={size} backoff={FAST} />);
   return app;
 }
 
@@ -197,7 +198,7 @@ describe('the deliveries screen', () => {
     await press(KEYS.enter);
     await sees(target.id);
     await press('j', 'k', 'j');
-    await until((f) => selectedLine(f).includes(older.id), 'the older delivery selected');
+    await until((f) => selectedLine(f).includes(older.id), 'the older row selected');
 
     const newer = [delivery(), delivery()];
     state.deliveries = [...newer.reverse(), target, older];
@@ -205,7 +206,8 @@ describe('the deliveries screen', () => {
     expect(selectedLine(frame)).toContain(older.id);
     // Keys that arrive together (typed fast, held down) each count.
     await press('kk');
-    await until((f) => selectedLine(f).includes(newer[1]?.id as string), 'two rows up selected');
+    // Each key of the read is taken in turn, a render apart: waited for, not assumed done.
+    await until((f) => selectedLine(f).includes(newer[1]?.id as string), 'two rows up');
   });
 
   it('filters by event type, status or id as you type, and esc clears the filter', async () => {
@@ -239,6 +241,67 @@ describe('the deliveries screen', () => {
     frame = await until((f) => f.includes(ready.id) && f.includes(failed.id), 'the filter cleared');
     await press('/', 'n', 'o', 'p', 'e');
     await sees('No delivery matches “nope”');
+  });
+});
+
+describe('the endpoints painted before Ink has loaded', () => {
+  it('are the lines the browser then shows, so the first data does not move', async () => {
+    const second: WebhookEndpoint = {
+      ...endpoint,
+      id: 'we_ZZZZ56789abcdefghijklmn',
+      url: 'https://two.example.com/',
+    };
+    const endpoints = [endpoint, second];
+    let painted = '';
+    paintEndpoints({columns: SIZE.columns, rows: SIZE.rows, write: (d: string) => (painted += d)}, endpoints);
+    // Each line is written at its row: "ESC[row;1H" then the text, then erase to the end of the line.
+    const lines = new Map<number, string>();
+    for (const m of painted.matchAll(/\u001B\[(\d+);1H([^\u001B]*)\u001B\[K/g))
+      lines.set(Number(m[1]), m[2] as string);
+    show(fakeSource({endpoints}).source);
+    const frame = (await sees(second.id)).split('\n');
+    for (const row of [2, 3, 4])
+      expect(lines.get(row)?.trimEnd(), `row ${row}`).toBe((frame[row - 1] ?? '').trimEnd());
+  });
+});
+
+describe('keys read together (key repeat on a loaded machine, a slow link, a paste)', () => {
+  it('takes two Backspaces in one read as two Backspaces, never as spaces', async () => {
+    const {source, state} = fakeSource();
+    const failed = delivery({event_type: 'sandbox.error', status: 'failed'});
+    state.deliveries = [failed, delivery()];
+    show(source);
+    await sees(endpoint.id);
+    await press(KEYS.enter);
+    await sees(failed.id);
+    await press('/failed');
+    await sees('filter: failed');
+    await press(KEYS.backspace + KEYS.backspace);
+    await sees('/ filter: fail  (enter keeps it');
+    // Enter and Backspace read with text end the filter and go back, as typed one by one.
+    await press(`ed${KEYS.enter}`);
+    await sees('filter: failed (/ to change, esc to clear)');
+  });
+
+  it('opens the row `j` moved to when Enter comes in the same read, and moves on the screen Enter opened', async () => {
+    const second: WebhookEndpoint = {
+      ...endpoint,
+      id: 'we_ZZZZ56789abcdefghijklmn',
+      url: 'https://two.example.com/',
+    };
+    const {source, state} = fakeSource({endpoints: [endpoint, second]});
+    const [newer, older] = [delivery(), delivery()];
+    state.deliveries = [newer, older] as Delivery[];
+    show(source);
+    await sees(second.id);
+    await press(`j${KEYS.enter}`);
+    await sees(`Deliveries · ${second.id}`);
+    await press(KEYS.escape);
+    await sees('Endpoints');
+    await press(`k${KEYS.enter}j`);
+    const frame = await sees(`Deliveries · ${endpoint.id}`);
+    await until((f) => selectedLine(f).includes((older as Delivery).id), 'the second row selected');
+    expect(frame).toContain((newer as Delivery).id);
   });
 });
 
@@ -287,6 +350,62 @@ describe('one delivery', () => {
     await press(KEYS.enter);
     const frame = await sees('Attempt detail, the event body and resend come from the emulator');
     expect(frame).toMatch(/Status\s+failed · 9 attempts · last answer 500/);
+  });
+});
+
+describe('what the rows say', () => {
+  it('a retry due in a few seconds is ahead, not "just now"; a network error is ERR, not "-"', async () => {
+    const {source, state} = fakeSource();
+    const soon = delivery({
+      status: 'pending',
+      attempts: 1,
+      last_status_code: null,
+      next_attempt_at: new Date(Date.now() + 8_000).toISOString(),
+    });
+    const fresh = delivery({status: 'pending', attempts: 0, last_status_code: null, next_attempt_at: null});
+    state.deliveries = [soon, fresh];
+    show(source);
+    await sees(endpoint.id);
+    await press(KEYS.enter);
+    const frame = await sees(soon.id);
+    const row = (id: string) => frame.split('\n').find((l) => l.includes(id)) ?? '';
+    expect(row(soon.id)).toMatch(/pending\s+1\s+ERR\s+in [5-8] seconds/);
+    expect(row(fresh.id)).toMatch(/pending\s+0\s+-\s/);
+  });
+
+  it('at 200 columns the endpoints screen has room for the description', async () => {
+    const described: WebhookEndpoint = {...endpoint, description: 'billing service, production'};
+    show(fakeSource({endpoints: [described]}).source, {columns: 200, rows: 24});
+    const frame = await sees(described.id);
+    expect(frame).toContain('DESCRIPTION');
+    expect(frame).toContain('billing service, production');
+  });
+
+  it('after a resend that got through, says the delivery is still scheduled', async () => {
+    const {source, state} = fakeSource();
+    const d = delivery({
+      status: 'pending',
+      attempts: 1,
+      last_status_code: 500,
+      next_attempt_at: new Date(Date.now() + 25_000).toISOString(),
+    });
+    state.deliveries = [d];
+    state.details.set(d.id, {
+      delivery: d,
+      endpoint_id: endpoint.id,
+      event: {id: d.event_id},
+      attempts: [attempt()],
+    });
+    show(source, {columns: 200, rows: 24});
+    await sees(endpoint.id);
+    await press(KEYS.enter);
+    await sees(d.id);
+    await press('r');
+    await sees(`Resent ${d.id}: attempt #2 → 200`);
+    await until(
+      (f) => /still pending, the schedule's next attempt is in 2\d seconds/.test(f),
+      'the schedule named',
+    );
   });
 });
 

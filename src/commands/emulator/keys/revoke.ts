@@ -14,7 +14,11 @@ export default class EmulatorKeysRevoke extends BaseCommand {
   async run() {
     const {args, flags} = await this.parse(EmulatorKeysRevoke);
     const key = await revokeKey({id: args.id, dataDir: flags['data-dir'], env: process.env});
-    if (!this.jsonEnabled()) this.log(`Revoked ${key.name} (${key.id}).`);
+    if (!this.jsonEnabled()) {
+      if (key.already_revoked)
+        this.logToStderr(`Nothing to do: ${key.name} (${key.id}) was already revoked.`);
+      else this.log(`Revoked ${key.name} (${key.id}).`);
+    }
     return key;
   }
 }

@@ -2,6 +2,8 @@
 import type {KeyRecord} from '../../../client/emulator-control.js';
 import {type ConnectOptions, withControl} from '../connect.js';
 
-export function revokeKey(options: ConnectOptions & {id: string}): Promise<KeyRecord> {
+export function revokeKey(
+  options: ConnectOptions & {id: string},
+): Promise<KeyRecord & {already_revoked?: boolean}> {
   return withControl(options, (control) => control.revokeKey(options.id));
 }

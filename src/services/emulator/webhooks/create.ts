@@ -1,6 +1,7 @@
 // `svc emulator webhooks create`: adds an endpoint; its signing secret is shown exactly once.
 import {EmulatorControlError} from '../../../client/errors.js';
-import {currentSvcCommand} from '../../../lib/invocation.js';
+import {UserError} from '../../../lib/errors.js';
+import {currentSvcCommand, shellQuote} from '../../../lib/invocation.js';
 import {dataDirArg, localUrlWaysOut} from '../../../ui/emulator.js';
 import {toUserError} from '../../../lib/error-mapper.js';
 import {type ConnectOptions, connectControl} from '../connect.js';
@@ -32,6 +33,38 @@ export function isLocalUrlRefusal(err: unknown): boolean {
   return err.problems.some((p) => p.field === 'url' && p.code === 'local_url');
 }
 
+/** Where a refused URL points, which decides the way forward: this machine, another on its network, or a public host over http. */
+export function urlKind(text: string): 'this-machine' | 'network' | 'remote-http' {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return 'this-machine';
+  }
+  const host = url.hostname
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '')
+    .toLowerCase();
+  if (
+    host === 'localhost' ||
+    host.endsWith('.localhost') ||
+    /^(127\.|0\.0\.0\.0$)/.test(host) ||
+    host === '::1'
+  )
+    return 'this-machine';
+  const ipv4 = /^(\d+)\.(\d+)\.\d+\.\d+$/.exec(host);
+  const privateV4 =
+    ipv4 !== null &&
+    (ipv4[1] === '10' ||
+      (ipv4[1] === '172' && Number(ipv4[2]) >= 16 && Number(ipv4[2]) <= 31) ||
+      (ipv4[1] === '192' && ipv4[2] === '168') ||
+      (ipv4[1] === '169' && ipv4[2] === '254') ||
+      (ipv4[1] === '100' && Number(ipv4[2]) >= 64 && Number(ipv4[2]) <= 127));
+  const privateV6 = host.includes(':') && /^(f[cd]|fe[89ab])/.test(host);
+  if (privateV4 || privateV6 || !host.includes('.')) return 'network';
+  return url.protocol === 'http:' ? 'remote-http' : 'network';
+}
+
 export async function createWebhook(options: CreateWebhookOptions): Promise<CreatedWebhookAt> {
   const {control, info} = await connectControl(options);
   try {
@@ -53,9 +86,28 @@ export async function createWebhook(options: CreateWebhookOptions): Promise<Crea
     const userError = toUserError(err);
     const svc = currentSvcCommand(options.env);
     const dir = dataDirArg(options.dataDir);
-    if (isLocalUrlRefusal(err))
-      userError.suggestions.push(...localUrlWaysOut({svc, url: options.url, dataDir: options.dataDir}));
-    else if (userError.code === 'conflict')
+    if (isLocalUrlRefusal(err)) {
+      const kind = urlKind(options.url);
+      // The emulator's own way out is general; the steps below are for this URL, so the message keeps its reason.
+      const reason = userError.message.replace(/; to receive webhooks on this machine[\s\S]*$/, '');
+      const steps =
+        kind === 'remote-http'
+          ? [
+              `Use https:// (as the service does): --url ${shellQuote(options.url.replace(/^http:/i, 'https:'))}`,
+            ]
+          : localUrlWaysOut({
+              svc,
+              url: options.url,
+              dataDir: options.dataDir,
+              onThisMachine: kind === 'this-machine',
+            });
+      throw new UserError(reason, {
+        code: userError.code,
+        exitCode: userError.exitCode,
+        suggestions: steps,
+        cause: err,
+      });
+    } else if (userError.code === 'conflict')
       userError.suggestions.push(
         `Delete an endpoint you no longer use: \`${svc} webhooks list\` shows their ids, \`${svc} emulator webhooks delete\` followed by one deletes it${dir ? ` (with${dir})` : ''}`,
       );
