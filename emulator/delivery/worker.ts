@@ -476,11 +476,11 @@ export class DeliveryWorker {
   }
 
   /**
-   * The `t` of a signature made now: the real time by default (receivers check it against their own clock, not
-   * the emulator's), or what signatureNowMs says (the emulator's clock, for receivers whose tests share it).
+   * The `t` of a signature made now: what signatureNowMs says (the emulator passes the real time unless told to
+   * sign on its clock), else the worker's clock.
    */
   #signatureT(): number {
-    return Math.floor((this.#o.signatureNowMs ?? (() => this.#timers.now()))() / 1000);
+    return Math.floor((this.#o.signatureNowMs ?? (() => this.#o.clock.nowMs()))() / 1000);
   }
 
   /** A chaos duplicate of `item`'s attempt: the next attempt number, freshly signed, outside the schedule. */

@@ -42,6 +42,8 @@ const PROMISED: Record<string, string[]> = {
   './client': ['createClient', 'UnauthorizedError', 'NetworkError'],
   './emulator': ['startEmulator', 'EmulatorControl'],
   './package.json': ['name', 'version'],
+  // The OpenAPI document of /v1 and the webhooks (fixtures/openapi.json).
+  './openapi.json': ['openapi', 'paths', 'webhooks', 'components'],
 };
 
 /** Runs an ES module script from the package root, where the package can import itself by name. */

@@ -68,10 +68,7 @@ describe('the time in signatures', () => {
     // The event, the schedule and the tables stay on the emulator's clock.
     const event = JSON.parse(req?.body.toString('utf8') ?? '{}') as {created_at: string};
     expect(event.created_at).toBe(new Date(START.getTime() + 86_400_000).toISOString());
-    const detail = await e.control.call<{attempts: {signature_t: number; started_at: string}[]}>(
-      'GET',
-      `/_emulator/deliveries/${String(req?.headers['svc-delivery-id'])}`,
-    );
+    const detail = await e.control.delivery(String(req?.headers['svc-delivery-id']));
     expect(detail.attempts[0]).toMatchObject({signature_t: t, started_at: event.created_at});
   });
 
