@@ -1,6 +1,8 @@
 // In-process rendezvous between the delivery worker and `svc listen` clients: the worker hands an attempt to
 // the listener attached to a relay endpoint and waits for the listener to report what the local server said.
+import {hostname} from 'node:os';
 import {performance} from 'node:perf_hooks';
+import {isProcessAlive} from '../../src/client/emulator-runtime.js';
 import type {RelayDelivery, RelayMessage, RelayReport} from '../../src/schemas/emulator.js';
 import type {AttemptResult} from './sender.js';
 
@@ -60,7 +62,7 @@ export class RelayHub {
    * coming back (its connection went stale) takes its own place back.
    */
   attach(endpointId: string, connection: RelayConnection, holder: RelayHolder): () => void {
-    const current = this.#holders.get(endpointId);
+    const current = this.holder(endpointId);
     if (current && current.listener_id !== holder.listener_id) throw new RelayBusyError(current);
     const previous = this.#connections.get(endpointId);
     this.#connections.set(endpointId, connection);
@@ -79,9 +81,22 @@ export class RelayHub {
     };
   }
 
-  /** The run holding a relay, if any. */
+  /**
+   * The run holding a relay, if any. A holder that was a process on this machine and has exited is let go here:
+   * its stream's close may not have been seen yet (a stopped `svc listen` restarted at once would otherwise be
+   * told the relay is busy, naming a process that no longer runs).
+   */
   holder(endpointId: string): RelayHolder | undefined {
-    return this.#holders.get(endpointId);
+    const current = this.#holders.get(endpointId);
+    if (!current || current.pid === null || current.host !== hostname() || isProcessAlive(current.pid))
+      return current;
+    const connection = this.#connections.get(endpointId);
+    this.#connections.delete(endpointId);
+    this.#holders.delete(endpointId);
+    this.#failWaiting(endpointId, 'relay listener exited');
+    connection?.close();
+    this.#changed();
+    return undefined;
   }
 
   /** The relay endpoint is gone: its listener is told why, then let go. */
