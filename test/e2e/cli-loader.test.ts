@@ -1,7 +1,6 @@
 // bin/run.js's ways of loading the CLI, each run for real from a copy of the built package: the bundle with its
 // shipped code cache, a cache V8 refuses (another build's, or damaged) that falls back to one kept in the user's
 // cache dir, a cache dir that cannot be written, and a build without the bundle at all. Every way answers the same.
-import {spawn} from 'node:child_process';
 import {
   cpSync,
   existsSync,
@@ -16,6 +15,7 @@ import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {fileURLToPath, pathToFileURL} from 'node:url';
 import {afterAll, beforeEach, describe, expect, it} from 'vitest';
+import {runProcess} from '../helpers/run-cli.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const copies: string[] = [];
@@ -37,25 +37,9 @@ interface Run {
 }
 
 function run(file: string, args: string[], env: NodeJS.ProcessEnv): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [file, ...args], {
-      env: {PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', ...env},
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => {
-      stdout += d;
-    });
-    child.stderr.on('data', (d) => {
-      stderr += d;
-    });
-    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({code, stdout, stderr});
-    });
+  return runProcess(process.execPath, [file, ...args], {
+    env: {PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', ...env},
+    timeoutMs: 30_000,
   });
 }
 

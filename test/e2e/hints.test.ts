@@ -11,7 +11,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {EmulatorControl} from '../../src/client/emulator-control.js';
 import {readRuntimeFile} from '../../src/client/emulator-runtime.js';
 import {MAX_ACTIVE_KEYS_PER_ORG, MAX_ENDPOINTS_PER_ORG} from '../../src/definitions.js';
-import {BIN} from '../helpers/run-cli.js';
+import {BIN, runProcess} from '../helpers/run-cli.js';
 import {describeEachBackend, POSTGRES, postgresUrl, type Requirement} from '../helpers/requirements.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -63,24 +63,7 @@ interface Shell {
 
 /** Runs one printed line in a new shell, as typed into another terminal. */
 function sh(m: Machine, line: string, input = ''): Promise<Shell> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('/bin/sh', ['-c', line], {env: m.env, cwd: m.cwd});
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => {
-      stdout += d;
-    });
-    child.stderr.on('data', (d) => {
-      stderr += d;
-    });
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({code, stdout, stderr});
-    });
-    child.stdin.end(input);
-  });
+  return runProcess('/bin/sh', ['-c', line], {env: m.env, cwd: m.cwd, input, timeoutMs: 60_000});
 }
 
 /** Starts a long-running printed command and waits until its output shows `until`. */

@@ -1,10 +1,10 @@
 // Every entry point the package exports, imported by its name (as a project depending on svc writes it) in a
 // process of its own, from the built package: each loads and offers what the README's table promises, and a few
 // work together across entries. The installed package (npm pack, then install) is the package smoke's part.
-import {spawn} from 'node:child_process';
 import {existsSync, readFileSync} from 'node:fs';
 import {fileURLToPath} from 'node:url';
 import {describe, expect, it} from 'vitest';
+import {runProcess} from '../helpers/run-cli.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
@@ -48,26 +48,10 @@ const PROMISED: Record<string, string[]> = {
 
 /** Runs an ES module script from the package root, where the package can import itself by name. */
 function node(script: string): Promise<{code: number | null; stdout: string; stderr: string}> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
-      cwd: ROOT,
-      env: {PATH: process.env.PATH, HOME: process.env.HOME},
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => {
-      stdout += d;
-    });
-    child.stderr.on('data', (d) => {
-      stderr += d;
-    });
-    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({code, stdout, stderr});
-    });
+  return runProcess(process.execPath, ['--input-type=module', '-e', script], {
+    cwd: ROOT,
+    env: {PATH: process.env.PATH, HOME: process.env.HOME},
+    timeoutMs: 30_000,
   });
 }
 

@@ -16,18 +16,32 @@ export interface RunCliOptions {
   timeoutMs?: number;
 }
 
-export function runCli(args: string[], options: RunCliOptions = {}): Promise<CliResult> {
+export interface RunProcessOptions {
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  /** Written to stdin, which is then closed; no stdin at all when undefined. */
+  input?: string;
+  timeoutMs?: number;
+}
+
+/** Runs a program to its end with stdout and stderr captured; killed (SIGKILL) when it outlasts timeoutMs. */
+export function runProcess(
+  command: string,
+  args: string[],
+  options: RunProcessOptions = {},
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      env: {PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', ...options.env},
-      stdio: ['pipe', 'pipe', 'pipe'],
+    const child = spawn(command, args, {
+      env: options.env,
+      cwd: options.cwd,
+      stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d) => {
+    child.stdout?.on('data', (d) => {
       stdout += d;
     });
-    child.stderr.on('data', (d) => {
+    child.stderr?.on('data', (d) => {
       stderr += d;
     });
     const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 20_000);
@@ -36,6 +50,14 @@ export function runCli(args: string[], options: RunCliOptions = {}): Promise<Cli
       clearTimeout(timer);
       resolve({code, stdout, stderr});
     });
-    child.stdin.end(options.input ?? '');
+    if (options.input !== undefined) child.stdin?.end(options.input);
+  });
+}
+
+export function runCli(args: string[], options: RunCliOptions = {}): Promise<CliResult> {
+  return runProcess(process.execPath, [BIN, ...args], {
+    env: {PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', ...options.env},
+    input: options.input ?? '',
+    timeoutMs: options.timeoutMs,
   });
 }
