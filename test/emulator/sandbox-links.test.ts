@@ -2,29 +2,14 @@
 // a page, and revoking (or expiring) the key that made them, or stopping their sandbox, stops each of them on the
 // very next request. Runs on PGlite and on PostgreSQL (shown skipped, with why, where there is none).
 import {afterAll, beforeAll, beforeEach, expect, it} from 'vitest';
-import {describeEachBackend, POSTGRES, postgresUrl, type Requirement} from '../helpers/requirements.js';
-import {type RunningEmulator, type StartEmulatorOptions, startEmulator} from '../../emulator/index.js';
+import {EMULATOR_BACKENDS} from '../helpers/emulator-backends.js';
+import {describeEachBackend} from '../helpers/requirements.js';
+import {type RunningEmulator, startEmulator} from '../../emulator/index.js';
 import type {CreatedSandboxLink} from '../../src/schemas/index.js';
 import {accountClient, csrfOf, signIn} from '../helpers/account-client.js';
-import {scratchSchema} from '../helpers/pg-schema.js';
 import {type Receiver, startReceiver} from './delivery/helpers.js';
 
-interface Backend {
-  name: string;
-  needs?: Requirement[];
-  options(): Promise<{options: StartEmulatorOptions; dispose(): Promise<void>}>;
-}
-const backends: Backend[] = [
-  {name: 'PGlite', options: async () => ({options: {inMemory: true}, dispose: async () => undefined})},
-  {
-    name: 'PostgreSQL',
-    needs: [POSTGRES],
-    async options() {
-      const schema = await scratchSchema(postgresUrl());
-      return {options: {inMemory: true, databaseUrl: schema.url}, dispose: () => schema.drop()};
-    },
-  },
-];
+const backends = EMULATOR_BACKENDS;
 
 const START = new Date('2031-05-01T12:00:00.000Z');
 

@@ -4,7 +4,7 @@ import {createHash} from 'node:crypto';
 import {request} from 'node:http';
 import fc from 'fast-check';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
-import {type RunningEmulator, type StartEmulatorOptions, startEmulator} from '../../../emulator/index.js';
+import {type RunningEmulator, startEmulator} from '../../../emulator/index.js';
 import {
   type AccountClient,
   accountClient,
@@ -12,29 +12,10 @@ import {
   csrfOf,
   signIn as signInThrough,
 } from '../../helpers/account-client.js';
-import {scratchSchema} from '../../helpers/pg-schema.js';
-import {describeEachBackend, POSTGRES, postgresUrl, type Requirement} from '../../helpers/requirements.js';
+import {EMULATOR_BACKENDS} from '../../helpers/emulator-backends.js';
+import {describeEachBackend} from '../../helpers/requirements.js';
 
-// Embedded PGlite always; a real PostgreSQL too (each run in a fresh schema), shown skipped where there is none.
-interface Backend {
-  name: string;
-  needs?: Requirement[];
-  options(): Promise<{options: StartEmulatorOptions; dispose(): Promise<void>}>;
-}
-const backends: Backend[] = [
-  {name: 'PGlite', options: async () => ({options: {inMemory: true}, dispose: async () => undefined})},
-  {
-    name: 'PostgreSQL',
-    needs: [POSTGRES],
-    async options() {
-      const schema = await scratchSchema(postgresUrl());
-      return {
-        options: {inMemory: true, databaseUrl: schema.url},
-        dispose: () => schema.drop(),
-      };
-    },
-  },
-];
+const backends = EMULATOR_BACKENDS;
 
 let emu: RunningEmulator;
 const port = () => new URL(emu.apiUrl).port;
