@@ -180,11 +180,25 @@ export function App({source, color, size: fixedSize, backoff = LIVE_BACKOFF}: Ap
     }
     setMessage(undefined);
   };
+  // The list a delivery was opened from takes what its detail screen last read, so going back never shows a row
+  // older than the screen just left (the list then refreshes as usual).
+  const keepInList = (endpoint: WebhookEndpoint, fresh: Delivery) => {
+    const key = screenKey({name: 'deliveries', endpoint});
+    const listed = cache.get(key);
+    if (!Array.isArray(listed?.data)) return;
+    const rows = listed.data as Delivery[];
+    if (!rows.some((d) => d.id === fresh.id)) return;
+    cache.set(key, {...listed, data: rows.map((d) => (d.id === fresh.id ? fresh : d))});
+  };
   const back = () => {
     setMessage(undefined);
     setEditing(false);
-    if (screen.name === 'delivery') setScreen({name: 'deliveries', endpoint: screen.endpoint});
-    else if (screen.name === 'deliveries') {
+    if (screen.name === 'delivery') {
+      const shown = live.data as DetailData | undefined;
+      const fresh = shown && ('detail' in shown ? shown.detail.delivery : shown.listed);
+      if (fresh) keepInList(screen.endpoint, fresh);
+      setScreen({name: 'deliveries', endpoint: screen.endpoint});
+    } else if (screen.name === 'deliveries') {
       setListTop(0);
       setScreen({name: 'endpoints'});
     }

@@ -29,8 +29,11 @@ export function useLive<T>(
     live: (cache.get(key) as Live<T>) ?? {},
   }));
   const live = state.key === key ? state.live : ((cache.get(key) as Live<T>) ?? {});
-  const fetcherRef = useRef(fetcher);
-  fetcherRef.current = fetcher;
+  // The fetcher of the latest render, with the key it fetches: a refresh timer of the screen just left can fire
+  // after the render of the next screen and before its effect is cleaned up, and must not read the next screen's
+  // data into its own key.
+  const fetcherRef = useRef({key, fetcher});
+  fetcherRef.current = {key, fetcher};
   const kickRef = useRef<() => void>(() => undefined);
 
   useEffect(() => {
@@ -54,10 +57,12 @@ export function useLive<T>(
         again = true;
         return;
       }
+      const current = fetcherRef.current;
+      if (current.key !== key) return;
       running = true;
       clearTimeout(timer);
       try {
-        const data = await fetcherRef.current();
+        const data = await current.fetcher();
         if (stopped) return;
         const text = JSON.stringify(data);
         delay = nextDelay(delay, text === last ? 'same' : 'changed', backoff);

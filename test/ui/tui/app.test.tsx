@@ -61,6 +61,8 @@ function fakeSource(init: {emulator?: boolean; endpoints?: WebhookEndpoint[]; de
     deliveries: init.deliveries ?? [],
     details: new Map<string, DeliveryDetail>(),
     fail: undefined as Error | undefined,
+    /** While set, a list of deliveries asked for never comes (a slow or stuck link). */
+    deliveriesStuck: false,
     resent: [] as string[],
   };
   const guard = async <T,>(value: () => T): Promise<T> => {
@@ -71,7 +73,8 @@ function fakeSource(init: {emulator?: boolean; endpoints?: WebhookEndpoint[]; de
     apiUrl: 'http://127.0.0.1:4010',
     emulator: init.emulator ?? true,
     listEndpoints: () => guard(() => state.endpoints),
-    listDeliveries: () => guard(() => state.deliveries),
+    listDeliveries: () =>
+      state.deliveriesStuck ? new Promise<Delivery[]>(() => undefined) : guard(() => state.deliveries),
   };
   if (init.emulator ?? true) {
     source.deliveryDetail = (id) =>
@@ -299,8 +302,11 @@ describe('keys read together (key repeat on a loaded machine, a slow link, a pas
     await press(KEYS.escape);
     await sees('Endpoints');
     await press(`k${KEYS.enter}j`);
-    const frame = await sees(`Deliveries · ${endpoint.id}`);
-    await until((f) => selectedLine(f).includes((older as Delivery).id), 'the second row selected');
+    // This endpoint's list is read for the first time: `j` waits for its rows, then moves to the second.
+    const frame = await until(
+      (f) => f.includes(`Deliveries · ${endpoint.id}`) && selectedLine(f).includes((older as Delivery).id),
+      'the second row of the first endpoint selected',
+    );
     expect(frame).toContain((newer as Delivery).id);
   });
 });
@@ -335,6 +341,32 @@ describe('one delivery', () => {
 
     await press(KEYS.escape);
     await sees('TIME');
+  });
+
+  it('going back, the list shows the delivery as its screen last read it, before the list has been read again', async () => {
+    const {source, state} = fakeSource();
+    const d = delivery({status: 'pending', attempts: 1, last_status_code: 500, event_type: 'sandbox.error'});
+    state.deliveries = [d];
+    state.details.set(d.id, {
+      delivery: d,
+      endpoint_id: endpoint.id,
+      event: {id: d.event_id, type: 'sandbox.error', data: {}},
+      attempts: [attempt()],
+    });
+    show(source);
+    await sees(endpoint.id);
+    await press(KEYS.enter);
+    expect(selectedLine(await sees(d.id))).toMatch(/pending\s+1\s+500/);
+    await press(KEYS.enter);
+    await sees('Attempts (1)');
+    // The list's next read never comes: only what the delivery's screen read can change its row.
+    state.deliveriesStuck = true;
+    await press('r');
+    await sees('Attempts (2)');
+    await press(KEYS.escape);
+    const frame = await sees('TIME');
+    expect(selectedLine(frame)).toContain(d.id);
+    expect(selectedLine(frame)).toMatch(/pending\s+2\s+500/);
   });
 
   it('against the service (no emulator) shows the list record and says where attempt detail comes from', async () => {
