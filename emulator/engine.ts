@@ -23,7 +23,7 @@ export function createEnginePlugin(options: Omit<DeliveryPluginOptions, 'sweep'>
       sandboxes ??= new SandboxService({db: ctx.db, clock: ctx.clock, onEvent: () => engine.announce()});
       const service = sandboxes;
       registerSandboxRoutes(app, ctx, () => service);
-      registerRelayRoutes(app, ctx, engine.relay);
+      registerRelayRoutes(app, ctx, engine);
       registerDeliveryControlRoutes(app, ctx, () => engine.worker);
       registerChaosRoutes(app, ctx, engine.chaos);
     },

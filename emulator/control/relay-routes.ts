@@ -6,12 +6,16 @@ import {conflict, HttpError, invalidRequest, notFound} from '../http-error.js';
 import {readJsonBody} from '../net/read-json.js';
 import {randomUUID} from 'node:crypto';
 import type {RelayMessage, RelayRegistration} from '../../src/schemas/emulator.js';
-import {RelayBusyError, type RelayHolder, type RelayHub} from '../delivery/relay-hub.js';
+import type {DeliveryEngine} from '../delivery/plugin.js';
+import {publicHolder, RelayBusyError, type RelayHolder} from '../delivery/relay-hub.js';
 import {isRelayEndpoint, RelayLimitError, registerRelay} from '../delivery/relay-registry.js';
 import {isSuccessStatus, RESPONSE_BODY_LIMIT_BYTES} from '../delivery/retry-policy.js';
 
 /** Keeps idle proxies and the listener's stale-connection check satisfied. */
 export const RELAY_PING_INTERVAL_MS = 15_000;
+
+const LISTENER_ID = /^[A-Za-z0-9_-]{8,64}$/;
+const HOST_NAME = /^[A-Za-z0-9._-]{1,253}$/;
 
 const RegisterBody = z.strictObject({
   name: z
@@ -26,11 +30,24 @@ const RegisterBody = z.strictObject({
     .string({error: 'org_id must be a string'})
     .regex(ID_PATTERNS.org, {error: 'org_id is not an org id'})
     .optional(),
-  /** The run about to stream: refused at once when another run holds the relay, before it announces anything. */
+  /**
+   * The run about to stream: it holds the relay from here on, or is refused at once when another run holds it,
+   * before it announces anything.
+   */
   listener: z
     .string()
-    .regex(/^[A-Za-z0-9_-]{8,64}$/, {error: 'listener must be 8-64 of A-Z, a-z, 0-9, _ or -'})
+    .regex(LISTENER_ID, {error: 'listener must be 8-64 of A-Z, a-z, 0-9, _ or -'})
     .optional(),
+  pid: z
+    .number({error: 'pid must be a number'})
+    .int()
+    .min(1)
+    .max(2 ** 31 - 1)
+    .optional(),
+  /** The machine's name as the run knows it; one that is no plain host name is left out rather than refused. */
+  host: z.string({error: 'host must be a string'}).max(253).optional(),
+  /** Takes the relay from the run holding it, which is told so and stops. */
+  take_over: z.boolean({error: 'take_over must be true or false'}).optional(),
 });
 
 const ReportBody = z.strictObject({
@@ -45,24 +62,26 @@ const ReportBody = z.strictObject({
     .nullable(),
 });
 
-const HOST_NAME = /^[A-Za-z0-9._-]{1,253}$/;
-
 /** Who is asking for the stream, from its query (`listener`, `pid`, `host`); whatever is malformed is left out. */
 function holderOf(query: (name: string) => string | undefined): RelayHolder {
   const listener = query('listener');
   const pid = Number(query('pid'));
   const host = query('host');
   return {
-    listener_id: listener && /^[A-Za-z0-9_-]{8,64}$/.test(listener) ? listener : randomUUID(),
+    listener_id: listener && LISTENER_ID.test(listener) ? listener : randomUUID(),
     pid: Number.isSafeInteger(pid) && pid > 0 ? pid : null,
     host: host && HOST_NAME.test(host) ? host : null,
     since: new Date().toISOString(),
   };
 }
 
-export function registerRelayRoutes(app: EmulatorApp, ctx: EmulatorContext, hub: RelayHub): void {
+export function registerRelayRoutes(app: EmulatorApp, ctx: EmulatorContext, engine: DeliveryEngine): void {
+  const hub = engine.relay;
+  const leases = engine.relayLeases;
   app.post('/_emulator/relay', async (c) => {
     const body = await readJsonBody(c, RegisterBody, {emptyAllowed: true});
+    if (body.take_over && !body.listener)
+      throw invalidRequest('take_over needs listener: the run that takes the relay');
     if (!ctx.vault.available) {
       throw new HttpError(
         503,
@@ -82,11 +101,20 @@ export function registerRelayRoutes(app: EmulatorApp, ctx: EmulatorContext, hub:
     }).catch((err: unknown) => {
       throw err instanceof RelayLimitError ? conflict(err.message) : err;
     });
-    const holder = hub.holder(relay.endpoint_id);
-    if (body.listener && holder && holder.listener_id !== body.listener)
-      throw conflict(new RelayBusyError(holder).message);
+    let answer: RelayRegistration = relay;
+    if (body.listener) {
+      const holder: RelayHolder = {
+        listener_id: body.listener,
+        pid: body.pid ?? null,
+        host: body.host && HOST_NAME.test(body.host) ? body.host : null,
+        since: new Date().toISOString(),
+      };
+      const held = await leases.acquire(relay.endpoint_id, holder, body.take_over);
+      if (!held.held) throw conflict(new RelayBusyError(held.current).message);
+      if (held.previous) answer = {...relay, took_over_from: publicHolder(held.previous)};
+    }
     // `created` tells `svc listen` that the secret is new (the relay was deleted, or this is the first run).
-    return c.json(relay satisfies RelayRegistration, relay.created ? 201 : 200);
+    return c.json(answer, relay.created ? 201 : 200);
   });
 
   app.get('/_emulator/relay/:id/stream', async (c) => {
@@ -94,9 +122,8 @@ export function registerRelayRoutes(app: EmulatorApp, ctx: EmulatorContext, hub:
     if (!ID_PATTERNS.webhookEndpoint.test(id) || !(await isRelayEndpoint(ctx.db, id)))
       throw notFound('no relay endpoint with this id');
     const holder = holderOf((name) => c.req.query(name));
-    const current = hub.holder(id);
-    if (current && current.listener_id !== holder.listener_id)
-      throw conflict(new RelayBusyError(current).message);
+    const held = await leases.acquire(id, holder);
+    if (!held.held) throw conflict(new RelayBusyError(held.current).message);
     const encoder = new TextEncoder();
     let cleanup: () => void = () => undefined;
     const stream = new ReadableStream<Uint8Array>({
@@ -117,6 +144,8 @@ export function registerRelayRoutes(app: EmulatorApp, ctx: EmulatorContext, hub:
           open = false;
           clearInterval(ping);
           detach();
+          // A clean disconnect frees the relay at once (a run taken over no longer holds the row: nothing goes).
+          leases.release(id, holder.listener_id).catch(() => undefined);
           try {
             controller.close();
           } catch {
@@ -124,7 +153,7 @@ export function registerRelayRoutes(app: EmulatorApp, ctx: EmulatorContext, hub:
           }
         };
         send({type: 'connected', endpoint_id: id});
-        // Checked just above with nothing awaited since, so this attach cannot be refused.
+        // The lease was taken just above with nothing awaited since.
         detach = hub.attach(id, {send, close: () => cleanup()}, holder);
         c.req.raw.signal?.addEventListener('abort', () => cleanup(), {once: true});
       },

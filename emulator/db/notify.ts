@@ -12,6 +12,8 @@ export const SIGNAL_CHANNELS = {
   due: 'svc_due',
   /** Payload: schema:version:epoch milliseconds of the manual clock after a move. */
   clock: 'svc_clock',
+  /** Payload: a relay endpoint id whose holder another run took over; the process streaming to the old one lets go. */
+  relay: 'svc_relay',
   /** Payload: a token; lets a process know that its earlier notifications have been delivered. */
   sync: 'svc_sync',
 } as const;

@@ -9,6 +9,7 @@ import {purgeOlderThan} from '../db/deliveries.js';
 import {SIGNAL_CHANNELS} from '../db/notify.js';
 import {ChaosPlan, type ChaosSettings} from './chaos.js';
 import {RelayHub} from './relay-hub.js';
+import {RelayLeases} from './relay-lease.js';
 import {isRelayEndpoint} from './relay-registry.js';
 import {RETENTION_MS} from './retry-policy.js';
 import {DeliveryWorker, type DeliveryWorkerOptions} from './worker.js';
@@ -27,12 +28,16 @@ export interface DeliveryPluginOptions {
     DeliveryWorkerOptions,
     'maxLanes' | 'perEndpoint' | 'claimLimit' | 'idleMs' | 'leaseMs' | 'maxResponseBytes' | 'timers'
   >;
+  /** Real-time life of a relay holder's lease after its process last renewed it (default: RELAY_LEASE_MS). */
+  relayLeaseMs?: number;
   /** Clock-driven chores of other parts (sandbox expiry), run with retention; returns when next needed. */
   sweep?: (now: Date) => Promise<Date | null>;
 }
 
 export interface DeliveryEngine {
   relay: RelayHub;
+  /** Who holds each relay, across the processes sharing the database. */
+  relayLeases: RelayLeases;
   worker: DeliveryWorker;
   chaos: ChaosPlan;
   /** New deliveries were recorded: this worker looks at once, and other processes sharing the database hear of it. */
@@ -56,6 +61,14 @@ export function createDeliveryPlugin(options: DeliveryPluginOptions = {}): Deliv
     if (engine) return engine;
     const relay = new RelayHub();
     const signals = ctx.signals;
+    const relayLeases = new RelayLeases({
+      db: ctx.db,
+      hub: relay,
+      signals,
+      processId: processTag,
+      leaseMs: options.relayLeaseMs,
+      log: ctx.log,
+    });
     // Other processes sharing the database hear of new work at once rather than at their next look. One
     // notification is in flight at a time; work recorded meanwhile is announced by one more once it is out.
     let telling = false;
@@ -111,6 +124,7 @@ export function createDeliveryPlugin(options: DeliveryPluginOptions = {}): Deliv
     });
     engine = {
       relay,
+      relayLeases,
       worker,
       chaos,
       announce: () => {
@@ -149,7 +163,9 @@ export function createDeliveryPlugin(options: DeliveryPluginOptions = {}): Deliv
   return {
     name: 'delivery',
     start(ctx) {
-      ensure(ctx).worker.start();
+      const started = ensure(ctx);
+      started.relayLeases.start(ctx.db.kind === 'pglite');
+      started.worker.start();
     },
     closing() {
       engine?.relay.closeAll();
@@ -158,6 +174,7 @@ export function createDeliveryPlugin(options: DeliveryPluginOptions = {}): Deliv
       for (const u of unsubscribe.splice(0)) u();
       if (!engine) return;
       engine.relay.closeAll();
+      await engine.relayLeases.stop();
       await engine.worker.stop();
     },
     engine(ctx) {

@@ -1,9 +1,12 @@
 // In-process rendezvous between the delivery worker and `svc listen` clients: the worker hands an attempt to
 // the listener attached to a relay endpoint and waits for the listener to report what the local server said.
-import {hostname} from 'node:os';
 import {performance} from 'node:perf_hooks';
-import {isProcessAlive} from '../../src/client/emulator-runtime.js';
-import type {RelayDelivery, RelayMessage, RelayReport} from '../../src/schemas/emulator.js';
+import type {
+  RelayDelivery,
+  RelayHolder as PublicRelayHolder,
+  RelayMessage,
+  RelayReport,
+} from '../../src/schemas/emulator.js';
 import type {AttemptResult} from './sender.js';
 
 export type {RelayDelivery};
@@ -24,6 +27,11 @@ export interface RelayHolder {
   host: string | null;
   /** ISO time the holder attached (the emulator's real time, as a person would read it). */
   since: string;
+}
+
+/** What others are told of a holder: never its listener id, which is what lets a run take its own place back. */
+export function publicHolder(holder: RelayHolder): PublicRelayHolder {
+  return {pid: holder.pid, host: holder.host, since: holder.since};
 }
 
 /** A relay is held by another `svc listen`: one listener per relay at a time, the first one keeps it. */
@@ -57,18 +65,23 @@ export class RelayHub {
   readonly #listeners = new Set<() => void>();
 
   /**
-   * Attaches a listener to an endpoint and returns the detach function. A relay held by another run is refused
-   * (RelayBusyError): two listeners replacing each other would knock each other off for good. The same run
-   * coming back (its connection went stale) takes its own place back.
+   * Attaches a listener to an endpoint and returns the detach function. Who may hold the relay is the lease's
+   * word (relay-lease.ts), asked before: the same run coming back (its connection went stale) takes its own place
+   * back; another run attached here was taken over, and its stream is told by whom before it is let go.
    */
   attach(endpointId: string, connection: RelayConnection, holder: RelayHolder): () => void {
-    const current = this.holder(endpointId);
-    if (current && current.listener_id !== holder.listener_id) throw new RelayBusyError(current);
     const previous = this.#connections.get(endpointId);
+    const previousHolder = this.#holders.get(endpointId);
     this.#connections.set(endpointId, connection);
     this.#holders.set(endpointId, holder);
     if (previous) {
-      this.#failWaiting(endpointId, 'relay listener reconnected');
+      const replaced = previousHolder && previousHolder.listener_id !== holder.listener_id;
+      if (replaced) previous.send({type: 'taken_over', endpoint_id: endpointId, by: publicHolder(holder)});
+      this.#failWaiting(
+        endpointId,
+        replaced ? 'relay taken over by another svc listen' : 'relay listener reconnected',
+        Boolean(replaced),
+      );
       previous.close();
     }
     this.#changed();
@@ -81,22 +94,37 @@ export class RelayHub {
     };
   }
 
-  /**
-   * The run holding a relay, if any. A holder that was a process on this machine and has exited is let go here:
-   * its stream's close may not have been seen yet (a stopped `svc listen` restarted at once would otherwise be
-   * told the relay is busy, naming a process that no longer runs).
-   */
-  holder(endpointId: string): RelayHolder | undefined {
-    const current = this.#holders.get(endpointId);
-    if (!current || current.pid === null || current.host !== hostname() || isProcessAlive(current.pid))
-      return current;
+  /** The run whose stream this process holds for a relay, if any. */
+  holderHere(endpointId: string): RelayHolder | undefined {
+    return this.#holders.get(endpointId);
+  }
+
+  /** Every relay whose stream this process holds, with its run: the leases to renew. */
+  heldHere(): {endpointId: string; holder: RelayHolder}[] {
+    return [...this.#holders].map(([endpointId, holder]) => ({endpointId, holder}));
+  }
+
+  /** Another run took the relay (through this process or another): the stream here is told by whom, then let go. */
+  takenOver(endpointId: string, by: RelayHolder): void {
     const connection = this.#connections.get(endpointId);
+    if (!connection) return;
+    connection.send({type: 'taken_over', endpoint_id: endpointId, by: publicHolder(by)});
     this.#connections.delete(endpointId);
     this.#holders.delete(endpointId);
-    this.#failWaiting(endpointId, 'relay listener exited');
-    connection?.close();
+    this.#failWaiting(endpointId, 'relay taken over by another svc listen', true);
+    connection.close();
     this.#changed();
-    return undefined;
+  }
+
+  /** The same run streams through another process now: this stream, which it left, is closed without a word. */
+  stale(endpointId: string): void {
+    const connection = this.#connections.get(endpointId);
+    if (!connection) return;
+    this.#connections.delete(endpointId);
+    this.#holders.delete(endpointId);
+    this.#failWaiting(endpointId, 'relay listener reconnected through another process', true);
+    connection.close();
+    this.#changed();
   }
 
   /** The relay endpoint is gone: its listener is told why, then let go. */

@@ -28,6 +28,7 @@ import {
   LimiterResetSchema,
   ProblemSchema,
   type RegisterRelayRequest,
+  type RelayHolder,
   type RelayMessage,
   RelayMessageSchema,
   type RelayRegistration,
@@ -70,6 +71,7 @@ export type {
   EndpointChaos,
   KeyRecord,
   RelayDelivery,
+  RelayHolder,
   RelayMessage,
   RelayRegistration,
   RelayReport,
@@ -215,11 +217,10 @@ export class EmulatorControl {
 
   /**
    * The relay endpoint's deliveries as they come (NDJSON, one message a line): `connected` first, `ping` while
-   * idle, then each `delivery`. Ends when the emulator closes the stream; aborting `signal` cuts it.
-   */
-  /**
-   * The relay's deliveries, as they come. `listener` names the run that streams (with its pid and host, so a
-   * second run is told who holds the relay: 409 conflict); a deleted relay answers 404 or ends with `deleted`.
+   * idle, then each `delivery`. Ends when the emulator closes the stream; aborting `signal` cuts it. `listener`
+   * names the run that streams (with its pid and host, so a second run is told who holds the relay: 409
+   * conflict); a deleted relay answers 404 or ends with `deleted`, a relay another run took over ends with
+   * `taken_over`.
    */
   async *relayStream(
     endpointId: string,

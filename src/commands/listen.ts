@@ -14,12 +14,18 @@ export default class Listen extends BaseCommand {
   static override examples = [
     '<%= config.bin %> listen --forward-to http://127.0.0.1:3000/webhooks',
     '<%= config.bin %> listen --forward-to http://127.0.0.1:3000/webhooks --events sandbox.ready,sandbox.error',
+    '<%= config.bin %> listen --forward-to http://127.0.0.1:3000/webhooks --take-over',
     'export SVC_WEBHOOK_SECRET=$(<%= config.bin %> listen --print-secret)',
   ];
   static override flags = {
     'forward-to': Flags.string({description: 'local URL that receives the deliveries', helpValue: 'URL'}),
     events: Flags.string({description: 'comma-separated event types (default: all)', helpValue: 'TYPES'}),
     'print-secret': Flags.boolean({description: 'print the signing secret to stdout and exit'}),
+    'take-over': Flags.boolean({
+      description:
+        'take the relay from the svc listen that forwards it now (that one says so and stops); only this once',
+      exclusive: ['print-secret'],
+    }),
     'data-dir': dataDirFlag(),
   };
 
@@ -35,6 +41,7 @@ export default class Listen extends BaseCommand {
         events: parseEvents(flags.events),
         json: this.jsonEnabled(),
         printSecret: flags['print-secret'],
+        takeOver: flags['take-over'],
         dataDir: flags['data-dir'],
         env: process.env,
         io: processIo(),

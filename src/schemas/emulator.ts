@@ -92,8 +92,15 @@ export const RegisterRelayRequestSchema = z.object({
   name: z.string().optional(),
   events: z.array(z.enum(EVENT_TYPES)).optional(),
   ...orgField,
-  /** The run about to stream: refused at once when another run holds the relay. */
+  /**
+   * The run about to stream: it holds the relay from now on, or is refused at once when another run holds it
+   * (409 conflict naming that run). `pid` and `host` name it to a later run refused in turn.
+   */
   listener: z.string().optional(),
+  pid: z.number().int().optional(),
+  host: z.string().optional(),
+  /** Take the relay from the run holding it (needs `listener`): that run's stream is told by whom, and ends. */
+  take_over: z.boolean().optional(),
 });
 export type RegisterRelayRequest = z.infer<typeof RegisterRelayRequestSchema>;
 
@@ -213,6 +220,15 @@ export const EndpointChaosSchema = z.object({
 });
 export type EndpointChaos = z.infer<typeof EndpointChaosSchema>;
 
+/** The `svc listen` run holding a relay, as another run is told of it: its process, machine and start. */
+export const RelayHolderSchema = z.object({
+  pid: z.number().int().nullable(),
+  host: z.string().nullable(),
+  /** ISO time it began to hold the relay. */
+  since: z.string(),
+});
+export type RelayHolder = z.infer<typeof RelayHolderSchema>;
+
 /** The relay endpoint `svc listen` receives through; its secret is the same every time. */
 export const RelayRegistrationSchema = z.object({
   endpoint_id: z.string(),
@@ -221,6 +237,8 @@ export const RelayRegistrationSchema = z.object({
   secret: z.string(),
   /** True when this call made the relay endpoint, and so its signing secret: a receiver needs the new one. */
   created: z.boolean().optional(),
+  /** With `take_over`: the run that held the relay until this call, told that it was taken over. */
+  took_over_from: RelayHolderSchema.optional(),
 });
 export type RelayRegistration = z.infer<typeof RelayRegistrationSchema>;
 
@@ -243,6 +261,8 @@ export const RelayMessageSchema = z.discriminatedUnion('type', [
   z.object({type: z.literal('ping')}),
   // The relay endpoint was deleted: the stream ends, and its listener with it.
   z.object({type: z.literal('deleted'), endpoint_id: z.string()}),
+  // Another run took the relay (`svc listen --take-over`): the stream ends, and its listener stops for good.
+  z.object({type: z.literal('taken_over'), endpoint_id: z.string(), by: RelayHolderSchema}),
   RelayDeliverySchema,
 ]);
 export type RelayMessage = z.infer<typeof RelayMessageSchema>;

@@ -9,6 +9,7 @@ import {
   EmulatorControl,
   EmulatorControlError,
   type RelayDelivery,
+  type RelayHolder,
   type RelayRegistration,
 } from '../client/emulator-control.js';
 import type {RuntimeInfo} from '../client/emulator-runtime.js';
@@ -18,7 +19,7 @@ import {ExitCode} from '../lib/exit-codes.js';
 import {currentSvcCommand} from '../lib/invocation.js';
 import type {Io} from '../lib/output.js';
 import {dataDirArg} from '../ui/emulator.js';
-import {FORWARD_EXAMPLE, type ForwardResult, ListenOutput} from '../ui/listen.js';
+import {FORWARD_EXAMPLE, type ForwardResult, ListenOutput, runName} from '../ui/listen.js';
 import {type ConnectOptions, findRunning} from './emulator/connect.js';
 
 /** undici's client, loaded when listening starts. */
@@ -38,6 +39,11 @@ export interface ListenOptions extends ConnectOptions {
   events?: EventType[];
   json: boolean;
   printSecret: boolean;
+  /**
+   * Takes the relay from the `svc listen` holding it, once: that run is told and stops. A run that loses its
+   * connection later never takes the relay back by itself.
+   */
+  takeOver?: boolean;
   io: Io;
   /** Aborting it ends listening cleanly. */
   signal: AbortSignal;
@@ -85,16 +91,19 @@ export async function listen(options: ListenOptions): Promise<void> {
   const svc = currentSvcCommand(options.env);
   const out = new ListenOutput({...options, svc});
   const self = listenerIdentity();
-  // The first connection must work: a typo in --data-dir should fail at once, not retry forever.
-  let session = await connect(options, self);
+  const events = options.events ? ` --events ${options.events.join(',')}` : '';
+  const again = forwardUrl
+    ? `${svc} listen --forward-to ${forwardUrl.href}${events}${dataDirArg(options.dataDir)}`
+    : undefined;
+  // The first connection must work: a typo in --data-dir should fail at once, not retry forever. It alone may
+  // take the relay over: the reconnections after it keep to the relay's holder, whoever that is by then.
+  let session = await connect(options, self, {takeOver: options.takeOver === true, again});
   if (options.printSecret) {
     options.io.stdout.write(`${session.relay.secret}\n`);
     if (session.relay.created) out.newSecretNote();
     return;
   }
   out.ready(session.relay, forwardUrl as URL);
-  const events = options.events ? ` --events ${options.events.join(',')}` : '';
-  const again = `${svc} listen --forward-to ${(forwardUrl as URL).href}${events}${dataDirArg(options.dataDir)}`;
   // undici loads only once there is something to relay: every other command shares this module's imports.
   const {Agent, request} = await import('undici');
   const http: Http = {dispatcher: new Agent({keepAliveTimeout: 4_000}), request};
@@ -111,7 +120,8 @@ export async function listen(options: ListenOptions): Promise<void> {
         await streamDeliveries(session, forwardUrl as URL, http, options, out, onConnected, self);
       } catch (err) {
         if (options.signal.aborted) break;
-        if (err instanceof RelayDeleted) throw relayDeleted(session.relay.endpoint_id, again);
+        if (err instanceof RelayDeleted) throw relayDeleted(session.relay.endpoint_id, again as string);
+        if (err instanceof RelayTakenOver) throw relayTakenOver(err.by, again as string);
         if (err instanceof UserError && err.code === 'relay_busy') throw err;
         // Said once per outage; the retries after it stay quiet until the stream is back.
         if (!lost) out.disconnected(describe(err));
@@ -123,7 +133,7 @@ export async function listen(options: ListenOptions): Promise<void> {
         if (options.signal.aborted) break;
         let next: Session;
         try {
-          next = await connect(options, self);
+          next = await connect(options, self, {takeOver: false, again});
         } catch (err) {
           // Another run took the relay meanwhile: it keeps it, and this one says so and stops. Anything else
           // (no emulator running yet, a refused connection) is the outage going on.
@@ -132,7 +142,7 @@ export async function listen(options: ListenOptions): Promise<void> {
           continue;
         }
         // A relay made anew while this run was away means the old one was deleted: its secret is gone too.
-        if (next.relay.created) throw relayDeleted(session.relay.endpoint_id, again);
+        if (next.relay.created) throw relayDeleted(session.relay.endpoint_id, again as string);
         session = next;
         break;
       }
@@ -156,6 +166,13 @@ function listenerIdentity(): ListenerIdentity {
 /** The emulator said the relay endpoint was deleted. */
 class RelayDeleted extends Error {}
 
+/** The emulator said another run took the relay over (`svc listen --take-over`). */
+class RelayTakenOver extends Error {
+  constructor(readonly by: RelayHolder) {
+    super('the relay was taken over');
+  }
+}
+
 function relayDeleted(endpointId: string, again: string): UserError {
   return new UserError(
     `the relay endpoint ${endpointId} was deleted (on the account page or with \`emulator webhooks delete\`), ` +
@@ -170,18 +187,28 @@ function relayDeleted(endpointId: string, again: string): UserError {
 }
 
 /** Another run holds the relay: the first one keeps it, this one stops instead of knocking it off. */
-function relayBusy(err: EmulatorControlError | string): UserError {
+function relayBusy(err: EmulatorControlError | string, again: string | undefined): UserError {
   const message = typeof err === 'string' ? err : err.message;
   const pid = /process (\d+)/.exec(message)?.[1];
+  const stop = pid
+    ? `Use that svc listen, or stop it (Ctrl-C in its terminal, or \`kill ${pid}\`) and run this one again`
+    : 'Use that svc listen, or stop it and run this one again';
   return new UserError(message.replace(/^this relay/, "this emulator's relay"), {
     code: 'relay_busy',
     exitCode: ExitCode.usage,
-    suggestions: [
-      pid
-        ? `Use that svc listen, or stop it (Ctrl-C in its terminal, or \`kill ${pid}\`) and run this one again`
-        : 'Use that svc listen, or stop it and run this one again',
-    ],
+    suggestions: [again ? `${stop}, or take the relay from it: \`${again} --take-over\`` : stop],
   });
+}
+
+/** Another run took the relay over: this one stops for good rather than take it back. */
+function relayTakenOver(by: RelayHolder, again: string): UserError {
+  return new UserError(
+    `${runName(by)} took this relay over at ${by.since} (svc listen --take-over), so this svc listen stopped forwarding`,
+    {
+      code: 'relay_taken_over',
+      suggestions: [`To forward here again, stop that one, or take the relay back: \`${again} --take-over\``],
+    },
+  );
 }
 
 interface Session {
@@ -190,22 +217,29 @@ interface Session {
   relay: RelayRegistration;
 }
 
-async function connect(options: ListenOptions, self: ListenerIdentity): Promise<Session> {
+async function connect(
+  options: ListenOptions,
+  self: ListenerIdentity,
+  how: {takeOver: boolean; again: string | undefined},
+): Promise<Session> {
   const {info} = await findRunning(options);
   const control = new EmulatorControl({
     url: info.api_url,
     adminToken: info.admin_token,
     fetch: options.fetch,
   });
-  // Printing the secret takes nothing from a running listener; forwarding asks to be refused if one holds it.
-  const listener = options.printSecret ? undefined : self.listenerId;
+  // Printing the secret takes nothing from a running listener; forwarding takes the relay, or is refused when
+  // another run holds it (unless told to take it over).
+  const run = options.printSecret
+    ? {}
+    : {listener: self.listenerId, pid: self.pid, host: self.host, ...(how.takeOver ? {take_over: true} : {})};
   const relay = await control
-    .registerRelay({name: RELAY_NAME, events: options.events, listener})
+    .registerRelay({name: RELAY_NAME, events: options.events, ...run})
     .catch((err: unknown) => {
       throw err instanceof EmulatorControlError &&
         err.status === 409 &&
         err.message.includes('another svc listen')
-        ? relayBusy(err)
+        ? relayBusy(err, how.again)
         : err;
     });
   return {info, control, relay};
@@ -242,13 +276,14 @@ async function streamDeliveries(
         touch();
         if (message.type === 'connected') onConnected();
         if (message.type === 'deleted') throw new RelayDeleted();
+        if (message.type === 'taken_over') throw new RelayTakenOver(message.by);
         if (message.type !== 'delivery') continue;
         // Awaited before the next message is read: one at a time keeps the order the emulator sent.
         await handleDelivery(message, session, forwardUrl, http, options, out);
         touch();
       }
     } catch (err) {
-      if (err instanceof EmulatorControlError && err.status === 409) throw relayBusy(err);
+      if (err instanceof EmulatorControlError && err.status === 409) throw relayBusy(err, undefined);
       if (err instanceof EmulatorControlError && err.status === 404) throw new RelayDeleted();
       throw err;
     }

@@ -1,5 +1,5 @@
 // What `svc listen` shows: a ready line with the signing secret, one line per delivery and answer, and hints.
-import type {RelayDelivery, RelayRegistration} from '../client/emulator-control.js';
+import type {RelayDelivery, RelayHolder, RelayRegistration} from '../client/emulator-control.js';
 import {colorEnabled, type Io, type Paint, painter} from '../lib/output.js';
 import {dataDirArg} from './emulator.js';
 
@@ -12,6 +12,12 @@ export interface ForwardResult {
   durationMs: number;
   body: string | null;
   refused: boolean;
+}
+
+/** A `svc listen` run as a person looks for it: its process and machine. */
+export function runName(holder: RelayHolder): string {
+  const where = holder.host ? ` on ${holder.host}` : '';
+  return holder.pid === null ? `a svc listen${where}` : `svc listen process ${holder.pid}${where}`;
 }
 
 export class ListenOutput {
@@ -41,9 +47,12 @@ export class ListenOutput {
         events: relay.events,
         forward_to: forwardUrl.href,
         new_secret: relay.created === true,
+        ...(relay.took_over_from ? {took_over_from: relay.took_over_from} : {}),
       });
       return;
     }
+    if (relay.took_over_from)
+      this.#err(`Took the relay over from ${runName(relay.took_over_from)}, which stops.\n`);
     // A local emulator secret: showing it is the point, so a receiver can be configured with it.
     const which = relay.created
       ? 'a new relay endpoint, so a new secret: give it to your receiver'
