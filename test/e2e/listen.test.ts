@@ -235,6 +235,37 @@ describe('one svc listen per relay', () => {
     expect(first.stdoutLines.map(parse).filter((l) => l.type === 'disconnected')).toEqual([]);
   });
 
+  it('--take-over takes the relay once: both say so, the old one stops, and nothing takes it back', async () => {
+    receiver = await startReceiver();
+    await emulator();
+    const first = listenProcess(['--forward-to', `${receiver.url}/first`]);
+    await waitFor(() => first.stderr().includes('Ready!'));
+    await runCli(['trigger', 'sandbox.ready', '--data-dir', dataDir as string]);
+    await waitFor(() => receiver?.requests.some((q) => q.url === '/first') ?? false);
+
+    const second = listenProcess(['--forward-to', `${receiver.url}/second`, '--take-over', '--json']);
+    const ready = parse(await second.line((l) => l.includes('"ready"')));
+    expect(ready.took_over_from).toMatchObject({pid: first.child.pid});
+    expect(await first.exited).toBe(1);
+    expect(first.stderr()).toContain(`svc listen process ${second.child.pid} on `);
+    expect(first.stderr()).toContain('took this relay over');
+    expect(first.stderr()).not.toMatch(/Lost the emulator|reconnecting/);
+
+    // Deliveries now reach the new holder only.
+    const before = receiver.requests.length;
+    const r = await runCli(['trigger', 'sandbox.stopped', '--data-dir', dataDir as string, '--json']);
+    const id = (JSON.parse(r.stdout) as {event: {id: string}}).event.id;
+    await waitFor(() => receiver?.requests.some((q) => q.headers['svc-event-id'] === id) ?? false);
+    expect(receiver.requests.slice(before).map((q) => q.url)).toEqual(['/second']);
+
+    // A later run without the flag is refused, naming the new holder, and is told how to take it over.
+    const third = listenProcess(['--forward-to', `${receiver.url}/third`]);
+    expect(await third.exited).toBe(2);
+    expect(third.stderr()).toContain(`(process ${second.child.pid} on `);
+    expect(third.stderr()).toContain('--take-over');
+    expect(second.stdoutLines.map(parse).filter((l) => l.type === 'disconnected')).toEqual([]);
+  });
+
   it('stops with a message when its relay endpoint is deleted; the next run announces a new secret', async () => {
     receiver = await startReceiver();
     await emulator();

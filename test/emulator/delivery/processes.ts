@@ -73,8 +73,12 @@ export interface EmulatorProcess extends Spawned {
 }
 
 /** `svc emulator start --json` on a data dir; resolves once its ready line is out. */
-export async function startEmulatorProcess(dataDir: string, extra: string[] = []): Promise<EmulatorProcess> {
-  const p = spawnCli(['emulator', 'start', '--data-dir', dataDir, '--port', '0', '--json', ...extra]);
+export async function startEmulatorProcess(
+  dataDir: string,
+  extra: string[] = [],
+  env: NodeJS.ProcessEnv = {},
+): Promise<EmulatorProcess> {
+  const p = spawnCli(['emulator', 'start', '--data-dir', dataDir, '--port', '0', '--json', ...extra], env);
   const ready = await Promise.race([
     p.line((l) => l.startsWith('{')),
     p.exited.then((code) => {

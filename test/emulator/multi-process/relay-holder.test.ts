@@ -1,0 +1,174 @@
+// One `svc listen` per relay across the emulator processes sharing a PostgreSQL: real CLI emulators on one schema
+// (each with a data dir of its own, as the README's team setup has them), real `svc listen` runs pointed at one
+// process or the other, and a receiver on loopback that tells the runs apart by path.
+import {randomBytes} from 'node:crypto';
+import {mkdtemp, rm} from 'node:fs/promises';
+import {tmpdir} from 'node:os';
+import {join} from 'node:path';
+import {afterAll, afterEach, beforeAll, expect, it} from 'vitest';
+import {describeNeeding, POSTGRES} from '../../helpers/requirements.js';
+import {runCli} from '../../helpers/run-cli.js';
+import {type Receiver, startReceiver, waitFor} from '../delivery/helpers.js';
+import {
+  type EmulatorProcess,
+  type Spawned,
+  spawnCli,
+  startEmulatorProcess,
+  stopProcess,
+} from '../delivery/processes.js';
+import {freshSchema, type Schema} from './cluster.js';
+
+describeNeeding([POSTGRES], 'one svc listen per relay across processes on one PostgreSQL', () => {
+  const vaultKey = randomBytes(32).toString('base64');
+  let schema: Schema;
+  let dirs: string[] = [];
+  let running: Spawned[] = [];
+  let receiver: Receiver | undefined;
+
+  beforeAll(async () => {
+    schema = await freshSchema();
+  });
+
+  afterEach(async () => {
+    for (const p of running.reverse()) await stopProcess(p);
+    running = [];
+    await receiver?.close();
+    receiver = undefined;
+    for (const dir of dirs) await rm(dir, {recursive: true, force: true});
+    dirs = [];
+    await schema.admin.query('DELETE FROM relay_holders').catch(() => undefined);
+  });
+
+  afterAll(async () => {
+    await schema?.drop();
+  });
+
+  async function emulator(dataDir?: string): Promise<EmulatorProcess & {dataDir: string}> {
+    const dir = dataDir ?? (await mkdtemp(join(tmpdir(), 'svc-relay-mp-')));
+    if (!dataDir) dirs.push(dir);
+    const e = await startEmulatorProcess(dir, ['--database-url', schema.url], {
+      SVC_EMULATOR_VAULT_KEY: vaultKey,
+    });
+    running.push(e);
+    return {...e, dataDir: dir};
+  }
+
+  function listen(dataDir: string, path: string, extra: string[] = []): Spawned {
+    const p = spawnCli([
+      'listen',
+      '--data-dir',
+      dataDir,
+      '--forward-to',
+      `${receiver?.url}${path}`,
+      ...extra,
+    ]);
+    running.push(p);
+    return p;
+  }
+
+  async function trigger(dataDir: string): Promise<string> {
+    const r = await runCli(['trigger', 'sandbox.ready', '--data-dir', dataDir, '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    return (JSON.parse(r.stdout) as {event: {id: string}}).event.id;
+  }
+
+  /** Where the delivery of one event arrived (the path of the run that forwarded it). */
+  async function arrivedAt(eventId: string): Promise<string[]> {
+    await waitFor(() => receiver?.requests.some((q) => q.headers['svc-event-id'] === eventId) ?? false);
+    return (receiver?.requests ?? []).filter((q) => q.headers['svc-event-id'] === eventId).map((q) => q.url);
+  }
+
+  const ready = (p: Spawned) => waitFor(() => p.stderr().includes('Ready!'), 30_000);
+
+  it('refuses a second run through another process, and every process sends the relay to the holder', {
+    timeout: 120_000,
+  }, async () => {
+    receiver = await startReceiver();
+    const one = await emulator();
+    const two = await emulator();
+    const first = listen(one.dataDir, '/first');
+    await ready(first);
+
+    const second = listen(two.dataDir, '/second');
+    expect(await second.exited).toBe(2);
+    expect(second.stderr()).toContain(
+      `already forwarded by another svc listen (process ${first.child.pid} on `,
+    );
+    expect(second.stderr()).toContain('--take-over');
+
+    // Events recorded through either process reach the one run holding the relay, once each.
+    for (const dir of [two.dataDir, one.dataDir, two.dataDir]) {
+      expect(await arrivedAt(await trigger(dir))).toEqual(['/first']);
+    }
+    expect(first.stderr()).not.toMatch(/Lost the emulator/);
+  });
+
+  it('--take-over through another process: both runs say so, the old one stops, and the relay follows the new one', {
+    timeout: 120_000,
+  }, async () => {
+    receiver = await startReceiver();
+    const one = await emulator();
+    const two = await emulator();
+    const first = listen(one.dataDir, '/first');
+    await ready(first);
+    expect(await arrivedAt(await trigger(one.dataDir))).toEqual(['/first']);
+
+    const second = listen(two.dataDir, '/second', ['--take-over']);
+    await ready(second);
+    expect(second.stderr()).toContain(`Took the relay over from svc listen process ${first.child.pid} on `);
+    expect(await first.exited).toBe(1);
+    expect(first.stderr()).toContain(`svc listen process ${second.child.pid} on `);
+    expect(first.stderr()).toContain('took this relay over');
+    expect(first.stderr()).not.toMatch(/reconnecting/);
+
+    for (const dir of [one.dataDir, two.dataDir]) {
+      expect(await arrivedAt(await trigger(dir))).toEqual(['/second']);
+    }
+    // A later run through the first process is refused, naming the new holder.
+    const third = listen(one.dataDir, '/third');
+    expect(await third.exited).toBe(2);
+    expect(third.stderr()).toContain(`(process ${second.child.pid} on `);
+  });
+
+  it('a holder whose emulator is killed lets the relay go when its lease runs out, and never takes it back', {
+    timeout: 120_000,
+  }, async () => {
+    receiver = await startReceiver();
+    const one = await emulator();
+    let two = await emulator();
+    const first = listen(two.dataDir, '/first');
+    await ready(first);
+    await stopProcess(two, 'SIGKILL');
+    await waitFor(() => first.stderr().includes('Lost the emulator'));
+
+    // Refused while the killed process's lease lasts; a run through the other process gets the relay after it.
+    let second: Spawned | undefined;
+    await waitFor(async () => {
+      const attempt = listen(one.dataDir, '/second');
+      const outcome = await Promise.race([
+        attempt.exited,
+        waitFor(() => attempt.stderr().includes('Ready!'), 30_000).then(() => 'ready' as const),
+      ]);
+      if (outcome === 'ready') second = attempt;
+      else expect(attempt.stderr()).toContain(`(process ${first.child.pid} on `);
+      return outcome === 'ready';
+    }, 60_000);
+    const holder = second as Spawned;
+    expect(await arrivedAt(await trigger(one.dataDir))).toEqual(['/second']);
+
+    // The killed process comes back: the old run reconnects, is refused and stops instead of taking the relay.
+    two = await emulator(two.dataDir);
+    expect(await first.exited).toBe(2);
+    expect(first.stderr()).toContain(
+      `already forwarded by another svc listen (process ${holder.child.pid} on `,
+    );
+    expect(await arrivedAt(await trigger(two.dataDir))).toEqual(['/second']);
+
+    // A clean stop frees the relay at once: the row goes, rather than running out.
+    await stopProcess(holder, 'SIGINT');
+    await waitFor(async () => {
+      const r = await schema.admin.query<{n: number}>('SELECT count(*)::int AS n FROM relay_holders');
+      return r.rows[0]?.n === 0;
+    });
+  });
+});
