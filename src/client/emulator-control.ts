@@ -28,7 +28,6 @@ import {
   LimiterResetSchema,
   ProblemSchema,
   type RegisterRelayRequest,
-  type RelayHolder,
   type RelayMessage,
   RelayMessageSchema,
   type RelayRegistration,
