@@ -24,7 +24,6 @@ export default class Listen extends BaseCommand {
     'take-over': Flags.boolean({
       description:
         'take the relay from the svc listen that forwards it now (that one says so and stops); only this once',
-      exclusive: ['print-secret'],
     }),
     'data-dir': dataDirFlag(),
   };

@@ -88,6 +88,10 @@ export async function listen(options: ListenOptions): Promise<void> {
     throw usageError('--forward-to is required', [
       `Like this: \`svc listen --forward-to ${FORWARD_EXAMPLE}\``,
     ]);
+  if (options.printSecret && options.takeOver)
+    throw usageError(
+      '--print-secret takes nothing from the svc listen forwarding the relay, so --take-over does not go with it',
+    );
   const svc = currentSvcCommand(options.env);
   const out = new ListenOutput({...options, svc});
   const self = listenerIdentity();

@@ -337,5 +337,8 @@ describe('svc listen for a person', () => {
     ]);
     expect(events.code).toBe(2);
     expect(events.stderr).toMatch(/unknown event type/);
+    const both = await runCli(['listen', '--print-secret', '--take-over', '--data-dir', dataDir as string]);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toMatch(/--take-over does not go with it/);
   });
 });
