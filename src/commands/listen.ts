@@ -1,8 +1,10 @@
 import {Flags} from '@oclif/core';
 import {BaseCommand} from '../lib/base-command.js';
 import {dataDirFlag} from '../lib/flags.js';
+import {currentSvcCommand} from '../lib/invocation.js';
 import {processIo} from '../lib/output.js';
 import {listen, parseEvents} from '../services/listen.js';
+import {ListenOutput} from '../ui/listen.js';
 
 export default class Listen extends BaseCommand {
   static override summary = "Forward the emulator's webhook deliveries to a local URL";
@@ -34,6 +36,7 @@ export default class Listen extends BaseCommand {
     const onSignal = () => stop.abort();
     process.once('SIGINT', onSignal);
     process.once('SIGTERM', onSignal);
+    const io = processIo();
     try {
       await listen({
         forwardTo: flags['forward-to'],
@@ -43,7 +46,13 @@ export default class Listen extends BaseCommand {
         takeOver: flags['take-over'],
         dataDir: flags['data-dir'],
         env: process.env,
-        io: processIo(),
+        io,
+        report: new ListenOutput({
+          io,
+          json: this.jsonEnabled(),
+          dataDir: flags['data-dir'],
+          svc: currentSvcCommand(process.env),
+        }),
         signal: stop.signal,
       });
     } finally {

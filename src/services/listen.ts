@@ -19,7 +19,7 @@ import {ExitCode} from '../lib/exit-codes.js';
 import {currentSvcCommand} from '../lib/invocation.js';
 import type {Io} from '../lib/output.js';
 import {dataDirArg} from '../ui/emulator.js';
-import {FORWARD_EXAMPLE, type ForwardResult, ListenOutput, runName} from '../ui/listen.js';
+import {FORWARD_EXAMPLE} from '../ui/listen.js';
 import {type ConnectOptions, findRunning} from './emulator/connect.js';
 
 /** undici's client, loaded when listening starts. */
@@ -34,6 +34,32 @@ export const FORWARD_TIMEOUT_MS = DELIVERY_TIMEOUT_MS;
 const STALE_AFTER_MS = 45_000;
 const RELAY_NAME = 'default';
 
+export interface ForwardResult {
+  status: number | null;
+  error: string | null;
+  durationMs: number;
+  body: string | null;
+  refused: boolean;
+}
+
+/** A `svc listen` run as a person looks for it: its process and machine. */
+export function runName(holder: RelayHolder): string {
+  const where = holder.host ? ` on ${holder.host}` : '';
+  return holder.pid === null ? `a svc listen${where}` : `svc listen process ${holder.pid}${where}`;
+}
+
+/** What a run of `svc listen` reports as it goes; the command hands in the screen that shows it. */
+export interface ListenReport {
+  ready(relay: RelayRegistration, forwardUrl: URL): void;
+  received(delivery: RelayDelivery): void;
+  answered(delivery: RelayDelivery, forwardUrl: URL, result: ForwardResult): void;
+  disconnected(reason: string): void;
+  reconnected(apiUrl: string): void;
+  /** After --print-secret: the secret printed is new, so a receiver configured earlier has the wrong one. */
+  newSecretNote(): void;
+  warn(text: string): void;
+}
+
 export interface ListenOptions extends ConnectOptions {
   forwardTo?: string;
   events?: EventType[];
@@ -45,6 +71,8 @@ export interface ListenOptions extends ConnectOptions {
    */
   takeOver?: boolean;
   io: Io;
+  /** Shows what the run reports (the command hands in the screen: the services sit below the screens). */
+  report: ListenReport;
   /** Aborting it ends listening cleanly. */
   signal: AbortSignal;
   forwardTimeoutMs?: number;
@@ -93,7 +121,7 @@ export async function listen(options: ListenOptions): Promise<void> {
       '--print-secret takes nothing from the svc listen forwarding the relay, so --take-over does not go with it',
     );
   const svc = currentSvcCommand(options.env);
-  const out = new ListenOutput({...options, svc});
+  const out = options.report;
   const self = listenerIdentity();
   const events = options.events ? ` --events ${options.events.join(',')}` : '';
   const again = forwardUrl
@@ -254,7 +282,7 @@ async function streamDeliveries(
   forwardUrl: URL,
   http: Http,
   options: ListenOptions,
-  out: ListenOutput,
+  out: ListenReport,
   onConnected: () => void,
   self: ListenerIdentity,
 ): Promise<void> {
@@ -309,7 +337,7 @@ async function handleDelivery(
   forwardUrl: URL,
   http: Http,
   options: ListenOptions,
-  out: ListenOutput,
+  out: ListenReport,
 ): Promise<void> {
   out.received(delivery);
   const result = await forward(delivery, forwardUrl, http, options.forwardTimeoutMs ?? FORWARD_TIMEOUT_MS);

@@ -1,26 +1,13 @@
 // What `svc listen` shows: a ready line with the signing secret, one line per delivery and answer, and hints.
-import type {RelayDelivery, RelayHolder, RelayRegistration} from '../client/emulator-control.js';
+import type {RelayDelivery, RelayRegistration} from '../client/emulator-control.js';
 import {colorEnabled, type Io, type Paint, painter} from '../lib/output.js';
+import {type ForwardResult, type ListenReport, runName} from '../services/listen.js';
 import {dataDirArg} from './emulator.js';
 
 /** The local URL the examples and hints use. */
 export const FORWARD_EXAMPLE = 'http://localhost:3000/webhooks';
 
-export interface ForwardResult {
-  status: number | null;
-  error: string | null;
-  durationMs: number;
-  body: string | null;
-  refused: boolean;
-}
-
-/** A `svc listen` run as a person looks for it: its process and machine. */
-export function runName(holder: RelayHolder): string {
-  const where = holder.host ? ` on ${holder.host}` : '';
-  return holder.pid === null ? `a svc listen${where}` : `svc listen process ${holder.pid}${where}`;
-}
-
-export class ListenOutput {
+export class ListenOutput implements ListenReport {
   readonly #io: Io;
   readonly #json: boolean;
   readonly #paint: Paint;
