@@ -4,6 +4,7 @@
 import {createMiddleware} from 'hono/factory';
 import type {AppEnv} from '../context.js';
 import {HttpError} from '../http-error.js';
+import {portOfAccountHostName} from '../../src/client/account-address.js';
 import {bareHostname, isIpLiteral} from './address-policy.js';
 
 /** The names every emulator answers to, whatever address it listens on. */
@@ -23,6 +24,16 @@ export interface HostPolicy {
   readonly names: readonly string[];
   /** True when the emulator listens beyond this machine (every interface, or one that is not loopback). */
   readonly exposed: boolean;
+  /**
+   * True when a browser on this machine reaches the emulator by its own name, `svc-<port>.localhost`: it listens
+   * on 127.0.0.1 or ::1 (or every interface), where browsers send those names. The account page then lives there.
+   */
+  readonly ownNames: boolean;
+  /**
+   * True for a Host every server on this machine shares (localhost, 127.x.x.x, [::1]): cookies set there reach
+   * them all, so with own names the account page sets none there and sends the browser to its own name instead.
+   */
+  isShared(host: string): boolean;
 }
 
 export class HostNameError extends Error {
@@ -53,6 +64,20 @@ function isLoopback(hostname: string): boolean {
   return hostname === 'localhost' || bare === '::1' || /^127\.\d+\.\d+\.\d+$/.test(bare);
 }
 
+/** Addresses a browser's `*.localhost` names reach: it tries 127.0.0.1 and ::1. */
+function reachedByLocalhostNames(hostname: string): boolean {
+  return ['localhost', '127.0.0.1', '[::1]'].includes(hostname) || isUnspecified(hostname);
+}
+
+/**
+ * True for `svc-<port>.localhost:<port>`: the own name of the emulator on that port. Only the browser's own
+ * loopback answers a `*.localhost` name, so no web page elsewhere can have it as its origin.
+ */
+function isOwnName(address: URL): boolean {
+  const port = portOfAccountHostName(address.hostname);
+  return port !== undefined && Number(address.port || 80) === port;
+}
+
 export function createHostPolicy(options: HostPolicyOptions): HostPolicy {
   const bound = normalizeHostName(options.boundHost);
   if (!bound)
@@ -72,24 +97,34 @@ export function createHostPolicy(options: HostPolicyOptions): HostPolicy {
   // as a number cannot be rebound (the browser's origin is that address), so numbers are allowed then; names
   // still have to be listed.
   const anyAddress = isUnspecified(bound);
+  const ownNames = reachedByLocalhostNames(bound);
   return {
-    names,
+    names: ownNames ? [...names, 'svc-<port>.localhost'] : names,
     exposed: !isLoopback(bound),
+    ownNames,
     allows(host: string): boolean {
-      const hostname = hostnameOf(host);
-      if (!hostname) return false;
-      return allowed.has(hostname) || (anyAddress && isIpLiteral(hostname));
+      const address = parseHost(host);
+      if (!address) return false;
+      return (
+        allowed.has(address.hostname) ||
+        (anyAddress && isIpLiteral(address.hostname)) ||
+        (ownNames && isOwnName(address))
+      );
+    },
+    isShared(host: string): boolean {
+      const address = parseHost(host);
+      return address !== undefined && isLoopback(address.hostname);
     },
   };
 }
 
-/** The hostname of `host[:port]`, normalised, or undefined when it is not one. */
-function hostnameOf(host: string): string | undefined {
+/** `host[:port]` read as an http URL's (normalised), or undefined when it is not one. */
+function parseHost(host: string): URL | undefined {
   try {
     const url = new URL(`http://${host}`);
     // A Host header is a host and a port, nothing more.
     if (url.username || url.password || url.pathname !== '/' || url.search || url.hash) return undefined;
-    return url.hostname;
+    return url;
   } catch {
     return undefined;
   }
