@@ -21,7 +21,7 @@ export function portOfAccountHostName(hostname: string): number | undefined {
 
 /** The origin of the account page of an emulator on `port`, as a browser on this machine opens it. */
 export function accountOrigin(port: number): string {
-  return `http://${accountHostName(port)}:${port}`;
+  return `http://${accountHostName(port)}${port === 80 ? '' : `:${port}`}`;
 }
 
 /** The account page of an emulator on `port`. */
