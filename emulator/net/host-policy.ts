@@ -4,7 +4,8 @@
 import {createMiddleware} from 'hono/factory';
 import type {AppEnv} from '../context.js';
 import {HttpError} from '../http-error.js';
-import {portOfAccountHostName} from '../../src/client/account-address.js';
+import {accountOrigin, portOfAccountHostName} from '../../src/client/account-address.js';
+import {servedPort} from './request-header.js';
 import {bareHostname, isIpLiteral} from './address-policy.js';
 
 /** The names every emulator answers to, whatever address it listens on. */
@@ -18,9 +19,12 @@ export interface HostPolicyOptions {
 }
 
 export interface HostPolicy {
-  /** True when a request addressed to this host (a Host header or an Origin's host, port or not) may be served. */
-  allows(host: string): boolean;
-  /** The names allowed, for messages. */
+  /**
+   * True when a request addressed to this host (a Host header or an Origin's host, port or not) may be served;
+   * `port` is the one the request reached, which the page's own name must carry.
+   */
+  allows(host: string, port: number): boolean;
+  /** The names allowed, for messages (besides the page's own name, when it has one). */
   readonly names: readonly string[];
   /** True when the emulator listens beyond this machine (every interface, or one that is not loopback). */
   readonly exposed: boolean;
@@ -70,12 +74,11 @@ function reachedByLocalhostNames(hostname: string): boolean {
 }
 
 /**
- * True for `svc-<port>.localhost:<port>`: the own name of the emulator on that port. Only the browser's own
- * loopback answers a `*.localhost` name, so no web page elsewhere can have it as its origin.
+ * True for `svc-<port>.localhost:<port>` with the port the request reached: the page's own name. Only the
+ * browser's own loopback answers a `*.localhost` name, so no web page elsewhere can have it as its origin.
  */
-function isOwnName(address: URL): boolean {
-  const port = portOfAccountHostName(address.hostname);
-  return port !== undefined && Number(address.port || 80) === port;
+function isOwnName(address: URL, port: number): boolean {
+  return portOfAccountHostName(address.hostname) === port && Number(address.port || 80) === port;
 }
 
 export function createHostPolicy(options: HostPolicyOptions): HostPolicy {
@@ -99,16 +102,16 @@ export function createHostPolicy(options: HostPolicyOptions): HostPolicy {
   const anyAddress = isUnspecified(bound);
   const ownNames = reachedByLocalhostNames(bound);
   return {
-    names: ownNames ? [...names, 'svc-<port>.localhost'] : names,
+    names,
     exposed: !isLoopback(bound),
     ownNames,
-    allows(host: string): boolean {
+    allows(host: string, port: number): boolean {
       const address = parseHost(host);
       if (!address) return false;
       return (
         allowed.has(address.hostname) ||
         (anyAddress && isIpLiteral(address.hostname)) ||
-        (ownNames && isOwnName(address))
+        (ownNames && isOwnName(address, port))
       );
     },
     isShared(host: string): boolean {
@@ -142,11 +145,13 @@ function requestHost(req: Request, header: string | undefined): string {
 export function hostCheck(policy: HostPolicy) {
   return createMiddleware<AppEnv>(async (c, next) => {
     const host = requestHost(c.req.raw, c.req.header('host'));
-    if (!policy.allows(host)) {
+    const port = servedPort(c);
+    if (!policy.allows(host, port)) {
+      const names = [...policy.names, ...(policy.ownNames ? [new URL(accountOrigin(port)).host] : [])];
       throw new HttpError(
         421,
         'misdirected_request',
-        `this emulator answers only requests addressed to ${policy.names.join(', ')} (or the address it listens on); ` +
+        `this emulator answers only requests addressed to ${names.join(', ')} (or the address it listens on); ` +
           'to reach it by another name (a container, a tunnel) start it with --allowed-host NAME',
       );
     }

@@ -11,7 +11,7 @@ import {registerSignInRoutes} from './routes/sign-in.js';
 import {registerTeamRoutes} from './routes/team.js';
 import {registerWebhookRoutes} from './routes/webhooks.js';
 import {ProblemPage} from './views/pages.js';
-import {servedPort} from './security.js';
+import {servedPort} from '../net/request-header.js';
 import {accountOrigin, localAccountUrl} from '../../src/client/account-address.js';
 
 /** The account page's icon: a white `s` on the page's accent blue. */

@@ -17,9 +17,9 @@ import {
   readCookie,
   sessionCookie,
   sameOrigin,
-  servedPort,
   setTokenCookie,
 } from './security.js';
+import {servedPort} from '../net/request-header.js';
 import {accountOrigin, portOfAccountHostName} from '../../src/client/account-address.js';
 import type {NewSecret} from './views/keys.js';
 import type {Assets, FormErrors, Viewer} from './views/layout.js';

@@ -16,7 +16,7 @@ describe('createHostPolicy', () => {
     '[::1]:4010',
     'box.internal',
     'BOX.internal:8080',
-  ])('allows %s', (host) => expect(local.allows(host)).toBe(true));
+  ])('allows %s', (host) => expect(local.allows(host, 4010)).toBe(true));
 
   it.each([
     ['a rebound name', 'rebind.example.com:4010'],
@@ -27,7 +27,7 @@ describe('createHostPolicy', () => {
     ['user info', 'user@127.0.0.1'],
     ['a path', '127.0.0.1/x'],
     ['nothing', ''],
-  ])('refuses %s', (_what, host) => expect(local.allows(host)).toBe(false));
+  ])('refuses %s', (_what, host) => expect(local.allows(host, 4010)).toBe(false));
 
   it('says loopback is not exposed and every interface is', () => {
     expect(local.exposed).toBe(false);
@@ -39,42 +39,48 @@ describe('createHostPolicy', () => {
 
   it('on every interface allows addresses typed as numbers, which cannot be rebound, but not other names', () => {
     const all = createHostPolicy({boundHost: '0.0.0.0'});
-    expect(all.allows('192.168.1.5:4010')).toBe(true);
-    expect(all.allows('[fe80::1]:4010')).toBe(true);
-    expect(all.allows('0.0.0.0:4010')).toBe(true);
-    expect(all.allows('my-box.lan:4010')).toBe(false);
+    expect(all.allows('192.168.1.5:4010', 4010)).toBe(true);
+    expect(all.allows('[fe80::1]:4010', 4010)).toBe(true);
+    expect(all.allows('0.0.0.0:4010', 4010)).toBe(true);
+    expect(all.allows('my-box.lan:4010', 4010)).toBe(false);
   });
 
   it('allows the address it listens on', () => {
-    expect(createHostPolicy({boundHost: '192.168.1.5'}).allows('192.168.1.5:4010')).toBe(true);
-    expect(createHostPolicy({boundHost: '::1'}).allows('[::1]:4010')).toBe(true);
+    expect(createHostPolicy({boundHost: '192.168.1.5'}).allows('192.168.1.5:4010', 4010)).toBe(true);
+    expect(createHostPolicy({boundHost: '::1'}).allows('[::1]:4010', 4010)).toBe(true);
   });
 
-  it.each(['svc-4010.localhost:4010', 'SVC-4010.localhost:4010', 'svc-80.localhost'])(
-    'allows the own name %s, its port in its name',
-    (host) => expect(local.allows(host)).toBe(true),
+  it.each([
+    ['svc-4010.localhost:4010', 4010],
+    ['SVC-4010.localhost:4010', 4010],
+    ['svc-80.localhost', 80],
+  ] as const)('allows its own name %s, reached on port %d', (host, port) =>
+    expect(local.allows(host, port)).toBe(true),
   );
 
   it.each([
+    ['another emulator’s, on its port', 'svc-4011.localhost:4011'],
     ['another port than its name says', 'svc-4010.localhost:4011'],
-    ['no port, for a name of another', 'svc-4010.localhost'],
-    ['port 0', 'svc-0.localhost:0'],
+    ['no port', 'svc-4010.localhost'],
     ['a leading zero', 'svc-04010.localhost:4010'],
     ['more in front', 'xsvc-4010.localhost:4010'],
     ['a name under it', 'a.svc-4010.localhost:4010'],
     ['a name ending in it', 'svc-4010.localhost.example.com:4010'],
-  ])('refuses an own name with %s', (_what, host) => expect(local.allows(host)).toBe(false));
+  ])('refuses, reached on 4010, an own name with %s', (_what, host) =>
+    expect(local.allows(host, 4010)).toBe(false),
+  );
+  it('refuses port 0 in an own name', () => expect(local.allows('svc-0.localhost:0', 0)).toBe(false));
 
   it('has own names only where browsers send them: 127.0.0.1, ::1 and every interface', () => {
     for (const bound of ['127.0.0.1', 'localhost', '::1', '0.0.0.0', '::']) {
       const policy = createHostPolicy({boundHost: bound});
       expect(policy.ownNames, bound).toBe(true);
-      expect(policy.allows('svc-4010.localhost:4010'), bound).toBe(true);
+      expect(policy.allows('svc-4010.localhost:4010', 4010), bound).toBe(true);
     }
     for (const bound of ['127.0.0.2', '192.168.1.5']) {
       const policy = createHostPolicy({boundHost: bound});
       expect(policy.ownNames, bound).toBe(false);
-      expect(policy.allows('svc-4010.localhost:4010'), bound).toBe(false);
+      expect(policy.allows('svc-4010.localhost:4010', 4010), bound).toBe(false);
     }
   });
 
@@ -101,13 +107,17 @@ describe('the host check on a running emulator', () => {
     rawGet(new URL(path, emu.apiUrl), {headers: {host}, authorization});
 
   it.each(['/account', '/account/mailbox', '/_emulator/health', '/v1/org', '/no-such-route'])(
-    'answers 421 misdirected_request on %s for a foreign name',
+    'answers 421 misdirected_request on %s for a foreign name, naming its own',
     async (path) => {
-      const answer = await get(path, 'rebind.example.com');
-      expect(answer.status).toBe(421);
-      const body = JSON.parse(answer.body) as {error: {code: string; message: string}};
-      expect(body.error.code).toBe('misdirected_request');
-      expect(body.error.message).toContain('--allowed-host');
+      const port = Number(new URL(emu.apiUrl).port);
+      for (const host of ['rebind.example.com', `svc-${port + 1}.localhost:${port + 1}`]) {
+        const answer = await get(path, host);
+        expect(answer.status, host).toBe(421);
+        const body = JSON.parse(answer.body) as {error: {code: string; message: string}};
+        expect(body.error.code).toBe('misdirected_request');
+        expect(body.error.message).toContain('--allowed-host');
+        expect(body.error.message).toContain(`svc-${port}.localhost:${port}`);
+      }
     },
   );
 
