@@ -136,6 +136,10 @@ export interface StartEmulatorOptions {
 
 export interface RunningEmulator {
   apiUrl: string;
+  /**
+   * The account page, for browsers: at its own name (`http://svc-<port>.localhost:<port>/account`) when it listens
+   * on 127.0.0.1, ::1 or every interface. Node may not resolve that name; programs use apiUrl.
+   */
   accountUrl: string;
   adminToken: string;
   dataDir: string;

@@ -34,7 +34,7 @@ export interface HostPolicy {
    */
   readonly ownNames: boolean;
   /**
-   * True for a Host every server on this machine shares (localhost, 127.x.x.x, [::1]): cookies set there reach
+   * True for a Host every server on this machine shares (localhost, 127.x.x.x, [::1], 0.0.0.0): cookies set there reach
    * them all, so with own names the account page sets none there and sends the browser to its own name instead.
    */
   isShared(host: string): boolean;
@@ -67,6 +67,9 @@ function isLoopback(hostname: string): boolean {
   const bare = bareHostname(hostname);
   return hostname === 'localhost' || bare === '::1' || /^127\.\d+\.\d+\.\d+$/.test(bare);
 }
+
+/** 127.x.x.x written as an IPv4-mapped IPv6 address, as URL normalises it (`[::ffff:7f00:1]`). */
+const MAPPED_LOOPBACK = /^\[::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}\]$/;
 
 /** Addresses a browser's `*.localhost` names reach: it tries 127.0.0.1 and ::1. */
 function reachedByLocalhostNames(hostname: string): boolean {
@@ -115,8 +118,9 @@ export function createHostPolicy(options: HostPolicyOptions): HostPolicy {
       );
     },
     isShared(host: string): boolean {
-      const address = parseHost(host);
-      return address !== undefined && isLoopback(address.hostname);
+      const hostname = parseHost(host)?.hostname;
+      if (hostname === undefined) return false;
+      return isLoopback(hostname) || isUnspecified(hostname) || MAPPED_LOOPBACK.test(hostname);
     },
   };
 }

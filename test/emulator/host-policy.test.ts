@@ -85,7 +85,16 @@ describe('createHostPolicy', () => {
   });
 
   it('calls the loopback names shared, and no other', () => {
-    for (const host of ['localhost:4010', '127.0.0.1:4010', '127.0.0.9', '[::1]:4010', 'LOCALHOST'])
+    for (const host of [
+      'localhost:4010',
+      '127.0.0.1:4010',
+      '127.0.0.9',
+      '[::1]:4010',
+      'LOCALHOST',
+      '0.0.0.0:4010',
+      '[::]:4010',
+      '[::ffff:127.0.0.1]:4010',
+    ])
       expect(local.isShared(host), host).toBe(true);
     for (const host of ['svc-4010.localhost:4010', 'box.internal', '192.168.1.5:4010', 'a/b'])
       expect(local.isShared(host), host).toBe(false);
