@@ -44,6 +44,7 @@ import {StateFileError} from './state/state-file-error.js';
 import type {Snapshot} from '../src/schemas/snapshot.js';
 import {RequestLog} from './request-log.js';
 import {displayText} from '../src/definitions.js';
+import {localAccountUrl} from '../src/client/account-address.js';
 
 export {createApp} from './app.js';
 export {EmulatorControl, EmulatorControlError} from '../src/client/emulator-control.js';
@@ -135,6 +136,10 @@ export interface StartEmulatorOptions {
 
 export interface RunningEmulator {
   apiUrl: string;
+  /**
+   * The account page, for browsers: at its own name (`http://svc-<port>.localhost:<port>/account`) when it listens
+   * on 127.0.0.1, ::1 or every interface. Node may not resolve that name; programs use apiUrl.
+   */
   accountUrl: string;
   adminToken: string;
   dataDir: string;
@@ -452,7 +457,8 @@ async function serveEmulator(
   const address = server.address() as AddressInfo;
   const apiUrl = `http://${urlHostFor(address)}:${address.port}`;
   if (ctx.hosts.exposed) ctx.log(exposureWarning(address.address, address.port));
-  const accountUrl = `${apiUrl}/account`;
+  // A browser on this machine opens the page at its own name, whose cookies no other local server receives.
+  const accountUrl = ctx.hosts.ownNames ? localAccountUrl(address.port) : `${apiUrl}/account`;
 
   const started: EmulatorPlugin[] = [];
   let stopping: Promise<void> | undefined;

@@ -4,6 +4,8 @@
 import {createMiddleware} from 'hono/factory';
 import type {AppEnv} from '../context.js';
 import {HttpError} from '../http-error.js';
+import {accountOrigin, portOfAccountHostName} from '../../src/client/account-address.js';
+import {servedPort} from './request-header.js';
 import {bareHostname, isIpLiteral} from './address-policy.js';
 
 /** The names every emulator answers to, whatever address it listens on. */
@@ -17,12 +19,25 @@ export interface HostPolicyOptions {
 }
 
 export interface HostPolicy {
-  /** True when a request addressed to this host (a Host header or an Origin's host, port or not) may be served. */
-  allows(host: string): boolean;
-  /** The names allowed, for messages. */
+  /**
+   * True when a request addressed to this host (a Host header or an Origin's host, port or not) may be served;
+   * `port` is the one the request reached, which the page's own name must carry.
+   */
+  allows(host: string, port: number): boolean;
+  /** The names allowed, for messages (besides the page's own name, when it has one). */
   readonly names: readonly string[];
   /** True when the emulator listens beyond this machine (every interface, or one that is not loopback). */
   readonly exposed: boolean;
+  /**
+   * True when a browser on this machine reaches the emulator by its own name, `svc-<port>.localhost`: it listens
+   * on 127.0.0.1 or ::1 (or every interface), where browsers send those names. The account page then lives there.
+   */
+  readonly ownNames: boolean;
+  /**
+   * True for a Host every server on this machine shares (localhost, 127.x.x.x, [::1], 0.0.0.0): cookies set there reach
+   * them all, so with own names the account page sets none there and sends the browser to its own name instead.
+   */
+  isShared(host: string): boolean;
 }
 
 export class HostNameError extends Error {
@@ -53,6 +68,22 @@ function isLoopback(hostname: string): boolean {
   return hostname === 'localhost' || bare === '::1' || /^127\.\d+\.\d+\.\d+$/.test(bare);
 }
 
+/** 127.x.x.x written as an IPv4-mapped IPv6 address, as URL normalises it (`[::ffff:7f00:1]`). */
+const MAPPED_LOOPBACK = /^\[::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}\]$/;
+
+/** Addresses a browser's `*.localhost` names reach: it tries 127.0.0.1 and ::1. */
+function reachedByLocalhostNames(hostname: string): boolean {
+  return ['localhost', '127.0.0.1', '[::1]'].includes(hostname) || isUnspecified(hostname);
+}
+
+/**
+ * True for `svc-<port>.localhost:<port>` with the port the request reached: the page's own name. Only the
+ * browser's own loopback answers a `*.localhost` name, so no web page elsewhere can have it as its origin.
+ */
+function isOwnName(address: URL, port: number): boolean {
+  return portOfAccountHostName(address.hostname) === port && Number(address.port || 80) === port;
+}
+
 export function createHostPolicy(options: HostPolicyOptions): HostPolicy {
   const bound = normalizeHostName(options.boundHost);
   if (!bound)
@@ -72,24 +103,35 @@ export function createHostPolicy(options: HostPolicyOptions): HostPolicy {
   // as a number cannot be rebound (the browser's origin is that address), so numbers are allowed then; names
   // still have to be listed.
   const anyAddress = isUnspecified(bound);
+  const ownNames = reachedByLocalhostNames(bound);
   return {
     names,
     exposed: !isLoopback(bound),
-    allows(host: string): boolean {
-      const hostname = hostnameOf(host);
-      if (!hostname) return false;
-      return allowed.has(hostname) || (anyAddress && isIpLiteral(hostname));
+    ownNames,
+    allows(host: string, port: number): boolean {
+      const address = parseHost(host);
+      if (!address) return false;
+      return (
+        allowed.has(address.hostname) ||
+        (anyAddress && isIpLiteral(address.hostname)) ||
+        (ownNames && isOwnName(address, port))
+      );
+    },
+    isShared(host: string): boolean {
+      const hostname = parseHost(host)?.hostname;
+      if (hostname === undefined) return false;
+      return isLoopback(hostname) || isUnspecified(hostname) || MAPPED_LOOPBACK.test(hostname);
     },
   };
 }
 
-/** The hostname of `host[:port]`, normalised, or undefined when it is not one. */
-function hostnameOf(host: string): string | undefined {
+/** `host[:port]` read as an http URL's (normalised), or undefined when it is not one. */
+function parseHost(host: string): URL | undefined {
   try {
     const url = new URL(`http://${host}`);
     // A Host header is a host and a port, nothing more.
     if (url.username || url.password || url.pathname !== '/' || url.search || url.hash) return undefined;
-    return url.hostname;
+    return url;
   } catch {
     return undefined;
   }
@@ -107,11 +149,13 @@ function requestHost(req: Request, header: string | undefined): string {
 export function hostCheck(policy: HostPolicy) {
   return createMiddleware<AppEnv>(async (c, next) => {
     const host = requestHost(c.req.raw, c.req.header('host'));
-    if (!policy.allows(host)) {
+    const port = servedPort(c);
+    if (!policy.allows(host, port)) {
+      const names = [...policy.names, ...(policy.ownNames ? [new URL(accountOrigin(port)).host] : [])];
       throw new HttpError(
         421,
         'misdirected_request',
-        `this emulator answers only requests addressed to ${policy.names.join(', ')} (or the address it listens on); ` +
+        `this emulator answers only requests addressed to ${names.join(', ')} (or the address it listens on); ` +
           'to reach it by another name (a container, a tunnel) start it with --allowed-host NAME',
       );
     }

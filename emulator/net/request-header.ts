@@ -20,3 +20,9 @@ export function requestHeader(c: Context, lowerName: string): string | undefined
   }
   return value;
 }
+
+/** The port a request reached, from the socket; an in-process request (tests) has none, so its URL's. */
+export function servedPort(c: Context): number {
+  const socket = (c.env as {incoming?: {socket?: {localPort?: number}}} | undefined)?.incoming?.socket;
+  return socket?.localPort ?? Number(new URL(c.req.url).port || 80);
+}

@@ -1,16 +1,18 @@
 // The account page: sign-in by email, then the org's API keys, webhook endpoints and deliveries. Served by the
 // emulator itself, server-rendered, with one small script and one stylesheet of its own.
-import {Hono} from 'hono';
+import {type Context, Hono} from 'hono';
 import {bodyLimit} from 'hono/body-limit';
 import {MAX_ACCOUNT_FORM_BYTES} from '../../src/definitions.js';
 import type {AppEnv, EmulatorApp, EmulatorContext} from '../context.js';
-import {answerWrongMethods, errorHandler, notFound} from '../http-error.js';
+import {answerWrongMethods, errorHandler, HttpError, notFound} from '../http-error.js';
 import {createPageKit, pageHeaders, render} from './page-kit.js';
 import {registerKeyRoutes} from './routes/keys.js';
 import {registerSignInRoutes} from './routes/sign-in.js';
 import {registerTeamRoutes} from './routes/team.js';
 import {registerWebhookRoutes} from './routes/webhooks.js';
 import {ProblemPage} from './views/pages.js';
+import {servedPort} from '../net/request-header.js';
+import {accountOrigin, localAccountUrl} from '../../src/client/account-address.js';
 
 /** The account page's icon: a white `s` on the page's accent blue. */
 const FAVICON_SVG =
@@ -52,6 +54,30 @@ export function registerAccountPage(main: EmulatorApp, ctx: EmulatorContext): vo
 
   const kit = createPageKit(ctx);
   const {assets, files, sessionOf, viewerOf, notFoundPage} = kit;
+
+  // The page lives at its own name (svc-<port>.localhost) when it has one. Opened at a name every server on this
+  // machine shares (localhost, 127.0.0.1), it sends the browser there and does nothing else: a cookie set at such
+  // a name would go along to every other server browsed at it.
+  const atOwnName = async (c: Context<AppEnv>, next: () => Promise<void>): Promise<Response | undefined> => {
+    if (!ctx.hosts.ownNames || !ctx.hosts.isShared(c.req.header('host') ?? new URL(c.req.url).host)) {
+      await next();
+      return undefined;
+    }
+    const url = new URL(c.req.url);
+    if (c.req.method === 'GET' || c.req.method === 'HEAD') {
+      c.header('Cache-Control', 'no-store');
+      return c.redirect(`${accountOrigin(servedPort(c))}${url.pathname}${url.search}`, 302);
+    }
+    // Only a program posts here: the page never serves a form at these names.
+    throw new HttpError(
+      421,
+      'misdirected_request',
+      `the account page of this emulator is at ${localAccountUrl(servedPort(c))}, a name of its own whose ` +
+        'cookies reach no other server on this machine; send its requests there',
+    );
+  };
+  app.use('/account', atOwnName);
+  app.use('/account/*', atOwnName);
 
   for (const file of files) {
     app.get(file.path, () => {

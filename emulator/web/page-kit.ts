@@ -19,6 +19,8 @@ import {
   sameOrigin,
   setTokenCookie,
 } from './security.js';
+import {servedPort} from '../net/request-header.js';
+import {accountOrigin, portOfAccountHostName} from '../../src/client/account-address.js';
 import type {NewSecret} from './views/keys.js';
 import type {Assets, FormErrors, Viewer} from './views/layout.js';
 import {LoginPage, ProblemPage} from './views/pages.js';
@@ -69,7 +71,11 @@ export function createPageKit(ctx: EmulatorContext) {
   // A secret shown once: kept in memory from the create to the next page view of the same session, no longer.
   const flashes = new Map<string, {page: FlashPage; flash: Flash; at: number}>();
 
-  const accountBase = (c: Context) => `${serverOrigin(c)}/account`;
+  /** Where links handed out (the mailbox, invitations) lead: the page's own name when this request came by it. */
+  const accountBase = (c: Context) => {
+    const own = ctx.hosts.ownNames && portOfAccountHostName(new URL(c.req.url).hostname) !== undefined;
+    return `${own ? accountOrigin(servedPort(c)) : serverOrigin(c)}/account`;
+  };
 
   /** The signed-in person, or undefined. */
   const sessionOf = async (c: Context): Promise<{session: SessionView; id: string} | undefined> => {

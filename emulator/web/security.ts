@@ -4,15 +4,11 @@ import type {Context} from 'hono';
 import {getCookie, setCookie, deleteCookie} from 'hono/cookie';
 import {hashSecret, safeEqual} from '../hash.js';
 import type {HostPolicy} from '../net/host-policy.js';
+import {servedPort} from '../net/request-header.js';
 
-/**
- * The cookies are named after the port the emulator serves on: browsers keep one set of cookies per host, not per
- * port, so two emulators on one machine would otherwise overwrite (and end) each other's sessions.
- */
-function servedPort(c: Context): string {
-  const socket = (c.env as {incoming?: {socket?: {localPort?: number}}} | undefined)?.incoming?.socket;
-  return String(socket?.localPort ?? (new URL(c.req.url).port || 80));
-}
+// The cookies are host-only (no Domain), set only at the page's own name (svc-<port>.localhost) when it has one,
+// so no other server on this machine receives them. They are named after the port too: reached by a name
+// several emulators share (a container's, given with --allowed-host), two would otherwise overwrite each other's.
 /** Holds the session id of a signed-in person. */
 export const sessionCookie = (c: Context) => `svc_session_${servedPort(c)}`;
 /** Holds a random id before sign-in, so the sign-in forms carry a CSRF token too. */
@@ -78,7 +74,7 @@ export function sameOrigin(c: Context, hosts: HostPolicy): boolean {
   if (origin === undefined || origin === 'null') return true;
   try {
     const from = new URL(origin);
-    return hosts.allows(from.host) && from.host === new URL(c.req.url).host;
+    return hosts.allows(from.host, servedPort(c)) && from.host === new URL(c.req.url).host;
   } catch {
     return false;
   }

@@ -1,7 +1,8 @@
 // The typed svc API client. Read-only by design: an API key can only read.
 import {ID_PATTERNS, isId} from '../definitions.js';
 import type {ApiKey, Delivery, Org, WebhookEndpoint} from '../schemas/index.js';
-import {normalizeApiUrl} from './api-url.js';
+import {localAccountUrl} from './account-address.js';
+import {isLoopbackHost, normalizeApiUrl} from './api-url.js';
 import {DEFAULT_ACCOUNT_URL, DEFAULT_API_URL} from './defaults.js';
 import {ApiError, InvalidRequestError} from './errors.js';
 import {redactKeys} from './redact.js';
@@ -55,9 +56,17 @@ export function isWebhookId(value: string): boolean {
   return isId('webhookEndpoint', value);
 }
 
-/** The account page that belongs to an API address: the hosted one, or the emulator's own. */
+/**
+ * The account page that belongs to an API address: the hosted one, or the emulator's own. An emulator reached at
+ * a loopback address keeps its page at its own name (`svc-<port>.localhost`), so its cookies reach no other
+ * local server.
+ */
 export function accountUrlFor(apiUrl: string): string {
-  return apiUrl === DEFAULT_API_URL ? DEFAULT_ACCOUNT_URL : `${apiUrl}/account`;
+  if (apiUrl === DEFAULT_API_URL) return DEFAULT_ACCOUNT_URL;
+  const url = URL.canParse(apiUrl) ? new URL(apiUrl) : undefined;
+  if (url?.protocol === 'http:' && isLoopbackHost(url.hostname) && url.pathname === '/')
+    return localAccountUrl(Number(url.port || 80));
+  return `${apiUrl}/account`;
 }
 
 export function createClient(options: ClientOptions): SvcClient {

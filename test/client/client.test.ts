@@ -2,6 +2,7 @@ import {delay, HttpResponse, http} from 'msw';
 import {setupServer} from 'msw/node';
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest';
 import {
+  accountUrlFor,
   ApiError,
   createClient,
   ForbiddenError,
@@ -318,5 +319,23 @@ describe('the key goes only where it should', () => {
     }
     expect(message).toMatch(/cannot be sent in a header/);
     expect(message).not.toContain(KEY);
+  });
+});
+
+describe('accountUrlFor', () => {
+  it('names the hosted page for the hosted API', () => {
+    expect(accountUrlFor('https://api.svc.dev')).toBe('https://svc.dev/account');
+  });
+
+  it('names an emulator on loopback by its own name, so its cookies reach no other local server', () => {
+    for (const api of ['http://127.0.0.1:4010', 'http://localhost:4010', 'http://[::1]:4010'])
+      expect(accountUrlFor(api), api).toBe('http://svc-4010.localhost:4010/account');
+    expect(accountUrlFor('http://127.0.0.1')).toBe('http://svc-80.localhost/account');
+  });
+
+  it('leaves any other address as it is', () => {
+    expect(accountUrlFor('https://svc.internal:8443')).toBe('https://svc.internal:8443/account');
+    expect(accountUrlFor('https://localhost:8443')).toBe('https://localhost:8443/account');
+    expect(accountUrlFor('http://127.0.0.1:4010/base')).toBe('http://127.0.0.1:4010/base/account');
   });
 });

@@ -109,7 +109,7 @@ describe('against an emulator', {timeout: 60_000}, () => {
     expect(login.code, login.stderr).toBe(0);
     const r = await runCli(['logout', '--api-url', emu.apiUrl], {env: {SVC_CONFIG_DIR: config}});
     expect(r.code).toBe(0);
-    expect(flat(r.stderr)).toContain(`keys are revoked on the account page, ${emu.apiUrl}/account`);
+    expect(flat(r.stderr)).toContain(`keys are revoked on the account page, ${emu.accountUrl}`);
   });
 });
 

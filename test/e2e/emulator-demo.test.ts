@@ -5,6 +5,7 @@ import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {afterAll, describe, expect, it} from 'vitest';
 import {API_KEY_SECRET_PATTERN} from '../../src/definitions.js';
+import {localhostFetch} from '../helpers/localhost-fetch.js';
 import {BIN, runCli} from '../helpers/run-cli.js';
 
 const dataRoot = mkdtempSync(join(tmpdir(), 'svc-demo-'));
@@ -38,9 +39,12 @@ describe('svc emulator start --demo', {timeout: 60_000}, () => {
       expect(out).toContain('  npx svc org');
       expect(out).toContain(`  export SVC_API_URL=${apiUrl}`);
       // It leads a new person to the account page and says how signing in works there.
-      expect(out).toContain(`open ${apiUrl}/account and sign in with any email address`);
-      expect(out).toContain(`${apiUrl}/account/mailbox`);
-      const page = await fetch(`${apiUrl}/account`);
+      // The page has a name of its own, so its cookies reach no other local server.
+      const port = new URL(apiUrl as string).port;
+      const accountUrl = `http://svc-${port}.localhost:${port}/account`;
+      expect(out).toContain(`open ${accountUrl} and sign in with any email address`);
+      expect(out).toContain(`${accountUrl}/mailbox`);
+      const page = await localhostFetch(accountUrl);
       expect(page.status).toBe(200);
       expect(await page.text()).toContain('Email me a sign-in link');
       const org = await runCli(['org', '--json'], {env: {SVC_API_URL: apiUrl, SVC_API_KEY: key}});

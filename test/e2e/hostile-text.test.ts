@@ -9,6 +9,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {EmulatorControlError} from '../../src/client/errors.js';
 import {type RunningEmulator, startEmulator} from '../../emulator/index.js';
 import {type Receiver, startReceiver, waitFor} from '../emulator/delivery/helpers.js';
+import {localhostFetch} from '../helpers/localhost-fetch.js';
 import {runCli} from '../helpers/run-cli.js';
 
 const CSI = '\u009b2J';
@@ -92,11 +93,11 @@ describe('hostile text at input', {timeout: 60_000}, () => {
   });
 
   it('refuses an email with a C1 or bidi character in the sign-in form, and logs nothing of it', async () => {
-    const page = await fetch(emu.accountUrl);
+    const page = await localhostFetch(emu.accountUrl);
     const cookie = (page.headers.getSetCookie()[0] as string).split(';')[0] as string;
     const csrf = /name="csrf" value="([^"]+)"/.exec(await page.text())?.[1] as string;
     for (const email of [`x${OSC52}@example.com`, `${RLO}moc.elpmaxe@x`]) {
-      const res = await fetch(`${emu.accountUrl}/login`, {
+      const res = await localhostFetch(`${emu.accountUrl}/login`, {
         method: 'POST',
         headers: {cookie, 'content-type': 'application/x-www-form-urlencoded'},
         body: new URLSearchParams({csrf, email}),
@@ -157,7 +158,7 @@ describe('hostile text on display', {timeout: 60_000}, () => {
     // The page, signed in through the mailbox.
     const jar = new Map<string, string>();
     const go = async (path: string, form?: Record<string, string>) => {
-      const res = await fetch(new URL(path, emu.apiUrl), {
+      const res = await localhostFetch(new URL(path, emu.accountUrl), {
         method: form ? 'POST' : 'GET',
         redirect: 'manual',
         headers: {

@@ -354,7 +354,7 @@ describeEachBackend(backends, 'sandbox links on $name', (backend) => {
   });
 
   it('tells the person revoking a key on the account page what else stops, then stops it', async () => {
-    const person = accountClient(emu.apiUrl);
+    const person = accountClient(new URL(emu.accountUrl).origin);
     expect((await signIn(person, 'owner@example.com', logs)).status).toBe(303);
     const sandbox = await running();
     const k = await key('ci-42');

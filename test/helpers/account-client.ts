@@ -1,11 +1,14 @@
 // A tiny cookie-keeping client for the emulator's account page, the way a browser talks to it over plain HTTP, and
 // the email sign-in through the emulator's log (its mailbox).
+import {localhostFetch} from './localhost-fetch.js';
+
 export type AccountClient = ReturnType<typeof accountClient>;
 
+/** `baseUrl`: the page's origin, its own name (svc-<port>.localhost) unless it has none; resolved as browsers do. */
 export function accountClient(baseUrl: string) {
   const jar = new Map<string, string>();
   const request = async (path: string, init: RequestInit = {}) => {
-    const res = await fetch(`${baseUrl}${path}`, {
+    const res = await localhostFetch(`${baseUrl}${path}`, {
       ...init,
       redirect: 'manual',
       headers: {

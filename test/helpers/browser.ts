@@ -3,6 +3,7 @@ import {mkdir} from 'node:fs/promises';
 import {join} from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
 import {type Browser, chromium, type Page} from 'playwright-core';
+import {localhostFetch} from './localhost-fetch.js';
 import {CHROMIUM_PATH} from './requirements.js';
 
 /** `args`: further Chromium switches (a test of DNS rebinding maps a name to 127.0.0.1 with one). */
@@ -36,4 +37,34 @@ export async function screenshots(page: Page, folder: string, name: string): Pro
     await page.screenshot({path: join(dir, `${name}-${label}.png`), fullPage: true});
   }
   await page.setViewportSize(before);
+}
+
+export interface PostOptions {
+  form?: Record<string, string>;
+  data?: unknown;
+  headers?: Record<string, string>;
+  /** 0: the first answer, not where it redirects. */
+  maxRedirects?: number;
+}
+
+/**
+ * A post outside the page with its browser context's cookies, as Playwright's `page.request.post` sends one, but
+ * to an address resolved as the browser resolves it: the account page lives at svc-<port>.localhost, a name
+ * Playwright's request context would ask Node's resolver for, which does not know it.
+ */
+export async function postWithCookies(page: Page, path: string, o: PostOptions) {
+  const url = new URL(path, page.url());
+  const cookie = (await page.context().cookies(url.href)).map((c) => `${c.name}=${c.value}`).join('; ');
+  const res = await localhostFetch(url, {
+    method: 'POST',
+    redirect: o.maxRedirects === 0 ? 'manual' : 'follow',
+    headers: {
+      ...(cookie ? {cookie} : {}),
+      'content-type': o.form ? 'application/x-www-form-urlencoded' : 'application/json',
+      ...o.headers,
+    },
+    body: o.form ? new URLSearchParams(o.form).toString() : JSON.stringify(o.data),
+  });
+  const text = await res.text();
+  return {status: () => res.status, text: async () => text};
 }

@@ -13,6 +13,7 @@ import {
   signIn as signInThrough,
 } from '../../helpers/account-client.js';
 import {EMULATOR_BACKENDS} from '../../helpers/emulator-backends.js';
+import {localhostFetch} from '../../helpers/localhost-fetch.js';
 import {describeEachBackend} from '../../helpers/requirements.js';
 
 const backends = EMULATOR_BACKENDS;
@@ -25,7 +26,9 @@ const logs: string[] = [];
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
-const client = () => accountClient(emu.apiUrl);
+/** Where a browser opens the page: its own name, svc-<port>.localhost. */
+const pageOrigin = () => new URL(emu.accountUrl).origin;
+const client = () => accountClient(pageOrigin());
 const askForLink = (c: AccountClient, email: string) => askForSignInLink(c, email, logs);
 const signIn = (c: AccountClient, email: string) => signInThrough(c, email, logs);
 
@@ -70,10 +73,10 @@ describeEachBackend(backends, 'on $name', (backend) => {
     });
 
     it('takes /account/ with a trailing slash to the page', async () => {
-      const res = await fetch(`${emu.apiUrl}/account/`, {redirect: 'manual'});
+      const res = await localhostFetch(`${pageOrigin()}/account/`, {redirect: 'manual'});
       expect(res.status).toBe(308);
       expect(res.headers.get('location')).toBe('/account');
-      expect((await fetch(`${emu.apiUrl}/account/`)).status).toBe(200);
+      expect((await localhostFetch(`${pageOrigin()}/account/`)).status).toBe(200);
     });
 
     it('answers a logged-out request with the sign-in page and never data', async () => {
@@ -101,10 +104,40 @@ describeEachBackend(backends, 'on $name', (backend) => {
       expect(keys.status).toBe(200);
       const out = await c.form('/account/logout', {csrf: csrfOf(keys.text)});
       expect(out.status).toBe(303);
-      const again = await fetch(`${emu.apiUrl}/account/keys`, {
+      const again = await localhostFetch(`${pageOrigin()}/account/keys`, {
         headers: {cookie: `${sessionCookie()}=${id}`},
       });
       expect(again.status).toBe(401);
+    });
+  });
+
+  describe('at a name every server on this machine shares', () => {
+    const shared = () => [`127.0.0.1:${port()}`, `localhost:${port()}`];
+
+    it('sends a browser to the page at its own name, and sets no cookie there', async () => {
+      for (const host of shared()) {
+        for (const path of ['/account', '/account/mailbox', '/account/keys', '/account/sign-in?token=abc']) {
+          const answer = await sendTo(host, 'GET', path);
+          expect(answer.status, `${host}${path}`).toBe(302);
+          expect(answer.location).toBe(`${pageOrigin()}${path}`);
+          expect(answer.setCookies).toEqual([]);
+        }
+      }
+    });
+
+    it('does nothing for a form posted there, and says where the page is', async () => {
+      const c = client();
+      const csrf = csrfOf((await c.request('/account')).text);
+      const cookie = [...c.jar].map(([k, v]) => `${k}=${v}`).join('; ');
+      const before = logs.length;
+      for (const host of shared()) {
+        const body = new URLSearchParams({csrf, email: 'shared@example.com'}).toString();
+        const answer = await sendTo(host, 'POST', '/account/login', body, cookie);
+        expect(answer.status).toBe(421);
+        expect(answer.text).toContain(`${pageOrigin()}/account`);
+        expect(answer.setCookies).toEqual([]);
+      }
+      expect(logs.slice(before).some((l) => l.includes('shared@example.com'))).toBe(false);
     });
   });
 
@@ -153,41 +186,30 @@ describeEachBackend(backends, 'on $name', (backend) => {
       expect(logs.some((l) => l.includes('ring'))).toBe(false);
     });
 
-    it('builds sign-in links from the address the request reached, not from its Host header', async () => {
+    it('builds sign-in links only for a name it answers to, leading to its own name', async () => {
       const c = client();
       const page = await c.request('/account');
       const body = new URLSearchParams({csrf: csrfOf(page.text), email: 'host@example.com'}).toString();
-      const post = (host: string) =>
-        new Promise<number>((resolve, reject) => {
-          const req = request(
-            `${emu.apiUrl}/account/login`,
-            {
-              method: 'POST',
-              headers: {
-                host,
-                cookie: [...c.jar].map(([k, v]) => `${k}=${v}`).join('; '),
-                'content-type': 'application/x-www-form-urlencoded',
-                'content-length': Buffer.byteLength(body),
-              },
-            },
-            (res) => {
-              res.resume();
-              resolve(res.statusCode ?? 0);
-            },
-          );
-          req.on('error', reject);
-          req.end(body);
-        });
-      // A name the emulator does not answer to gets nothing done at all (DNS rebinding).
+      const post = async (host: string) =>
+        (
+          await sendTo(
+            host,
+            'POST',
+            '/account/login',
+            body,
+            [...c.jar].map(([k, v]) => `${k}=${v}`).join('; '),
+          )
+        ).status;
+      // A name the emulator does not answer to gets nothing done at all (DNS rebinding), nor does the own name of
+      // an emulator on another port, which a link would lead to.
       const mailed = () => logs.filter((l) => l.includes('to host@example.com:')).length;
       const before = mailed();
       expect(await post('evil.example')).toBe(421);
+      expect(await post('svc-9999.localhost:9999')).toBe(421);
       expect(mailed()).toBe(before);
-      // One it answers to still gets a link to the address the request reached.
-      expect(await post(`localhost:${new URL(emu.apiUrl).port}`)).toBe(200);
+      expect(await post(new URL(pageOrigin()).host)).toBe(200);
       const line = logs.findLast((l) => l.includes('to host@example.com:')) as string;
-      expect(line).toContain(`${emu.apiUrl}/account/sign-in?token=`);
-      expect(line).not.toContain('localhost');
+      expect(line).toContain(`${pageOrigin()}/account/sign-in?token=`);
     });
 
     it('answers generated form posts and paths on every route with a page, never a 5xx', async () => {
@@ -325,3 +347,49 @@ describe('an emulator without a vault key', () => {
     }
   });
 });
+
+interface Sent {
+  status: number;
+  location?: string;
+  setCookies: string[];
+  text: string;
+}
+
+/** A request to the emulator's address with a Host header of its own (fetch would not send one). */
+function sendTo(host: string, method: string, path: string, body?: string, cookie?: string): Promise<Sent> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      `${emu.apiUrl}${path}`,
+      {
+        method,
+        headers: {
+          host,
+          ...(cookie ? {cookie} : {}),
+          ...(body === undefined
+            ? {}
+            : {
+                'content-type': 'application/x-www-form-urlencoded',
+                'content-length': Buffer.byteLength(body),
+              }),
+        },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => {
+          text += d;
+        });
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            location: res.headers.location,
+            setCookies: res.headers['set-cookie'] ?? [],
+            text,
+          }),
+        );
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}

@@ -6,7 +6,8 @@ import {type RunningEmulator, startEmulator} from '../../../emulator/index.js';
 import {listEndpoints} from '../../../emulator/ops/endpoints.js';
 import {MAX_ACTIVE_KEYS_PER_ORG, MAX_ENDPOINTS_PER_ORG} from '../../../src/definitions.js';
 import type {EventType} from '../../../src/schemas/index.js';
-import {launchChromium, screenshots, seriousAxeViolations} from '../../helpers/browser.js';
+import {launchChromium, postWithCookies, screenshots, seriousAxeViolations} from '../../helpers/browser.js';
+import {localhostFetch} from '../../helpers/localhost-fetch.js';
 import {CHROMIUM, describeNeeding} from '../../helpers/requirements.js';
 import {type Receiver, startReceiver, waitFor} from '../delivery/helpers.js';
 
@@ -34,8 +35,10 @@ async function newPage(
   base = emu,
   options: {javaScript?: boolean} = {},
 ): Promise<{context: BrowserContext; page: Page; outside: string[]}> {
+  // The page is opened where the ready line says: its own name, svc-<port>.localhost.
+  const origin = new URL(base.accountUrl).origin;
   const context = await browser.newContext({
-    baseURL: base.apiUrl,
+    baseURL: origin,
     javaScriptEnabled: options.javaScript ?? true,
   });
   contexts.push(context);
@@ -44,7 +47,7 @@ async function newPage(
   // No asset may come from anywhere but the emulator itself.
   const outside: string[] = [];
   page.on('request', (req) => {
-    if (!req.url().startsWith(base.apiUrl)) outside.push(req.url());
+    if (!req.url().startsWith(origin)) outside.push(req.url());
   });
   return {context, page, outside};
 }
@@ -163,7 +166,7 @@ describeNeeding([CHROMIUM], 'the account page in Chromium', {timeout: 60_000}, (
     const after = (await alice.context().cookies()).find((c) => c.name === sessionCookie())?.value;
     expect(after).toBeDefined();
     expect(after).not.toBe(before);
-    const stale = await fetch(`${emu.apiUrl}/account/keys`, {
+    const stale = await localhostFetch(`${new URL(emu.accountUrl).origin}/account/keys`, {
       headers: {cookie: `${sessionCookie()}=${before}`},
     });
     expect(stale.status).toBe(401);
@@ -223,7 +226,9 @@ describeNeeding([CHROMIUM], 'the account page in Chromium', {timeout: 60_000}, (
     expect(secret).toMatch(/^svc_[0-9A-Za-z]{40}$/);
     expect(await alice.locator('.secret-once').textContent()).toContain('shown only this once');
     // The page's own script runs under the CSP: it shows the copy button, which puts the key on the clipboard.
-    await alice.context().grantPermissions(['clipboard-read', 'clipboard-write'], {origin: emu.apiUrl});
+    await alice.context().grantPermissions(['clipboard-read', 'clipboard-write'], {
+      origin: new URL(emu.accountUrl).origin,
+    });
     await alice.getByRole('button', {name: 'Copy'}).click();
     await alice.locator('.copy-status', {hasText: /./}).waitFor();
     expect(await alice.locator('.copy-status').textContent()).toBe('Copied to the clipboard.');
@@ -518,7 +523,7 @@ describeNeeding([CHROMIUM], 'the account page in Chromium', {timeout: 60_000}, (
     const token = await alice.locator('input[name=csrf]').first().inputValue();
     const before = (await emu.repos.keys.list(emu.orgId)).length;
     const post = (form: Record<string, string>, headers: Record<string, string> = {}) =>
-      alice.request.post('/account/team', {form, headers, maxRedirects: 0});
+      postWithCookies(alice, '/account/team', {form, headers, maxRedirects: 0});
     expect((await post({email: 'mallory@example.com'})).status()).toBe(403);
     expect((await post({email: 'mallory@example.com', csrf: 'x'.repeat(43)})).status()).toBe(403);
     const crossSite = await post(
@@ -527,7 +532,7 @@ describeNeeding([CHROMIUM], 'the account page in Chromium', {timeout: 60_000}, (
     );
     expect(crossSite.status()).toBe(403);
     expect(await crossSite.text()).toContain('Form refused');
-    const logout = await alice.request.post('/account/logout', {form: {}, maxRedirects: 0});
+    const logout = await postWithCookies(alice, '/account/logout', {form: {}, maxRedirects: 0});
     expect(logout.status()).toBe(403);
     expect((await emu.repos.keys.list(emu.orgId)).length).toBe(before);
     await alice.goto('/account/team');
@@ -538,10 +543,10 @@ describeNeeding([CHROMIUM], 'the account page in Chromium', {timeout: 60_000}, (
     await aliceSignedIn();
     await alice.goto('/account/keys');
     const csrf = await alice.locator('input[name=csrf]').first().inputValue();
-    const big = await alice.request.post('/account/keys', {form: {csrf, name: 'x'.repeat(20_000)}});
+    const big = await postWithCookies(alice, '/account/keys', {form: {csrf, name: 'x'.repeat(20_000)}});
     expect(big.status()).toBe(413);
     expect(await big.text()).toContain('Form too large');
-    const json = await alice.request.post('/account/keys', {data: {csrf, name: 'json'}});
+    const json = await postWithCookies(alice, '/account/keys', {data: {csrf, name: 'json'}});
     expect(json.status()).toBe(415);
   });
 
@@ -574,7 +579,7 @@ describeNeeding([CHROMIUM], 'the account page in Chromium', {timeout: 60_000}, (
     await carol.goto('/account/team');
     expect(await carol.getByRole('button', {name: 'Invite admin'}).count()).toBe(0);
     const csrf = await carol.locator('input[name=csrf]').first().inputValue();
-    const invite = await carol.request.post('/account/team', {form: {csrf, email: 'x@example.com'}});
+    const invite = await postWithCookies(carol, '/account/team', {form: {csrf, email: 'x@example.com'}});
     expect(invite.status()).toBe(403);
 
     let {page: bob} = await newPage();
@@ -615,9 +620,11 @@ describeNeeding([CHROMIUM], 'the account page in Chromium', {timeout: 60_000}, (
     }
     await checkPage(bob, 'not-found');
     const bobCsrf = await bob.locator('input[name=csrf]').first().inputValue();
-    const revoke = await bob.request.post(`/account/keys/${aliceKey?.id}/revoke`, {form: {csrf: bobCsrf}});
+    const revoke = await postWithCookies(bob, `/account/keys/${aliceKey?.id}/revoke`, {
+      form: {csrf: bobCsrf},
+    });
     expect(revoke.status()).toBe(404);
-    const remove = await bob.request.post(`/account/webhooks/${aliceHook?.id}/delete`, {
+    const remove = await postWithCookies(bob, `/account/webhooks/${aliceHook?.id}/delete`, {
       form: {csrf: bobCsrf},
     });
     expect(remove.status()).toBe(404);
@@ -643,7 +650,9 @@ describeNeeding([CHROMIUM], 'the account page in Chromium', {timeout: 60_000}, (
     // A forged switch to an org he does not belong to is refused.
     const csrfNow = await bob.locator('input[name=csrf]').first().inputValue();
     const strangerOrg = (await emu.control.createOrg({name: 'Stranger org'})).id;
-    const forgedSwitch = await bob.request.post('/account/org', {form: {csrf: csrfNow, org_id: strangerOrg}});
+    const forgedSwitch = await postWithCookies(bob, '/account/org', {
+      form: {csrf: csrfNow, org_id: strangerOrg},
+    });
     expect(forgedSwitch.status()).toBe(404);
     await bob.goto('/account');
     expect(await bob.locator('.org-line code').textContent()).toBe(bobOrg);
@@ -683,7 +692,7 @@ describeNeeding([CHROMIUM], 'the account page in Chromium', {timeout: 60_000}, (
     await alice.goto('/account/team');
     await alice.getByRole('button', {name: 'Withdraw the invitation of dave@example.com'}).click();
     expect(await alice.locator('.notice').textContent()).toContain('The invitation is withdrawn.');
-    const late = await dave.request.post(`/account/invitations/${emu.orgId}/accept`, {form: {csrf}});
+    const late = await postWithCookies(dave, `/account/invitations/${emu.orgId}/accept`, {form: {csrf}});
     expect(late.status()).toBe(404);
     await dave.goto('/account');
     expect(await dave.getByRole('button', {name: 'Accept'}).count()).toBe(0);
@@ -714,7 +723,7 @@ describeNeeding([CHROMIUM], 'the account page in Chromium', {timeout: 60_000}, (
     expect(await members()).not.toContain('dave@example.com');
     expect(await alice.getByRole('button', {name: 'Leave this org'}).count()).toBe(0);
     const aliceCsrf = await alice.locator('input[name=csrf]').first().inputValue();
-    const ownerLeaves = await alice.request.post('/account/team/leave', {form: {csrf: aliceCsrf}});
+    const ownerLeaves = await postWithCookies(alice, '/account/team/leave', {form: {csrf: aliceCsrf}});
     expect(ownerLeaves.status()).toBe(403);
   });
 

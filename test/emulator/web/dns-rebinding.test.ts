@@ -99,8 +99,8 @@ describeNeeding([CHROMIUM], 'DNS rebinding against the account page', {timeout: 
     for (const step of attempt.steps) expect(step, step.what).toEqual({what: step.what, status: 421});
     expect(await emu.repos.keys.list(emu.orgId)).toEqual([]);
 
-    // The same script from the emulator's own address gets all the way: the refusal above is the name's.
-    const own = await pageAt(emu.apiUrl);
+    // The same script from the page's own address gets all the way: the refusal above is the name's.
+    const own = await pageAt(new URL(emu.accountUrl).origin);
     const signedIn = await takeOver(own, OWNER);
     expect(signedIn.secret, JSON.stringify(signedIn.steps)).toMatch(/^svc_/);
     expect((await emu.repos.keys.list(emu.orgId)).map((k) => k.name)).toEqual(['taken']);

@@ -2,6 +2,7 @@
 // browser or asked by curl, points at the account page; every page's icon is there.
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {type RunningEmulator, startEmulator} from '../../../emulator/index.js';
+import {localhostFetch} from '../../helpers/localhost-fetch.js';
 
 let emu: RunningEmulator;
 beforeAll(async () => {
@@ -14,6 +15,10 @@ describe('GET / on the API address', () => {
     const res = await fetch(`${emu.apiUrl}/`, {redirect: 'manual', headers: {accept: 'text/html,*/*;q=0.8'}});
     expect(res.status).toBe(302);
     expect(res.headers.get('location')).toBe('/account');
+    // ...which lives at its own name.
+    const followed = await localhostFetch(`${emu.apiUrl}/`, {headers: {accept: 'text/html'}});
+    expect(followed.url).toBe(emu.accountUrl);
+    expect(followed.status).toBe(200);
   });
 
   it('tells anything else where the API and the account page are, in the error shape', async () => {
@@ -35,7 +40,7 @@ describe('/favicon.ico', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('image/svg+xml');
     expect(await res.text()).toMatch(/^<svg /);
-    const page = await (await fetch(`${emu.apiUrl}/account`)).text();
+    const page = await (await localhostFetch(emu.accountUrl)).text();
     expect(page).toContain('<link rel="icon" href="/favicon.ico" type="image/svg+xml"/>');
   });
 });
