@@ -28,7 +28,7 @@ function nodeBaseline() {
 // performance.now() counts from the start of the process, so `ready` includes Node's own start-up.
 const LIBRARY = `
 const {performance} = await import('node:perf_hooks');
-const {startEmulator} = await import(${JSON.stringify(pathToFileURL(join(root, 'dist', 'emulator', 'index.js')).href)});
+const {startEmulator} = await import(${JSON.stringify(pathToFileURL(join(root, 'dist', 'src', 'emulator', 'index.js')).href)});
 const options = JSON.parse(process.argv[1]);
 const cpuMs = () => {
   const {user, system} = process.cpuUsage();

@@ -23,8 +23,8 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import {Agent, request} from 'undici';
 import {EmulatorControl} from '../dist/src/client/emulator-control.js';
-import {openStorage} from '../dist/emulator/db/open.js';
-import {createVault} from '../dist/emulator/vault.js';
+import {openStorage} from '../dist/src/emulator/db/open.js';
+import {createVault} from '../dist/src/emulator/vault.js';
 import {newId, newSigningSecret} from '../dist/src/lib/ids.js';
 import {median, percentile, printTable} from './lib.js';
 
@@ -169,7 +169,7 @@ async function prepareBacklog(storageOptions, shape) {
 }
 
 const PROCESS_SCRIPT = `
-const {startEmulator} = await import(${JSON.stringify(pathToFileURL(join(root, 'dist', 'emulator', 'index.js')).href)});
+const {startEmulator} = await import(${JSON.stringify(pathToFileURL(join(root, 'dist', 'src', 'emulator', 'index.js')).href)});
 const o = JSON.parse(process.argv[1]);
 const e = await startEmulator({
   port: 0, dataDir: o.dataDir, databaseUrl: process.env.BENCH_EMULATOR_DATABASE_URL || undefined,

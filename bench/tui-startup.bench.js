@@ -10,7 +10,7 @@ import {fileURLToPath} from 'node:url';
 import {median, percentile, printTable} from './lib.js';
 
 const bin = fileURLToPath(new URL('../bin/run.js', import.meta.url));
-const emulatorModule = new URL('../dist/emulator/index.js', import.meta.url).href;
+const emulatorModule = new URL('../dist/src/emulator/index.js', import.meta.url).href;
 const node = process.execPath;
 const runs = 12;
 const FIRST_SCREEN_TARGET_MS = 300;

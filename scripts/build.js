@@ -14,16 +14,17 @@ if (result.status !== 0) {
   console.error('build: TypeScript reported errors');
 }
 
-const migrations = join(root, 'emulator', 'db', 'migrations');
+const migrations = join(root, 'src', 'emulator', 'db', 'migrations');
 if (existsSync(migrations)) {
-  const out = join(root, 'dist', 'emulator', 'db', 'migrations');
+  const out = join(root, 'dist', 'src', 'emulator', 'db', 'migrations');
   // Start clean: a renamed or removed migration left behind in dist would still be applied.
   rmSync(out, {recursive: true, force: true});
   mkdirSync(out, {recursive: true});
   for (const file of readdirSync(migrations)) cpSync(join(migrations, file), join(out, file));
 }
-const assets = join(root, 'emulator', 'web', 'assets');
-if (existsSync(assets)) cpSync(assets, join(root, 'dist', 'emulator', 'web', 'assets'), {recursive: true});
+const assets = join(root, 'src', 'emulator', 'web', 'assets');
+if (existsSync(assets))
+  cpSync(assets, join(root, 'dist', 'src', 'emulator', 'web', 'assets'), {recursive: true});
 
 const {Plugin} = await import('@oclif/core');
 const plugin = new Plugin({root, type: 'core', ignoreManifest: true, errorOnManifestCreate: true});

@@ -32,7 +32,7 @@ const EXTERNAL_PACKAGES = new Set([
   'yaml',
 ]);
 /** The emulator's entry (server, database, worker) stays out too: the compiled copy in dist/ is loaded. */
-const EXTERNAL_FILES = [join(root, 'emulator', 'index.ts')];
+const EXTERNAL_FILES = [join(root, 'src', 'emulator', 'index.ts')];
 /**
  * The TUI's entry (Ink, React, yoga's wasm) is a bundle of its own, ESM (yoga loads with a top-level await), with
  * React's production build: loading Ink's few hundred files one by one, development React included, cost more

@@ -5,9 +5,9 @@ import {dirname, join} from 'node:path';
 import {fileURLToPath} from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const module = join(root, 'dist', 'emulator', 'db', 'template.js');
+const module = join(root, 'dist', 'src', 'emulator', 'db', 'template.js');
 if (!existsSync(module)) {
-  console.error('prepare-template: dist/emulator/db/template.js is missing; build first');
+  console.error('prepare-template: dist/src/emulator/db/template.js is missing; build first');
   process.exit(1);
 }
 const {prepareTemplate, templateKey, templateLocations, templateProblem} = await import(module);

@@ -15,7 +15,7 @@ import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {afterEach, beforeEach, describe, expect, it} from 'vitest';
 import {FileCredentialStore} from '../../src/auth/file-store.js';
-import {newApiKeySecret} from '../../emulator/ids.js';
+import {newApiKeySecret} from '../../src/emulator/ids.js';
 import {UserError} from '../../src/lib/errors.js';
 
 const posix = process.platform !== 'win32';

@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest';
 import {type KeyringEntry, KeychainStore, KeychainUnavailableError} from '../../src/auth/keychain-store.js';
-import {newApiKeySecret} from '../../emulator/ids.js';
+import {newApiKeySecret} from '../../src/emulator/ids.js';
 
 /** An in-memory keyring standing in for the OS one (the store under test is ours, not the OS's). */
 function memoryKeyring() {

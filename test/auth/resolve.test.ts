@@ -6,7 +6,7 @@ import {DEFAULT_API_URL} from '../../src/client/defaults.js';
 import {FileCredentialStore} from '../../src/auth/file-store.js';
 import {type KeyringEntry, KeychainStore} from '../../src/auth/keychain-store.js';
 import {NotLoggedInError, resolveCredentials} from '../../src/auth/resolve.js';
-import {newApiKeySecret} from '../../emulator/ids.js';
+import {newApiKeySecret} from '../../src/emulator/ids.js';
 
 const LOCAL = 'http://127.0.0.1:4010';
 const OTHER = 'https://other.example';

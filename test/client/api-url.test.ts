@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import {describe, expect, it} from 'vitest';
-import {newApiKeySecret} from '../../emulator/ids.js';
+import {newApiKeySecret} from '../../src/emulator/ids.js';
 import {ApiUrlError, normalizeApiUrl} from '../../src/client/api-url.js';
 import {toUserError} from '../../src/lib/error-mapper.js';
 

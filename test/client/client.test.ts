@@ -13,7 +13,7 @@ import {
   UnauthorizedError,
   VaultUnavailableError,
 } from '../../src/client/index.js';
-import {newApiKeySecret} from '../../emulator/ids.js';
+import {newApiKeySecret} from '../../src/emulator/ids.js';
 import {toUserError} from '../../src/lib/error-mapper.js';
 import {fixtures} from '../helpers/msw-handlers.js';
 

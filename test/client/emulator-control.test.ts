@@ -5,7 +5,7 @@
 import {createServer, type Server} from 'node:http';
 import type {AddressInfo} from 'node:net';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
-import {type RunningEmulator, startEmulator} from '../../emulator/index.js';
+import {type RunningEmulator, startEmulator} from '../../src/emulator/index.js';
 import {EmulatorControl, EmulatorControlError, type RelayMessage} from '../../src/client/emulator-control.js';
 import {signPayload, verifySignature} from '../../src/webhooks/index.js';
 import {waitFor} from '../emulator/delivery/helpers.js';

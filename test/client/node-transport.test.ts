@@ -3,7 +3,7 @@ import {createServer, type RequestListener, type Server} from 'node:http';
 import type {AddressInfo} from 'node:net';
 import {afterEach, describe, expect, it} from 'vitest';
 import {createClient, NetworkError, nodeHttpFetch, UnauthorizedError} from '../../src/client/index.js';
-import {newApiKeySecret} from '../../emulator/ids.js';
+import {newApiKeySecret} from '../../src/emulator/ids.js';
 import {fixtures} from '../helpers/msw-handlers.js';
 
 const KEY = newApiKeySecret();

@@ -11,7 +11,7 @@ import {
   type SvcClient,
   UnauthorizedError,
 } from '../../src/client/index.js';
-import {newApiKeySecret, newId} from '../../emulator/ids.js';
+import {newApiKeySecret, newId} from '../../src/emulator/ids.js';
 import {toUserError} from '../../src/lib/error-mapper.js';
 import {
   ApiKeySchema,

@@ -1,8 +1,8 @@
 // The contract cases against a real emulator: in-memory PGlite, manual clock, listening on loopback. The cases
 // reach it through a recording proxy, and every /v1 answer they got is then checked against the OpenAPI
 // document the emulator serves, with a third-party validator.
-import {type ManualClock, parseDuration} from '../../emulator/clock.js';
-import {startEmulator} from '../../emulator/index.js';
+import {type ManualClock, parseDuration} from '../../src/emulator/clock.js';
+import {startEmulator} from '../../src/emulator/index.js';
 import {afterEach, describe, expect, it} from 'vitest';
 import {openApiChecker} from '../helpers/openapi-check.js';
 import {type Exchange, startRecordingProxy} from '../helpers/recording-proxy.js';

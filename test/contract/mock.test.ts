@@ -1,7 +1,7 @@
 // The contract cases against msw handlers of the documented API: in-process fetch is intercepted by
 // msw, spawned CLI processes reach the same handlers through a loopback server.
 import {setupServer} from 'msw/node';
-import {parseDuration} from '../../emulator/clock.js';
+import {parseDuration} from '../../src/emulator/clock.js';
 import {MockApi} from '../helpers/msw-handlers.js';
 import {serveHandlers} from '../helpers/msw-server.js';
 import {defineContract} from './define.js';

@@ -15,7 +15,7 @@ import type {AddressInfo} from 'node:net';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {afterAll, afterEach, beforeAll, beforeEach, describe, expect, it} from 'vitest';
-import {newApiKeySecret} from '../../emulator/ids.js';
+import {newApiKeySecret} from '../../src/emulator/ids.js';
 import {MockApi} from '../helpers/msw-handlers.js';
 import {type LoopbackServer, serveHandlers} from '../helpers/msw-server.js';
 import {BIN, type CliResult, runCli} from '../helpers/run-cli.js';

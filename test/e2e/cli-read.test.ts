@@ -2,7 +2,7 @@
 import {spawn} from 'node:child_process';
 import {createServer} from 'node:net';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
-import {type RunningEmulator, startEmulator} from '../../emulator/index.js';
+import {type RunningEmulator, startEmulator} from '../../src/emulator/index.js';
 import {BIN, runCli} from '../helpers/run-cli.js';
 
 let emu: RunningEmulator;

@@ -7,7 +7,7 @@ import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {EmulatorControlError} from '../../src/client/errors.js';
-import {type RunningEmulator, startEmulator} from '../../emulator/index.js';
+import {type RunningEmulator, startEmulator} from '../../src/emulator/index.js';
 import {type Receiver, startReceiver, waitFor} from '../emulator/delivery/helpers.js';
 import {localhostFetch} from '../helpers/localhost-fetch.js';
 import {runCli} from '../helpers/run-cli.js';

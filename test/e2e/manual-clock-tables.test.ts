@@ -1,7 +1,7 @@
 // Tables count "in 29 days" and "just now" from the emulator's clock when it is moved by hand, as the
 // emulator dates every answer with its own clock.
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
-import {type RunningEmulator, startEmulator} from '../../emulator/index.js';
+import {type RunningEmulator, startEmulator} from '../../src/emulator/index.js';
 import {runCli} from '../helpers/run-cli.js';
 
 let emu: RunningEmulator;

@@ -8,7 +8,7 @@ import {Client} from '@modelcontextprotocol/sdk/client/index.js';
 import {StdioClientTransport} from '@modelcontextprotocol/sdk/client/stdio.js';
 import type {CallToolResult} from '@modelcontextprotocol/sdk/types.js';
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest';
-import {type RunningEmulator, startEmulator} from '../../emulator/index.js';
+import {type RunningEmulator, startEmulator} from '../../src/emulator/index.js';
 import {waitFor} from '../emulator/delivery/helpers.js';
 import {BIN, runCli} from '../helpers/run-cli.js';
 

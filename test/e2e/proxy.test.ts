@@ -9,7 +9,7 @@ import {type AddressInfo, connect, type Socket} from 'node:net';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
-import {type RunningEmulator, startEmulator} from '../../emulator/index.js';
+import {type RunningEmulator, startEmulator} from '../../src/emulator/index.js';
 import {describeNeeding, OPENSSL} from '../helpers/requirements.js';
 import {runCli} from '../helpers/run-cli.js';
 

@@ -1,7 +1,7 @@
 // The webhook URL policy: every spelling of a non-public address is refused, and resolved names are checked too.
 import fc from 'fast-check';
 import {describe, expect, it} from 'vitest';
-import {checkEndpointHost, checkEndpointUrl, isPublicAddress} from '../../emulator/net/address-policy.js';
+import {checkEndpointHost, checkEndpointUrl, isPublicAddress} from '../../src/emulator/net/address-policy.js';
 
 const refused = (url: string) => {
   const r = checkEndpointUrl(url);

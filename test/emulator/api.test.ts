@@ -8,9 +8,9 @@ import {
   OrgSchema,
   WebhookEndpointSchema,
 } from '../../src/schemas/index.js';
-import {type RunningEmulator, startEmulator} from '../../emulator/index.js';
+import {type RunningEmulator, startEmulator} from '../../src/emulator/index.js';
 import {EmulatorControl, EmulatorControlError} from '../../src/client/emulator-control.js';
-import {newId} from '../../emulator/ids.js';
+import {newId} from '../../src/emulator/ids.js';
 
 let em: RunningEmulator;
 const publicLookup = async () => [{address: '93.184.215.14', family: 4}];

@@ -3,10 +3,10 @@ import {request as httpRequest} from 'node:http';
 import fc from 'fast-check';
 import {Agent} from 'undici';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
-import {AuthFailureLimiter} from '../../emulator/auth/rate-limiter.js';
-import type {ManualClock} from '../../emulator/clock.js';
-import {createApp, type RunningEmulator, startEmulator} from '../../emulator/index.js';
-import {createVault} from '../../emulator/vault.js';
+import {AuthFailureLimiter} from '../../src/emulator/auth/rate-limiter.js';
+import type {ManualClock} from '../../src/emulator/clock.js';
+import {createApp, type RunningEmulator, startEmulator} from '../../src/emulator/index.js';
+import {createVault} from '../../src/emulator/vault.js';
 import {rawGet} from '../helpers/raw-get.js';
 
 let em: RunningEmulator;

@@ -2,8 +2,8 @@
 // the error shape, and one plain log line instead of a stack.
 import {connect, createServer, type Socket} from 'node:net';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
-import {type RunningEmulator, startEmulator} from '../../emulator/index.js';
-import {answerClientError} from '../../emulator/net/client-error.js';
+import {type RunningEmulator, startEmulator} from '../../src/emulator/index.js';
+import {answerClientError} from '../../src/emulator/net/client-error.js';
 
 let em: RunningEmulator;
 const logged: string[] = [];

@@ -1,8 +1,8 @@
 // Time stays where dates can be stored: the manual clock refuses to leave 1970..9998 with 400, never
 // breaking itself, and nothing derived from it (key expiry, sandbox expiry) can pass the year 9999.
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
-import {checkClockTime, ClockRangeError, manualClock, parseDuration} from '../../emulator/clock.js';
-import {EmulatorControlError, type RunningEmulator, startEmulator} from '../../emulator/index.js';
+import {checkClockTime, ClockRangeError, manualClock, parseDuration} from '../../src/emulator/clock.js';
+import {EmulatorControlError, type RunningEmulator, startEmulator} from '../../src/emulator/index.js';
 import {EARLIEST_CLOCK_MS, LATEST_CLOCK_MS, LATEST_DATE_MS} from '../../src/definitions.js';
 
 describe('the manual clock', () => {

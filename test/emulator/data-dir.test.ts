@@ -4,8 +4,8 @@ import {chmod, chown, mkdir, mkdtemp, rm, stat, symlink, writeFile} from 'node:f
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {afterEach, beforeEach, describe, expect, it} from 'vitest';
-import {DataDirError, makeDataDirPrivate} from '../../emulator/data-dir.js';
-import {EmulatorStartError, startEmulator} from '../../emulator/index.js';
+import {DataDirError, makeDataDirPrivate} from '../../src/emulator/data-dir.js';
+import {EmulatorStartError, startEmulator} from '../../src/emulator/index.js';
 import {openToOthers} from '../helpers/file-modes.js';
 import {itNeeding, ROOT} from '../helpers/requirements.js';
 

@@ -4,7 +4,7 @@
 import fc from 'fast-check';
 import {Agent, request} from 'undici';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
-import {type RunningEmulator, startEmulator} from '../../emulator/index.js';
+import {type RunningEmulator, startEmulator} from '../../src/emulator/index.js';
 
 let em: RunningEmulator;
 let secret: string;

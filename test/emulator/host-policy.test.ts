@@ -1,8 +1,8 @@
 // The names the emulator answers to: every request addressed to another name (DNS rebinding) is refused before
 // any route runs, and a form's Origin must name the emulator too.
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
-import {type RunningEmulator, startEmulator} from '../../emulator/index.js';
-import {createHostPolicy} from '../../emulator/net/host-policy.js';
+import {type RunningEmulator, startEmulator} from '../../src/emulator/index.js';
+import {createHostPolicy} from '../../src/emulator/net/host-policy.js';
 import {localhostFetch} from '../helpers/localhost-fetch.js';
 import {rawGet} from '../helpers/raw-get.js';
 

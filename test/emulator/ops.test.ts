@@ -1,11 +1,11 @@
 // The emulator's operations, through the control surface on loopback and called directly: every rule in one
 // place, every input problem at once, the way out named, nothing of another org reachable.
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
-import {type RunningEmulator, startEmulator} from '../../emulator/index.js';
-import {createEndpoint, deleteEndpoint, listEndpoints} from '../../emulator/ops/endpoints.js';
-import {OperationError} from '../../emulator/operation-error.js';
-import {createKey, listKeys, revokeKey} from '../../emulator/ops/keys.js';
-import {createOrg} from '../../emulator/ops/orgs.js';
+import {type RunningEmulator, startEmulator} from '../../src/emulator/index.js';
+import {createEndpoint, deleteEndpoint, listEndpoints} from '../../src/emulator/ops/endpoints.js';
+import {OperationError} from '../../src/emulator/operation-error.js';
+import {createKey, listKeys, revokeKey} from '../../src/emulator/ops/keys.js';
+import {createOrg} from '../../src/emulator/ops/orgs.js';
 import {MAX_ACTIVE_KEYS_PER_ORG, MAX_ENDPOINTS_PER_ORG} from '../../src/definitions.js';
 
 let emu: RunningEmulator;

@@ -1,9 +1,9 @@
 // The failure limit under parallel guesses, its own budget for the control surface, the clock moving the
 // window, and the reset a test suite uses to start afresh.
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
-import {AuthFailureLimiter, RateLimitedError} from '../../emulator/auth/rate-limiter.js';
-import {type ManualClock, manualClock} from '../../emulator/clock.js';
-import {createApp, type RunningEmulator, startEmulator} from '../../emulator/index.js';
+import {AuthFailureLimiter, RateLimitedError} from '../../src/emulator/auth/rate-limiter.js';
+import {type ManualClock, manualClock} from '../../src/emulator/clock.js';
+import {createApp, type RunningEmulator, startEmulator} from '../../src/emulator/index.js';
 
 describe('reservations', () => {
   it('lets at most the budget of checks wait on a lookup at once, and refuses the rest once they fail', async () => {

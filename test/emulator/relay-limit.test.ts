@@ -1,7 +1,7 @@
 // Relay endpoints of `svc listen` are the emulator's own: they never take one of an org's 10 webhook endpoint
 // places, so a suite testing that limit sees what the service does, and they have a limit of their own.
 import {afterEach, beforeEach, describe, expect, it} from 'vitest';
-import {type EmulatorControlError, type RunningEmulator, startEmulator} from '../../emulator/index.js';
+import {type EmulatorControlError, type RunningEmulator, startEmulator} from '../../src/emulator/index.js';
 import {MAX_ENDPOINTS_PER_ORG, MAX_RELAYS_PER_ORG} from '../../src/definitions.js';
 
 // An emulator of each test's own: the limits count what earlier tests registered.

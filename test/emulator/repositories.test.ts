@@ -1,11 +1,11 @@
 import {afterAll, beforeAll, expect, it} from 'vitest';
-import type {Database} from '../../emulator/db/database.js';
-import {openStorage, type OpenedStorage} from '../../emulator/db/open.js';
-import {keyRecord} from '../../emulator/db/api-keys.js';
-import {createRepositories, type Repositories} from '../../emulator/db/repositories.js';
-import {LimitError} from '../../emulator/db/repository-support.js';
+import type {Database} from '../../src/emulator/db/database.js';
+import {openStorage, type OpenedStorage} from '../../src/emulator/db/open.js';
+import {keyRecord} from '../../src/emulator/db/api-keys.js';
+import {createRepositories, type Repositories} from '../../src/emulator/db/repositories.js';
+import {LimitError} from '../../src/emulator/db/repository-support.js';
 import {MAX_ACTIVE_KEYS_PER_ORG} from '../../src/definitions.js';
-import {hashSecret} from '../../emulator/hash.js';
+import {hashSecret} from '../../src/emulator/hash.js';
 import {scratchSchema} from '../helpers/pg-schema.js';
 import {describeEachBackend, POSTGRES, postgresUrl, type Requirement} from '../helpers/requirements.js';
 

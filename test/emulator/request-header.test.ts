@@ -2,7 +2,7 @@
 import fc from 'fast-check';
 import type {Context} from 'hono';
 import {describe, expect, it} from 'vitest';
-import {requestHeader} from '../../emulator/net/request-header.js';
+import {requestHeader} from '../../src/emulator/net/request-header.js';
 
 /** A context as the Node adapter builds it: the raw headers of the incoming message, and the Request. */
 function served(rawHeaders: string[]): Context {

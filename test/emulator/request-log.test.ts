@@ -1,9 +1,9 @@
 // The request log: whoever runs the emulator (admin token) reads why each request was refused, while /v1 gives
 // every refused caller the very same 401. Real HTTP on loopback, a manual clock for the times.
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
-import {type ManualClock, parseDuration} from '../../emulator/clock.js';
-import {type RunningEmulator, startEmulator} from '../../emulator/index.js';
-import {RequestLog} from '../../emulator/request-log.js';
+import {type ManualClock, parseDuration} from '../../src/emulator/clock.js';
+import {type RunningEmulator, startEmulator} from '../../src/emulator/index.js';
+import {RequestLog} from '../../src/emulator/request-log.js';
 
 let emu: RunningEmulator;
 const START = new Date('2032-02-02T10:00:00.000Z');

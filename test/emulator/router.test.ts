@@ -1,8 +1,8 @@
 // Every request passes the main router first: its routes must compile into Hono's one-expression router, or
 // each /v1 request pays for the slower trie it falls back to (a new route shape can cause that silently).
 import {afterAll, beforeAll, expect, it} from 'vitest';
-import {createApp, type RunningEmulator, startEmulator} from '../../emulator/index.js';
-import {createEnginePlugin} from '../../emulator/engine.js';
+import {createApp, type RunningEmulator, startEmulator} from '../../src/emulator/index.js';
+import {createEnginePlugin} from '../../src/emulator/engine.js';
 
 let emu: RunningEmulator;
 beforeAll(async () => {

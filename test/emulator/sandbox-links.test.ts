@@ -4,7 +4,7 @@
 import {afterAll, beforeAll, beforeEach, expect, it} from 'vitest';
 import {EMULATOR_BACKENDS} from '../helpers/emulator-backends.js';
 import {describeEachBackend} from '../helpers/requirements.js';
-import {type RunningEmulator, startEmulator} from '../../emulator/index.js';
+import {type RunningEmulator, startEmulator} from '../../src/emulator/index.js';
 import type {CreatedSandboxLink} from '../../src/schemas/index.js';
 import {accountClient, csrfOf, signIn} from '../helpers/account-client.js';
 import {type Receiver, startReceiver} from './delivery/helpers.js';

@@ -6,7 +6,7 @@ import {mkdir, mkdtemp, rm, writeFile} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
-import {EmulatorStartError, startEmulator} from '../../emulator/index.js';
+import {EmulatorStartError, startEmulator} from '../../src/emulator/index.js';
 
 let root: string;
 let taken: Server;

@@ -8,7 +8,7 @@ import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {describeNeeding, POSTGRES, postgresUrl} from '../helpers/requirements.js';
-import {EmulatorStartError, type RunningEmulator, startEmulator} from '../../emulator/index.js';
+import {EmulatorStartError, type RunningEmulator, startEmulator} from '../../src/emulator/index.js';
 import {verifySignature} from '../../src/webhooks/index.js';
 import {scratchSchema} from '../helpers/pg-schema.js';
 import {runCli} from '../helpers/run-cli.js';

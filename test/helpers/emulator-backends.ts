@@ -1,6 +1,6 @@
 // The storages an emulator test runs on: embedded PGlite always, and a real PostgreSQL (each run in a fresh
 // schema) where there is one; describeEachBackend shows the PostgreSQL run skipped, with why, elsewhere.
-import type {StartEmulatorOptions} from '../../emulator/index.js';
+import type {StartEmulatorOptions} from '../../src/emulator/index.js';
 import {scratchSchema} from './pg-schema.js';
 import {POSTGRES, postgresUrl, type Requirement} from './requirements.js';
 

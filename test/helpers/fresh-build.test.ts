@@ -23,8 +23,8 @@ beforeEach(() => {
   file('dist/cli/bundle.cjs', BUILT_AT);
   file('src/commands/org.ts', earlier);
   file('dist/src/commands/org.js', earlier);
-  file('emulator/db/migrations/001_init.sql', earlier);
-  file('dist/emulator/db/migrations/001_init.sql', earlier);
+  file('src/emulator/db/migrations/001_init.sql', earlier);
+  file('dist/src/emulator/db/migrations/001_init.sql', earlier);
   file('src/ui/tui/app.tsx', earlier);
   file('dist/src/ui/tui/app.js', earlier);
 });
@@ -38,10 +38,10 @@ describe('the stale-build check', () => {
 
   it('names sources changed after the build, newest first, and says how to rebuild', () => {
     file('src/commands/org.ts', later);
-    file('emulator/db/migrations/001_init.sql', new Date(later.getTime() + 1000));
-    expect(staleSources(root)).toEqual(['emulator/db/migrations/001_init.sql', 'src/commands/org.ts']);
+    file('src/emulator/db/migrations/001_init.sql', new Date(later.getTime() + 1000));
+    expect(staleSources(root)).toEqual(['src/emulator/db/migrations/001_init.sql', 'src/commands/org.ts']);
     expect(staleBuildError(root)?.message).toMatch(
-      /^dist\/ is older than the sources \(emulator\/db\/migrations\/001_init\.sql, src\/commands\/org\.ts changed since the last build\)\. Run `npm run build` first/,
+      /^dist\/ is older than the sources \(src\/emulator\/db\/migrations\/001_init\.sql, src\/commands\/org\.ts changed since the last build\)\. Run `npm run build` first/,
     );
   });
 
@@ -54,7 +54,7 @@ describe('the stale-build check', () => {
 
   it('ignores files the build does not take (type declarations, notes)', () => {
     file('src/types.d.ts', later);
-    file('emulator/README.md', later);
+    file('src/emulator/README.md', later);
     expect(staleSources(root)).toEqual([]);
   });
 });

@@ -20,8 +20,8 @@ function builtFrom(root: string, file: string): string | undefined {
   if (/\.tsx?$/.test(rel) && !rel.endsWith('.d.ts')) return join(root, 'dist', rel.replace(/\.tsx?$/, '.js'));
   // Copied as they are: the migrations and the account page's assets.
   if (
-    rel.startsWith(join('emulator', 'db', 'migrations')) ||
-    rel.startsWith(join('emulator', 'web', 'assets'))
+    rel.startsWith(join('src', 'emulator', 'db', 'migrations')) ||
+    rel.startsWith(join('src', 'emulator', 'web', 'assets'))
   )
     return join(root, 'dist', rel);
   return undefined;
@@ -37,7 +37,7 @@ export function staleSources(root = ROOT): string[] {
   const bundle = join(root, 'dist', 'cli', 'bundle.cjs');
   const builtAt = existsSync(bundle) ? mtime(bundle) : Number.NEGATIVE_INFINITY;
   const stale: {file: string; time: number}[] = [];
-  for (const file of [...walk(join(root, 'src')), ...walk(join(root, 'emulator'))]) {
+  for (const file of [...walk(join(root, 'src'))]) {
     const out = builtFrom(root, file);
     if (!out) continue;
     const time = mtime(file);

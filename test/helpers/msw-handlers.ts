@@ -3,7 +3,7 @@
 import {createHash} from 'node:crypto';
 import {readFileSync} from 'node:fs';
 import {HttpResponse, http, type RequestHandler} from 'msw';
-import {newApiKeySecret, newId} from '../../emulator/ids.js';
+import {newApiKeySecret, newId} from '../../src/emulator/ids.js';
 import {
   type ApiKey,
   ApiKeySchema,

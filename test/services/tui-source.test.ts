@@ -4,7 +4,7 @@ import {mkdtemp, rm} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
-import {type RunningEmulator, startEmulator} from '../../emulator/index.js';
+import {type RunningEmulator, startEmulator} from '../../src/emulator/index.js';
 import {DEFAULT_API_URL} from '../../src/client/defaults.js';
 import {openTuiSource, prefetchEndpoints} from '../../src/services/tui.js';
 import {runCli} from '../helpers/run-cli.js';

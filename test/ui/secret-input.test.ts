@@ -1,6 +1,6 @@
 import {PassThrough} from 'node:stream';
 import {describe, expect, it} from 'vitest';
-import {newApiKeySecret} from '../../emulator/ids.js';
+import {newApiKeySecret} from '../../src/emulator/ids.js';
 import {readSecret} from '../../src/ui/secret-input.js';
 
 /** A stand-in terminal: a stream with isTTY and setRawMode, recording the raw-mode switches. */

@@ -2,15 +2,15 @@
 import {constants} from 'node:fs';
 import {access} from 'node:fs/promises';
 import {dirname, join, resolve} from 'node:path';
-import type {RunningEmulator, StartEmulatorOptions} from '../../../emulator/index.js';
+import type {RunningEmulator, StartEmulatorOptions} from '../../emulator/index.js';
 import {
   CHAOS_EXAMPLE,
   ChaosSettingsError,
   describeChaos,
   parseChaosSpec,
-} from '../../../emulator/delivery/chaos.js';
+} from '../../emulator/delivery/chaos.js';
 import {isLoopbackHost} from '../../client/api-url.js';
-import {parseVaultKey, VaultKeyError} from '../../../emulator/vault-key.js';
+import {parseVaultKey, VaultKeyError} from '../../emulator/vault-key.js';
 import type {SignatureClock} from '../../definitions.js';
 import {UserError, usageError} from '../../lib/errors.js';
 import {currentSvcCommand} from '../../lib/invocation.js';
@@ -110,7 +110,7 @@ export function chaosFlag(spec: string): ReturnType<typeof parseChaosSpec> {
 
 export async function startOrExplain(options: StartEmulatorOptions): Promise<RunningEmulator> {
   // The emulator (HTTP server, database, delivery worker) loads only for the commands that start one.
-  const {EmulatorStartError, startEmulator} = await import('../../../emulator/index.js');
+  const {EmulatorStartError, startEmulator} = await import('../../emulator/index.js');
   try {
     return await startEmulator(options);
   } catch (err) {

@@ -1,5 +1,5 @@
 // `svc events sample TYPE`: a valid body of one event type, with fresh ids, as svc would post it.
-import {newId} from '../../../emulator/ids.js';
+import {newId} from '../../emulator/ids.js';
 import type {EventType} from '../../definitions.js';
 import {eventSchemaFor, type SvcEvent} from '../../schemas/index.js';
 

@@ -5,7 +5,7 @@ import {pathToFileURL} from 'node:url';
 import {PGlite} from '@electric-sql/pglite';
 import pg from 'pg';
 import {afterAll, beforeAll, expect, it} from 'vitest';
-import {type Database, migrate, wrapPGlite, wrapPgPool} from '../../../emulator/db/database.js';
+import {type Database, migrate, wrapPGlite, wrapPgPool} from '../../../src/emulator/db/database.js';
 import {scratchSchema} from '../../helpers/pg-schema.js';
 import {describeEachBackend, POSTGRES, postgresUrl, type Requirement} from '../../helpers/requirements.js';
 

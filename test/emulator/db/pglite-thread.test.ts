@@ -7,9 +7,9 @@ import {join} from 'node:path';
 import {fileURLToPath} from 'node:url';
 import {promisify} from 'node:util';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
-import type {Database} from '../../../emulator/db/database.js';
-import {openPGliteThread} from '../../../emulator/db/pglite-thread.js';
-import {copyTemplate, ensureTemplate, PGDATA} from '../../../emulator/db/template.js';
+import type {Database} from '../../../src/emulator/db/database.js';
+import {openPGliteThread} from '../../../src/emulator/db/pglite-thread.js';
+import {copyTemplate, ensureTemplate, PGDATA} from '../../../src/emulator/db/template.js';
 import {assertFreshBuild} from '../../helpers/fresh-build.js';
 
 let scratch: string;
@@ -124,7 +124,7 @@ describe('PGlite on its own thread', () => {
 
   it('opens from a process started with --input-type=module (the built module, as a script would load it)', async () => {
     assertFreshBuild();
-    const built = fileURLToPath(new URL('../../../dist/emulator/db/pglite-thread.js', import.meta.url));
+    const built = fileURLToPath(new URL('../../../dist/src/emulator/db/pglite-thread.js', import.meta.url));
     const code = `
       const {openPGliteThread} = await import(${JSON.stringify(built)});
       const db = await openPGliteThread(${JSON.stringify(join(scratch, 'second', PGDATA))});

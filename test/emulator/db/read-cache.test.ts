@@ -1,8 +1,8 @@
 // The write tracker under the read cache sees writes made through scripts (the delivery engine's prepared
 // statements) as well as through queries, inside a transaction and outside one.
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
-import type {Database} from '../../../emulator/db/database.js';
-import {trackWrites} from '../../../emulator/db/read-cache.js';
+import type {Database} from '../../../src/emulator/db/database.js';
+import {trackWrites} from '../../../src/emulator/db/read-cache.js';
 import {openTestDb} from '../delivery/helpers.js';
 
 let db: Database;

@@ -1,7 +1,7 @@
 // The one rule of a sandbox link's state, as a pure function: its key first (revoked or expired: `revoked`, for
 // good), then its sandbox (not running, or past its expiry even before the sweep has moved it: `sandbox_stopped`).
 import {describe, expect, it} from 'vitest';
-import {type LinkView, linkState} from '../../../emulator/db/sandbox-links.js';
+import {type LinkView, linkState} from '../../../src/emulator/db/sandbox-links.js';
 
 const NOW = new Date('2031-05-01T12:00:00.000Z');
 const before = new Date(NOW.getTime() - 1);

@@ -6,8 +6,8 @@ import {mkdtemp, readFile, rm} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
-import {wrapPGlite} from '../../../emulator/db/database.js';
-import {openPGlite} from '../../../emulator/db/pglite.js';
+import {wrapPGlite} from '../../../src/emulator/db/database.js';
+import {openPGlite} from '../../../src/emulator/db/pglite.js';
 import {
   copyTemplate,
   ensureTemplate,
@@ -15,7 +15,7 @@ import {
   type TemplateManifest,
   templateKey,
   templateProblem,
-} from '../../../emulator/db/template.js';
+} from '../../../src/emulator/db/template.js';
 
 let scratch: string;
 let built: string;

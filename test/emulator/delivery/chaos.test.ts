@@ -2,13 +2,13 @@
 // same sequence (so a failure can be replayed), duplicates carry the event id of the event they repeat, and
 // every attempt chaos made is marked so in the delivery's record.
 import {describe, expect, it} from 'vitest';
-import {startEmulator} from '../../../emulator/index.js';
+import {startEmulator} from '../../../src/emulator/index.js';
 import {
   ChaosDice,
   type ChaosSettings,
   ChaosSettingsError,
   parseChaosSpec,
-} from '../../../emulator/delivery/chaos.js';
+} from '../../../src/emulator/delivery/chaos.js';
 import {EmulatorControlError} from '../../../src/client/emulator-control.js';
 import {type Receiver, startReceiver, waitFor} from './helpers.js';
 

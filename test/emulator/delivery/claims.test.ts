@@ -1,10 +1,10 @@
 // The exclusive claim (PGlite): which deliveries a worker takes, in what order, and that it is planned only once.
 import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest';
-import type {Database} from '../../../emulator/db/database.js';
-import {recordAttempts} from '../../../emulator/delivery/attempt-repository.js';
-import {claimDue, claimEndpointAfter} from '../../../emulator/delivery/claim.js';
-import {INDEX_PLANS, literal, PreparedStatements} from '../../../emulator/delivery/statements.js';
-import {createVault} from '../../../emulator/vault.js';
+import type {Database} from '../../../src/emulator/db/database.js';
+import {recordAttempts} from '../../../src/emulator/delivery/attempt-repository.js';
+import {claimDue, claimEndpointAfter} from '../../../src/emulator/delivery/claim.js';
+import {INDEX_PLANS, literal, PreparedStatements} from '../../../src/emulator/delivery/statements.js';
+import {createVault} from '../../../src/emulator/vault.js';
 import {emitReadyEvents, openTestDb, resetDb, seedEndpoint, seedOrg, testVaultKey} from './helpers.js';
 
 const START = new Date('2030-01-01T00:00:00Z');

@@ -1,8 +1,8 @@
 // The SSRF guard at delivery time: resolved addresses filtered at connect, IP literals judged before connecting.
 import {describe, expect, it} from 'vitest';
-import {publicOnlyLookup} from '../../../emulator/net/address-policy.js';
-import {createDeliveryAgent} from '../../../emulator/delivery/delivery-agent.js';
-import {sendAttempt} from '../../../emulator/delivery/sender.js';
+import {publicOnlyLookup} from '../../../src/emulator/net/address-policy.js';
+import {createDeliveryAgent} from '../../../src/emulator/delivery/delivery-agent.js';
+import {sendAttempt} from '../../../src/emulator/delivery/sender.js';
 import {startReceiver} from './helpers.js';
 
 function lookupWith(addresses: {address: string; family: number}[], all: boolean) {

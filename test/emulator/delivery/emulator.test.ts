@@ -1,7 +1,7 @@
 // The delivery engine inside a real emulator: control routes, the deliveries API, and the SSRF guard at delivery time.
 import type {LookupAddress} from 'node:dns';
 import {afterEach, describe, expect, it} from 'vitest';
-import {type RunningEmulator, startEmulator} from '../../../emulator/index.js';
+import {type RunningEmulator, startEmulator} from '../../../src/emulator/index.js';
 import {EventSchema} from '../../../src/schemas/index.js';
 import {verifySignature} from '../../../src/webhooks/index.js';
 import {type Receiver, startReceiver, waitFor} from './helpers.js';

@@ -3,10 +3,10 @@ import {randomBytes} from 'node:crypto';
 import {createServer, type IncomingHttpHeaders, type ServerResponse} from 'node:http';
 import type {AddressInfo} from 'node:net';
 import {PGlite} from '@electric-sql/pglite';
-import {type Database, migrate, wrapPGlite} from '../../../emulator/db/database.js';
-import {recordEvent} from '../../../emulator/delivery/events.js';
-import type {Vault} from '../../../emulator/vault.js';
-import {newId, newSigningSecret} from '../../../emulator/ids.js';
+import {type Database, migrate, wrapPGlite} from '../../../src/emulator/db/database.js';
+import {recordEvent} from '../../../src/emulator/delivery/events.js';
+import type {Vault} from '../../../src/emulator/vault.js';
+import {newId, newSigningSecret} from '../../../src/emulator/ids.js';
 
 export async function openTestDb(): Promise<Database> {
   const db = wrapPGlite(new PGlite() as never);

@@ -3,13 +3,13 @@
 // the same moment never share a delivery. Runs on PGlite always and on PostgreSQL when one is configured.
 import pg from 'pg';
 import {afterAll, beforeAll, beforeEach, expect, it} from 'vitest';
-import {manualClock} from '../../../emulator/clock.js';
-import type {Database} from '../../../emulator/db/database.js';
-import {openStorage} from '../../../emulator/db/open.js';
-import {type ClaimedDelivery, claimDue} from '../../../emulator/delivery/claim.js';
-import {PreparedStatements} from '../../../emulator/delivery/statements.js';
-import {DeliveryWorker} from '../../../emulator/delivery/worker.js';
-import {createVault} from '../../../emulator/vault.js';
+import {manualClock} from '../../../src/emulator/clock.js';
+import type {Database} from '../../../src/emulator/db/database.js';
+import {openStorage} from '../../../src/emulator/db/open.js';
+import {type ClaimedDelivery, claimDue} from '../../../src/emulator/delivery/claim.js';
+import {PreparedStatements} from '../../../src/emulator/delivery/statements.js';
+import {DeliveryWorker} from '../../../src/emulator/delivery/worker.js';
+import {createVault} from '../../../src/emulator/vault.js';
 import {type ScratchSchema, scratchSchema} from '../../helpers/pg-schema.js';
 import {
   emitReadyEvents,

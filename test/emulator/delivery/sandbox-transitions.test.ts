@@ -7,7 +7,7 @@ import {
   readyState,
   type SandboxState,
   TransitionError,
-} from '../../../emulator/sandboxes/transitions.js';
+} from '../../../src/emulator/sandboxes/transitions.js';
 import {EVENT_TYPES, SANDBOX_ACTIONS, SANDBOX_STATUSES} from '../../../src/definitions.js';
 
 const at = (status: SandboxState['status'], extra: Partial<SandboxState> = {}): SandboxState => ({

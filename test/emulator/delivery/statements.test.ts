@@ -1,8 +1,8 @@
 // Prepared hot statements on PGlite take their values as inlined literals: every value must come back exactly.
 import fc from 'fast-check';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
-import type {Database} from '../../../emulator/db/database.js';
-import {literal, PreparedStatements} from '../../../emulator/delivery/statements.js';
+import type {Database} from '../../../src/emulator/db/database.js';
+import {literal, PreparedStatements} from '../../../src/emulator/delivery/statements.js';
 import {openTestDb} from './helpers.js';
 
 let db: Database;

@@ -1,11 +1,11 @@
 // The worker's real-time waits all go through the timers it is given: a test that fakes them decides when the
 // worker looks again and what time its leases carry, without waiting for either.
 import {afterAll, afterEach, beforeAll, beforeEach, describe, expect, it} from 'vitest';
-import {manualClock} from '../../../emulator/clock.js';
-import type {Database} from '../../../emulator/db/database.js';
-import type {Timers} from '../../../emulator/delivery/timers.js';
-import {DeliveryWorker} from '../../../emulator/delivery/worker.js';
-import {createVault, type Vault} from '../../../emulator/vault.js';
+import {manualClock} from '../../../src/emulator/clock.js';
+import type {Database} from '../../../src/emulator/db/database.js';
+import type {Timers} from '../../../src/emulator/delivery/timers.js';
+import {DeliveryWorker} from '../../../src/emulator/delivery/worker.js';
+import {createVault, type Vault} from '../../../src/emulator/vault.js';
 import {
   emitReadyEvents,
   openTestDb,

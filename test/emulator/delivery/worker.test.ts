@@ -2,17 +2,17 @@
 // of each kind of answer, and the exact bytes and headers every attempt carries.
 import {createHmac} from 'node:crypto';
 import {afterAll, afterEach, beforeAll, beforeEach, describe, expect, it} from 'vitest';
-import {type ManualClock, manualClock} from '../../../emulator/clock.js';
-import type {Database} from '../../../emulator/db/database.js';
+import {type ManualClock, manualClock} from '../../../src/emulator/clock.js';
+import type {Database} from '../../../src/emulator/db/database.js';
 import {
   DELIVERY_TIMEOUT_MS,
   MAX_DELIVERY_ATTEMPTS,
   RETRY_WAITS_MS,
   retryDelayAfter,
-} from '../../../emulator/delivery/retry-policy.js';
-import {DeliveryWorker, type DeliveryWorkerOptions} from '../../../emulator/delivery/worker.js';
-import {SandboxService} from '../../../emulator/sandboxes/service.js';
-import {createVault, type Vault} from '../../../emulator/vault.js';
+} from '../../../src/emulator/delivery/retry-policy.js';
+import {DeliveryWorker, type DeliveryWorkerOptions} from '../../../src/emulator/delivery/worker.js';
+import {SandboxService} from '../../../src/emulator/sandboxes/service.js';
+import {createVault, type Vault} from '../../../src/emulator/vault.js';
 import {verifySignature} from '../../../src/webhooks/index.js';
 import {
   answer,

@@ -2,7 +2,7 @@
 // SVC_EMULATOR_DATABASE_URL, with the vault key of SVC_EMULATOR_VAULT_KEY (shared by every process, as a team shares
 // it). argv[2] holds the options a test tunes (clock, lease and attempt times). Prints one JSON line when ready and
 // stops cleanly on SIGTERM.
-import {startEmulator} from '../../../dist/emulator/index.js';
+import {startEmulator} from '../../../dist/src/emulator/index.js';
 
 const tuning = JSON.parse(process.argv[2] ?? '{}');
 const emulator = await startEmulator({

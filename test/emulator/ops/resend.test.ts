@@ -1,6 +1,6 @@
 import {afterEach, beforeEach, describe, expect, it} from 'vitest';
 import {EmulatorControlError} from '../../../src/client/emulator-control.js';
-import {type RunningEmulator, startEmulator} from '../../../emulator/index.js';
+import {type RunningEmulator, startEmulator} from '../../../src/emulator/index.js';
 import {RESPONSE_BODY_LIMIT_BYTES} from '../../../src/definitions.js';
 import {verifySignature} from '../../../src/webhooks/index.js';
 import {type Receiver, startReceiver, waitFor} from '../delivery/helpers.js';

@@ -6,7 +6,7 @@ import type {AddressInfo} from 'node:net';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {afterAll, beforeAll, describe, expect, it, vi} from 'vitest';
-import {EmulatorControlError, type RunningEmulator, startEmulator} from '../../../emulator/index.js';
+import {EmulatorControlError, type RunningEmulator, startEmulator} from '../../../src/emulator/index.js';
 import {verifySignature} from '../../../src/webhooks/index.js';
 
 /** A key secret in the service's shape: svc_ and 40 base62 characters. */

@@ -13,7 +13,7 @@ import {
   type Snapshot,
   startEmulator,
   type StartEmulatorOptions,
-} from '../../../emulator/index.js';
+} from '../../../src/emulator/index.js';
 import {verifySignature} from '../../../src/webhooks/index.js';
 import {scratchSchema} from '../../helpers/pg-schema.js';
 

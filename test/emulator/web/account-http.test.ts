@@ -4,7 +4,7 @@ import {createHash} from 'node:crypto';
 import {request} from 'node:http';
 import fc from 'fast-check';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
-import {type RunningEmulator, startEmulator} from '../../../emulator/index.js';
+import {type RunningEmulator, startEmulator} from '../../../src/emulator/index.js';
 import {
   type AccountClient,
   accountClient,

@@ -2,8 +2,8 @@
 // deliveries, every validation error, forged posts, other orgs, accessibility (axe) and screenshots.
 import type {Browser, BrowserContext, Page} from 'playwright-core';
 import {afterAll, beforeAll, expect, it} from 'vitest';
-import {type RunningEmulator, startEmulator} from '../../../emulator/index.js';
-import {listEndpoints} from '../../../emulator/ops/endpoints.js';
+import {type RunningEmulator, startEmulator} from '../../../src/emulator/index.js';
+import {listEndpoints} from '../../../src/emulator/ops/endpoints.js';
 import {MAX_ACTIVE_KEYS_PER_ORG, MAX_ENDPOINTS_PER_ORG} from '../../../src/definitions.js';
 import type {EventType} from '../../../src/schemas/index.js';
 import {launchChromium, postWithCookies, screenshots, seriousAxeViolations} from '../../helpers/browser.js';

@@ -3,7 +3,7 @@
 // read its secret) from its own origin. The same script from the emulator's own address shows it would work.
 import type {Browser, Page} from 'playwright-core';
 import {afterAll, beforeAll, expect, it} from 'vitest';
-import {type RunningEmulator, startEmulator} from '../../../emulator/index.js';
+import {type RunningEmulator, startEmulator} from '../../../src/emulator/index.js';
 import {launchChromium} from '../../helpers/browser.js';
 import {CHROMIUM, describeNeeding, unmet} from '../../helpers/requirements.js';
 

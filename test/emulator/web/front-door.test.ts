@@ -1,7 +1,7 @@
 // The emulator's address itself, as a newcomer meets it: the first address the ready message prints, opened in a
 // browser or asked by curl, points at the account page; every page's icon is there.
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
-import {type RunningEmulator, startEmulator} from '../../../emulator/index.js';
+import {type RunningEmulator, startEmulator} from '../../../src/emulator/index.js';
 import {localhostFetch} from '../../helpers/localhost-fetch.js';
 
 let emu: RunningEmulator;

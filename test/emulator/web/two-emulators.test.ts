@@ -6,7 +6,7 @@ import {createServer, type IncomingMessage, type Server} from 'node:http';
 import type {AddressInfo} from 'node:net';
 import type {Browser, BrowserContext, Page} from 'playwright-core';
 import {afterAll, beforeAll, expect, it} from 'vitest';
-import {type RunningEmulator, startEmulator} from '../../../emulator/index.js';
+import {type RunningEmulator, startEmulator} from '../../../src/emulator/index.js';
 import {launchChromium} from '../../helpers/browser.js';
 import {CHROMIUM, describeNeeding, unmet} from '../../helpers/requirements.js';
 

@@ -1,6 +1,6 @@
 // A real emulator delivering signed events to a receiver on loopback, and the raw deliveries as they
 // arrived, so a test can send one again (a replay) or change its body (a tampered one).
-import {type RunningEmulator, startEmulator} from '../../../emulator/index.js';
+import {type RunningEmulator, startEmulator} from '../../../src/emulator/index.js';
 import type {EventType} from '../../../src/schemas/index.js';
 import type {WebhookEvent} from '../../../src/webhooks/index.js';
 import {waitFor} from '../../emulator/delivery/helpers.js';

@@ -3,8 +3,8 @@
 // background work, so a stopped emulator's state can be handled the same way.
 import {EmulatorControl} from '../../../client/emulator-control.js';
 import {isProcessAlive, readRuntimeFile} from '../../../client/emulator-runtime.js';
-import {StateFileError} from '../../../../emulator/state/state-file-error.js';
-import {holdsDatabase} from '../../../../emulator/db/layout.js';
+import {StateFileError} from '../../../emulator/state/state-file-error.js';
+import {holdsDatabase} from '../../../emulator/db/layout.js';
 import {UserError} from '../../../lib/errors.js';
 import {emulatorDataDir} from '../../../lib/paths.js';
 import {resolveStartOptions, startOrExplain} from '../start.js';

@@ -1,0 +1,114 @@
+// The one source of time for every rule in the emulator (expiry, retries, retention, rate limits).
+// A manual clock moves only when told, so tests and scripts can walk a day of retries in milliseconds.
+import {type ClockMode, EARLIEST_CLOCK_MS, LATEST_CLOCK_MS} from '../definitions.js';
+
+export type {ClockMode};
+
+export interface Clock {
+  readonly mode: ClockMode;
+  now(): Date;
+  nowMs(): number;
+  /** Called after a manual clock moves; returns an unsubscribe function. Never called for a real clock. */
+  onChange(listener: (now: Date) => void): () => void;
+}
+
+export interface ManualClock extends Clock {
+  advance(ms: number): Date;
+  set(to: Date): Date;
+  /**
+   * Resolves once the moves made so far are stored where every process sharing the clock reads them (at once
+   * for a clock of one process), with now() then showing the stored time.
+   */
+  synced(): Promise<void>;
+  /** Takes moves made elsewhere into account (a clock shared by several processes reads the stored time). */
+  refresh(): Promise<void>;
+}
+
+export function realClock(): Clock {
+  return {
+    mode: 'real',
+    now: () => new Date(),
+    nowMs: () => Date.now(),
+    onChange: () => () => undefined,
+  };
+}
+
+/** A manual clock asked to move outside the times it can show; nothing moved. */
+export class ClockRangeError extends RangeError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ClockRangeError';
+  }
+}
+
+const EARLIEST = new Date(EARLIEST_CLOCK_MS).toISOString();
+const LATEST = new Date(LATEST_CLOCK_MS).toISOString();
+
+/** Throws ClockRangeError unless `ms` is a time the clock can show. */
+export function checkClockTime(ms: number): number {
+  if (!Number.isFinite(ms) || ms < EARLIEST_CLOCK_MS || ms > LATEST_CLOCK_MS) {
+    throw new ClockRangeError(
+      `would move the clock outside the times it can show, ${EARLIEST} to ${LATEST}; nothing moved`,
+    );
+  }
+  return ms;
+}
+
+/** Throws ClockRangeError unless the clock can move forward by `ms` from `from`; returns the time it moves to. */
+export function checkAdvance(from: number, ms: number): number {
+  if (!Number.isFinite(ms) || ms < 0)
+    throw new ClockRangeError('the clock only moves forward by a finite duration');
+  return checkClockTime(from + ms);
+}
+
+/** The listeners of a manual clock: onChange adds one, notify tells each the new time. */
+export function clockListeners() {
+  const listeners = new Set<(now: Date) => void>();
+  return {
+    onChange(listener: (now: Date) => void) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    notify(now: Date) {
+      for (const listener of listeners) listener(now);
+      return now;
+    },
+  };
+}
+
+export function manualClock(start: Date = new Date()): ManualClock {
+  let current = start.getTime();
+  if (!Number.isFinite(current) || current < EARLIEST_CLOCK_MS || current > LATEST_CLOCK_MS) {
+    throw new ClockRangeError(`a manual clock starts between ${EARLIEST} and ${LATEST}`);
+  }
+  const listeners = clockListeners();
+  return {
+    mode: 'manual',
+    now: () => new Date(current),
+    nowMs: () => current,
+    onChange: listeners.onChange,
+    advance(ms) {
+      current = checkAdvance(current, ms);
+      return listeners.notify(new Date(current));
+    },
+    set(to) {
+      current = checkClockTime(to.getTime());
+      return listeners.notify(new Date(current));
+    },
+    synced: () => Promise.resolve(),
+    refresh: () => Promise.resolve(),
+  };
+}
+
+const UNITS: Record<string, number> = {ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000};
+
+/** Parses durations like `90s`, `10m`, `3h`, `31d`, `1h30m`. Returns milliseconds, or undefined when malformed. */
+export function parseDuration(text: string): number | undefined {
+  const trimmed = text.trim();
+  if (!/^(\d+(ms|s|m|h|d))+$/.test(trimmed)) return undefined;
+  let total = 0;
+  for (const [, amount, unit] of trimmed.matchAll(/(\d+)(ms|s|m|h|d)/g)) {
+    total += Number(amount) * (UNITS[unit as string] as number);
+  }
+  return Number.isSafeInteger(total) ? total : undefined;
+}

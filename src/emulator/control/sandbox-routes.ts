@@ -1,0 +1,63 @@
+// Control routes for sandboxes and `svc trigger` (under /_emulator, so admin-token only).
+import type {List} from '../../schemas/index.js';
+import type {SandboxRecord} from '../../schemas/emulator.js';
+import type {EmulatorApp, EmulatorContext} from '../context.js';
+import {invalidRequest} from '../http-error.js';
+import {linkCreation} from '../links/routes.js';
+import {readJsonObject} from '../net/read-json.js';
+import {actOnSandbox, createSandbox, getSandbox, listSandboxes, triggerEvent} from '../ops/sandboxes.js';
+import type {SandboxService} from '../sandboxes/service.js';
+
+function orgIdOf(body: Record<string, unknown>, fallback: string): string {
+  const value = body.org_id;
+  if (value === undefined) return fallback;
+  if (typeof value !== 'string') throw invalidRequest('org_id must be a string');
+  return value;
+}
+
+export function registerSandboxRoutes(
+  app: EmulatorApp,
+  ctx: EmulatorContext,
+  sandboxes: () => SandboxService,
+): void {
+  app.post('/_emulator/sandboxes', async (c) => {
+    const body = await readJsonObject(c, ['name', 'expires_in', 'org_id'], {emptyAllowed: true});
+    const result = await createSandbox(sandboxes(), {
+      orgId: orgIdOf(body, ctx.orgId),
+      name: body.name,
+      expiresIn: body.expires_in,
+      nowMs: ctx.clock.nowMs(),
+    });
+    return c.json(result, 201);
+  });
+
+  app.get('/_emulator/sandboxes', async (c) => {
+    const data = await listSandboxes(sandboxes(), c.req.query('org_id') ?? ctx.orgId);
+    return c.json({data} satisfies List<SandboxRecord>);
+  });
+
+  app.get('/_emulator/sandboxes/:id', async (c) => c.json(await getSandbox(sandboxes(), c.req.param('id'))));
+
+  const createLink = linkCreation(ctx);
+  app.post('/_emulator/sandboxes/:id/:action', async (c) => {
+    const action = c.req.param('action');
+    // A sandbox's links are made here too: a static `links` route beside `:action` would cost the main router
+    // its one-expression form (test/emulator/router.test.ts).
+    if (action === 'links') return createLink(c);
+    const id = c.req.param('id');
+    const body = await readJsonObject(c, ['last_error'], {emptyAllowed: true});
+    const result = await actOnSandbox(sandboxes(), {id, action, lastError: body.last_error});
+    return c.json(result, action === 'fork' ? 201 : 200);
+  });
+
+  app.post('/_emulator/trigger', async (c) => {
+    const body = await readJsonObject(c, ['type', 'sandbox_id', 'last_error', 'org_id']);
+    const result = await triggerEvent(sandboxes(), {
+      orgId: orgIdOf(body, ctx.orgId),
+      type: body.type,
+      sandboxId: body.sandbox_id,
+      lastError: body.last_error,
+    });
+    return c.json(result, 201);
+  });
+}

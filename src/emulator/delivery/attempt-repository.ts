@@ -1,0 +1,228 @@
+// SQL of attempts: the engine's batched record of scheduled attempts (the record step), one delivery's detail
+// (the delivery with its event, its attempts), and a resend's lease and record.
+import type {AttemptTrigger} from '../../definitions.js';
+import type {DeliveryAttempt} from '../../schemas/emulator.js';
+import type {Database, Queryable} from '../db/database.js';
+import type {DeliveryRow} from '../db/deliveries.js';
+import type {PreparedStatements, Statement} from './statements.js';
+
+export interface AttemptRecord {
+  deliveryId: string;
+  attempt: number;
+  startedAt: Date;
+  finishedAt: Date;
+  durationMs: number;
+  statusCode: number | null;
+  error: string | null;
+  responseBody: string | null;
+  /** The `t` of the attempt's Svc-Signature; null when no signature could be made. */
+  signatureT: number | null;
+  trigger: AttemptTrigger;
+  /** The outcome for the delivery: next status and when to try again. */
+  status: 'pending' | 'succeeded' | 'failed';
+  nextAttemptAt: Date | null;
+}
+
+const RECORD: Statement = {
+  name: 'svc_delivery_record',
+  types: [
+    'text[]',
+    'int[]',
+    'timestamptz[]',
+    'int[]',
+    'int[]',
+    'text[]',
+    'text[]',
+    'text[]',
+    'text[]',
+    'timestamptz[]',
+    'bigint[]',
+  ],
+  sql: `WITH v AS (
+       SELECT * FROM unnest($1::text[], $2::int[], $3::timestamptz[], $4::int[], $5::int[], $6::text[], $7::text[],
+                            $8::text[], $9::text[], $10::timestamptz[], $11::bigint[])
+         AS v(delivery_id, attempt, started_at, duration_ms, status_code, error, response_body, trigger, status,
+              next_attempt_at, signature_t)
+     ), inserted AS (
+       INSERT INTO delivery_attempts (delivery_id, attempt, started_at, duration_ms, status_code, error, response_body,
+                                      trigger, signature_t)
+       -- A delivery deleted meanwhile (its endpoint removed, retention) is skipped, not a failed batch.
+       SELECT v.delivery_id, v.attempt, v.started_at, v.duration_ms, v.status_code, v.error, v.response_body, v.trigger,
+              v.signature_t
+         FROM v JOIN deliveries kept ON kept.id = v.delivery_id
+       ON CONFLICT (delivery_id, attempt) DO NOTHING
+     )
+     -- The pending check is written so that it cannot match the partial index deliveries_endpoint_due's
+     -- predicate: without statistics (PGlite never analyzes) the planner takes that index for a handful of
+     -- rows and reads every pending delivery per batch; this way each row is found by its primary key.
+     UPDATE deliveries d
+        SET status = v.status, attempts = v.attempt, last_attempt_at = v.started_at,
+            next_attempt_at = v.next_attempt_at, last_status_code = v.status_code,
+            locked_until = NULL, locked_by = NULL
+       FROM v
+      WHERE d.id = v.delivery_id AND d.status || '' = 'pending' AND d.attempts < v.attempt`,
+};
+
+/** Writes a batch of attempts and moves their deliveries: one statement, so atomic without a transaction. */
+export async function recordAttempts(
+  db: Database,
+  statements: PreparedStatements,
+  records: AttemptRecord[],
+): Promise<void> {
+  if (records.length === 0) return;
+  const col = <K extends keyof AttemptRecord>(k: K) => records.map((r) => r[k]);
+  // The attempts guard keeps a late, duplicate report (after a lease was lost) from moving a delivery backwards.
+  await statements.run(db, RECORD, [
+    col('deliveryId'),
+    col('attempt'),
+    col('startedAt'),
+    col('durationMs'),
+    col('statusCode'),
+    col('error'),
+    col('responseBody'),
+    col('trigger'),
+    col('status'),
+    col('nextAttemptAt'),
+    col('signatureT'),
+  ]);
+}
+
+/** A delivery's row as its record is read (see toDeliveryRecord), with its endpoint and its event's bytes. */
+export interface DeliveryWithEventRow extends DeliveryRow {
+  endpoint_id: string;
+  body: string;
+}
+
+/** An attempt's record (src/schemas) as the driver reads it: a Date, and a bigint that may come back as text. */
+export type AttemptRow = Omit<DeliveryAttempt, 'started_at' | 'signature_t'> & {
+  started_at: Date | string;
+  signature_t: string | number | null;
+};
+
+export interface ResendTargetRow {
+  id: string;
+  endpoint_id: string;
+  event_id: string;
+  event_type: string;
+  body: string;
+  url: string;
+  secret_ciphertext: string;
+  relay: boolean;
+}
+
+/** The delivery and the bytes of its event, if it was created after `since`. */
+export async function findDeliveryWithEvent(
+  q: Queryable,
+  deliveryId: string,
+  since: Date,
+): Promise<DeliveryWithEventRow | undefined> {
+  const found = await q.query<DeliveryWithEventRow>(
+    `SELECT d.id, d.endpoint_id, d.event_id, d.event_type, d.status, d.attempts, d.created_at, d.last_attempt_at,
+            d.next_attempt_at, d.last_status_code, e.body
+       FROM deliveries d JOIN events e ON e.id = d.event_id
+      WHERE d.id = $1 AND d.created_at > $2`,
+    [deliveryId, since],
+  );
+  return found.rows[0];
+}
+
+/** Oldest first. */
+export async function listAttempts(q: Queryable, deliveryId: string): Promise<AttemptRow[]> {
+  const r = await q.query<AttemptRow>(
+    `SELECT attempt, started_at, signature_t, trigger, status_code, error, duration_ms, response_body
+       FROM delivery_attempts WHERE delivery_id = $1 ORDER BY attempt`,
+    [deliveryId],
+  );
+  return r.rows;
+}
+
+/** What sending the delivery again needs: its event's bytes and its endpoint's address and secret. */
+export async function findResendTarget(
+  q: Queryable,
+  deliveryId: string,
+): Promise<ResendTargetRow | undefined> {
+  const found = await q.query<ResendTargetRow>(
+    `SELECT d.id, d.endpoint_id, d.event_id, d.event_type, e.body, w.url, w.secret_ciphertext,
+            EXISTS (SELECT 1 FROM relay_endpoints r WHERE r.endpoint_id = w.id) AS relay
+       FROM deliveries d JOIN events e ON e.id = d.event_id JOIN webhook_endpoints w ON w.id = d.endpoint_id
+      WHERE d.id = $1`,
+    [deliveryId],
+  );
+  return found.rows[0];
+}
+
+/**
+ * Leases the delivery to `owner` until `until` unless someone holds it (real time, like every lease), and
+ * returns its attempt count; `held` when another holds it, `gone` when it does not exist.
+ */
+export async function leaseForResend(
+  q: Queryable,
+  o: {deliveryId: string; now: Date; until: Date; owner: string},
+): Promise<{attempts: number} | 'held' | 'gone'> {
+  const r = await q.query<{attempts: number}>(
+    `UPDATE deliveries SET locked_until = $3, locked_by = $4
+      WHERE id = $1 AND (locked_until IS NULL OR locked_until <= $2)
+      RETURNING attempts`,
+    [o.deliveryId, o.now, o.until, o.owner],
+  );
+  const row = r.rows[0];
+  if (row) return {attempts: Number(row.attempts)};
+  const exists = await q.query('SELECT 1 FROM deliveries WHERE id = $1', [o.deliveryId]);
+  return exists.rows.length === 0 ? 'gone' : 'held';
+}
+
+export async function releaseResendLease(q: Queryable, deliveryId: string, owner: string): Promise<void> {
+  await q.query(
+    'UPDATE deliveries SET locked_until = NULL, locked_by = NULL WHERE id = $1 AND locked_by = $2',
+    [deliveryId, owner],
+  );
+}
+
+/**
+ * An attempt made outside the schedule, as recorded: the engine's attempt record without the schedule's outcome
+ * (the delivery's status and next attempt stay as they are); `trigger` is manual (a resend) unless chaos made it.
+ */
+export type ResendRecord = Omit<AttemptRecord, 'finishedAt' | 'status' | 'nextAttemptAt' | 'trigger'> & {
+  trigger?: AttemptTrigger;
+};
+
+/** Moves a delivery's first attempt later (delivery chaos) and frees its lease; nothing is attempted or counted. */
+export async function postponeFirstAttempt(q: Queryable, deliveryId: string, dueAt: Date): Promise<void> {
+  await q.query(
+    `UPDATE deliveries SET next_attempt_at = $2, locked_until = NULL, locked_by = NULL
+      WHERE id = $1 AND status = 'pending'`,
+    [deliveryId, dueAt],
+  );
+}
+
+/**
+ * Records a manual attempt and counts it on the delivery (attempts, manual_attempts, last attempt and code),
+ * freeing the lease; status and next_attempt_at stay. One statement, so both happen or neither. False when the
+ * delivery is gone or its count moved meanwhile.
+ */
+export async function recordResend(q: Queryable, r: ResendRecord): Promise<boolean> {
+  const result = await q.query(
+    `WITH moved AS (
+       UPDATE deliveries
+          SET attempts = $2, manual_attempts = manual_attempts + 1, last_attempt_at = $3, last_status_code = $4,
+              locked_until = NULL, locked_by = NULL
+        WHERE id = $1 AND attempts = $2 - 1
+        RETURNING id)
+     INSERT INTO delivery_attempts
+            (delivery_id, attempt, started_at, duration_ms, status_code, error, response_body, trigger, signature_t)
+     SELECT id, $2, $3, $5, $4, $6, $7, $9, $8 FROM moved`,
+    [
+      r.deliveryId,
+      r.attempt,
+      r.startedAt,
+      r.statusCode,
+      r.durationMs,
+      // PostgreSQL text cannot hold NUL.
+      r.error?.replaceAll('\u0000', '') ?? null,
+      r.responseBody?.replaceAll('\u0000', '') ?? null,
+      r.signatureT,
+      r.trigger ?? 'manual',
+    ],
+  );
+  return result.rowCount > 0;
+}

@@ -1,0 +1,56 @@
+// The emulator's clock: read it, and move a manual one (a real clock cannot be moved).
+import type {ClockState} from '../../schemas/emulator.js';
+import type {ManualClock} from '../clock.js';
+import {parseDuration} from '../clock.js';
+import type {EmulatorContext} from '../context.js';
+import {conflict, invalidInput} from '../operation-error.js';
+
+export type {ClockState};
+
+/** The clock now; a manual clock shared with other processes is read from where they all store it. */
+export async function readClock(ctx: EmulatorContext): Promise<ClockState> {
+  if (ctx.clock.mode === 'manual') await (ctx.clock as ManualClock).refresh();
+  return clockState(ctx);
+}
+
+function clockState(ctx: EmulatorContext): ClockState {
+  return {now: ctx.clock.now().toISOString(), mode: ctx.clock.mode};
+}
+
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
+
+/**
+ * Moves a manual clock forward by a duration (`90s`, `10m`, `3h`, `31d`) or to a time. Resolves once every process
+ * sharing the clock (several on one PostgreSQL) can see the move.
+ */
+export async function moveClock(
+  ctx: EmulatorContext,
+  input: {advance: string} | {set: string},
+): Promise<ClockState> {
+  if (ctx.clock.mode !== 'manual') {
+    throw conflict('the clock is real; start the emulator with --clock manual to move time');
+  }
+  const clock = ctx.clock as ManualClock;
+  try {
+    if ('advance' in input) {
+      const ms = parseDuration(input.advance);
+      if (ms === undefined) {
+        throw invalidInput([{field: 'advance', message: 'must be a duration like 90s, 10m, 3h or 31d'}]);
+      }
+      clock.advance(ms);
+    } else {
+      const to = ISO_TIME.test(input.set) ? new Date(input.set) : undefined;
+      if (!to || !Number.isFinite(to.getTime())) {
+        throw invalidInput([{field: 'set', message: 'must be an ISO 8601 time like 2030-01-01T00:00:00Z'}]);
+      }
+      clock.set(to);
+    }
+  } catch (err) {
+    // The clock refuses to leave the range of times it can represent; say so rather than fail.
+    if (err instanceof RangeError)
+      throw invalidInput([{field: 'advance' in input ? 'advance' : 'set', message: err.message}]);
+    throw err;
+  }
+  await clock.synced();
+  return clockState(ctx);
+}

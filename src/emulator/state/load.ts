@@ -1,0 +1,110 @@
+// Loads a seed or a snapshot into a running emulator's state: in addition to what is there (merge), or in
+// place of all of it (replace). The file's kind is told by its format key. Everything is checked before
+// anything is written, and written in one transaction.
+import {SEED_FORMAT_KEY} from '../../schemas/seed.js';
+import {SNAPSHOT_FORMAT_KEY, SNAPSHOT_TABLES, type SnapshotTable} from '../../schemas/snapshot.js';
+import type {ManualClock} from '../clock.js';
+import type {EmulatorContext} from '../context.js';
+import type {Queryable} from '../db/database.js';
+import {newId} from '../ids.js';
+import {type SeedResult, planSeed, writeSeed} from './seed.js';
+import {checkSnapshot, writeSnapshot} from './snapshot.js';
+import {StateFileError} from './state-file-error.js';
+import {wipeState} from './wipe.js';
+
+export type LoadMode = 'merge' | 'replace';
+
+export interface LoadInput {
+  document: unknown;
+  /** The file's name, for every message about it. */
+  source: string;
+  mode: LoadMode;
+  /** Merge only: the file's first org becomes the default org (a seed given at start). */
+  makeDefault?: boolean;
+}
+
+export type SeedLoadResult = {kind: 'seed'; default_org_id: string} & SeedResult;
+export interface SnapshotLoadResult {
+  kind: 'snapshot';
+  default_org_id: string;
+  /** Rows loaded, per table. */
+  rows: Record<SnapshotTable, number>;
+  /** set: a manual clock now shows the snapshot's time; kept: this emulator's clock is real, or this was a merge. */
+  clock: 'set' | 'kept';
+}
+export type LoadResult = SeedLoadResult | SnapshotLoadResult;
+
+export async function loadState(ctx: EmulatorContext, input: LoadInput): Promise<LoadResult> {
+  const doc = input.document;
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) {
+    throw new StateFileError(input.source, [{field: '', message: 'must hold a JSON object'}]);
+  }
+  if (SNAPSHOT_FORMAT_KEY in doc) return loadSnapshot(ctx, input);
+  if (!(SEED_FORMAT_KEY in doc)) {
+    throw new StateFileError(input.source, [
+      {
+        field: '',
+        message: `is neither a seed file ("${SEED_FORMAT_KEY}") nor a snapshot ("${SNAPSHOT_FORMAT_KEY}")`,
+      },
+    ]);
+  }
+  // Replacing checks the seed against an empty state: what is there now is going.
+  const plan = await planSeed(ctx, doc, input.source, {againstEmpty: input.mode === 'replace'});
+  const result = await ctx.db.transaction(async (tx) => {
+    if (input.mode === 'replace') await wipeState(tx);
+    const written = await writeSeed(ctx, tx, plan);
+    // A replaced state's default org is the seed's first (or a new, empty one); a merge keeps the default,
+    // unless the seed is the one the emulator starts from.
+    let defaultOrg = ctx.orgId;
+    if (input.mode === 'replace' || (input.makeDefault && written.orgs[0])) {
+      defaultOrg = written.orgs[0]?.id ?? (await createEmptyOrg(ctx, tx));
+      await setDefaultOrg(tx, defaultOrg);
+    }
+    return {...written, defaultOrg};
+  });
+  ctx.orgId = result.defaultOrg;
+  ctx.auth.forgetAll();
+  return {kind: 'seed', default_org_id: result.defaultOrg, orgs: result.orgs, warnings: plan.warnings};
+}
+
+async function loadSnapshot(ctx: EmulatorContext, input: LoadInput): Promise<SnapshotLoadResult> {
+  const snap = checkSnapshot(input.document, input.source);
+  const replace = input.mode === 'replace';
+  await ctx.db.transaction(async (tx) => {
+    if (replace) await wipeState(tx);
+    await writeSnapshot(ctx, tx, snap, input.source);
+    if (replace) await setDefaultOrg(tx, snap.default_org_id);
+  });
+  if (replace) ctx.orgId = snap.default_org_id;
+  ctx.auth.forgetAll();
+  let clock: 'set' | 'kept' = 'kept';
+  if (replace && ctx.clock.mode === 'manual') {
+    const manual = ctx.clock as ManualClock;
+    manual.set(new Date(snap.clock.now));
+    await manual.synced();
+    clock = 'set';
+  }
+  const rows = Object.fromEntries(SNAPSHOT_TABLES.map((t) => [t, snap[t].length])) as Record<
+    SnapshotTable,
+    number
+  >;
+  return {kind: 'snapshot', default_org_id: ctx.orgId, rows, clock};
+}
+
+async function setDefaultOrg(tx: Queryable, orgId: string): Promise<void> {
+  await tx.query(
+    `INSERT INTO emulator_meta (key, value) VALUES ('default_org_id', $1)
+     ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`,
+    [orgId],
+  );
+}
+
+async function createEmptyOrg(ctx: EmulatorContext, tx: Queryable): Promise<string> {
+  const id = newId('org');
+  await tx.query('INSERT INTO orgs (id, name, created_at) VALUES ($1, $2, $3)', [
+    id,
+    'Emulator org',
+    ctx.clock.now(),
+  ]);
+  return id;
+}
