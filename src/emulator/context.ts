@@ -9,7 +9,7 @@ import type {Resolver} from './net/address-policy.js';
 import type {EmulatorApp} from './app-env.js';
 import type {HostPolicy} from './net/host-policy.js';
 import type {RequestLog} from './request-log.js';
-import type {Attempter} from './ops/resend.js';
+import type {Attempter} from './delivery/attempter.js';
 import type {Vault} from './vault.js';
 
 export interface EmulatorContext {

@@ -3,14 +3,8 @@ import type {Paint} from '../lib/output.js';
 import type {AuthStatus} from '../services/auth/status.js';
 import type {LoginResult} from '../services/login.js';
 import type {LogoutResult} from '../services/logout.js';
+import {SOURCE_TEXT} from '../auth/resolve.js';
 import {sanitize} from './text.js';
-
-/** Where a key came from, as people read it. */
-export const SOURCE_TEXT = {
-  env: 'SVC_API_KEY',
-  keychain: 'the OS keychain',
-  file: 'the credentials file',
-} as const;
 
 export function renderAuthStatus(status: AuthStatus, paint: Paint): string {
   const lines = [

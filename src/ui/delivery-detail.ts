@@ -4,7 +4,7 @@ import type {DeliveryAttempt} from '../client/emulator-control.js';
 import type {Delivery} from '../schemas/index.js';
 import {sanitize, sanitizeLines} from './text.js';
 import {relativeTime} from './time.js';
-import type {ViewOptions} from './views.js';
+import type {ViewOptions} from './view-options.js';
 
 /** What an attempt got: the status code, or the network error when there was no answer. */
 export function attemptOutcome(a: Pick<DeliveryAttempt, 'status_code' | 'error'>): string {

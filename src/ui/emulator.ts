@@ -5,7 +5,7 @@ import {shellQuote} from '../lib/invocation.js';
 import type {CreatedSandboxLink, SandboxLink} from '../schemas/index.js';
 import {type Column, renderTable} from './table.js';
 import {relativeTime} from './time.js';
-import type {ViewOptions} from './views.js';
+import type {ViewOptions} from './view-options.js';
 
 export interface ReadyView {
   apiUrl: string;

@@ -1,21 +1,11 @@
 // What a person sees for each read command. Plain strings, no Ink: these commands must start fast.
-import {colorEnabled, type Paint, painter, type Style} from '../lib/output.js';
+import {colorEnabled, painter, type Style} from '../lib/output.js';
 import type {ApiKey, Delivery, Org, WebhookEndpoint} from '../schemas/index.js';
 import {type Column, renderTable} from './table.js';
-import {loadMeasure, type Measure, sanitize} from './text.js';
+import {loadMeasure, sanitize} from './text.js';
 import {relativeTime} from './time.js';
+import type {ViewOptions} from './view-options.js';
 import {lastCodeText} from './delivery-detail.js';
-
-export interface ViewOptions {
-  paint: Paint;
-  /** Terminal width, or undefined when output is not a terminal. */
-  width?: number;
-  nowMs: number;
-  /** Display width of text; default counts code points. */
-  measure?: Measure;
-  /** Where keys and endpoints are managed, named when a list is empty. */
-  accountUrl?: string;
-}
 
 const STATUS_STYLE: Record<string, Style> = {
   active: 'green',

@@ -169,6 +169,52 @@ function cyclesOf(arrows: Map<string, Set<string>>): string[] {
   return [...found].sort();
 }
 
+/** Which file of `root` imports which (type imports too), keyed by path without extension. */
+function fileArrows(root: string): Map<string, Set<string>> {
+  const arrows = new Map<string, Set<string>>();
+  for (const i of collect(root)) {
+    const from = i.file.replace(/\.tsx?$/, '');
+    if (!arrows.has(from)) arrows.set(from, new Set());
+    if (i.target?.startsWith(`${root}/`)) arrows.get(from)?.add(i.target);
+  }
+  return arrows;
+}
+
+/** The groups of files that import each other round a loop (strongly connected, more than one file), sorted. */
+function loopsOf(arrows: Map<string, Set<string>>): string[][] {
+  let counter = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const loops: string[][] = [];
+  const visit = (node: string) => {
+    index.set(node, counter);
+    low.set(node, counter);
+    counter += 1;
+    stack.push(node);
+    onStack.add(node);
+    for (const next of arrows.get(node) ?? []) {
+      if (!arrows.has(next)) continue;
+      if (!index.has(next)) {
+        visit(next);
+        low.set(node, Math.min(low.get(node) as number, low.get(next) as number));
+      } else if (onStack.has(next)) low.set(node, Math.min(low.get(node) as number, index.get(next) as number));
+    }
+    if (low.get(node) !== index.get(node)) return;
+    const group: string[] = [];
+    for (;;) {
+      const member = stack.pop() as string;
+      onStack.delete(member);
+      group.push(member);
+      if (member === node) break;
+    }
+    if (group.length > 1) loops.push(group.sort());
+  };
+  for (const node of [...arrows.keys()].sort()) if (!index.has(node)) visit(node);
+  return loops.sort((a, b) => (a[0] as string).localeCompare(b[0] as string));
+}
+
 describe('import rules', () => {
   for (const rule of RULES) {
     it(rule.name, () => {
@@ -182,6 +228,29 @@ describe('import rules', () => {
     const arrows = folderArrows('src/emulator');
     expect(arrows.size).toBeGreaterThan(3);
     expect(cyclesOf(arrows), 'an import that closes a loop between folders of src/emulator/').toEqual([]);
+  });
+
+  it('keeps every file of src/ out of import loops, so each can be read and tested on the ones below it', () => {
+    const arrows = fileArrows('src');
+    expect(arrows.size).toBeGreaterThan(200);
+    expect(loopsOf(arrows), 'files that import each other, directly or round a loop').toEqual([]);
+  });
+
+  it('finds a loop between files when there is one, type imports included', () => {
+    const arrows = new Map([
+      ['src/a', new Set(['src/b'])],
+      ['src/b', new Set(['src/c'])],
+      ['src/c', new Set(['src/a'])],
+      ['src/d', new Set(['src/a', 'src/e'])],
+      ['src/e', new Set(['src/d'])],
+      ['src/f', new Set(['src/a'])],
+    ]);
+    expect(loopsOf(arrows)).toEqual([
+      ['src/a', 'src/b', 'src/c'],
+      ['src/d', 'src/e'],
+    ]);
+    const typeOnly = "import type {X} from './b.js';";
+    expect(importsOf(typeOnly)).toEqual(['./b.js']);
   });
 
   it('finds a cycle between folders when there is one', () => {

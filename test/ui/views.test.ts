@@ -6,7 +6,8 @@ import {describe, expect, it} from 'vitest';
 import type {ApiKey, Delivery, WebhookEndpoint} from '../../src/schemas/index.js';
 import {renderTable} from '../../src/ui/table.js';
 import {loadMeasure, truncate} from '../../src/ui/text.js';
-import {renderDeliveries, renderKeys, renderWebhooks, type ViewOptions} from '../../src/ui/views.js';
+import type {ViewOptions} from '../../src/ui/view-options.js';
+import {renderDeliveries, renderKeys, renderWebhooks} from '../../src/ui/views.js';
 
 const fixture = <T>(name: string): T[] =>
   (JSON.parse(readFileSync(new URL(`../../fixtures/api/${name}`, import.meta.url), 'utf8')) as {data: T[]})

@@ -1,7 +1,8 @@
 import {Flags} from '@oclif/core';
 import {BaseCommand} from '../../lib/base-command.js';
 import {databaseUrlFlag, dataDirFlag} from '../../lib/flags.js';
-import {exportState, summarize, writeSnapshotFile} from '../../services/emulator/state/export.js';
+import {exportState, summarize} from '../../services/emulator/state/export.js';
+import {writeSnapshotFile} from '../../services/emulator/state/snapshot-file.js';
 import {renderExport} from '../../ui/state.js';
 
 export default class EmulatorExport extends BaseCommand {

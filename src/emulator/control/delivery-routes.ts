@@ -2,7 +2,8 @@
 // /_emulator. The operations' errors become HTTP answers in the app's one error handler.
 import type {EmulatorApp, EmulatorContext} from '../context.js';
 import {getDeliveryDetail} from '../ops/delivery-detail.js';
-import {type Attempter, resendDelivery} from '../ops/resend.js';
+import type {Attempter} from '../delivery/attempter.js';
+import {resendDelivery} from '../ops/resend.js';
 
 export function registerDeliveryControlRoutes(
   app: EmulatorApp,

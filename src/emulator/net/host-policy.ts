@@ -2,7 +2,7 @@
 // 127.0.0.1 reaches the emulator with that name in Host (and in Origin), so anything else than the names of
 // this machine is refused before a route runs.
 import {createMiddleware} from 'hono/factory';
-import type {AppEnv} from '../context.js';
+import type {AppEnv} from '../app-env.js';
 import {HttpError} from '../http-error.js';
 import {accountOrigin, portOfAccountHostName} from '../../client/account-address.js';
 import {servedPort} from './request-header.js';

@@ -16,19 +16,10 @@ import {
   recordResend,
   releaseResendLease,
 } from '../delivery/attempt-repository.js';
+import type {Attempter} from '../delivery/attempter.js';
 import type {ClaimedDelivery} from '../delivery/claim.js';
-import type {AttemptResult} from '../delivery/sender.js';
 import {checkDeliveryId, type DeliveryDetail, getDeliveryDetail} from './delivery-detail.js';
 import {conflict, notFound, vaultUnavailable} from '../operation-error.js';
-
-/** What sends the attempt: the delivery worker. */
-export interface Attempter {
-  readonly timeoutMs: number;
-  holdEndpoint<T>(endpointId: string, fn: () => Promise<T>): Promise<T>;
-  attemptNow(
-    item: ClaimedDelivery,
-  ): Promise<{startedAt: Date; signatureT: number | null; result: AttemptResult}>;
-}
 
 export interface ResendInput {
   deliveryId: string;

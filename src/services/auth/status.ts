@@ -2,13 +2,12 @@
 import type {ClientOptions} from '../../client/client.js';
 import type {FileCredentialStore} from '../../auth/file-store.js';
 import type {KeychainStore} from '../../auth/keychain-store.js';
-import {type CredentialSource, defaultFileStore} from '../../auth/resolve.js';
+import {type CredentialSource, defaultFileStore, SOURCE_TEXT} from '../../auth/resolve.js';
 import {openSession} from '../../auth/session.js';
 import {DEFAULT_API_URL} from '../../client/defaults.js';
 import {UnauthorizedError} from '../../client/errors.js';
 import {UserError} from '../../lib/errors.js';
 import {ExitCode} from '../../lib/exit-codes.js';
-import {SOURCE_TEXT} from '../../ui/auth.js';
 
 export interface AuthStatusOptions {
   env: NodeJS.ProcessEnv;

@@ -5,7 +5,7 @@ import type {SignatureClock} from '../../definitions.js';
 import {UserError, usageError} from '../../lib/errors.js';
 import type {Io} from '../../lib/output.js';
 import {checkWritableFolder, resolveStartOptions, startOrExplain} from './start.js';
-import {writeSnapshotFile} from './state/export.js';
+import {writeSnapshotFile} from './state/snapshot-file.js';
 
 export interface EmulatorExecOptions {
   command: string[];

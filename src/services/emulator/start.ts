@@ -18,7 +18,7 @@ import type {Io} from '../../lib/output.js';
 import {cacheDir, emulatorDataDir} from '../../lib/paths.js';
 import {renderReady} from '../../ui/emulator.js';
 import {renderLoad} from '../../ui/state.js';
-import {writeSnapshotFile} from './state/export.js';
+import {writeSnapshotFile} from './state/snapshot-file.js';
 
 export interface EmulatorStartOptions {
   port?: number;
