@@ -5,7 +5,7 @@
 // PGlite never runs ANALYZE (it has no autovacuum), and a generic plan, once made, is kept until something
 // invalidates it. Left to the planner, a plan made while the tables were nearly empty reads them whole, and
 // keeps doing so when they hold thousands of rows: the attempt record turned into a nested loop over every
-// pending delivery per batch, 1.5 ms per attempt. So each EXECUTE runs with the generic plan forced and with
+// pending delivery per batch, slower with every row. So each EXECUTE runs with the generic plan forced and with
 // whole-table reads, hash and merge joins disabled: whenever its plan is (re)made, it is the one that reaches
 // each row through an index, which is what these statements are written for at any table size. The settings
 // are SET LOCAL, so they end with the statement's implicit transaction (or the caller's transaction).
