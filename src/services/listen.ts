@@ -18,8 +18,7 @@ import {UserError, usageError} from '../lib/errors.js';
 import {ExitCode} from '../lib/exit-codes.js';
 import {currentSvcCommand} from '../lib/invocation.js';
 import type {Io} from '../lib/output.js';
-import {dataDirArg} from '../ui/emulator.js';
-import {FORWARD_EXAMPLE} from '../ui/listen.js';
+import {dataDirArg, FORWARD_EXAMPLE} from '../lib/hints.js';
 import {type ConnectOptions, findRunning} from './emulator/connect.js';
 
 /** undici's client, loaded when listening starts. */

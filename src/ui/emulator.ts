@@ -1,39 +1,13 @@
 // What the emulator commands tell people: the ready message of `svc emulator start` with the next commands,
 // and what to do with a key or an endpoint just created. Every command printed runs as printed.
 import {SANDBOX_LINK_NOUNS} from '../definitions.js';
+import {dataDirArg} from '../lib/hints.js';
 import {shellQuote} from '../lib/invocation.js';
 import type {CreatedSandboxLink, SandboxLink} from '../schemas/index.js';
+import type {ReadyView} from '../services/emulator/start.js';
 import {type Column, renderTable} from './table.js';
 import {relativeTime} from './time.js';
 import type {ViewOptions} from './view-options.js';
-
-export interface ReadyView {
-  apiUrl: string;
-  accountUrl: string;
-  /** Where the data lives, for people: a folder, "in memory" or "PostgreSQL". */
-  storage: string;
-  orgId: string;
-  clockMode: string;
-  /** The delivery chaos every endpoint gets, in the flag's form; absent when deliveries are plain. */
-  chaos?: string;
-  /** Which time delivery signatures carry (worth saying only on a manual clock). */
-  signatureClock?: 'real' | 'emulator';
-  /** `reused`: the data dir's key from an earlier start, which still works. */
-  demoKey?: {secret: string; reused: boolean};
-  /** The emulator keeps nothing after it stops, so its demo key goes with it. */
-  inMemory?: boolean;
-  /** How svc runs from the user's folder: `svc`, `npx svc` or `node /path/to/bin/run.js`. */
-  svc: string;
-  /** Set when commands in other terminals must be told where this emulator keeps its runtime file. */
-  dataDir?: string;
-  /** False when the API address is one the CLI refuses for plain http (a non-loopback `--host`). */
-  cliCanReach?: boolean;
-}
-
-/** ` --data-dir DIR` when the user named one, so a printed command reaches the same emulator. */
-export function dataDirArg(dataDir: string | undefined): string {
-  return dataDir === undefined ? '' : ` --data-dir ${shellQuote(dataDir)}`;
-}
 
 export function renderReady(v: ReadyView): string {
   const lines = [
@@ -131,20 +105,6 @@ export function webhookCreatedHint(o: {svc: string; id: string; event: string; d
  * The ways out when the emulator refuses a URL that is not public. A receiver on this machine is best reached
  * through the relay; one elsewhere on the network only by letting the emulator post to private addresses.
  */
-export function localUrlWaysOut(o: {
-  svc: string;
-  url: string;
-  dataDir?: string;
-  onThisMachine?: boolean;
-}): string[] {
-  const restart = `stop it (${o.svc} emulator stop${dataDirArg(o.dataDir)}) and start it again with ${o.svc} emulator start --allow-local-endpoints${dataDirArg(o.dataDir)}`;
-  if (o.onThisMachine === false) return [`Let the emulator post to private addresses: ${restart}`];
-  return [
-    `To receive events on this machine, relay them: ${o.svc} listen --forward-to ${shellQuote(o.url)}${dataDirArg(o.dataDir)}`,
-    `Or let the emulator post to local URLs: ${restart}`,
-  ];
-}
-
 /** Under a link just made (its URL is on stdout): what it is, that the URL is its credential, and how to watch it. */
 export function linkCreatedHint(o: {svc: string; link: CreatedSandboxLink; dataDir?: string}): string {
   const {link} = o;

@@ -1,11 +1,8 @@
 // What `svc listen` shows: a ready line with the signing secret, one line per delivery and answer, and hints.
 import type {RelayDelivery, RelayRegistration} from '../client/emulator-control.js';
 import {colorEnabled, type Io, type Paint, painter} from '../lib/output.js';
+import {dataDirArg} from '../lib/hints.js';
 import {type ForwardResult, type ListenReport, runName} from '../services/listen.js';
-import {dataDirArg} from './emulator.js';
-
-/** The local URL the examples and hints use. */
-export const FORWARD_EXAMPLE = 'http://localhost:3000/webhooks';
 
 export class ListenOutput implements ListenReport {
   readonly #io: Io;

@@ -1,7 +1,6 @@
 // What `svc trigger` says: what was emitted, for which sandbox, how many deliveries, and what to do next.
 import type {SandboxMove} from '../client/emulator-control.js';
-import {dataDirArg} from './emulator.js';
-import {FORWARD_EXAMPLE} from './listen.js';
+import {dataDirArg, FORWARD_EXAMPLE} from '../lib/hints.js';
 import {sanitize} from './text.js';
 
 /** One line for a person: what was emitted, for which sandbox, and how many endpoints will receive it. */

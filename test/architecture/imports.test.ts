@@ -199,7 +199,8 @@ function loopsOf(arrows: Map<string, Set<string>>): string[][] {
       if (!index.has(next)) {
         visit(next);
         low.set(node, Math.min(low.get(node) as number, low.get(next) as number));
-      } else if (onStack.has(next)) low.set(node, Math.min(low.get(node) as number, index.get(next) as number));
+      } else if (onStack.has(next))
+        low.set(node, Math.min(low.get(node) as number, index.get(next) as number));
     }
     if (low.get(node) !== index.get(node)) return;
     const group: string[] = [];

@@ -10,6 +10,8 @@ import {
 } from '../../lib/flags.js';
 import {processIo} from '../../lib/output.js';
 import {emulatorStart} from '../../services/emulator/start.js';
+import {renderReady} from '../../ui/emulator.js';
+import {renderLoad} from '../../ui/state.js';
 
 export default class EmulatorStart extends BaseCommand {
   static override summary = 'Run the local svc emulator in the foreground';
@@ -75,6 +77,7 @@ Environment: SVC_EMULATOR_DATA_DIR (data dir), SVC_EMULATOR_DATABASE_URL (Postgr
       process.once('SIGTERM', () => resolve());
     });
     await emulatorStart({
+      display: {ready: renderReady, loaded: renderLoad},
       port: flags.port,
       host: flags.host,
       allowedHosts: flags['allowed-host'],

@@ -1,7 +1,7 @@
 import {BaseCommand} from '../../lib/base-command.js';
 import {dataDirFlag} from '../../lib/flags.js';
 import {emulatorStatus} from '../../services/emulator/status.js';
-import {dataDirArg} from '../../ui/emulator.js';
+import {dataDirArg} from '../../lib/hints.js';
 
 export default class EmulatorStatus extends BaseCommand {
   static override summary = 'Show whether the emulator runs, where, and on which clock';

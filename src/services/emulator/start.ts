@@ -2,6 +2,7 @@
 import {constants} from 'node:fs';
 import {access} from 'node:fs/promises';
 import {dirname, join, resolve} from 'node:path';
+import type {StateLoadResult} from '../../client/emulator-control.js';
 import type {RunningEmulator, StartEmulatorOptions} from '../../emulator/index.js';
 import {
   CHAOS_EXAMPLE,
@@ -16,11 +17,40 @@ import {UserError, usageError} from '../../lib/errors.js';
 import {currentSvcCommand} from '../../lib/invocation.js';
 import type {Io} from '../../lib/output.js';
 import {cacheDir, emulatorDataDir} from '../../lib/paths.js';
-import {renderReady} from '../../ui/emulator.js';
-import {renderLoad} from '../../ui/state.js';
 import {writeSnapshotFile} from './state/snapshot-file.js';
 
+/** What the ready message says: where the emulator answers, where its data lives, and the key to start with. */
+export interface ReadyView {
+  apiUrl: string;
+  accountUrl: string;
+  /** Where the data lives, for people: a folder, "in memory" or "PostgreSQL". */
+  storage: string;
+  orgId: string;
+  clockMode: string;
+  /** The delivery chaos every endpoint gets, in the flag's form; absent when deliveries are plain. */
+  chaos?: string;
+  /** Which time delivery signatures carry (worth saying only on a manual clock). */
+  signatureClock?: 'real' | 'emulator';
+  /** `reused`: the data dir's key from an earlier start, which still works. */
+  demoKey?: {secret: string; reused: boolean};
+  /** The emulator keeps nothing after it stops, so its demo key goes with it. */
+  inMemory?: boolean;
+  /** How svc runs from the user's folder: `svc`, `npx svc` or `node /path/to/bin/run.js`. */
+  svc: string;
+  /** Set when commands in other terminals must be told where this emulator keeps its runtime file. */
+  dataDir?: string;
+  /** False when the API address is one the CLI refuses for plain http (a non-loopback `--host`). */
+  cliCanReach?: boolean;
+}
+
+/** How the command shows what the service reports (the screens live above the services). */
+export interface StartDisplay {
+  ready(view: ReadyView): string;
+  loaded(source: string, result: StateLoadResult): string;
+}
+
 export interface EmulatorStartOptions {
+  display: StartDisplay;
   port?: number;
   host?: string;
   /** Names besides the loopback ones and --host that requests may be addressed to. */
@@ -51,7 +81,7 @@ export interface EmulatorStartOptions {
 
 /** Translates CLI-level options (env vars included) into startEmulator's, with clear errors for bad values. */
 export function resolveStartOptions(
-  o: Omit<EmulatorStartOptions, 'io' | 'untilStopped' | 'json' | 'exportOnExit'>,
+  o: Omit<EmulatorStartOptions, 'io' | 'untilStopped' | 'json' | 'exportOnExit' | 'display'>,
   log: (line: string) => void,
 ): StartEmulatorOptions {
   const envKey = o.env.SVC_EMULATOR_VAULT_KEY;
@@ -153,9 +183,10 @@ export async function emulatorStart(options: EmulatorStartOptions): Promise<void
   } else {
     io.stdout.write(readyMessage(emulator, options));
     if (emulator.imported && options.importFile) {
-      io.stdout.write(`\n${renderLoad(options.importFile, emulator.imported)}`);
+      io.stdout.write(`\n${options.display.loaded(options.importFile, emulator.imported)}`);
     }
-    if (emulator.seeded && options.seed) io.stdout.write(`\n${renderLoad(options.seed, emulator.seeded)}`);
+    if (emulator.seeded && options.seed)
+      io.stdout.write(`\n${options.display.loaded(options.seed, emulator.seeded)}`);
   }
   await options.untilStopped;
   log('svc emulator: stopping…');
@@ -200,7 +231,7 @@ function dataDirToName(dataDir: string): string | undefined {
 function readyMessage(e: RunningEmulator, o: EmulatorStartOptions): string {
   const storage =
     o.databaseUrl || o.env.SVC_EMULATOR_DATABASE_URL ? 'PostgreSQL' : o.inMemory ? 'in memory' : e.dataDir;
-  return renderReady({
+  return o.display.ready({
     apiUrl: e.apiUrl,
     accountUrl: e.accountUrl,
     storage,

@@ -2,7 +2,7 @@
 import type {CreatedKey} from '../../../client/emulator-control.js';
 import {toUserError} from '../../../lib/error-mapper.js';
 import {currentSvcCommand} from '../../../lib/invocation.js';
-import {dataDirArg} from '../../../ui/emulator.js';
+import {dataDirArg} from '../../../lib/hints.js';
 import type {KeyExpiryChoice} from '../../../definitions.js';
 import {type ConnectOptions, withControl} from '../connect.js';
 

@@ -2,7 +2,7 @@
 import {EmulatorControlError} from '../../../client/errors.js';
 import {UserError} from '../../../lib/errors.js';
 import {currentSvcCommand, shellQuote} from '../../../lib/invocation.js';
-import {dataDirArg, localUrlWaysOut} from '../../../ui/emulator.js';
+import {dataDirArg, localUrlWaysOut} from '../../../lib/hints.js';
 import {toUserError} from '../../../lib/error-mapper.js';
 import {type ConnectOptions, connectControl} from '../connect.js';
 
