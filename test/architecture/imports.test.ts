@@ -77,10 +77,12 @@ const RULES: ImportRule[] = [
     refused: ['src/emulator', 'src/services', 'src/commands', 'src/ui', 'src/cli'],
   },
   {
-    name: 'services never reach up to the commands',
-    why: 'a service does the work for a command and never sees flags or oclif: commands call services, not back',
+    name: 'services never reach up to the screens or the commands',
+    why:
+      'a service does the work for a command and never sees flags, oclif or a screen: commands call services and ' +
+      'show what they return (or hand in the screen a long run reports to), never the other way round',
     files: 'src/services',
-    refused: ['src/commands', 'src/cli'],
+    refused: ['src/ui', 'src/commands', 'src/cli'],
   },
 ];
 
@@ -229,6 +231,12 @@ describe('import rules', () => {
     const arrows = folderArrows('src/emulator');
     expect(arrows.size).toBeGreaterThan(3);
     expect(cyclesOf(arrows), 'an import that closes a loop between folders of src/emulator/').toEqual([]);
+  });
+
+  it('keeps the folders of src/ free of cycles, so the floors (libraries, emulator, CLI) each stand on the ones below', () => {
+    const arrows = folderArrows('src');
+    expect(arrows.size).toBeGreaterThan(8);
+    expect(cyclesOf(arrows), 'an import that closes a loop between folders of src/').toEqual([]);
   });
 
   it('keeps every file of src/ out of import loops, so each can be read and tested on the ones below it', () => {
