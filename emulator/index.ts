@@ -226,8 +226,7 @@ async function startIn(
   // so none can move a terminal's cursor, retitle it or reorder a line.
   const sink = options.log ?? (() => undefined);
   const log = (line: string) => sink(displayText(line, {multiline: true}));
-  await claimDataDir(dataDir);
-  const stores = await openStores(dataDir, ownsDataDir, options, log);
+  const stores = await claimAndOpen(dataDir, ownsDataDir, options, log);
   try {
     const {ctx, demo, startKey, seeded, imported} = await createContext(stores, options, hosts, dataDir, log);
     await stores.endStartup();
@@ -260,6 +259,32 @@ async function startIn(
   }
 }
 
+/**
+ * Claims the data dir, then opens the stores. A data dir made for this run alone (in memory) holds nothing of
+ * another emulator's, so there the database starts opening while the dir is claimed.
+ */
+async function claimAndOpen(
+  dataDir: string,
+  ownsDataDir: boolean,
+  options: StartEmulatorOptions,
+  log: (line: string) => void,
+): Promise<Stores> {
+  if (!ownsDataDir) {
+    await claimDataDir(dataDir);
+    return openStores(dataDir, ownsDataDir, options, log);
+  }
+  const [claimed, opened] = await Promise.allSettled([
+    claimDataDir(dataDir),
+    openStores(dataDir, ownsDataDir, options, log),
+  ]);
+  if (claimed.status === 'rejected') {
+    if (opened.status === 'fulfilled') await opened.value.cleanup();
+    throw claimed.reason;
+  }
+  if (opened.status === 'rejected') throw opened.reason;
+  return opened.value;
+}
+
 /** Makes the data dir (when missing) private, and refuses one another running emulator uses. */
 async function claimDataDir(dataDir: string): Promise<void> {
   // Made (when missing) and locked down before anything is read from it or written to it.
@@ -284,6 +309,8 @@ interface Stores {
   signals: DatabaseSignals | undefined;
   /** Read while the database opened; reported once the context needs it. */
   vaultKey: PromiseSettledResult<Buffer | null>;
+  /** The database lives in memory and dies with this process: fresh from the template, nothing before it. */
+  throwaway: boolean;
   /** Lets other processes start on the same database (PostgreSQL): call once the schema is ready. */
   endStartup(): Promise<void>;
   /** Runs `close` when the stores close, before the database does. */
@@ -311,12 +338,14 @@ async function openStores(
   ]);
   if (opened.status === 'rejected') throw opened.reason;
   const storage = opened.value;
-  // Again, for what opening the storage just wrote there (the embedded database's files).
-  await makeDataDirPrivate(dataDir).catch(async (err: unknown) => {
-    await storage.db.close().catch(() => undefined);
-    await storage.cleanup();
-    throw err;
-  });
+  // Again, for what opening the storage just wrote there (the embedded database's files; none in memory).
+  if (!storage.throwaway) {
+    await makeDataDirPrivate(dataDir).catch(async (err: unknown) => {
+      await storage.db.close().catch(() => undefined);
+      await storage.cleanup();
+      throw err;
+    });
+  }
   let signals: DatabaseSignals | undefined;
   if (storage.db.kind === 'postgres' && options.databaseUrl) {
     try {
@@ -341,6 +370,7 @@ async function openStores(
     db,
     signals,
     vaultKey,
+    throwaway: storage.throwaway ?? false,
     endStartup: async () => {
       await storage.endStartup?.();
     },
@@ -386,9 +416,11 @@ async function createContext(
   const live = signals ? () => signals.live : undefined;
   const repos = createRepositories(db, new ReadCache(db, {trusted: live}));
   if (stores.vaultKey.status === 'rejected') throw stores.vaultKey.reason;
-  if (stores.vaultKey.value) await refuseUnlikeVaultKey(repos, dataDir, options, stores.vaultKey.value);
+  // A database in memory holds no secret stored under another key, and no later process will open it to check.
+  if (stores.vaultKey.value && !stores.throwaway)
+    await refuseUnlikeVaultKey(repos, dataDir, options, stores.vaultKey.value);
   const vault = createVault(stores.vaultKey.value);
-  const orgId = await defaultOrg(repos, clock, options.demo ?? false);
+  const orgId = await defaultOrg(repos, clock, options.demo ?? false, stores.throwaway);
   const adminToken = `adm_${randomBytes(24).toString('base64url')}`;
   const auth = new Authenticator(repos.keys, clock, log, {trusted: live});
   if (signals) {
@@ -539,8 +571,9 @@ async function loadAtStart(ctx: EmulatorContext, path: string, mode: LoadMode): 
   }
 }
 
-async function defaultOrg(repos: Repositories, clock: Clock, demo: boolean): Promise<string> {
-  const known = await repos.meta.get('default_org_id');
+/** The default org: the one the database names, else a new one. A database fresh from the template names none. */
+async function defaultOrg(repos: Repositories, clock: Clock, demo: boolean, fresh: boolean): Promise<string> {
+  const known = fresh ? undefined : await repos.meta.get('default_org_id');
   if (known && (await repos.orgs.get(known))) {
     if (demo) await repos.orgs.rename(known, 'Demo org');
     return known;
