@@ -228,15 +228,31 @@ async function startIn(
   const log = (line: string) => sink(displayText(line, {multiline: true}));
   const stores = await claimAndOpen(dataDir, ownsDataDir, options, log);
   try {
-    const {ctx, demo, startKey, seeded, imported} = await createContext(stores, options, hosts, dataDir, log);
+    const {ctx, demo, makingStartKey, seeded, imported} = await createContext(
+      stores,
+      options,
+      hosts,
+      dataDir,
+      log,
+    );
     await stores.endStartup();
+    // The start key is made while the server starts listening; the engine starts once both are done.
+    makingStartKey?.catch(() => undefined);
     const served = await serveEmulator(ctx, defaultPlugins(options), {
       port: options.port ?? 4010,
       host: options.host ?? '127.0.0.1',
       dataDir,
       cleanup: stores.cleanup,
       serveOnly: options.serveOnly ?? false,
+      pluginsAfter: makingStartKey,
     });
+    let startKey: {id: string; secret: string} | undefined;
+    try {
+      startKey = await makingStartKey;
+    } catch (err) {
+      await served.stop();
+      throw err;
+    }
     return {
       ...served,
       adminToken: ctx.adminToken,
@@ -383,8 +399,11 @@ async function openStores(
       await signals?.close();
       // In memory, nothing outlives the stop: the copy is dropped without PostgreSQL's shutdown checkpoint.
       if (!storage.throwaway) await db.close().catch(() => undefined);
-      await storage.cleanup();
-      if (ownsDataDir) await rm(dataDir, {recursive: true, force: true});
+      // A data dir made for this run holds none of the storage (it is in memory or elsewhere): both go at once.
+      await Promise.all([
+        storage.cleanup(),
+        ownsDataDir ? rm(dataDir, {recursive: true, force: true}) : undefined,
+      ]);
     },
   };
 }
@@ -399,7 +418,8 @@ async function createContext(
 ): Promise<{
   ctx: EmulatorContext;
   demo: DemoKey | undefined;
-  startKey: {id: string; secret: string} | undefined;
+  /** The start key, being made: awaited once the server listens. */
+  makingStartKey: Promise<{id: string; secret: string}> | undefined;
   seeded: StateLoadResult | undefined;
   imported: StateLoadResult | undefined;
 }> {
@@ -459,15 +479,14 @@ async function createContext(
   const imported = options.importFile ? await loadAtStart(ctx, options.importFile, 'replace') : undefined;
   const seeded = options.seed ? await loadAtStart(ctx, options.seed, 'merge') : undefined;
   const demo = options.demo ? await demoKey(ctx, dataDir) : undefined;
-  const made = options.startKey
-    ? await createKey(ctx, {
+  const makingStartKey = options.startKey
+    ? createKey(ctx, {
         orgId: ctx.orgId,
         name: options.startKey.name,
         createdBy: options.startKey.createdBy,
-      })
+      }).then((made) => ({id: made.key.id, secret: made.secret}))
     : undefined;
-  const startKey = made ? {id: made.key.id, secret: made.secret} : undefined;
-  return {ctx, demo, startKey, seeded, imported};
+  return {ctx, demo, makingStartKey, seeded, imported};
 }
 
 /**
@@ -477,7 +496,15 @@ async function createContext(
 async function serveEmulator(
   ctx: EmulatorContext,
   plugins: EmulatorPlugin[],
-  o: {port: number; host: string; dataDir: string; cleanup: () => Promise<void>; serveOnly: boolean},
+  o: {
+    port: number;
+    host: string;
+    dataDir: string;
+    cleanup: () => Promise<void>;
+    serveOnly: boolean;
+    /** The plugins start once this has settled too (the start key, made meanwhile). */
+    pluginsAfter?: Promise<unknown>;
+  },
 ): Promise<{apiUrl: string; accountUrl: string; stop(): Promise<void>}> {
   const app = createApp(ctx, {plugins});
   const server = await listen(app.fetch, o.port, o.host);
@@ -524,7 +551,10 @@ async function serveEmulator(
   // ready: their first work (the delivery worker's first pass and loading its HTTP client) would otherwise
   // run ahead of it. Requests are served meanwhile, and events recorded meanwhile are picked up by that
   // first pass.
-  pluginsStarting = new Promise<void>((resolvePromise) => setImmediate(resolvePromise))
+  pluginsStarting = Promise.all([
+    new Promise<void>((resolvePromise) => setImmediate(resolvePromise)),
+    o.pluginsAfter?.catch(() => undefined),
+  ])
     .then(async () => {
       for (const plugin of plugins) {
         if (stopping || o.serveOnly) return;
