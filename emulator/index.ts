@@ -245,6 +245,7 @@ async function startIn(
       cleanup: stores.cleanup,
       serveOnly: options.serveOnly ?? false,
       pluginsAfter: makingStartKey,
+      removesDataDir: ownsDataDir,
     });
     let startKey: {id: string; secret: string} | undefined;
     try {
@@ -504,6 +505,8 @@ async function serveEmulator(
     serveOnly: boolean;
     /** The plugins start once this has settled too (the start key, made meanwhile). */
     pluginsAfter?: Promise<unknown>;
+    /** `cleanup` removes the data dir (one made for this run). */
+    removesDataDir: boolean;
   },
 ): Promise<{apiUrl: string; accountUrl: string; stop(): Promise<void>}> {
   const app = createApp(ctx, {plugins});
@@ -528,7 +531,8 @@ async function serveEmulator(
         );
       }
       await ctx.auth.flush();
-      await removeRuntimeFile(o.dataDir);
+      // A data dir made for this run goes whole with the cleanup, runtime file and all.
+      if (!o.removesDataDir) await removeRuntimeFile(o.dataDir);
       await o.cleanup();
     })();
     return stopping;

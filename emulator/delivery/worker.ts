@@ -253,6 +253,8 @@ export class DeliveryWorker {
       try {
         await this.#maybeSweep();
         await this.#maybeVacuum();
+        // A stop asked for meanwhile ends the pass here: nothing has been claimed that it would have to finish.
+        if (this.#stopping) break;
         let claimed = 0;
         if (this.#o.vault.available) {
           if (this.#lanes.size < this.#o.maxLanes) claimed = await this.#claimAndStart();
