@@ -1,7 +1,7 @@
 // The emulator as a library: startEmulator() opens storage, serves the API and the control surface, and stops cleanly.
 import {randomBytes} from 'node:crypto';
-import {existsSync} from 'node:fs';
-import {mkdtemp, rm} from 'node:fs/promises';
+import {existsSync, mkdtempSync} from 'node:fs';
+import {rm} from 'node:fs/promises';
 import type {Server} from 'node:http';
 import type {AddressInfo} from 'node:net';
 import {tmpdir} from 'node:os';
@@ -204,7 +204,8 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
     throw err;
   }
   const ownsDataDir = !options.dataDir;
-  const dataDir = resolve(options.dataDir ?? (await mkdtemp(join(tmpdir(), 'svc-emulator-'))));
+  // Made at once: a single system call, with nothing else to wait for.
+  const dataDir = resolve(options.dataDir ?? mkdtempSync(join(tmpdir(), 'svc-emulator-')));
   // A start that fails leaves nothing behind: a data dir it made is removed whole (an existing one keeps
   // what it held; openStorage removes a database it had only begun to make).
   const madeHere = ownsDataDir || !existsSync(dataDir);
@@ -607,12 +608,14 @@ async function loadAtStart(ctx: EmulatorContext, path: string, mode: LoadMode): 
 
 /** The default org: the one the database names, else a new one. A database fresh from the template names none. */
 async function defaultOrg(repos: Repositories, clock: Clock, demo: boolean, fresh: boolean): Promise<string> {
-  const known = fresh ? undefined : await repos.meta.get('default_org_id');
+  const name = demo ? 'Demo org' : 'Emulator org';
+  if (fresh) return (await repos.orgs.createDefault(name, clock.now())).id;
+  const known = await repos.meta.get('default_org_id');
   if (known && (await repos.orgs.get(known))) {
     if (demo) await repos.orgs.rename(known, 'Demo org');
     return known;
   }
-  const org = await repos.orgs.create(demo ? 'Demo org' : 'Emulator org', clock.now());
+  const org = await repos.orgs.create(name, clock.now());
   return repos.meta.setIfAbsent('default_org_id', org.id);
 }
 
