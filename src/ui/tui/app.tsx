@@ -66,7 +66,8 @@ function useTerminalSize(fixed?: {columns: number; rows: number}) {
       stdout.off('resize', onResize);
     };
   }, [fixed, stdout, read]);
-  return size;
+  // A fixed size given anew (a test resizing its terminal) is followed as a resize is.
+  return fixed ?? size;
 }
 
 function screenKey(screen: Screen): string {
@@ -122,6 +123,12 @@ export function App({source, color, size: fixedSize, backoff = LIVE_BACKOFF}: Ap
     return {listed: list.find((d) => d.id === screen.deliveryId)};
   }, [screen, source, health]);
   const [live, refresh] = useLive<unknown>(screenKey(screen), fetcher, cache, backoff);
+  // A terminal widened enough for the health column reads it at once, not at the next refresh.
+  const healthShown = useRef(health);
+  useEffect(() => {
+    if (health && !healthShown.current && screen.name === 'endpoints') refresh();
+    healthShown.current = health;
+  }, [health, refresh, screen.name]);
 
   const paint = (tone: Tone | undefined) => (color ? tone : undefined);
   const height = Math.max(size.rows, CHROME_LINES + 1);

@@ -328,6 +328,19 @@ describe('the endpoints screen at wide widths', () => {
     await sees(d.id);
   });
 
+  it('reads the health at once when the terminal is widened to show it, not at the next refresh', async () => {
+    const {source, calls} = healthSource(health);
+    // Refreshes far apart: only the widening can ask for the health within this test.
+    const slow = {minMs: 60_000, idleMaxMs: 60_000, errorMaxMs: 60_000};
+    app = render(<App source={source} color={false} size={{columns: 80, rows: 24}} backoff={slow} />);
+    await sees(failing.id);
+    expect(calls.health).toBe(0);
+    app.rerender(<App source={source} color={false} size={{columns: 200, rows: 24}} backoff={slow} />);
+    const frame = await sees('failing 500');
+    expect(rowOf(frame, endpoint.id)).toContain('ok · 0/12 failed');
+    expect(calls.health).toBe(1);
+  });
+
   it('shows "?" for health it cannot read, and the endpoints all the same', async () => {
     const {source} = healthSource(async () => {
       throw Object.assign(new Error('no such route'), {code: 'not_found', status: 404});
