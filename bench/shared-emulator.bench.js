@@ -25,7 +25,7 @@ import {Agent, request} from 'undici';
 import {EmulatorControl} from '../dist/src/client/emulator-control.js';
 import {openStorage} from '../dist/src/emulator/db/open.js';
 import {createVault} from '../dist/src/emulator/vault.js';
-import {newId, newSigningSecret} from '../dist/src/lib/ids.js';
+import {newId, newSigningSecret} from '../dist/src/emulator/ids.js';
 import {median, percentile, printTable} from './lib.js';
 
 const pgUrl = process.env.BENCH_DATABASE_URL || process.env.SVC_TEST_DATABASE_URL;

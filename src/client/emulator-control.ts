@@ -20,6 +20,8 @@ import {
   DeliveryDetailSchema,
   type EndpointChaos,
   EndpointChaosSchema,
+  type EndpointHealth,
+  EndpointHealthSchema,
   type Health,
   HealthSchema,
   type KeyRecord,
@@ -68,6 +70,7 @@ export type {
   DeliveryAttempt,
   DeliveryDetail,
   EndpointChaos,
+  EndpointHealth,
   KeyRecord,
   RelayDelivery,
   RelayHolder,
@@ -248,6 +251,12 @@ export class EmulatorControl {
   /** What the local server answered to one relayed attempt, for the delivery's record and its retries. */
   async reportRelayResult(endpointId: string, report: RelayReport): Promise<void> {
     await this.#call('POST', `/_emulator/relay/${segment(endpointId)}/results`, NO_CONTENT, report);
+  }
+
+  /** How each endpoint's recent deliveries are going, for every endpoint of the org (default: the default org). */
+  endpointHealth(orgId?: string): Promise<List<EndpointHealth>> {
+    const query = orgId ? `?org_id=${segment(orgId)}` : '';
+    return this.#call('GET', `/_emulator/webhook-health${query}`, listOf(EndpointHealthSchema));
   }
 
   /** One delivery with its event and every attempt, oldest first. */

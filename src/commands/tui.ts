@@ -43,7 +43,8 @@ export default class Tui extends BaseCommand {
     // A local API answers in a few milliseconds, far sooner than Ink loads: the endpoints are painted as they
     // arrive, then Ink takes over. A slow API is not waited for long: Ink loads and shows them when they come.
     const early = await Promise.race([first.catch(() => undefined), delay(FIRST_DATA_WAIT_MS)]);
-    if (Array.isArray(early)) paintEndpoints(process.stdout, early);
+    if (Array.isArray(early))
+      paintEndpoints(process.stdout, early, {health: source.endpointHealth !== undefined});
     const color = colorEnabled(process.stdout, process.env);
     // Ink's colours follow the same rule as the rest of svc (NO_COLOR, FORCE_COLOR, a terminal), not their
     // own guess, which turns colour off whenever CI is set; chalk reads this as it loads.

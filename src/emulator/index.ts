@@ -1,7 +1,7 @@
 // The emulator as a library: startEmulator() opens storage, serves the API and the control surface, and stops cleanly.
 import {randomBytes} from 'node:crypto';
-import {existsSync} from 'node:fs';
-import {mkdtemp, rm} from 'node:fs/promises';
+import {existsSync, mkdtempSync} from 'node:fs';
+import {rm} from 'node:fs/promises';
 import type {Server} from 'node:http';
 import type {AddressInfo} from 'node:net';
 import {tmpdir} from 'node:os';
@@ -209,7 +209,8 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
     throw err;
   }
   const ownsDataDir = !options.dataDir;
-  const dataDir = resolve(options.dataDir ?? (await mkdtemp(join(tmpdir(), 'svc-emulator-'))));
+  // Made at once: a single system call, with nothing else to wait for.
+  const dataDir = resolve(options.dataDir ?? mkdtempSync(join(tmpdir(), 'svc-emulator-')));
   // A start that fails leaves nothing behind: a data dir it made is removed whole (an existing one keeps
   // what it held; openStorage removes a database it had only begun to make).
   const madeHere = ownsDataDir || !existsSync(dataDir);
@@ -231,18 +232,34 @@ async function startIn(
   // so none can move a terminal's cursor, retitle it or reorder a line.
   const sink = options.log ?? (() => undefined);
   const log = (line: string) => sink(displayText(line, {multiline: true}));
-  await claimDataDir(dataDir);
-  const stores = await openStores(dataDir, ownsDataDir, options, log);
+  const stores = await claimAndOpen(dataDir, ownsDataDir, options, log);
   try {
-    const {ctx, demo, startKey, seeded, imported} = await createContext(stores, options, hosts, dataDir, log);
+    const {ctx, demo, makingStartKey, seeded, imported} = await createContext(
+      stores,
+      options,
+      hosts,
+      dataDir,
+      log,
+    );
     await stores.endStartup();
+    // The start key is made while the server starts listening; the engine starts once both are done.
+    makingStartKey?.catch(() => undefined);
     const served = await serveEmulator(ctx, defaultPlugins(options), {
       port: options.port ?? 4010,
       host: options.host ?? '127.0.0.1',
       dataDir,
       cleanup: stores.cleanup,
       serveOnly: options.serveOnly ?? false,
+      pluginsAfter: makingStartKey,
+      removesDataDir: ownsDataDir,
     });
+    let startKey: {id: string; secret: string} | undefined;
+    try {
+      startKey = await makingStartKey;
+    } catch (err) {
+      await served.stop();
+      throw err;
+    }
     return {
       ...served,
       adminToken: ctx.adminToken,
@@ -263,6 +280,32 @@ async function startIn(
     await stores.cleanup();
     throw err;
   }
+}
+
+/**
+ * Claims the data dir, then opens the stores. A data dir made for this run alone (in memory) holds nothing of
+ * another emulator's, so there the database starts opening while the dir is claimed.
+ */
+async function claimAndOpen(
+  dataDir: string,
+  ownsDataDir: boolean,
+  options: StartEmulatorOptions,
+  log: (line: string) => void,
+): Promise<Stores> {
+  if (!ownsDataDir) {
+    await claimDataDir(dataDir);
+    return openStores(dataDir, ownsDataDir, options, log);
+  }
+  const [claimed, opened] = await Promise.allSettled([
+    claimDataDir(dataDir),
+    openStores(dataDir, ownsDataDir, options, log),
+  ]);
+  if (claimed.status === 'rejected') {
+    if (opened.status === 'fulfilled') await opened.value.cleanup();
+    throw claimed.reason;
+  }
+  if (opened.status === 'rejected') throw opened.reason;
+  return opened.value;
 }
 
 /** Makes the data dir (when missing) private, and refuses one another running emulator uses. */
@@ -289,6 +332,8 @@ interface Stores {
   signals: DatabaseSignals | undefined;
   /** Read while the database opened; reported once the context needs it. */
   vaultKey: PromiseSettledResult<Buffer | null>;
+  /** The database lives in memory and dies with this process: fresh from the template, nothing before it. */
+  throwaway: boolean;
   /** Lets other processes start on the same database (PostgreSQL): call once the schema is ready. */
   endStartup(): Promise<void>;
   /** Runs `close` when the stores close, before the database does. */
@@ -316,12 +361,14 @@ async function openStores(
   ]);
   if (opened.status === 'rejected') throw opened.reason;
   const storage = opened.value;
-  // Again, for what opening the storage just wrote there (the embedded database's files).
-  await makeDataDirPrivate(dataDir).catch(async (err: unknown) => {
-    await storage.db.close().catch(() => undefined);
-    await storage.cleanup();
-    throw err;
-  });
+  // Again, for what opening the storage just wrote there (the embedded database's files; none in memory).
+  if (!storage.throwaway) {
+    await makeDataDirPrivate(dataDir).catch(async (err: unknown) => {
+      await storage.db.close().catch(() => undefined);
+      await storage.cleanup();
+      throw err;
+    });
+  }
   let signals: DatabaseSignals | undefined;
   if (storage.db.kind === 'postgres' && options.databaseUrl) {
     try {
@@ -346,6 +393,7 @@ async function openStores(
     db,
     signals,
     vaultKey,
+    throwaway: storage.throwaway ?? false,
     endStartup: async () => {
       await storage.endStartup?.();
     },
@@ -358,8 +406,11 @@ async function openStores(
       await signals?.close();
       // In memory, nothing outlives the stop: the copy is dropped without PostgreSQL's shutdown checkpoint.
       if (!storage.throwaway) await db.close().catch(() => undefined);
-      await storage.cleanup();
-      if (ownsDataDir) await rm(dataDir, {recursive: true, force: true});
+      // A data dir made for this run holds none of the storage (it is in memory or elsewhere): both go at once.
+      await Promise.all([
+        storage.cleanup(),
+        ownsDataDir ? rm(dataDir, {recursive: true, force: true}) : undefined,
+      ]);
     },
   };
 }
@@ -374,7 +425,8 @@ async function createContext(
 ): Promise<{
   ctx: EmulatorContext;
   demo: DemoKey | undefined;
-  startKey: {id: string; secret: string} | undefined;
+  /** The start key, being made: awaited once the server listens. */
+  makingStartKey: Promise<{id: string; secret: string}> | undefined;
   seeded: StateLoadResult | undefined;
   imported: StateLoadResult | undefined;
 }> {
@@ -391,9 +443,11 @@ async function createContext(
   const live = signals ? () => signals.live : undefined;
   const repos = createRepositories(db, new ReadCache(db, {trusted: live}));
   if (stores.vaultKey.status === 'rejected') throw stores.vaultKey.reason;
-  if (stores.vaultKey.value) await refuseUnlikeVaultKey(repos, dataDir, options, stores.vaultKey.value);
+  // A database in memory holds no secret stored under another key, and no later process will open it to check.
+  if (stores.vaultKey.value && !stores.throwaway)
+    await refuseUnlikeVaultKey(repos, dataDir, options, stores.vaultKey.value);
   const vault = createVault(stores.vaultKey.value);
-  const orgId = await defaultOrg(repos, clock, options.demo ?? false);
+  const orgId = await defaultOrg(repos, clock, options.demo ?? false, stores.throwaway);
   const adminToken = `adm_${randomBytes(24).toString('base64url')}`;
   const auth = new Authenticator(repos.keys, clock, log, {trusted: live});
   if (signals) {
@@ -432,15 +486,14 @@ async function createContext(
   const imported = options.importFile ? await loadAtStart(ctx, options.importFile, 'replace') : undefined;
   const seeded = options.seed ? await loadAtStart(ctx, options.seed, 'merge') : undefined;
   const demo = options.demo ? await demoKey(ctx, dataDir) : undefined;
-  const made = options.startKey
-    ? await createKey(ctx, {
+  const makingStartKey = options.startKey
+    ? createKey(ctx, {
         orgId: ctx.orgId,
         name: options.startKey.name,
         createdBy: options.startKey.createdBy,
-      })
+      }).then((made) => ({id: made.key.id, secret: made.secret}))
     : undefined;
-  const startKey = made ? {id: made.key.id, secret: made.secret} : undefined;
-  return {ctx, demo, startKey, seeded, imported};
+  return {ctx, demo, makingStartKey, seeded, imported};
 }
 
 /**
@@ -450,7 +503,17 @@ async function createContext(
 async function serveEmulator(
   ctx: EmulatorContext,
   plugins: EmulatorPlugin[],
-  o: {port: number; host: string; dataDir: string; cleanup: () => Promise<void>; serveOnly: boolean},
+  o: {
+    port: number;
+    host: string;
+    dataDir: string;
+    cleanup: () => Promise<void>;
+    serveOnly: boolean;
+    /** The plugins start once this has settled too (the start key, made meanwhile). */
+    pluginsAfter?: Promise<unknown>;
+    /** `cleanup` removes the data dir (one made for this run). */
+    removesDataDir: boolean;
+  },
 ): Promise<{apiUrl: string; accountUrl: string; stop(): Promise<void>}> {
   const app = createApp(ctx, {plugins});
   const server = await listen(app.fetch, o.port, o.host);
@@ -475,7 +538,8 @@ async function serveEmulator(
         );
       }
       await ctx.auth.flush();
-      await removeRuntimeFile(o.dataDir);
+      // A data dir made for this run goes whole with the cleanup, runtime file and all.
+      if (!o.removesDataDir) await removeRuntimeFile(o.dataDir);
       await o.cleanup();
     })();
     return stopping;
@@ -498,7 +562,10 @@ async function serveEmulator(
   // ready: their first work (the delivery worker's first pass and loading its HTTP client) would otherwise
   // run ahead of it. Requests are served meanwhile, and events recorded meanwhile are picked up by that
   // first pass.
-  pluginsStarting = new Promise<void>((resolvePromise) => setImmediate(resolvePromise))
+  pluginsStarting = Promise.all([
+    new Promise<void>((resolvePromise) => setImmediate(resolvePromise)),
+    o.pluginsAfter?.catch(() => undefined),
+  ])
     .then(async () => {
       for (const plugin of plugins) {
         if (stopping || o.serveOnly) return;
@@ -545,13 +612,16 @@ async function loadAtStart(ctx: EmulatorContext, path: string, mode: LoadMode): 
   }
 }
 
-async function defaultOrg(repos: Repositories, clock: Clock, demo: boolean): Promise<string> {
+/** The default org: the one the database names, else a new one. A database fresh from the template names none. */
+async function defaultOrg(repos: Repositories, clock: Clock, demo: boolean, fresh: boolean): Promise<string> {
+  const name = demo ? 'Demo org' : 'Emulator org';
+  if (fresh) return (await repos.orgs.createDefault(name, clock.now())).id;
   const known = await repos.meta.get('default_org_id');
   if (known && (await repos.orgs.get(known))) {
     if (demo) await repos.orgs.rename(known, 'Demo org');
     return known;
   }
-  const org = await repos.orgs.create(demo ? 'Demo org' : 'Emulator org', clock.now());
+  const org = await repos.orgs.create(name, clock.now());
   return repos.meta.setIfAbsent('default_org_id', org.id);
 }
 

@@ -198,6 +198,20 @@ export const DeliveryDetailSchema = z.object({
 });
 export type DeliveryDetail = z.infer<typeof DeliveryDetailSchema>;
 
+/**
+ * How one endpoint's deliveries are going, over the deliveries its list shows (the most recent, within
+ * retention): how many there are, how many failed for good or are still pending, and the newest of them.
+ */
+export const EndpointHealthSchema = z.object({
+  endpoint_id: z.string(),
+  recent: z.number().int().nonnegative(),
+  failed: z.number().int().nonnegative(),
+  pending: z.number().int().nonnegative(),
+  /** The newest delivery; null when the endpoint has none. */
+  last: DeliverySchema.nullable(),
+});
+export type EndpointHealth = z.infer<typeof EndpointHealthSchema>;
+
 /** The settings of delivery chaos, as the control route takes and shows them. */
 export const ChaosSettingsSchema = z.object({
   /** Chance (0 to 1) that an event is delivered a second time, at once, with the same event id. */

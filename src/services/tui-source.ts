@@ -1,6 +1,6 @@
 // What the delivery browser reads from, and how it tells failures apart. Nothing here loads anything: the UI
 // imports it, and the UI's start-up is measured.
-import type {DeliveryDetail} from '../client/emulator-control.js';
+import type {DeliveryDetail, EndpointHealth} from '../client/emulator-control.js';
 import {ExitCode} from '../lib/exit-codes.js';
 import type {Delivery, WebhookEndpoint} from '../schemas/index.js';
 
@@ -12,6 +12,11 @@ export interface TuiSource {
   readonly emulator: boolean;
   listEndpoints(): Promise<WebhookEndpoint[]>;
   listDeliveries(endpointId: string): Promise<Delivery[]>;
+  /**
+   * How each endpoint's recent deliveries are going, every endpoint in one call; undefined where no such call
+   * exists (the service), since asking each endpoint's deliveries on every refresh would not do.
+   */
+  endpointHealth?(): Promise<EndpointHealth[]>;
   /** The emulator's detail of one delivery; undefined against the service, which lists deliveries only. */
   deliveryDetail?(deliveryId: string): Promise<DeliveryDetail>;
   resend?(deliveryId: string): Promise<DeliveryDetail>;

@@ -91,6 +91,11 @@ export async function openTuiSource(options: OpenTuiSourceOptions): Promise<TuiS
     listDeliveries: async (endpointId) => (await client()).listDeliveries(endpointId),
     // The API's clock as its answers date them: an emulator's may be set by hand.
     now: () => opened?.serverNowMs() ?? Date.now(),
+    // The emulator's, for the key's own org.
+    get endpointHealth() {
+      const control = current.control;
+      return control ? async () => (await control.endpointHealth(await org())).data : undefined;
+    },
     get deliveryDetail() {
       return current.control ? detail : undefined;
     },

@@ -40,4 +40,26 @@ describe('openTuiSource', () => {
     expect(source.resend).toBeTypeOf('function');
     expect(source.deliveryDetail).toBeTypeOf('function');
   });
+
+  it("tells the health of the key's own org's endpoints from the emulator, and none where no emulator runs", async () => {
+    const env = {SVC_CONFIG_DIR: join(root, 'config-health'), SVC_EMULATOR_DATA_DIR: join(root, 'emulator')};
+    const elsewhere = await openTuiSource({env});
+    expect(elsewhere.endpointHealth).toBeUndefined();
+
+    const other = await emu.control.createOrg({name: 'Another org'});
+    await emu.control.createWebhook({
+      url: 'https://theirs.example.com/',
+      events: ['sandbox.ready'],
+      org_id: other.id,
+    });
+    const ours = await emu.control.createWebhook({
+      url: 'https://ours.example.com/',
+      events: ['sandbox.ready'],
+    });
+    const key = await emu.control.createKey({name: 'health'});
+    const source = await openTuiSource({env: {...env, SVC_API_URL: emu.apiUrl, SVC_API_KEY: key.secret}});
+    expect(await source.endpointHealth?.()).toEqual([
+      {endpoint_id: ours.id, recent: 0, failed: 0, pending: 0, last: null},
+    ]);
+  });
 });

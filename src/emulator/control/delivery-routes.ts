@@ -1,6 +1,10 @@
-// Control routes for one delivery: its detail with every attempt, and a resend. Admin token only, like all of
+// Control routes for deliveries: how each endpoint's recent deliveries are going, one delivery's detail with every
+// attempt, and a resend. Admin token only, like all of
 // /_emulator. The operations' errors become HTTP answers in the app's one error handler.
+import type {EndpointHealth} from '../../schemas/emulator.js';
+import type {List} from '../../schemas/index.js';
 import type {EmulatorApp, EmulatorContext} from '../context.js';
+import {endpointHealth} from '../ops/deliveries.js';
 import {getDeliveryDetail} from '../ops/delivery-detail.js';
 import type {Attempter} from '../delivery/attempter.js';
 import {resendDelivery} from '../ops/resend.js';
@@ -10,6 +14,11 @@ export function registerDeliveryControlRoutes(
   ctx: EmulatorContext,
   attempter: () => Attempter,
 ): void {
+  // Every endpoint of the org (the default org unless org_id names another) in one answer.
+  app.get('/_emulator/webhook-health', async (c) => {
+    const data = await endpointHealth(ctx, {orgId: c.req.query('org_id') ?? ctx.orgId});
+    return c.json({data} satisfies List<EndpointHealth>);
+  });
   app.get('/_emulator/deliveries/:id', async (c) =>
     c.json(await getDeliveryDetail(ctx, {deliveryId: c.req.param('id')})),
   );

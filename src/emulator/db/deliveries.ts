@@ -1,5 +1,6 @@
 // The deliveries table as people and API keys read it (the engine's own SQL is in ../delivery), and retention.
 import {type DeliveryStatus, MAX_DELIVERIES_LISTED, RETENTION_MS} from '../../definitions.js';
+import type {EndpointHealth} from '../../schemas/emulator.js';
 import type {Delivery} from '../../schemas/index.js';
 import type {Database, Queryable} from './database.js';
 import {iso, isoRequired} from './repository-support.js';
@@ -59,5 +60,47 @@ export class DeliveryReadRepository {
       [endpointId, since, status ?? null],
     );
     return rows.map(toDeliveryRecord);
+  }
+
+  /**
+   * For each endpoint, how its most recent deliveries (those listForEndpoint shows) are going: counts by outcome
+   * and the newest delivery. Two statements for every endpoint at once, however many there are.
+   */
+  async healthOfEndpoints(endpointIds: readonly string[], now: Date): Promise<EndpointHealth[]> {
+    if (endpointIds.length === 0) return [];
+    const since = new Date(now.getTime() - RETENTION_MS);
+    const [counts, last] = await Promise.all([
+      this.db.query<{endpoint_id: string; recent: number; failed: number; pending: number}>(
+        `SELECT endpoint_id, count(*)::int AS recent,
+                count(*) FILTER (WHERE status = 'failed')::int AS failed,
+                count(*) FILTER (WHERE status = 'pending')::int AS pending
+           FROM (SELECT endpoint_id, status,
+                        row_number() OVER (PARTITION BY endpoint_id ORDER BY created_at DESC, id DESC) AS n
+                   FROM deliveries
+                  WHERE endpoint_id = ANY($1::text[]) AND created_at > $2) recent
+          WHERE n <= ${MAX_DELIVERIES_LISTED}
+          GROUP BY endpoint_id`,
+        [endpointIds, since],
+      ),
+      this.db.query<DeliveryRow & {endpoint_id: string}>(
+        `SELECT DISTINCT ON (endpoint_id) endpoint_id, ${DELIVERY_RECORD_COLUMNS}
+           FROM deliveries
+          WHERE endpoint_id = ANY($1::text[]) AND created_at > $2
+          ORDER BY endpoint_id, created_at DESC, id DESC`,
+        [endpointIds, since],
+      ),
+    ]);
+    const countsOf = new Map(counts.rows.map((r) => [r.endpoint_id, r]));
+    const lastOf = new Map(last.rows.map((r) => [r.endpoint_id, toDeliveryRecord(r)]));
+    return endpointIds.map((id) => {
+      const c = countsOf.get(id);
+      return {
+        endpoint_id: id,
+        recent: Number(c?.recent ?? 0),
+        failed: Number(c?.failed ?? 0),
+        pending: Number(c?.pending ?? 0),
+        last: lastOf.get(id) ?? null,
+      };
+    });
   }
 }

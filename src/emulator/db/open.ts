@@ -1,10 +1,9 @@
 // Opens the emulator's storage: a PGlite data dir (default), a throwaway PGlite, or a real PostgreSQL.
 import {existsSync} from 'node:fs';
-import {mkdtemp, rm} from 'node:fs/promises';
-import {tmpdir} from 'node:os';
+import {rm} from 'node:fs/promises';
 import {join} from 'node:path';
 import {type Database, migrate, wrapPgPool} from './database.js';
-import {openPGliteThread} from './pglite-thread.js';
+import {openPGliteThread, openPGliteThreadInMemory} from './pglite-thread.js';
 import {copyTemplate, ensureTemplate, PGDATA} from './template.js';
 
 export interface StorageOptions {
@@ -23,9 +22,9 @@ export interface StorageOptions {
 
 export interface OpenedStorage {
   db: Database;
-  /** The database is a throwaway copy: cleanup() ends it without a clean shutdown, and removes it. */
+  /** The database is held in memory only: cleanup() ends it without a clean shutdown. */
   throwaway?: boolean;
-  /** Releases whatever opening created besides the database (a throwaway copy). */
+  /** Releases whatever opening created besides the database, and a throwaway database itself. */
   cleanup(): Promise<void>;
   /**
    * PostgreSQL only: other processes starting on the same database wait until this is called, so the first one
@@ -78,32 +77,12 @@ export async function openStorage(options: StorageOptions): Promise<OpenedStorag
   }
 
   if (options.inMemory) {
-    // A copy of the template in a temporary directory opens faster than loading it into memory with
-    // loadDataDir (`node bench/run.js emulator-start` times the in-memory start), and is deleted when the
-    // emulator stops.
-    const scratch = await mkdtemp(join(tmpdir(), 'svc-emulator-mem-'));
-    const pgdata = join(scratch, PGDATA);
-    try {
-      await copyTemplate(await ensureTemplate(options.templateCacheDir), pgdata);
-      const db = await openPGliteThread(pgdata);
-      try {
-        await migrate(db);
-      } catch (err) {
-        await db.close().catch(() => undefined);
-        throw err;
-      }
-      return {
-        db,
-        throwaway: true,
-        cleanup: async () => {
-          await db.discard();
-          await rm(scratch, {recursive: true, force: true});
-        },
-      };
-    } catch (err) {
-      await rm(scratch, {recursive: true, force: true});
-      throw err;
-    }
+    // PGlite's in-memory file system, filled from the template: nothing is written to disk, so the start costs
+    // no copy of the template's files and the stop no removal of them (`node bench/run.js emulator-start`
+    // times it beside reopening a data dir).
+    // No migrations to run: a template is only used when it was made with exactly these (its key says so).
+    const db = await openPGliteThreadInMemory(() => ensureTemplate(options.templateCacheDir));
+    return {db, throwaway: true, cleanup: () => db.discard()};
   }
 
   const pgdata = join(options.dataDir, PGDATA);

@@ -16,6 +16,20 @@ export class OrgRepository {
     return {id, name, created_at: now.toISOString()};
   }
 
+  /**
+   * A new org recorded as the database's default org, in one statement: for a database that has none yet and
+   * that no other process writes to (fresh from the template, in memory).
+   */
+  async createDefault(name: string, now: Date): Promise<Org> {
+    const id = newId('org');
+    await this.db.query(
+      `WITH org AS (INSERT INTO orgs (id, name, created_at) VALUES ($1, $2, $3) RETURNING id)
+       INSERT INTO emulator_meta (key, value) SELECT 'default_org_id', id FROM org`,
+      [id, name, now],
+    );
+    return {id, name, created_at: now.toISOString()};
+  }
+
   get(id: string): Promise<Org | undefined> {
     return this.cached(`org:${id}`, () => this.load(id));
   }

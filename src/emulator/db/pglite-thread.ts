@@ -7,7 +7,8 @@
 import {createRequire} from 'node:module';
 import {Worker} from 'node:worker_threads';
 import type {Database, QueryResult, Queryable} from './database.js';
-import {pgliteWasmModule, TUNING} from './pglite.js';
+import {IN_MEMORY_TUNING, pgliteWasmModule, TUNING} from './pglite.js';
+import {readTemplate, type TemplateContents} from './template.js';
 
 interface Reply {
   id: number;
@@ -17,8 +18,10 @@ interface Reply {
 }
 
 // CommonJS, evaluated by the worker: it loads PGlite from the path the main thread resolved (an evaluated
-// worker has no module of its own to resolve from), opens the data dir with the module compiled on the main
+// worker has no module of its own to resolve from), opens the database with the module compiled on the main
 // thread, then answers each message in arrival order (PGlite queues statements first come, first served).
+// The database is a data dir on disk, or, in memory, PGlite's in-memory file system filled from a template the
+// main thread reads while PGlite starts here (its first message, before any statement).
 const WORKER_SOURCE = `
 const {parentPort, workerData} = require('node:worker_threads');
 const {PGlite} = require(workerData.entry);
@@ -28,15 +31,53 @@ const plainError = (err) => {
   for (const k of ERROR_FIELDS) if (err && err[k] !== undefined) out[k] = err[k];
   return out;
 };
-const opening = PGlite.create(workerData.dataDir, {
+let templateArrived;
+const template = new Promise((resolve) => {
+  templateArrived = resolve;
+});
+const options = {
   pgliteWasmModule: workerData.module,
   startParams: [...(PGlite.defaultStartParams || []), ...workerData.tuning],
-});
+};
+// PGlite's in-memory file system, filled from the template. PGlite calls initialSyncFs once its runtime is up and
+// before PostgreSQL looks at its data directory. (A plain object: PGlite's own base class would load a module
+// of its own for nothing.)
+const inMemory = () => {
+  const filesystem = {
+    async init(pg, emscriptenOpts) {
+      this.pg = pg;
+      return {emscriptenOpts};
+    },
+    async initialSyncFs() {
+      const {dirs, files, bytes} = await template;
+      const FS = this.pg.Module.FS;
+      const root = (PGlite.paths && PGlite.paths.PGDATA) || '/pglite/data';
+      FS.mkdirTree(root);
+      for (const dir of dirs) FS.mkdirTree(root + '/' + dir);
+      // Each file is a view of the one buffer; the in-memory file system copies a file only once it grows.
+      for (const file of files)
+        FS.writeFile(root + '/' + file.path, bytes.subarray(file.offset, file.offset + file.size), {canOwn: true});
+    },
+    async syncToFs() {},
+    async closeFs() {
+      this.pg.Module.FS.quit();
+    },
+    async dumpTar() {
+      throw new Error('a database held in memory by the emulator is not dumped');
+    },
+  };
+  return PGlite.create({...options, fs: filesystem});
+};
+const opening = workerData.dataDir ? PGlite.create(workerData.dataDir, options) : inMemory();
 opening.then(
   () => parentPort.postMessage({id: 0, ok: true}),
   (err) => parentPort.postMessage({id: 0, ok: false, error: plainError(err)}),
 );
 parentPort.on('message', async (m) => {
+  if (m.op === 'template') {
+    templateArrived(m.template);
+    return;
+  }
   try {
     const pg = await opening;
     if (m.op === 'close') {
@@ -79,7 +120,8 @@ class ThreadDatabase implements Database {
   #held: Promise<void> | undefined;
   #opened: Promise<void>;
 
-  constructor(dataDir: string) {
+  /** dataDir undefined: in memory, filled from the template sent with sendTemplate(). */
+  constructor(dataDir: string | undefined) {
     this.#worker = new Worker(WORKER_SOURCE, {
       eval: true,
       // The source is CommonJS; a parent started with --input-type=module would make an evaluated worker ESM.
@@ -88,7 +130,7 @@ class ThreadDatabase implements Database {
         entry: createRequire(import.meta.url).resolve('@electric-sql/pglite'),
         dataDir,
         module: pgliteWasmModule(),
-        tuning: TUNING,
+        tuning: dataDir === undefined ? [...TUNING, ...IN_MEMORY_TUNING] : TUNING,
       },
     });
     this.#opened = new Promise<void>((resolve, reject) => {
@@ -97,6 +139,8 @@ class ThreadDatabase implements Database {
         reject,
       });
     });
+    // Awaited by whoever opens; a database given up before it opened must not leave its rejection unhandled.
+    this.#opened.catch(() => undefined);
     this.#worker.on('message', (reply: Reply) => {
       const waiter = this.#pending.get(reply.id);
       if (!waiter) return;
@@ -111,6 +155,12 @@ class ThreadDatabase implements Database {
 
   opened(): Promise<void> {
     return this.#opened;
+  }
+
+  /** The in-memory database's contents; it opens once they arrive. */
+  sendTemplate(template: TemplateContents): void {
+    // The buffer moves to the thread instead of being copied.
+    this.#worker.postMessage({op: 'template', template}, [template.bytes.buffer as ArrayBuffer]);
   }
 
   #fail(err: Error): void {
@@ -220,6 +270,25 @@ export async function openPGliteThread(dataDir: string): Promise<Database & {dis
     await db.opened();
   } catch (err) {
     await db.close().catch(() => undefined);
+    throw err;
+  }
+  return db;
+}
+
+/**
+ * Opens a database held in memory only, on its own thread, with the contents of the template whose directory
+ * `template` finds (ensureTemplate). The template is found and read here while the thread starts PGlite.
+ */
+export async function openPGliteThreadInMemory(
+  template: () => Promise<string>,
+): Promise<Database & {discard(): Promise<void>}> {
+  const db = new ThreadDatabase(undefined);
+  try {
+    db.sendTemplate(readTemplate(await template()));
+    await db.opened();
+  } catch (err) {
+    // Nothing to shut down cleanly: the database was never anywhere but in this thread's memory.
+    await db.discard();
     throw err;
   }
   return db;

@@ -31,7 +31,8 @@ import {openPGlite} from './pglite.js';
 const TEMPLATE_META = 'template.json';
 export {PGDATA} from './layout.js';
 /** Part of the key: a change in how templates are made must replace the ones already made. */
-const TEMPLATE_FORMAT = 'postgres database only; manifest; trailing zeros trimmed; one WAL segment';
+const TEMPLATE_FORMAT =
+  'postgres database only; manifest; trailing zeros trimmed; one WAL segment; notify triggers disabled';
 
 // PostgreSQL's initdb makes template0 and template1 for CREATE DATABASE, which the emulator never
 // runs. Dropping them leaves 430 files instead of 1,050 to copy into every fresh data dir.
@@ -41,6 +42,17 @@ const DROP_TEMPLATE_DATABASES = [
   'ALTER DATABASE template0 IS_TEMPLATE false',
   'DROP DATABASE template0',
 ];
+
+// The triggers that tell other processes sharing a PostgreSQL of a write (db/notify.ts) have no one to tell on
+// PGlite, which is one process; the first of them to fire would load PL/pgSQL, a tenth of an in-memory start.
+// A template is only ever PGlite's, so there they are disabled (still defined, for later migrations).
+const DISABLE_NOTIFY_TRIGGERS = `DO $$
+DECLARE t record;
+BEGIN
+  FOR t IN SELECT tgname, tgrelid::regclass AS rel FROM pg_trigger WHERE tgfoid = 'svc_notify_change'::regproc LOOP
+    EXECUTE format('ALTER TABLE %s DISABLE TRIGGER %I', t.rel, t.tgname);
+  END LOOP;
+END $$`;
 
 // initdb and the migrations fill most of the first WAL segment. Switching to a fresh segment and
 // checkpointing leaves only the new one, holding the checkpoint record and little else; with recycling off
@@ -185,6 +197,7 @@ export async function prepareTemplate(dir: string, key?: string): Promise<void> 
     const db = wrapPGlite(pg);
     try {
       await migrate(db);
+      await db.query(DISABLE_NOTIFY_TRIGGERS);
       for (const statement of DROP_TEMPLATE_DATABASES) await db.query(statement);
       for (const statement of COMPACT_WAL) await db.query(statement);
     } finally {
@@ -228,6 +241,52 @@ export async function ensureTemplate(
     );
   }
   return target;
+}
+
+/**
+ * A template's data directory as it is held in memory: its folders, and its files laid end to end in one buffer,
+ * each at its full length (the tails stored without their zeros are zeros here).
+ */
+export interface TemplateContents {
+  dirs: string[];
+  files: {path: string; offset: number; size: number}[];
+  bytes: Uint8Array;
+}
+
+/**
+ * Reads the template's data directory for a database that lives in memory only: nothing is written to disk,
+ * so an in-memory emulator costs neither the copy of its files nor their removal when it stops. One buffer
+ * for every file, read straight into place, and files holding only zeros are not read at all.
+ */
+export function readTemplate(template: string): TemplateContents {
+  const meta = JSON.parse(readFileSync(join(template, TEMPLATE_META), 'utf8')) as TemplateMeta;
+  const pgdata = join(template, PGDATA);
+  const entries = Object.entries(meta.manifest.files);
+  const total = entries.reduce((sum, [, [size]]) => sum + size, 0);
+  const bytes = new Uint8Array(total);
+  const files: TemplateContents['files'] = [];
+  let offset = 0;
+  for (const [path, [size, stored]] of entries) {
+    files.push({path, offset, size});
+    if (stored > 0) {
+      const fd = openSync(join(pgdata, ...path.split('/')), 'r');
+      try {
+        let done = 0;
+        while (done < stored) {
+          const n = readSync(fd, bytes, offset + done, stored - done, done);
+          if (n === 0)
+            throw new TemplateError(
+              `${path} in the database template ${template} is shorter than its manifest says`,
+            );
+          done += n;
+        }
+      } finally {
+        closeSync(fd);
+      }
+    }
+    offset += size;
+  }
+  return {dirs: meta.manifest.dirs, files, bytes};
 }
 
 /**

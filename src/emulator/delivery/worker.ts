@@ -35,6 +35,9 @@ import {realTimers, type Timers} from './timers.js';
 
 export {DELIVERY_USER_AGENT} from './attempt-send.js';
 
+/** How long after start the delivery agent (undici) is loaded when no delivery has needed it yet. */
+const AGENT_PRELOAD_DELAY_MS = 250;
+
 export interface DeliveryWorkerOptions {
   db: Database;
   clock: Clock;
@@ -167,11 +170,14 @@ export class DeliveryWorker {
 
   start(): void {
     if (this.#loop) return;
-    // Loaded in the background once start-up has finished, so the first delivery rarely waits for it.
+    // Loaded in the background a moment after start-up, so the first delivery rarely waits for it, and an
+    // emulator stopped at once (`svc emulator exec` around a quick command) neither loads it nor waits for it.
     if (!this.#o.dispatcher) {
-      this.#timers.setTimeout(() => {
-        if (!this.#stopping) this.#agent().catch(() => undefined);
-      }, 0);
+      this.#unsubscribe.push(
+        this.#timers.setTimeout(() => {
+          if (!this.#stopping) this.#agent().catch(() => undefined);
+        }, AGENT_PRELOAD_DELAY_MS),
+      );
     }
     this.#unsubscribe.push(
       this.#o.clock.onChange(() => {
@@ -247,6 +253,8 @@ export class DeliveryWorker {
       try {
         await this.#maybeSweep();
         await this.#maybeVacuum();
+        // A stop asked for meanwhile ends the pass here: nothing has been claimed that it would have to finish.
+        if (this.#stopping) break;
         let claimed = 0;
         if (this.#o.vault.available) {
           if (this.#lanes.size < this.#o.maxLanes) claimed = await this.#claimAndStart();

@@ -1,5 +1,7 @@
-// Deliveries as people and API keys read them: the most recent to one endpoint, newest first.
+// Deliveries as people and API keys read them: the most recent to one endpoint, newest first; and how each
+// endpoint's recent deliveries are going, for every endpoint of an org at once.
 import {DELIVERY_STATUSES, type DeliveryStatus, isId} from '../../definitions.js';
+import type {EndpointHealth} from '../../schemas/emulator.js';
 import type {Delivery} from '../../schemas/index.js';
 import type {EmulatorContext} from '../context.js';
 import {notFound, vaultUnavailable} from '../operation-error.js';
@@ -32,4 +34,16 @@ export async function listDeliveries(ctx: EmulatorContext, input: ListDeliveries
     : undefined;
   if (!endpoint) throw notFound('no webhook endpoint with this id');
   return ctx.repos.deliveries.listForEndpoint(endpoint.id, ctx.clock.now(), status);
+}
+
+/** How the recent deliveries of each endpoint of the org are going, in the order the org's endpoints are listed. */
+export async function endpointHealth(
+  ctx: EmulatorContext,
+  input: {orgId: string},
+): Promise<EndpointHealth[]> {
+  const endpoints = await ctx.repos.endpoints.list(input.orgId);
+  return ctx.repos.deliveries.healthOfEndpoints(
+    endpoints.map((e) => e.id),
+    ctx.clock.now(),
+  );
 }

@@ -30,6 +30,7 @@ import {
 } from './screens.js';
 import {CHROME_LINES, Frame, StatusLine} from './frame.js';
 import {handleKey, type KeyPress, splitKeys} from './keys.js';
+import {type ListedEndpoint, showsHealth} from './layout.js';
 import {type Live, useLive} from './use-live.js';
 
 export interface AppProps {
@@ -65,7 +66,8 @@ function useTerminalSize(fixed?: {columns: number; rows: number}) {
       stdout.off('resize', onResize);
     };
   }, [fixed, stdout, read]);
-  return size;
+  // A fixed size given anew (a test resizing its terminal) is followed as a resize is.
+  return fixed ?? size;
 }
 
 function screenKey(screen: Screen): string {
@@ -103,19 +105,34 @@ export function App({source, color, size: fixedSize, backoff = LIVE_BACKOFF}: Ap
   const previousIndex = useRef(0);
   const cache = useRef(new Map<string, Live<unknown>>()).current;
 
+  const width = Math.max(size.columns, 20);
+  // The health column: one more call per refresh of the endpoints screen, for every endpoint at once.
+  const health = showsHealth(width, source.endpointHealth !== undefined);
   const fetcher = useCallback(async (): Promise<unknown> => {
-    if (screen.name === 'endpoints') return source.listEndpoints();
+    if (screen.name === 'endpoints') {
+      const tell = health ? source.endpointHealth : undefined;
+      if (!tell) return source.listEndpoints();
+      // Health that cannot be read leaves the endpoints as they are, with a "?" in its column.
+      const [endpoints, told] = await Promise.all([source.listEndpoints(), tell().catch(() => null)]);
+      const of = new Map(told?.map((h) => [h.endpoint_id, h]));
+      return endpoints.map((e): ListedEndpoint => ({...e, health: told ? (of.get(e.id) ?? null) : null}));
+    }
     if (screen.name === 'deliveries') return source.listDeliveries(screen.endpoint.id);
     if (source.deliveryDetail) return {detail: await source.deliveryDetail(screen.deliveryId)};
     const list = await source.listDeliveries(screen.endpoint.id);
     return {listed: list.find((d) => d.id === screen.deliveryId)};
-  }, [screen, source]);
+  }, [screen, source, health]);
   const [live, refresh] = useLive<unknown>(screenKey(screen), fetcher, cache, backoff);
+  // A terminal widened enough for the health column reads it at once, not at the next refresh.
+  const healthShown = useRef(health);
+  useEffect(() => {
+    if (health && !healthShown.current && screen.name === 'endpoints') refresh();
+    healthShown.current = health;
+  }, [health, refresh, screen.name]);
 
   const paint = (tone: Tone | undefined) => (color ? tone : undefined);
   const height = Math.max(size.rows, CHROME_LINES + 1);
   const bodyHeight = height - CHROME_LINES;
-  const width = Math.max(size.columns, 20);
 
   // ---- what the current list shows, and which row is selected --------------------------------------------
   const endpoints =
@@ -328,6 +345,7 @@ export function App({source, color, size: fixedSize, backoff = LIVE_BACKOFF}: Ap
             top,
             bodyHeight,
             width,
+            health,
             paint,
           });
 
@@ -371,13 +389,15 @@ function listView(v: {
   top: number;
   bodyHeight: number;
   width: number;
+  /** The endpoints screen shows the health column. */
+  health: boolean;
   paint: (tone: Tone | undefined) => Tone | undefined;
 }): View {
   const {screen, source, filter, width, paint} = v;
   const shown = v.rows.slice(v.top, v.top + v.bodyHeight);
   if (screen.name === 'endpoints') {
     return {
-      columns: endpointColumns(width),
+      columns: endpointColumns(width, v.health),
       body:
         v.rows.length === 0
           ? emptyLines(
@@ -387,7 +407,9 @@ function listView(v: {
                   ? `No webhook endpoints yet: add one with \`${source.svc ?? 'svc'} emulator webhooks create --url URL --events sandbox.ready\`.`
                   : 'No webhook endpoints yet. Endpoints are added on the account page.',
             )
-          : (shown as WebhookEndpoint[]).map((e) => endpointRow(e, e.id === v.selectedId, width, paint)),
+          : (shown as ListedEndpoint[]).map((e) =>
+              endpointRow(e, e.id === v.selectedId, width, paint, v.health),
+            ),
     };
   }
   const nowMs = source.now?.() ?? Date.now();

@@ -2,7 +2,7 @@
 // person sees the browser at once. Plain strings: this runs in the CLI bundle, before any import of Ink.
 import type {WebhookEndpoint} from '../../schemas/index.js';
 import {sanitize, truncate} from '../text.js';
-import {endpointCells, endpointColumnsText} from './layout.js';
+import {endpointCells, endpointColumnsText, showsHealth} from './layout.js';
 
 const ENTER_ALTERNATE_SCREEN = '\u001B[?1049h\u001B[H\u001B[2J\u001B[?25l';
 const LEAVE_ALTERNATE_SCREEN = '\u001B[?25h\u001B[?1049l';
@@ -34,15 +34,21 @@ export function enterScreen(terminal: ScreenTerminal, where: {apiUrl: string; em
  * arrive before Ink has loaded: the first data a person sees does not wait for the UI library. Ink's first
  * frame then replaces each line, the same text with its colours.
  */
-export function paintEndpoints(terminal: ScreenTerminal, endpoints: readonly WebhookEndpoint[]): void {
+export function paintEndpoints(
+  terminal: ScreenTerminal,
+  endpoints: readonly WebhookEndpoint[],
+  options: {health?: boolean} = {},
+): void {
   if (endpoints.length === 0) return;
   const columns = terminal.columns || 80;
   const rows = terminal.rows || 24;
   const body = Math.max(rows - 4, 1);
-  let out = `\u001B[2;1H${truncate(endpointColumnsText(columns), columns)}\u001B[K`;
+  // The health column, where the browser will show one, is there already (its cells still unknown).
+  const health = showsHealth(columns, options.health ?? false);
+  let out = `\u001B[2;1H${truncate(endpointColumnsText(columns, health), columns)}\u001B[K`;
   endpoints.slice(0, body).forEach((e, i) => {
-    const c = endpointCells(e, columns);
-    const line = `${i === 0 ? '> ' : '  '}${c.id}  ${c.url}  ${c.events}${c.description}`;
+    const c = endpointCells(e, columns, health);
+    const line = `${i === 0 ? '> ' : '  '}${c.id}  ${c.url}  ${c.events}${c.health}${c.description}`;
     out += `\u001B[${i + 3};1H${truncate(line, columns)}\u001B[K`;
   });
   terminal.write(`${out}\u001B[1;1H`);

@@ -3,7 +3,7 @@
 import {Text} from 'ink';
 import type React from 'react';
 import type {DeliveryDetail} from '../../client/emulator-control.js';
-import type {Delivery, WebhookEndpoint} from '../../schemas/index.js';
+import type {Delivery} from '../../schemas/index.js';
 import type {Trouble, TuiSource} from '../../services/tui-source.js';
 import {
   attemptOutcome,
@@ -15,7 +15,7 @@ import {
   prettyEvent,
 } from '../delivery-detail.js';
 import {sanitize} from '../text.js';
-import {cell, endpointCells, endpointColumnsText} from './layout.js';
+import {cell, endpointCells, endpointColumnsText, type HealthState, type ListedEndpoint} from './layout.js';
 import {relativeTime} from '../time.js';
 
 export type Tone = 'green' | 'red' | 'yellow' | 'cyan' | 'gray';
@@ -106,21 +106,32 @@ export function helpLines(source: TuiSource, paint: Painter): React.ReactNode[] 
 
 // ---- endpoints ------------------------------------------------------------------------------------------------
 
-export function endpointColumns(width: number): React.ReactNode {
+/** `health`: the health column is shown (see showsHealth). */
+export function endpointColumns(width: number, health = false): React.ReactNode {
   return (
     <Text bold wrap="truncate-end">
-      {endpointColumnsText(width)}
+      {endpointColumnsText(width, health)}
     </Text>
   );
 }
 
+const HEALTH_TONE: Record<HealthState, Tone | undefined> = {
+  ok: 'green',
+  failing: 'red',
+  retrying: 'yellow',
+  sending: undefined,
+  quiet: 'gray',
+  unknown: 'gray',
+};
+
 export function endpointRow(
-  e: WebhookEndpoint,
+  e: ListedEndpoint,
   isSelected: boolean,
   width: number,
   paint: Painter,
+  health = false,
 ): React.ReactNode {
-  const c = endpointCells(e, width);
+  const c = endpointCells(e, width, health);
   return (
     <Text key={e.id} wrap="truncate-end" inverse={isSelected}>
       {isSelected ? '> ' : '  '}
@@ -129,6 +140,7 @@ export function endpointRow(
       <Text color={paint(isSelected ? undefined : 'cyan')}>{c.url}</Text>
       {'  '}
       {c.events}
+      <Text color={paint(isSelected ? undefined : HEALTH_TONE[c.healthState])}>{c.health}</Text>
       {c.description}
     </Text>
   );

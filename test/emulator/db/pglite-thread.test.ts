@@ -8,7 +8,8 @@ import {fileURLToPath} from 'node:url';
 import {promisify} from 'node:util';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import type {Database} from '../../../src/emulator/db/database.js';
-import {openPGliteThread} from '../../../src/emulator/db/pglite-thread.js';
+import {listMigrations} from '../../../src/emulator/db/database.js';
+import {openPGliteThread, openPGliteThreadInMemory} from '../../../src/emulator/db/pglite-thread.js';
 import {copyTemplate, ensureTemplate, PGDATA} from '../../../src/emulator/db/template.js';
 import {assertFreshBuild} from '../../helpers/fresh-build.js';
 
@@ -117,6 +118,28 @@ describe('PGlite on its own thread', () => {
       const bad = join(dir, 'not-a-database');
       await writeFile(bad, 'plain file');
       await expect(openPGliteThread(bad)).rejects.toThrow();
+    } finally {
+      await rm(dir, {recursive: true, force: true});
+    }
+  });
+
+  it('in memory: opens the template migrated, keeps what is written, and ends without a trace on discard', async () => {
+    const own = await openPGliteThreadInMemory(() => ensureTemplate());
+    expect(
+      (await own.query<{n: number}>('SELECT count(*)::int AS n FROM schema_migrations')).rows[0]?.n,
+    ).toBe((await listMigrations()).length);
+    await own.query(`INSERT INTO emulator_meta (key, value) VALUES ('probe', 'kept')`);
+    expect((await own.query('SELECT value FROM emulator_meta WHERE key = $1', ['probe'])).rows).toEqual([
+      {value: 'kept'},
+    ]);
+    await own.discard();
+    await expect(own.query('SELECT 1')).rejects.toThrow(/closed|stopped/);
+  });
+
+  it('in memory: a template that cannot be read fails the open and ends the thread', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'svc-thread-no-template-'));
+    try {
+      await expect(openPGliteThreadInMemory(async () => dir)).rejects.toThrow(/template\.json/);
     } finally {
       await rm(dir, {recursive: true, force: true});
     }

@@ -8,6 +8,7 @@ import {join} from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {wrapPGlite} from '../../../src/emulator/db/database.js';
 import {openPGlite} from '../../../src/emulator/db/pglite.js';
+import {openPGliteThreadInMemory} from '../../../src/emulator/db/pglite-thread.js';
 import {
   copyTemplate,
   ensureTemplate,
@@ -71,6 +72,24 @@ describe('the database template', () => {
     const [[, [size, stored]]] = wal as [[string, [number, number]]];
     expect(size).toBe(16 * 1024 * 1024);
     expect(stored).toBeLessThan(64 * 1024);
+  });
+
+  it('has the triggers that tell other PostgreSQL processes of a write defined but disabled (PGlite is one process)', async () => {
+    // ensureTemplate made this one in the cache, as it would for a package without a built template.
+    const db = await openPGliteThreadInMemory(async () => built);
+    try {
+      const r = await db.query<{name: string; enabled: string}>(
+        "SELECT tgname AS name, tgenabled AS enabled FROM pg_trigger WHERE tgfoid = 'svc_notify_change'::regproc ORDER BY 1",
+      );
+      expect(r.rows.map((t) => t.name)).toEqual([
+        'api_keys_notify_change',
+        'orgs_notify_change',
+        'webhook_endpoints_notify_change',
+      ]);
+      expect(r.rows.every((t) => t.enabled === 'D')).toBe(true);
+    } finally {
+      await db.discard();
+    }
   });
 
   it('copied from a packed template (no empty folders) opens as a migrated database', async () => {

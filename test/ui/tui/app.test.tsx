@@ -2,7 +2,7 @@
 // source object whose answers each test sets (the source is the browser's only input).
 import {render} from 'ink-testing-library';
 import {afterEach, describe, expect, it} from 'vitest';
-import type {AttemptDetail, DeliveryDetail} from '../../../src/client/emulator-control.js';
+import type {AttemptDetail, DeliveryDetail, EndpointHealth} from '../../../src/client/emulator-control.js';
 import {NetworkError, UnauthorizedError, VaultUnavailableError} from '../../../src/client/errors.js';
 import {NotLoggedInError} from '../../../src/auth/resolve.js';
 import type {Delivery, WebhookEndpoint} from '../../../src/schemas/index.js';
@@ -247,7 +247,141 @@ describe('the deliveries screen', () => {
   });
 });
 
+describe('the endpoints screen at wide widths', () => {
+  const failing: WebhookEndpoint = {
+    ...endpoint,
+    id: 'we_FAIL56789abcdefghijklmn',
+    url: 'https://down.example.com/hooks',
+    description: 'billing, production',
+  };
+
+  /** A source that tells every endpoint's health in one call, counting what the browser asks. */
+  function healthSource(told: () => Promise<EndpointHealth[]>) {
+    const {source, state} = fakeSource({endpoints: [endpoint, failing]});
+    const calls = {endpoints: 0, health: 0, deliveries: 0};
+    const {listEndpoints, listDeliveries} = source;
+    source.listEndpoints = () => {
+      calls.endpoints += 1;
+      return listEndpoints();
+    };
+    source.listDeliveries = (id) => {
+      calls.deliveries += 1;
+      return listDeliveries(id);
+    };
+    source.endpointHealth = () => {
+      calls.health += 1;
+      return told();
+    };
+    return {source, state, calls};
+  }
+
+  const health = async (): Promise<EndpointHealth[]> => [
+    {endpoint_id: endpoint.id, recent: 12, failed: 0, pending: 0, last: delivery()},
+    {
+      endpoint_id: failing.id,
+      recent: 10,
+      failed: 3,
+      pending: 1,
+      last: delivery({status: 'failed', attempts: 9, last_status_code: 500}),
+    },
+  ];
+
+  const rowOf = (frame: string, id: string) => frame.split('\n').find((l) => l.includes(id)) ?? '';
+
+  it("at 200 columns shows each endpoint's description and health, all read in one call per refresh", async () => {
+    const {source, calls} = healthSource(health);
+    show(source, {columns: 200, rows: 24});
+    const frame = await sees('failing 500');
+    expect(frame).toMatch(/HEALTH\s+DESCRIPTION/);
+    expect(rowOf(frame, endpoint.id)).toMatch(/ok · 0\/12 failed\s+-/);
+    expect(rowOf(frame, failing.id)).toMatch(/failing 500 · 3\/10 failed\s+billing, production/);
+    for (const line of frame.split('\n')) expect(Array.from(line).length).toBeLessThanOrEqual(200);
+    // Refresh after refresh: one health call each time, never an endpoint's deliveries.
+    await until(() => calls.endpoints >= 3, 'three refreshes');
+    expect(calls.health).toBeGreaterThanOrEqual(2);
+    expect(calls.health).toBeLessThanOrEqual(calls.endpoints);
+    expect(calls.deliveries).toBe(0);
+  });
+
+  it('at 80 columns shows neither, and never asks for health', async () => {
+    const {source, calls} = healthSource(health);
+    show(source, {columns: 80, rows: 24});
+    const frame = await sees(failing.id);
+    await until(() => calls.endpoints >= 3, 'three refreshes');
+    expect(frame).not.toContain('HEALTH');
+    expect(frame).not.toContain('DESCRIPTION');
+    expect(frame).not.toContain('failing');
+    expect(calls.health).toBe(0);
+    expect(calls.deliveries).toBe(0);
+  });
+
+  it('keys read together filter and open beside the health column', async () => {
+    const {source, state} = healthSource(health);
+    const d = delivery({status: 'failed', attempts: 9, last_status_code: 500});
+    state.deliveries = [d];
+    show(source, {columns: 200, rows: 24});
+    await sees('failing 500');
+    await press(`/down${KEYS.enter}`);
+    const filtered = await until((f) => !f.includes(endpoint.id), 'the filter');
+    expect(selectedLine(filtered)).toMatch(/failing 500 · 3\/10 failed/);
+    await press(KEYS.enter);
+    await sees(d.id);
+  });
+
+  it('reads the health at once when the terminal is widened to show it, not at the next refresh', async () => {
+    const {source, calls} = healthSource(health);
+    // Refreshes far apart: only the widening can ask for the health within this test.
+    const slow = {minMs: 60_000, idleMaxMs: 60_000, errorMaxMs: 60_000};
+    app = render(<App source={source} color={false} size={{columns: 80, rows: 24}} backoff={slow} />);
+    await sees(failing.id);
+    expect(calls.health).toBe(0);
+    app.rerender(<App source={source} color={false} size={{columns: 200, rows: 24}} backoff={slow} />);
+    const frame = await sees('failing 500');
+    expect(rowOf(frame, endpoint.id)).toContain('ok · 0/12 failed');
+    expect(calls.health).toBe(1);
+  });
+
+  it('shows "?" for health it cannot read, and the endpoints all the same', async () => {
+    const {source} = healthSource(async () => {
+      throw Object.assign(new Error('no such route'), {code: 'not_found', status: 404});
+    });
+    show(source, {columns: 200, rows: 24});
+    const frame = await sees(failing.id);
+    expect(rowOf(frame, failing.id)).toMatch(/\?\s+billing, production/);
+    expect(frame).not.toContain('Could not load');
+  });
+
+  it('without a source that tells health (the service), shows the description only', async () => {
+    const {source} = fakeSource({endpoints: [endpoint, failing], emulator: false});
+    show(source, {columns: 200, rows: 24});
+    const frame = await sees(failing.id);
+    expect(frame).toContain('DESCRIPTION');
+    expect(frame).not.toContain('HEALTH');
+  });
+});
+
 describe('the endpoints painted before Ink has loaded', () => {
+  it('keep the health column where the browser then shows it, at 200 columns', async () => {
+    const described: WebhookEndpoint = {...endpoint, description: 'billing, production'};
+    let painted = '';
+    paintEndpoints({columns: 200, rows: 24, write: (d: string) => (painted += d)}, [described], {
+      health: true,
+    });
+    const lines = new Map<number, string>();
+    for (const m of painted.matchAll(/\u001B\[(\d+);1H([^\u001B]*)\u001B\[K/g))
+      lines.set(Number(m[1]), m[2] as string);
+    const {source} = fakeSource({endpoints: [described]});
+    source.endpointHealth = async () => [
+      {endpoint_id: endpoint.id, recent: 1, failed: 0, pending: 0, last: delivery()},
+    ];
+    show(source, {columns: 200, rows: 24});
+    const frame = (await sees('ok · 0/1 failed')).split('\n');
+    expect(lines.get(2)?.trimEnd()).toBe(frame[1]?.trimEnd());
+    // The health cell is still unknown ("…"); every other cell is where the browser puts it.
+    expect(lines.get(3)?.indexOf('billing')).toBe(frame[2]?.indexOf('billing'));
+    expect(lines.get(3)).toContain('…');
+  });
+
   it('are the lines the browser then shows, so the first data does not move', async () => {
     const second: WebhookEndpoint = {
       ...endpoint,

@@ -1,0 +1,94 @@
+// GET /_emulator/webhook-health: how each endpoint's recent deliveries are going, every endpoint of an org in one
+// answer (what the TUI's health column reads), on the embedded database and on PostgreSQL.
+import {afterEach, beforeEach, describe, expect, it} from 'vitest';
+import {type RunningEmulator, startEmulator} from '../../../src/emulator/index.js';
+import type {EndpointHealth} from '../../../src/client/emulator-control.js';
+import {type Receiver, startReceiver, waitFor} from '../delivery/helpers.js';
+import {scratchSchema} from '../../helpers/pg-schema.js';
+import {describeEachBackend, POSTGRES, postgresUrl, type Requirement} from '../../helpers/requirements.js';
+
+let emu: RunningEmulator | undefined;
+let receiver: Receiver | undefined;
+let dropSchema: (() => Promise<void>) | undefined;
+afterEach(async () => {
+  await emu?.stop();
+  emu = undefined;
+  await receiver?.close();
+  receiver = undefined;
+  await dropSchema?.();
+  dropSchema = undefined;
+});
+
+type Storage = () => Promise<Parameters<typeof startEmulator>[0]>;
+const storages: {name: string; needs?: Requirement[]; open: Storage}[] = [
+  {name: 'PGlite', open: async () => ({inMemory: true})},
+  {
+    name: 'PostgreSQL',
+    needs: [POSTGRES],
+    async open() {
+      const schema = await scratchSchema(postgresUrl());
+      dropSchema = () => schema.drop();
+      return {databaseUrl: schema.url, inMemory: true};
+    },
+  },
+];
+let storage: Storage = storages[0]?.open as Storage;
+
+describeEachBackend(storages, 'on $name', (chosen) => {
+  beforeEach(() => {
+    storage = chosen.open;
+  });
+
+  describe('GET /_emulator/webhook-health', () => {
+    it("tells each endpoint of the org its newest delivery and how many recent ones failed, and no other org's", async () => {
+      // /ok answers 200; /down answers 500, so its delivery stays pending with one attempt made.
+      receiver = await startReceiver((q, res) => {
+        res.writeHead(q.url === '/ok' ? 200 : 500, {'content-type': 'text/plain'});
+        res.end(q.url === '/ok' ? 'ok' : 'database is down');
+      });
+      emu = await startEmulator({...(await storage()), port: 0, allowLocalEndpoints: true});
+      const e = emu;
+      const ok = await e.control.createWebhook({url: `${receiver.url}/ok`, events: ['sandbox.error']});
+      const down = await e.control.createWebhook({url: `${receiver.url}/down`, events: ['sandbox.error']});
+      const quiet = await e.control.createWebhook({url: `${receiver.url}/ok`, events: ['sandbox.stopped']});
+      const other = await e.control.createOrg({name: 'Other org'});
+      const theirs = await e.control.createWebhook({
+        url: `${receiver.url}/ok`,
+        events: ['sandbox.error'],
+        org_id: other.id,
+      });
+      await e.control.trigger({type: 'sandbox.error', last_error: 'disk full'});
+      await e.control.trigger({type: 'sandbox.error', last_error: 'disk full again'});
+
+      const byId = async () =>
+        new Map((await e.control.endpointHealth()).data.map((h) => [h.endpoint_id, h] as const));
+      await waitFor(async () => {
+        const h = await byId();
+        return h.get(ok.id)?.last?.status === 'succeeded' && (h.get(down.id)?.last?.attempts ?? 0) >= 1;
+      });
+      const health = await byId();
+      expect([...health.keys()].sort()).toEqual([ok.id, down.id, quiet.id].sort());
+      expect(health.get(ok.id)).toMatchObject({recent: 2, failed: 0, pending: expect.any(Number)});
+      expect(health.get(ok.id)?.last).toMatchObject({status: 'succeeded', last_status_code: 200});
+      expect(health.get(down.id)).toMatchObject({recent: 2, failed: 0, pending: 2});
+      expect(health.get(down.id)?.last).toMatchObject({status: 'pending', last_status_code: 500});
+      expect(health.get(quiet.id)).toEqual({
+        endpoint_id: quiet.id,
+        recent: 0,
+        failed: 0,
+        pending: 0,
+        last: null,
+      } satisfies EndpointHealth);
+
+      // Another org's endpoints are its own: asked by org, only those.
+      const theirHealth = (await e.control.endpointHealth(other.id)).data;
+      expect(theirHealth.map((h) => h.endpoint_id)).toEqual([theirs.id]);
+    });
+
+    it('answers only with the admin token', async () => {
+      emu = await startEmulator({...(await storage()), port: 0});
+      const res = await fetch(`${emu.apiUrl}/_emulator/webhook-health`);
+      expect(res.status).toBe(401);
+    });
+  });
+});
