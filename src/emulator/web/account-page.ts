@@ -12,7 +12,8 @@ import {registerTeamRoutes} from './routes/team.js';
 import {registerWebhookRoutes} from './routes/webhooks.js';
 import {ProblemPage} from './views/pages.js';
 import {servedPort} from '../net/request-header.js';
-import {accountOrigin, localAccountUrl} from '../../client/account-address.js';
+import {accountHostName, accountOrigin, localAccountUrl} from '../../client/account-address.js';
+import {cannotResolveLocalhostNames, ownNamePage} from './own-name-page.js';
 
 /** The account page's icon: a white `s` on the page's accent blue. */
 const FAVICON_SVG =
@@ -57,7 +58,8 @@ export function registerAccountPage(main: EmulatorApp, ctx: EmulatorContext): vo
 
   // The page lives at its own name (svc-<port>.localhost) when it has one. Opened at a name every server on this
   // machine shares (localhost, 127.0.0.1), it sends the browser there and does nothing else: a cookie set at such
-  // a name would go along to every other server browsed at it.
+  // a name would go along to every other server browsed at it. Safari, which cannot resolve the name by itself
+  // yet, gets a page that tries it and says how to fix it (own-name-page.ts).
   const atOwnName = async (c: Context<AppEnv>, next: () => Promise<void>): Promise<Response | undefined> => {
     if (!ctx.hosts.ownNames || !ctx.hosts.isShared(c.req.header('host') ?? new URL(c.req.url).host)) {
       await next();
@@ -65,8 +67,17 @@ export function registerAccountPage(main: EmulatorApp, ctx: EmulatorContext): vo
     }
     const url = new URL(c.req.url);
     if (c.req.method === 'GET' || c.req.method === 'HEAD') {
+      const port = servedPort(c);
+      if (cannotResolveLocalhostNames(c.req.header('user-agent'))) {
+        const page = ownNamePage({
+          origin: accountOrigin(port),
+          hostName: accountHostName(port),
+          pathAndQuery: `${url.pathname}${url.search}`,
+        });
+        return new Response(c.req.method === 'HEAD' ? null : page.body, {status: 200, headers: page.headers});
+      }
       c.header('Cache-Control', 'no-store');
-      return c.redirect(`${accountOrigin(servedPort(c))}${url.pathname}${url.search}`, 302);
+      return c.redirect(`${accountOrigin(port)}${url.pathname}${url.search}`, 302);
     }
     // Only a program posts here: the page never serves a form at these names.
     throw new HttpError(

@@ -125,6 +125,38 @@ describeEachBackend(backends, 'on $name', (backend) => {
       }
     });
 
+    it('shows Safari, which cannot resolve the own name by itself, a page that tries it and says how to fix it', async () => {
+      const own = new URL(emu.accountUrl);
+      for (const host of shared()) {
+        const answer = await sendTo(host, 'GET', '/account/keys?x=1', undefined, undefined, SAFARI);
+        expect(answer.status, host).toBe(200);
+        expect(answer.setCookies).toEqual([]);
+        expect(answer.headers['cache-control']).toBe('no-store');
+        expect(answer.text).toContain(`href="${pageOrigin()}/account/keys?x=1"`);
+        expect(answer.text).toContain(`127.0.0.1 ${own.hostname}`);
+        // The one script runs by its nonce, and the page may load images only from the own name (the probe).
+        const csp = answer.headers['content-security-policy'] as string;
+        const nonce = /'nonce-([^']+)'/.exec(csp)?.[1];
+        expect(nonce).toBeTruthy();
+        expect(answer.text).toContain(`<script nonce="${nonce}"`);
+        expect(csp).toContain(`img-src ${pageOrigin()};`);
+        expect(csp).toContain("default-src 'none'");
+      }
+      // A path that tries to break out of the page is text, never markup.
+      const hostile = await sendTo(
+        shared()[0] as string,
+        'GET',
+        '/account/%22%3E%3Cscript%3Ex',
+        undefined,
+        undefined,
+        SAFARI,
+      );
+      expect(hostile.text).not.toContain('"><script>x');
+      // Chromium and Firefox, which resolve it, are sent there at once.
+      const chrome = await sendTo(shared()[0] as string, 'GET', '/account', undefined, undefined, CHROME);
+      expect(chrome.status).toBe(302);
+    });
+
     it('does nothing for a form posted there, and says where the page is', async () => {
       const c = client();
       const csrf = csrfOf((await c.request('/account')).text);
@@ -352,11 +384,24 @@ interface Sent {
   status: number;
   location?: string;
   setCookies: string[];
+  headers: Record<string, string | string[] | undefined>;
   text: string;
 }
 
+const SAFARI =
+  'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.1 Safari/605.1.15';
+const CHROME =
+  'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
+
 /** A request to the emulator's address with a Host header of its own (fetch would not send one). */
-function sendTo(host: string, method: string, path: string, body?: string, cookie?: string): Promise<Sent> {
+function sendTo(
+  host: string,
+  method: string,
+  path: string,
+  body?: string,
+  cookie?: string,
+  userAgent?: string,
+): Promise<Sent> {
   return new Promise((resolve, reject) => {
     const req = request(
       `${emu.apiUrl}${path}`,
@@ -365,6 +410,7 @@ function sendTo(host: string, method: string, path: string, body?: string, cooki
         headers: {
           host,
           ...(cookie ? {cookie} : {}),
+          ...(userAgent ? {'user-agent': userAgent} : {}),
           ...(body === undefined
             ? {}
             : {
@@ -384,6 +430,7 @@ function sendTo(host: string, method: string, path: string, body?: string, cooki
             status: res.statusCode ?? 0,
             location: res.headers.location,
             setCookies: res.headers['set-cookie'] ?? [],
+            headers: res.headers,
             text,
           }),
         );
