@@ -4,39 +4,32 @@ import {afterEach, beforeEach, describe, expect, it} from 'vitest';
 import {type RunningEmulator, startEmulator} from '../../../src/emulator/index.js';
 import type {EndpointHealth} from '../../../src/client/emulator-control.js';
 import {type Receiver, startReceiver, waitFor} from '../delivery/helpers.js';
-import {scratchSchema} from '../../helpers/pg-schema.js';
-import {describeEachBackend, POSTGRES, postgresUrl, type Requirement} from '../../helpers/requirements.js';
+import {EMULATOR_BACKENDS, type EmulatorBackend} from '../../helpers/emulator-backends.js';
+import {describeEachBackend} from '../../helpers/requirements.js';
 
 let emu: RunningEmulator | undefined;
 let receiver: Receiver | undefined;
-let dropSchema: (() => Promise<void>) | undefined;
+let dispose: (() => Promise<void>) | undefined;
 afterEach(async () => {
   await emu?.stop();
   emu = undefined;
   await receiver?.close();
   receiver = undefined;
-  await dropSchema?.();
-  dropSchema = undefined;
+  await dispose?.();
+  dispose = undefined;
 });
 
-type Storage = () => Promise<Parameters<typeof startEmulator>[0]>;
-const storages: {name: string; needs?: Requirement[]; open: Storage}[] = [
-  {name: 'PGlite', open: async () => ({inMemory: true})},
-  {
-    name: 'PostgreSQL',
-    needs: [POSTGRES],
-    async open() {
-      const schema = await scratchSchema(postgresUrl());
-      dropSchema = () => schema.drop();
-      return {databaseUrl: schema.url, inMemory: true};
-    },
-  },
-];
-let storage: Storage = storages[0]?.open as Storage;
+let backend = EMULATOR_BACKENDS[0] as EmulatorBackend;
+/** The startEmulator options of the backend under test; its storage is removed after each test. */
+async function storage() {
+  const opened = await backend.options();
+  dispose = opened.dispose;
+  return opened.options;
+}
 
-describeEachBackend(storages, 'on $name', (chosen) => {
+describeEachBackend(EMULATOR_BACKENDS, 'on $name', (chosen) => {
   beforeEach(() => {
-    storage = chosen.open;
+    backend = chosen;
   });
 
   describe('GET /_emulator/webhook-health', () => {
