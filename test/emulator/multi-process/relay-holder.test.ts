@@ -80,14 +80,20 @@ describeNeeding([POSTGRES], 'one svc listen per relay across processes on one Po
 
   const ready = (p: Spawned) => waitFor(() => p.stderr().includes('Ready!'), 30_000);
 
-  it('refuses a second run through another process, and every process sends the relay to the holder', {
-    timeout: 120_000,
-  }, async () => {
+  /** A receiver, two emulator processes on the database, and a run holding the relay through the first. */
+  async function twoProcessesAndAHolder() {
     receiver = await startReceiver();
     const one = await emulator();
     const two = await emulator();
     const first = listen(one.dataDir, '/first');
     await ready(first);
+    return {one, two, first};
+  }
+
+  it('refuses a second run through another process, and every process sends the relay to the holder', {
+    timeout: 120_000,
+  }, async () => {
+    const {one, two, first} = await twoProcessesAndAHolder();
 
     const second = listen(two.dataDir, '/second');
     expect(await second.exited).toBe(2);
@@ -106,11 +112,7 @@ describeNeeding([POSTGRES], 'one svc listen per relay across processes on one Po
   it('--take-over through another process: both runs say so, the old one stops, and the relay follows the new one', {
     timeout: 120_000,
   }, async () => {
-    receiver = await startReceiver();
-    const one = await emulator();
-    const two = await emulator();
-    const first = listen(one.dataDir, '/first');
-    await ready(first);
+    const {one, two, first} = await twoProcessesAndAHolder();
     expect(await arrivedAt(await trigger(one.dataDir))).toEqual(['/first']);
 
     const second = listen(two.dataDir, '/second', ['--take-over']);
