@@ -38,7 +38,7 @@ export function ownNamePage(o: {origin: string; hostName: string; pathAndQuery: 
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>svc emulator: account page</title>
-<style nonce="${nonce}">body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem;color:#1a1a1a}h1{font-size:1.4rem}pre{background:#f2f4f7;padding:.6rem .8rem;border-radius:6px;overflow-x:auto}</style>
+<style nonce="${nonce}">body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem;color:#1a1a1a}h1{font-size:1.4rem}code{white-space:nowrap}pre{background:#f2f4f7;padding:.6rem .8rem;border-radius:6px;white-space:pre-wrap;overflow-wrap:anywhere}</style>
 </head>
 <body>
 <main>
@@ -47,10 +47,12 @@ export function ownNamePage(o: {origin: string; hostName: string; pathAndQuery: 
 cookie reaches no other server on this machine.</p>
 <p id="trying">Opening it…</p>
 <div id="cannot" hidden>
-<p>This browser cannot open ${o.hostName}: Safari does not yet send names under <code>.localhost</code> to this
+<p>This browser cannot open <code>${o.hostName}</code>: Safari does not yet send names under <code>.localhost</code> to this
 machine by itself. Add this line to <code>/etc/hosts</code>, then reload this page:</p>
 <pre>${hostsLine}</pre>
-<p>for example with <code>echo '${hostsLine}' | sudo tee -a /etc/hosts</code>. Chrome and Firefox need nothing.</p>
+<p>for example with</p>
+<pre>echo '${hostsLine}' | sudo tee -a /etc/hosts</pre>
+<p>Chrome and Firefox need nothing.</p>
 </div>
 </main>
 <script nonce="${nonce}" data-origin="${o.origin}" data-target="${target}">${raw(script)}</script>
