@@ -1,6 +1,17 @@
+import {fileURLToPath} from 'node:url';
 import {defineConfig} from 'vitest/config';
 
+const source = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+
 export default defineConfig({
+  // The libraries from their sources (as tsconfig's paths do): tests and the code under test share one copy.
+  resolve: {
+    alias: [
+      {find: /^@svc\/client$/, replacement: source('./src/client/index.ts')},
+      {find: /^@svc\/webhooks$/, replacement: source('./src/webhooks/index.ts')},
+      {find: /^@svc\/webhooks\/(node|express|fetch|web)$/, replacement: source('./src/webhooks/$1.ts')},
+    ],
+  },
   test: {
     include: ['test/**/*.test.{ts,tsx}'],
     pool: 'forks',

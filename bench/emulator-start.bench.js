@@ -1,6 +1,6 @@
 // Emulator start-up, cold (fresh data dir), warm (existing data dir) and in memory, beside `node -e 0`
 // as the baseline of a bare Node start, measured two ways:
-// - the library: a Node process that imports svc/emulator and awaits startEmulator(): the time from
+// - the library: a Node process that imports @svc/cli/emulator and awaits startEmulator(): the time from
 //   process start to resolved, the time inside startEmulator (targets: warm 0.6 s, cold 1.0 s) and the
 //   process CPU time (up to then, and inside startEmulator), which other work on the machine barely
 //   disturbs;

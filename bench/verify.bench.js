@@ -4,7 +4,7 @@
 // (its own signing scheme, `id.t.body`, so it verifies input it signed itself), and beside stripe-node's
 // verifier (stripe is a development dependency, for this comparison only).
 //
-// The receiver integrations (svc/webhooks/node, /express, /fetch) are measured against the same work
+// The receiver integrations (@svc/webhooks/node, /express, /fetch) are measured against the same work
 // written by hand on the same request objects: read the body, constructEvent, answer 200. What they add
 // is the de-duplication by event id and the answer; every delivery carries a different event id.
 import {createHmac, timingSafeEqual} from 'node:crypto';
@@ -186,12 +186,12 @@ const integrationCases = {
     res.end('{"received":true}');
     checkOk(res);
   },
-  'svc/webhooks/node': async () => {
+  '@svc/webhooks/node': async () => {
     const res = new NodeResponse();
     await nodeHandler(nodeRequest(nextDelivery()), res);
     checkOk(res);
   },
-  'svc/webhooks/express': async () => {
+  '@svc/webhooks/express': async () => {
     const res = new NodeResponse();
     await new Promise((resolve, reject) => {
       res.end = (chunk) => {
@@ -212,7 +212,7 @@ const integrationCases = {
     });
     if (res.status !== 200) throw new Error('fetch by hand');
   },
-  'svc/webhooks/fetch': async () => {
+  '@svc/webhooks/fetch': async () => {
     const res = await fetchHandler(fetchRequest(nextDelivery()));
     if (res.status !== 200) throw new Error(`fetch: answered ${res.status}: ${await res.text()}`);
   },
@@ -316,9 +316,9 @@ printTable(
   'Receiver integrations, a new event each time (ratio = CPU time per op vs the baseline: the same request read and answered by hand around constructEvent)',
   [
     vsi('WebhookReceiver.receive', 'constructEvent (distinct events)', 1.2),
-    vsi('svc/webhooks/node', 'node:http by hand', 1.2),
-    vsi('svc/webhooks/express', 'node:http by hand', 1.2),
-    vsi('svc/webhooks/fetch', 'fetch by hand', 1.2),
+    vsi('@svc/webhooks/node', 'node:http by hand', 1.2),
+    vsi('@svc/webhooks/express', 'node:http by hand', 1.2),
+    vsi('@svc/webhooks/fetch', 'fetch by hand', 1.2),
     vsi('node:http by hand', 'constructEvent (distinct events)'),
     vsi('fetch by hand', 'constructEvent (distinct events)'),
   ],

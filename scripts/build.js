@@ -14,6 +14,14 @@ if (result.status !== 0) {
   console.error('build: TypeScript reported errors');
 }
 
+// The library packages (@svc/webhooks, @svc/client), built from their folders in src/: the compiled emulator
+// imports them by name, as an installed @svc/cli does.
+const libs = spawnSync(process.execPath, [join(root, 'scripts', 'build-libs.js')], {stdio: 'inherit'});
+if (libs.status !== 0) {
+  process.exitCode = libs.status ?? 1;
+  console.error('build: the library packages could not be built');
+}
+
 const migrations = join(root, 'src', 'emulator', 'db', 'migrations');
 if (existsSync(migrations)) {
   const out = join(root, 'dist', 'src', 'emulator', 'db', 'migrations');

@@ -9,6 +9,7 @@ import {mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:
 import {createServer} from 'node:http';
 import {dirname, join, relative} from 'node:path';
 import {fileURLToPath, pathToFileURL} from 'node:url';
+import {buildSettings} from './build-libs.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const rootUrl = pathToFileURL(`${root}/`);
@@ -31,6 +32,11 @@ const EXTERNAL_PACKAGES = new Set([
   // Only for seed files written in YAML.
   'yaml',
 ]);
+/** `@svc/client` and `@svc/webhooks` resolve to their folders in src/ (the packages are built from them). */
+const LIBRARY_SOURCES = {
+  '@svc/client': join(root, 'src', 'client', 'index.ts'),
+  '@svc/webhooks': join(root, 'src', 'webhooks', 'index.ts'),
+};
 /** The emulator's entry (server, database, worker) stays out too: the compiled copy in dist/ is loaded. */
 const EXTERNAL_FILES = [join(root, 'src', 'emulator', 'index.ts')];
 /**
@@ -169,9 +175,11 @@ async function bundle() {
     metafile: true,
     logLevel: 'warning',
     plugins: [externals, bundleOnly],
+    // The libraries from their sources, as tsc sees them: one copy in the bundle, whatever was built before.
+    alias: LIBRARY_SOURCES,
     // The bundle's own URL stands in for each bundled module's: the only use (the package version lookup)
     // walks up to package.json, which it finds from dist/cli as it does from dist/src.
-    define: {'import.meta.url': '__svcImportMetaUrl'},
+    define: {'import.meta.url': '__svcImportMetaUrl', ...buildSettings()},
     banner: {js: 'var __svcImportMetaUrl = require("node:url").pathToFileURL(__filename).href;'},
   });
   const bundled = Object.keys(result.metafile.inputs);
@@ -215,7 +223,8 @@ async function bundleTui() {
     metafile: true,
     logLevel: 'warning',
     plugins: [noDevtools],
-    define: {'process.env.NODE_ENV': '"production"'},
+    alias: LIBRARY_SOURCES,
+    define: {'process.env.NODE_ENV': '"production"', ...buildSettings()},
     // Some of Ink's dependencies are CommonJS and require() Node's own modules.
     banner: {
       js: "import {createRequire as __svcCreateRequire} from 'node:module'; const require = __svcCreateRequire(import.meta.url);",

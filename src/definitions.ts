@@ -67,6 +67,26 @@ export const SIGNING_SECRET_PATTERN = /^whsec_[A-Za-z0-9+/]{43}=$/;
 export const EVENT_TYPES = ['sandbox.ready', 'sandbox.stopped', 'sandbox.error', 'sandbox.expired'] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
+/**
+ * The body of every event a delivery carries, as a plain type: the receiver library hands it out without
+ * depending on the schema library. `EventSchema` (src/schemas) is checked at compile time to parse exactly this.
+ */
+export interface SvcEvent {
+  id: string;
+  type: EventType;
+  created_at: string;
+  org_id: string;
+  data: {sandbox: SvcEventSandbox; [key: string]: unknown};
+}
+export interface SvcEventSandbox {
+  id: string;
+  name: string;
+  status: string;
+  desired_state: string;
+  last_error?: string | undefined;
+  expires_at?: string | undefined;
+}
+
 /** Key expiry choices at creation, in days, or never. */
 export const KEY_EXPIRY_CHOICES = ['30', '90', '365', 'never'] as const;
 export type KeyExpiryChoice = (typeof KEY_EXPIRY_CHOICES)[number];

@@ -15,7 +15,7 @@ import {promisify} from 'node:util';
 import {webhookRoutes} from './server.js';
 
 const run = promisify(execFile);
-const cli = join(dirname(createRequire(import.meta.url).resolve('svc/package.json')), 'bin', 'run.js');
+const cli = join(dirname(createRequire(import.meta.url).resolve('@svc/cli/package.json')), 'bin', 'run.js');
 
 /** Runs `svc …` (the emulator's commands and the read commands) and parses its --json output. */
 async function svc(...args) {

@@ -1,11 +1,11 @@
-// A webhook receiver for svc, small enough to copy: node:http and svc/webhooks/node, which reads the raw
+// A webhook receiver for svc, small enough to copy: node:http and @svc/webhooks/node, which reads the raw
 // body, checks the signature and its timestamp, and hands each event to handleEvent once (a repeated
 // delivery of the same event is acknowledged without running it again).
 //
 //   SVC_WEBHOOK_SECRET=whsec_… PORT=3000 node examples/receiver/server.js
 import {createServer} from 'node:http';
 import {pathToFileURL} from 'node:url';
-import {createNodeHandler} from 'svc/webhooks/node';
+import {createNodeHandler} from '@svc/webhooks/node';
 
 /** Your business logic. Throw to answer 500: svc retries after 30 s, 2 min, 10 min, … */
 export async function handleEvent(event, delivery) {

@@ -1,7 +1,6 @@
 // Which key and which address a command uses, and why: SVC_API_KEY over a stored key; --api-url or
 // SVC_API_URL over the default; a stored key only ever for the exact address it was stored for.
-import {isLoopbackHost, normalizeApiUrl} from '../client/api-url.js';
-import {DEFAULT_ACCOUNT_URL, DEFAULT_API_URL} from '../client/defaults.js';
+import {DEFAULT_ACCOUNT_URL, DEFAULT_API_URL, isLoopbackHost, normalizeApiUrl} from '@svc/client';
 import {API_KEY_SECRET_PATTERN} from '../definitions.js';
 import {UserError} from '../lib/errors.js';
 import {ExitCode} from '../lib/exit-codes.js';
@@ -35,11 +34,35 @@ export class NotLoggedInError extends UserError {
       suggestions: [
         isLoopbackHost(new URL(apiUrl).hostname)
           ? `No key yet? Make one and log in with it: \`svc emulator keys create --name dev | ${login}\``
-          : `No key yet? Keys are made on the account page, ${apiUrl === DEFAULT_API_URL ? DEFAULT_ACCOUNT_URL : `${apiUrl}/account`}`,
+          : `No key yet? Keys are made on the account page, ${apiUrl === DEFAULT_API_URL && DEFAULT_ACCOUNT_URL !== undefined ? DEFAULT_ACCOUNT_URL : `${apiUrl}/account`}`,
       ],
     });
     this.name = 'NotLoggedInError';
   }
+}
+
+/**
+ * No --api-url, no SVC_API_URL, no stored login, and a build that names no service address: nothing is sent,
+ * and the message names the three ways to give one.
+ */
+export class NoApiAddressError extends UserError {
+  constructor() {
+    super('no API address to talk to: svc has no default address in this build, and none was given', {
+      code: 'no_api_url',
+      exitCode: ExitCode.usage,
+      suggestions: [
+        'Log in to an address once: `svc login --api-url URL` (an emulator prints its address when it starts)',
+        'Or set SVC_API_URL=URL, or pass --api-url URL to this command',
+        'No service at hand? Start the emulator: `svc emulator start --demo`',
+      ],
+    });
+    this.name = 'NoApiAddressError';
+  }
+}
+
+function defaultApiUrl(): string {
+  if (DEFAULT_API_URL === undefined) throw new NoApiAddressError();
+  return DEFAULT_API_URL;
 }
 
 export function apiKeyShapeOk(key: string): boolean {
@@ -48,7 +71,7 @@ export function apiKeyShapeOk(key: string): boolean {
 
 /** The address: --api-url, then SVC_API_URL, then the default; always through the URL policy. */
 export function resolveApiUrl(options: Pick<ResolveOptions, 'env' | 'flags'>): string {
-  return normalizeApiUrl(explicitApiUrl(options) ?? DEFAULT_API_URL);
+  return normalizeApiUrl(explicitApiUrl(options) ?? defaultApiUrl());
 }
 
 function explicitApiUrl(options: Pick<ResolveOptions, 'env' | 'flags'>): string | undefined {
@@ -72,7 +95,7 @@ export async function resolveStoredApiUrl(
     const current = await options.fileStore.current();
     if (current !== undefined) return current;
   }
-  return DEFAULT_API_URL;
+  return defaultApiUrl();
 }
 
 export function defaultFileStore(

@@ -1,7 +1,5 @@
 // A ready client for a command: credentials resolved by the rules in resolve.ts, then the client built for them.
-import type {ClientOptions, SvcClient} from '../client/client.js';
-import {DEFAULT_API_URL} from '../client/defaults.js';
-import {UnauthorizedError} from '../client/errors.js';
+import {type ClientOptions, type SvcClient, DEFAULT_API_URL, UnauthorizedError} from '@svc/client';
 import {type ResolvedCredentials, type ResolveOptions, resolveCredentials} from './resolve.js';
 
 export interface Session {
@@ -17,8 +15,8 @@ export type SessionOptions = ResolveOptions & {
 export async function openSession(options: SessionOptions): Promise<Session> {
   const credentials = await resolveCredentials(options);
   const [{createClient}, {nodeHttpFetch}] = await Promise.all([
-    import('../client/client.js'),
-    import('../client/node-transport.js'),
+    import('@svc/client'),
+    import('../lib/node-transport.js'),
   ]);
   const client = createClient({
     fetch: nodeHttpFetch(),

@@ -62,7 +62,7 @@ export function isWebhookId(value: string): boolean {
  * local server.
  */
 export function accountUrlFor(apiUrl: string): string {
-  if (apiUrl === DEFAULT_API_URL) return DEFAULT_ACCOUNT_URL;
+  if (apiUrl === DEFAULT_API_URL && DEFAULT_ACCOUNT_URL !== undefined) return DEFAULT_ACCOUNT_URL;
   const url = URL.canParse(apiUrl) ? new URL(apiUrl) : undefined;
   if (url?.protocol === 'http:' && isLoopbackHost(url.hostname) && url.pathname === '/')
     return localAccountUrl(Number(url.port || 80));
@@ -70,7 +70,13 @@ export function accountUrlFor(apiUrl: string): string {
 }
 
 export function createClient(options: ClientOptions): SvcClient {
-  const apiUrl = normalizeApiUrl(options.apiUrl ?? DEFAULT_API_URL);
+  const given = options.apiUrl ?? DEFAULT_API_URL;
+  if (given === undefined) {
+    throw new InvalidRequestError(
+      'createClient needs `apiUrl`: the address of the API to call (an emulator prints its own when it starts)',
+    );
+  }
+  const apiUrl = normalizeApiUrl(given);
   // A key with a line break or space would be refused by fetch with the header value in the message.
   if (!/^[\x21-\x7e]+$/.test(options.apiKey)) {
     throw new InvalidRequestError(

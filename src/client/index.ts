@@ -1,4 +1,4 @@
-// `svc/client`: the typed API client, usable without the CLI.
+// `@svc/client`: the typed API client for `/v1` and the emulator's control client, usable without the CLI.
 export {
   accountUrlFor,
   type ClientOptions,
@@ -12,6 +12,9 @@ export {
   ApiError,
   type ApiErrorOptions,
   type ClientErrorCode,
+  type ControlProblem,
+  EmulatorControlError,
+  type ErrorContext,
   errorFromResponse,
   ForbiddenError,
   InvalidRequestError,
@@ -21,7 +24,27 @@ export {
   UnauthorizedError,
   VaultUnavailableError,
 } from './errors.js';
-export {nodeHttpFetch} from './node-transport.js';
-export type {FetchLike, ResponseLike, Sleep} from './transport.js';
-export {ApiUrlError, normalizeApiUrl} from './api-url.js';
+export {type FetchLike, type ResponseLike, realSleep, type Sleep} from './transport.js';
+export {ApiUrlError, isLoopbackHost, normalizeApiUrl} from './api-url.js';
 export {DEFAULT_ACCOUNT_URL, DEFAULT_API_URL} from './defaults.js';
+export {accountHostName, accountOrigin, localAccountUrl, portOfAccountHostName} from './account-address.js';
+export {
+  isProcessAlive,
+  RUNTIME_FILE,
+  type RuntimeInfo,
+  readRuntimeFile,
+  removeRuntimeFile,
+  runtimeFilePath,
+  writeRuntimeFile,
+} from './emulator-runtime.js';
+export * from './emulator-control.js';
+export type {
+  ApiKey,
+  CreatedSandboxLink,
+  Delivery,
+  List,
+  Org,
+  SandboxLink,
+  SvcEvent,
+  WebhookEndpoint,
+} from '../schemas/index.js';

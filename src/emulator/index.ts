@@ -16,7 +16,14 @@ import {Authenticator} from './auth/authenticator.js';
 import {AuthFailureLimiter, type RateLimitOptions} from './auth/rate-limiter.js';
 import {type Clock, manualClock, realClock} from './clock.js';
 import type {EmulatorContext, EmulatorPlugin} from './context.js';
-import {EmulatorControl} from '../client/emulator-control.js';
+import {
+  EmulatorControl,
+  isProcessAlive,
+  readRuntimeFile,
+  removeRuntimeFile,
+  writeRuntimeFile,
+  localAccountUrl,
+} from '@svc/client';
 import type {Database} from './db/database.js';
 import {openStorage} from './db/open.js';
 import {type DatabaseSignals, listenToDatabase, SIGNAL_CHANNELS} from './db/notify.js';
@@ -24,12 +31,6 @@ import {ReadCache, trackWrites, type WriteTrackedDatabase} from './db/read-cache
 import {createRepositories, type Repositories} from './db/repositories.js';
 import {type Resolver, systemResolver} from './net/address-policy.js';
 import {answerClientError} from './net/client-error.js';
-import {
-  isProcessAlive,
-  readRuntimeFile,
-  removeRuntimeFile,
-  writeRuntimeFile,
-} from '../client/emulator-runtime.js';
 import {openSharedManualClock, type SharedManualClock} from './shared-clock.js';
 import {createVault, VaultKeyMismatchError} from './vault.js';
 import type {ChaosSettings} from './delivery/chaos.js';
@@ -44,10 +45,9 @@ import {StateFileError} from './state/state-file-error.js';
 import type {Snapshot} from '../schemas/snapshot.js';
 import {RequestLog} from './request-log.js';
 import {displayText} from '../definitions.js';
-import {localAccountUrl} from '../client/account-address.js';
 
 export {createApp} from './app.js';
-export {EmulatorControl, EmulatorControlError} from '../client/emulator-control.js';
+export {EmulatorControl, EmulatorControlError} from '@svc/client';
 export type {EmulatorContext, EmulatorPlugin} from './context.js';
 export {checkEndpointHost, checkEndpointUrl, isPublicAddress, type Resolver} from './net/address-policy.js';
 export {OperationError, type Problem} from './operation-error.js';
@@ -59,7 +59,7 @@ export {
   parseChaosSpec,
 } from './delivery/chaos.js';
 export {DEFAULT_RATE_LIMIT} from './auth/rate-limiter.js';
-export {readRuntimeFile, runtimeFilePath, type RuntimeInfo} from '../client/emulator-runtime.js';
+export {readRuntimeFile, runtimeFilePath, type RuntimeInfo} from '@svc/client';
 export type {StateLoadResult};
 export type {Snapshot} from '../schemas/snapshot.js';
 

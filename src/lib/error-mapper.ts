@@ -2,16 +2,17 @@
 // code, the next steps and the exit code. Libraries (the API client, the emulator's control client, the
 // receiver library) throw errors that say what happened; the CLI's own conventions are applied here only.
 import {Errors} from '@oclif/core';
-import {ApiUrlError, isLoopbackHost} from '../client/api-url.js';
 import {
+  ApiUrlError,
+  isLoopbackHost,
   ApiError,
   EmulatorControlError,
   ForbiddenError,
   NetworkError,
   RateLimitedError,
-} from '../client/errors.js';
+} from '@svc/client';
 import {ERROR_STATUS} from '../definitions.js';
-import {isWebhookVerificationError} from '../webhooks/errors.js';
+import {isWebhookVerificationError} from '@svc/webhooks';
 import {UserError} from './errors.js';
 import {ExitCode, type ExitCodeValue} from './exit-codes.js';
 

@@ -18,26 +18,42 @@ function realpathOrSelf(path: string): string {
   }
 }
 
+/** The package's name on the registry: what npx fetches where no project of the person's has it. */
+export const CLI_PACKAGE = '@svc/cli';
+
 /**
- * `svc` when it is on PATH (installed or linked); else `npx svc` inside the project folder, where npx finds
- * the package's own bin; else node with the absolute path of the running script, which works from anywhere.
+ * `svc` when it is on PATH (installed or linked); else `npx svc` inside a project that has the package (or the
+ * package's own folder), where npx runs the project's own bin; started by npx from its cache, `npx @svc/cli`
+ * (a bare `npx svc` there would fetch another package of that name); else node with the absolute path of the
+ * running script, which works from anywhere.
  */
 export function svcCommand(context: InvocationContext): string {
-  // Started by `npx svc` (npm exec): that worked from here, and the PATH npx set up is not the person's.
-  if (context.env.npm_command === 'exec') return 'npx svc';
+  // Started by npx (npm exec): npx worked from here, and the PATH it set up is not the person's.
+  if (context.env.npm_command === 'exec') return inProject(context) ? 'npx svc' : `npx ${CLI_PACKAGE}`;
   const names = (context.platform ?? process.platform) === 'win32' ? ['svc.cmd', 'svc.exe'] : ['svc'];
   for (const dir of (context.env.PATH ?? '').split(delimiter)) {
     if (dir && names.some((name) => existsSync(join(dir, name)))) return 'svc';
   }
   if (!context.script) return 'svc';
-  const script = realpathOrSelf(context.script);
-  const root = dirname(dirname(script));
+  if (inProject(context)) return 'npx svc';
+  return `node ${shellQuote(realpathOrSelf(context.script))}`;
+}
+
+/** Whether the working folder is the package's own (a clone) or inside a project that installed it. */
+function inProject(context: InvocationContext): boolean {
+  if (!context.script) return false;
+  const root = dirname(dirname(realpathOrSelf(context.script)));
   const cwd = realpathOrSelf(context.cwd);
-  // In the package's own folder (a clone), or in a project that has it installed (its node_modules/svc).
-  if (isInside(root, cwd)) return 'npx svc';
-  const modules = dirname(root);
-  if (basename(modules) === 'node_modules' && isInside(dirname(modules), cwd)) return 'npx svc';
-  return `node ${shellQuote(script)}`;
+  if (isInside(root, cwd)) return true;
+  // node_modules/@svc/cli: the scope's folder sits between the package and node_modules.
+  let modules = dirname(root);
+  if (basename(modules).startsWith('@')) modules = dirname(modules);
+  return basename(modules) === 'node_modules' && !isInNpxCache(modules) && isInside(dirname(modules), cwd);
+}
+
+/** npx installs into `<npm cache>/_npx/<hash>/node_modules`: not a project of the person's. */
+function isInNpxCache(modules: string): boolean {
+  return basename(dirname(dirname(modules))) === '_npx';
 }
 
 function isInside(dir: string, path: string): boolean {
@@ -75,7 +91,8 @@ export function mcpServerCommand(context: InvocationContext): {command: string; 
     .some((dir) => dir && names.some((name) => existsSync(join(dir, name))));
   if (onPath || !context.script) return {command: 'svc', args: []};
   // npx's own copy lives in a cache that npm may clear; npx finds (or fetches) it again from anywhere.
-  if (context.env.npm_command === 'exec') return {command: 'npx', args: ['--yes', 'svc']};
+  if (context.env.npm_command === 'exec' && !inProject(context))
+    return {command: 'npx', args: ['--yes', CLI_PACKAGE]};
   return {command: process.execPath, args: [realpathOrSelf(context.script)]};
 }
 

@@ -9,6 +9,7 @@ import {
   EVENT_TYPES,
   type EventType,
   SANDBOX_LINK_KINDS,
+  type SvcEvent,
   SANDBOX_LINK_STATUSES,
 } from '../definitions.js';
 
@@ -99,7 +100,11 @@ export const EventSchema = z.object({
   org_id: z.string().regex(EVENT_BODY_ID_PATTERNS.org),
   data: z.looseObject({sandbox: SandboxSchema}),
 });
-export type SvcEvent = z.infer<typeof EventSchema>;
+export type {SvcEvent, SvcEventSandbox} from '../definitions.js';
+// The schema parses exactly the plain type the receiver library hands out: a drift is a compile error here.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const eventSchemaMatchesType: Same<z.infer<typeof EventSchema>, SvcEvent> = true;
+void eventSchemaMatchesType;
 
 /**
  * A port session, desktop link or browser URL of a sandbox (emulator control surface). The `url` carries the

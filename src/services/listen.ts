@@ -11,8 +11,8 @@ import {
   type RelayDelivery,
   type RelayHolder,
   type RelayRegistration,
-} from '../client/emulator-control.js';
-import type {RuntimeInfo} from '../client/emulator-runtime.js';
+  type RuntimeInfo,
+} from '@svc/client';
 import {DELIVERY_TIMEOUT_MS, EVENT_TYPES, type EventType, RESPONSE_BODY_LIMIT_BYTES} from '../definitions.js';
 import {UserError, usageError} from '../lib/errors.js';
 import {ExitCode} from '../lib/exit-codes.js';

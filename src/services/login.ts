@@ -1,5 +1,5 @@
 // `svc login`: read a key from standard input, check it against GET /v1/org, and only then store it.
-import type {ClientOptions} from '../client/client.js';
+import type {ClientOptions} from '@svc/client';
 import type {FileCredentialStore} from '../auth/file-store.js';
 import {KeychainStore} from '../auth/keychain-store.js';
 import {apiKeyShapeOk, defaultFileStore, envApiKey, resolveApiUrl} from '../auth/resolve.js';
@@ -90,8 +90,8 @@ export async function login(options: LoginOptions): Promise<LoginResult> {
   }
 
   const [{createClient}, {nodeHttpFetch}] = await Promise.all([
-    import('../client/client.js'),
-    import('../client/node-transport.js'),
+    import('@svc/client'),
+    import('../lib/node-transport.js'),
   ]);
   let org: Awaited<ReturnType<ReturnType<typeof createClient>['getOrg']>>;
   try {

@@ -1,5 +1,5 @@
 // `svc logout`: forget the stored key for one address. Revoking happens on the account page, not here.
-import {accountUrlFor} from '../client/client.js';
+import {accountUrlFor} from '@svc/client';
 import type {FileCredentialStore, StoreKind} from '../auth/file-store.js';
 import {KeychainStore} from '../auth/keychain-store.js';
 import {defaultFileStore, envApiKey, resolveApiUrl, resolveStoredApiUrl} from '../auth/resolve.js';

@@ -1,5 +1,5 @@
 // `svc org`: the org the key belongs to.
-import type {SvcClient} from '../client/client.js';
+import type {SvcClient} from '@svc/client';
 import type {Org} from '../schemas/index.js';
 
 export interface ShowOrgOptions {

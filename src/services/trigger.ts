@@ -1,5 +1,5 @@
 // `svc trigger`: emits one event in the running emulator, creating a sandbox when none is named.
-import type {SandboxMove} from '../client/emulator-control.js';
+import type {SandboxMove} from '@svc/client';
 import {usageError} from '../lib/errors.js';
 import {EVENT_TYPES, type EventType, isId} from '../definitions.js';
 import {type ConnectOptions, withControl} from './emulator/connect.js';

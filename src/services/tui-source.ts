@@ -1,6 +1,6 @@
 // What the delivery browser reads from, and how it tells failures apart. Nothing here loads anything: the UI
 // imports it, and the UI's start-up is measured.
-import type {DeliveryDetail, EndpointHealth} from '../client/emulator-control.js';
+import type {DeliveryDetail, EndpointHealth} from '@svc/client';
 import {ExitCode} from '../lib/exit-codes.js';
 import type {Delivery, WebhookEndpoint} from '../schemas/index.js';
 

@@ -2,8 +2,7 @@
 // running emulator's, also its control surface, for attempt detail and resends. No Ink here: the UI is loaded
 // by the command, and takes this source as it is.
 import {defaultFileStore, resolveStoredApiUrl} from '../auth/resolve.js';
-import type {DeliveryDetail, EmulatorControl} from '../client/emulator-control.js';
-import {EmulatorControlError} from '../client/errors.js';
+import {type DeliveryDetail, type EmulatorControl, EmulatorControlError} from '@svc/client';
 import {openSession, type Session} from '../auth/session.js';
 import {usageError} from '../lib/errors.js';
 import {currentSvcCommand} from '../lib/invocation.js';
@@ -28,7 +27,7 @@ export async function openTuiSource(options: OpenTuiSourceOptions): Promise<TuiS
     flags,
     fileStore: defaultFileStore(options.env),
   });
-  const {nodeHttpFetch} = await import('../client/node-transport.js');
+  const {nodeHttpFetch} = await import('../lib/node-transport.js');
   // Node's own fetch would load all of undici before the first screen; its calls send no body.
   const controlFetch = nodeHttpFetch() as unknown as typeof fetch;
   const controlFor = (url: string) =>

@@ -1,6 +1,6 @@
 // One delivery for a person: its state, each attempt with what came back, and the event it carries. Plain
 // strings (no Ink), shared by `svc webhooks deliveries show`, `svc emulator deliveries resend` and the TUI.
-import type {DeliveryAttempt} from '../client/emulator-control.js';
+import type {DeliveryAttempt} from '@svc/client';
 import type {Delivery} from '../schemas/index.js';
 import {sanitize, sanitizeLines} from './text.js';
 import {relativeTime} from './time.js';

@@ -1,5 +1,5 @@
 // What `svc listen` shows: a ready line with the signing secret, one line per delivery and answer, and hints.
-import type {RelayDelivery, RelayRegistration} from '../client/emulator-control.js';
+import type {RelayDelivery, RelayRegistration} from '@svc/client';
 import {colorEnabled, type Io, type Paint, painter} from '../lib/output.js';
 import {dataDirArg} from '../lib/hints.js';
 import {type ForwardResult, type ListenReport, runName} from '../services/listen.js';

@@ -3,7 +3,7 @@
 // test/webhooks/event.test.ts checks that it accepts exactly what EventSchema accepts.
 // definitions.ts loads nothing, so the lists and id shapes come from their one home at no cost.
 import {EVENT_BODY_ID_PATTERNS, EVENT_TYPES} from '../definitions.js';
-import type {EventType, SvcEvent} from '../schemas/index.js';
+import type {EventType, SvcEvent} from '../definitions.js';
 import {invalidEventError} from './errors.js';
 import type {WebhookPayload} from './options.js';
 

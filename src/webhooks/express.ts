@@ -1,6 +1,6 @@
-// svc/webhooks/express: a route handler for Express (4 and 5) that reads the raw body itself.
+// @svc/webhooks/express: a route handler for Express (4 and 5) that reads the raw body itself.
 //
-//   import {svcWebhooks} from 'svc/webhooks/express';
+//   import {svcWebhooks} from '@svc/webhooks/express';
 //   app.post('/webhooks', svcWebhooks({secret: process.env.SVC_WEBHOOK_SECRET, onEvent: (event) => …}));
 //
 // Mount it before app.use(express.json()), or on a router without one: the signature covers the bytes as

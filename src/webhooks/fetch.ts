@@ -1,7 +1,7 @@
-// svc/webhooks/fetch: one handler from Request to Response, for Hono, Next.js route handlers, Bun, Deno
+// @svc/webhooks/fetch: one handler from Request to Response, for Hono, Next.js route handlers, Bun, Deno
 // and workers with node:crypto (Cloudflare's nodejs_compat).
 //
-//   import {createFetchHandler} from 'svc/webhooks/fetch';
+//   import {createFetchHandler} from '@svc/webhooks/fetch';
 //   const receive = createFetchHandler({secret: process.env.SVC_WEBHOOK_SECRET, onEvent: (event) => …});
 //   export const POST = receive;                          // Next.js app router
 //   app.post('/webhooks', (c) => receive(c.req.raw));     // Hono

@@ -1,4 +1,4 @@
-// svc/webhooks: everything a receiver needs to trust a delivery. Pure functions, no I/O.
+// @svc/webhooks: everything a receiver needs to trust a delivery. Pure functions, no I/O.
 //
 //   const verifier = new WebhookVerifier({secret: process.env.SVC_WEBHOOK_SECRET});
 //   const dedup = new EventDeduplicator();
@@ -8,7 +8,7 @@
 //     res.sendStatus(200);
 //   });
 //
-// Runtimes without node:crypto import 'svc/webhooks/web' (AsyncWebhookVerifier, verifySignatureAsync).
+// Runtimes without node:crypto import '@svc/webhooks/web' (AsyncWebhookVerifier, verifySignatureAsync).
 export * from './dedup.js';
 export * from './errors.js';
 export * from './event.js';

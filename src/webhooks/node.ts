@@ -1,7 +1,7 @@
-// svc/webhooks/node: a receiver for node:http. It reads the raw body itself, so nothing can parse it first.
+// @svc/webhooks/node: a receiver for node:http. It reads the raw body itself, so nothing can parse it first.
 //
 //   import {createServer} from 'node:http';
-//   import {createNodeHandler} from 'svc/webhooks/node';
+//   import {createNodeHandler} from '@svc/webhooks/node';
 //   createServer(createNodeHandler({secret: process.env.SVC_WEBHOOK_SECRET, onEvent: (event) => …})).listen(3000);
 import type {IncomingMessage, ServerResponse} from 'node:http';
 import {

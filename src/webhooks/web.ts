@@ -1,4 +1,4 @@
-// svc/webhooks/web: the receiver library without node:crypto, for edge runtimes and browsers.
+// @svc/webhooks/web: the receiver library without node:crypto, for edge runtimes and browsers.
 export * from './errors.js';
 export * from './header.js';
 export * from './options.js';

@@ -82,11 +82,11 @@ describe('the package entry points, by name', {timeout: 60_000}, () => {
     if (typeof target === 'object' && target.types) expect(existsSync(`${ROOT}/${target.types}`)).toBe(true);
   });
 
-  it('work together: signed by svc/webhooks, verified by svc/webhooks/web and received through svc/webhooks/fetch', async () => {
+  it('work together: signed by @svc/webhooks, verified by @svc/webhooks/web and received through @svc/webhooks/fetch', async () => {
     const r = await node(`
-      import {signPayload} from 'svc/webhooks';
-      import {verifySignatureAsync} from 'svc/webhooks/web';
-      import {createFetchHandler} from 'svc/webhooks/fetch';
+      import {signPayload} from '@svc/webhooks';
+      import {verifySignatureAsync} from '@svc/webhooks/web';
+      import {createFetchHandler} from '@svc/webhooks/fetch';
       const secret = 'whsec_' + 'a'.repeat(32);
       const body = ${JSON.stringify(EVENT_BODY)};
       const header = signPayload({payload: body, secret});
@@ -101,10 +101,10 @@ describe('the package entry points, by name', {timeout: 60_000}, () => {
     expect(JSON.parse(r.stdout)).toEqual({ok: 200, forged: 400, seen: [JSON.parse(EVENT_BODY).type]});
   });
 
-  it('work together: an emulator from svc/emulator answers the client from svc/client', async () => {
+  it('work together: an emulator from @svc/cli/emulator answers the client from @svc/client', async () => {
     const r = await node(`
-      import {startEmulator} from 'svc/emulator';
-      import {createClient} from 'svc/client';
+      import {startEmulator} from '@svc/cli/emulator';
+      import {createClient} from '@svc/client';
       const emu = await startEmulator({port: 0, inMemory: true});
       try {
         const key = await emu.control.createKey({name: 'entry points'});

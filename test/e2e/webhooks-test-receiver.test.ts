@@ -72,14 +72,14 @@ describe('receivers that keep every duty pass every check', () => {
     expect(code).toBe(0);
   });
 
-  it('svc/webhooks/node', {timeout: 60_000}, async () => {
+  it('@svc/webhooks/node', {timeout: 60_000}, async () => {
     const base = await listen(createNodeHandler(quiet));
     const {code, failed} = await grade(base);
     expect(failed).toEqual([]);
     expect(code).toBe(0);
   });
 
-  it('svc/webhooks/express', {timeout: 60_000}, async () => {
+  it('@svc/webhooks/express', {timeout: 60_000}, async () => {
     const app = express();
     app.post('/webhooks', svcWebhooks(quiet));
     const base = await listen(app);
@@ -88,7 +88,7 @@ describe('receivers that keep every duty pass every check', () => {
     expect(code).toBe(0);
   });
 
-  it('svc/webhooks/fetch behind Hono', {timeout: 60_000}, async () => {
+  it('@svc/webhooks/fetch behind Hono', {timeout: 60_000}, async () => {
     const app = new Hono();
     const receive = createFetchHandler(quiet);
     app.post('/webhooks', (c) => receive(c.req.raw));

@@ -80,11 +80,11 @@ function startEmulator(bin, args, env) {
 }
 
 /**
- * A receiver on loopback that verifies every delivery with the installed svc/webhooks/node. It listens before
+ * A receiver on loopback that verifies every delivery with the installed @svc/webhooks/node. It listens before
  * its endpoint exists (the endpoint needs its URL); the signing secret the endpoint gets is handed over after.
  */
 async function startReceiver() {
-  const {createNodeHandler} = await import('svc/webhooks/node');
+  const {createNodeHandler} = await import('@svc/webhooks/node');
   const events = [];
   let handle;
   const server = createServer((req, res) => {
@@ -166,26 +166,26 @@ describe('the installed package', () => {
   it('resolves every entry point from its own install', async () => {
     const entries = [
       'svc',
-      'svc/client',
-      'svc/webhooks',
-      'svc/webhooks/web',
-      'svc/webhooks/node',
-      'svc/webhooks/express',
-      'svc/webhooks/fetch',
-      'svc/emulator',
+      '@svc/client',
+      '@svc/webhooks',
+      '@svc/webhooks/web',
+      '@svc/webhooks/node',
+      '@svc/webhooks/express',
+      '@svc/webhooks/fetch',
+      '@svc/cli/emulator',
     ];
     for (const entry of entries) {
       assertInstalled(import.meta.resolve(entry), join(APP, 'node_modules', 'svc'));
       const loaded = await import(entry);
       assert.ok(Object.keys(loaded).length > 0, `${entry} exports nothing`);
     }
-    const {signPayload, verifySignature} = await import('svc/webhooks');
+    const {signPayload, verifySignature} = await import('@svc/webhooks');
     const secret = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
     const header = signPayload({secret, payload: '{"a":1}'});
     assert.equal(verifySignature({secret, payload: '{"a":1}', header}).secretIndex, 0);
 
     // The fetch-style integration, as a route handler gets requests: a signed event handled, a forged one refused.
-    const {createFetchHandler} = await import('svc/webhooks/fetch');
+    const {createFetchHandler} = await import('@svc/webhooks/fetch');
     const handled = [];
     const handler = createFetchHandler({secret, onEvent: (event) => void handled.push(event.id)});
     const event = JSON.stringify({
@@ -212,15 +212,15 @@ describe('the installed package', () => {
     );
   });
 
-  it('starts the emulator from svc/emulator and delivers a signed event that svc/webhooks/node verifies', async () => {
-    const {startEmulator: start} = await import('svc/emulator');
+  it('starts the emulator from @svc/cli/emulator and delivers a signed event that @svc/webhooks/node verifies', async () => {
+    const {startEmulator: start} = await import('@svc/cli/emulator');
     const emu = await start({inMemory: true, port: 0, allowLocalEndpoints: true});
     const receiver = await startReceiver();
     try {
       const endpoint = await emu.control.createWebhook({url: receiver.url, events: ['sandbox.ready']});
       receiver.acceptSecret(endpoint.secret);
       const key = await emu.control.createKey({name: 'smoke'});
-      const {createClient} = await import('svc/client');
+      const {createClient} = await import('@svc/client');
       const client = createClient({apiUrl: emu.apiUrl, apiKey: key.secret});
       assert.equal((await client.getOrg()).id, emu.orgId);
       await emu.control.trigger({type: 'sandbox.ready'});

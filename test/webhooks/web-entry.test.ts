@@ -1,4 +1,4 @@
-// svc/webhooks/web must load on runtimes without node:crypto: nothing it imports may import node:*.
+// @svc/webhooks/web must load on runtimes without node:crypto: nothing it imports may import node:*.
 import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import {dirname, join, resolve} from 'node:path';
@@ -42,7 +42,7 @@ function graph(entry: string): Set<string> {
   return seen;
 }
 
-describe('svc/webhooks/web', () => {
+describe('@svc/webhooks/web', () => {
   it('imports nothing from node:* or any package, directly or through its modules', () => {
     const modules = [...graph(join(SRC, 'web.ts'))];
     expect(modules.filter((m) => !m.startsWith(SRC) && m !== DEFINITIONS)).toEqual([]);

@@ -19,7 +19,7 @@ export default class KeysList extends BaseCommand {
       process.stdout.write(
         renderKeys(keys, {
           ...(await terminalView(process.stdout, process.env, client.serverNowMs())),
-          accountUrl: (await import('../../client/client.js')).accountUrlFor(client.apiUrl),
+          accountUrl: (await import('@svc/client')).accountUrlFor(client.apiUrl),
         }),
       );
     return {data: keys};

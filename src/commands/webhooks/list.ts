@@ -19,7 +19,7 @@ export default class WebhooksList extends BaseCommand {
     if (!this.jsonEnabled()) {
       const view = {
         ...(await terminalView(process.stdout, process.env, client.serverNowMs())),
-        accountUrl: (await import('../../client/client.js')).accountUrlFor(client.apiUrl),
+        accountUrl: (await import('@svc/client')).accountUrlFor(client.apiUrl),
       };
       process.stdout.write(renderWebhooks(endpoints, view));
       const hint = webhooksListHint(endpoints, currentSvcCommand(), flags['api-url']);

@@ -2,7 +2,7 @@
 // to `svc listen` through the relay), and its sending. Never throws: whatever happens is an AttemptResult.
 import type {Dispatcher} from 'undici';
 import {DELIVERY_HEADERS} from '../../definitions.js';
-import type {WebhookSigner} from '../../webhooks/verify.js';
+import type {WebhookSigner} from '@svc/webhooks';
 import type {RelayHub} from './relay-hub.js';
 import type {ClaimedDelivery} from './claim.js';
 import {type AttemptResult, sendAttempt} from './sender.js';

@@ -1,6 +1,6 @@
 // The sign step of an attempt: the endpoint's secret, decrypted with the vault key, prepared once as the receiver
 // library's WebhookSigner (the one signing rule every receiver checks), and the header of each attempt from it.
-import {WebhookSigner} from '../../webhooks/verify.js';
+import {WebhookSigner} from '@svc/webhooks';
 import type {Vault} from '../vault.js';
 import type {AttemptResult} from './sender.js';
 

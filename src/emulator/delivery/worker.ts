@@ -11,7 +11,7 @@ import type {Database} from '../db/database.js';
 import type {Vault} from '../vault.js';
 import type {Resolver} from '../net/address-policy.js';
 import type {AttemptTrigger} from '../../definitions.js';
-import type {WebhookSigner} from '../../webhooks/verify.js';
+import type {WebhookSigner} from '@svc/webhooks';
 import {postponeFirstAttempt, recordResend} from './attempt-repository.js';
 import type {ChaosPlan} from './chaos.js';
 import type {RelayHub} from './relay-hub.js';

@@ -4,7 +4,7 @@
 import {createMiddleware} from 'hono/factory';
 import type {AppEnv} from '../app-env.js';
 import {HttpError} from '../http-error.js';
-import {accountOrigin, portOfAccountHostName} from '../../client/account-address.js';
+import {accountOrigin, portOfAccountHostName} from '@svc/client';
 import {servedPort} from './request-header.js';
 import {bareHostname, isIpLiteral} from './address-policy.js';
 

@@ -12,7 +12,7 @@ import {registerTeamRoutes} from './routes/team.js';
 import {registerWebhookRoutes} from './routes/webhooks.js';
 import {ProblemPage} from './views/pages.js';
 import {servedPort} from '../net/request-header.js';
-import {accountHostName, accountOrigin, localAccountUrl} from '../../client/account-address.js';
+import {accountHostName, accountOrigin, localAccountUrl} from '@svc/client';
 import {cannotResolveLocalhostNames, ownNamePage} from './own-name-page.js';
 
 /** The account page's icon: a white `s` on the page's accent blue. */

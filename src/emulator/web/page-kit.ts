@@ -20,7 +20,7 @@ import {
   setTokenCookie,
 } from './security.js';
 import {servedPort} from '../net/request-header.js';
-import {accountOrigin, portOfAccountHostName} from '../../client/account-address.js';
+import {accountOrigin, portOfAccountHostName} from '@svc/client';
 import type {NewSecret} from './views/keys.js';
 import type {Assets, FormErrors, Viewer} from './views/layout.js';
 import {LoginPage, ProblemPage} from './views/pages.js';

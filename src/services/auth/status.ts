@@ -1,11 +1,9 @@
 // `svc auth status`: which key is in use (where it came from, its prefix), for which address and org.
-import type {ClientOptions} from '../../client/client.js';
+import {type ClientOptions, DEFAULT_API_URL, UnauthorizedError} from '@svc/client';
 import type {FileCredentialStore} from '../../auth/file-store.js';
 import type {KeychainStore} from '../../auth/keychain-store.js';
 import {type CredentialSource, defaultFileStore, SOURCE_TEXT} from '../../auth/resolve.js';
 import {openSession} from '../../auth/session.js';
-import {DEFAULT_API_URL} from '../../client/defaults.js';
-import {UnauthorizedError} from '../../client/errors.js';
 import {UserError} from '../../lib/errors.js';
 import {ExitCode} from '../../lib/exit-codes.js';
 

@@ -13,7 +13,7 @@ export interface CheckDeploymentOptions {
 
 export async function checkDeployment(options: CheckDeploymentOptions): Promise<ConformanceReport> {
   const credentials = await resolveCredentials({env: options.env, flags: {apiUrl: options.apiUrl}});
-  const {nodeHttpFetch} = await import('../../client/node-transport.js');
+  const {nodeHttpFetch} = await import('../../lib/node-transport.js');
   return runConformance({
     apiUrl: credentials.apiUrl,
     apiKey: credentials.apiKey,

@@ -3,7 +3,7 @@
 // against the OpenAPI document svc ships. It only reads: the writes it sends are the ones every key is refused.
 import {randomBytes} from 'node:crypto';
 import {API_KEY_SECRET_PREFIX, ID_BODY_LENGTH} from '../../definitions.js';
-import type {FetchLike} from '../../client/transport.js';
+import type {FetchLike} from '@svc/client';
 import {buildOpenApiDocument} from '../../schemas/openapi.js';
 import {type Answer, DocumentChecker} from './document.js';
 

@@ -1,5 +1,5 @@
 // `svc emulator clock`: shows the emulator's time, or moves a manual clock.
-import type {ClockState} from '../../client/emulator-control.js';
+import type {ClockState} from '@svc/client';
 import {usageError} from '../../lib/errors.js';
 import {type ConnectOptions, withControl} from './connect.js';
 

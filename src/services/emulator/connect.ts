@@ -1,6 +1,5 @@
 // Finds the running emulator of a data dir (through its emulator.json) and opens its control client.
-import {EmulatorControl} from '../../client/emulator-control.js';
-import {isProcessAlive, readRuntimeFile, type RuntimeInfo} from '../../client/emulator-runtime.js';
+import {EmulatorControl, isProcessAlive, readRuntimeFile, type RuntimeInfo} from '@svc/client';
 import {UserError} from '../../lib/errors.js';
 import {emulatorDataDir} from '../../lib/paths.js';
 

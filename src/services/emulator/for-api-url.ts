@@ -1,6 +1,5 @@
 // Whether an API address is a running emulator's: then its control surface can add what /v1 does not show.
-import type {EmulatorControl} from '../../client/emulator-control.js';
-import {isProcessAlive, readRuntimeFile} from '../../client/emulator-runtime.js';
+import {type EmulatorControl, isProcessAlive, readRuntimeFile} from '@svc/client';
 import {emulatorDataDir} from '../../lib/paths.js';
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
@@ -24,6 +23,6 @@ export async function emulatorControlFor(
 ): Promise<EmulatorControl | undefined> {
   const info = await readRuntimeFile(options.dataDir ?? emulatorDataDir(options.env));
   if (!info || !isProcessAlive(info.pid) || !sameApiAddress(info.api_url, apiUrl)) return undefined;
-  const {EmulatorControl} = await import('../../client/emulator-control.js');
+  const {EmulatorControl} = await import('@svc/client');
   return new EmulatorControl({url: info.api_url, adminToken: info.admin_token, fetch: options.fetch});
 }

@@ -1,6 +1,6 @@
 // `svc emulator logs [--since D] [--follow]`: the request log of the running emulator, with the real reason of
 // each refusal. Following holds one request open at a time (the emulator answers as soon as there is news).
-import {EmulatorControlError, type RequestLogEntry} from '../../client/emulator-control.js';
+import {EmulatorControlError, type RequestLogEntry} from '@svc/client';
 import {type ConnectOptions, connectControl} from './connect.js';
 
 /** How long one follow request is held by the emulator when nothing happens. */

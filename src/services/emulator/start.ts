@@ -2,7 +2,7 @@
 import {constants} from 'node:fs';
 import {access} from 'node:fs/promises';
 import {dirname, join, resolve} from 'node:path';
-import type {StateLoadResult} from '../../client/emulator-control.js';
+import {type StateLoadResult, isLoopbackHost} from '@svc/client';
 import type {RunningEmulator, StartEmulatorOptions} from '../../emulator/index.js';
 import {
   CHAOS_EXAMPLE,
@@ -10,7 +10,6 @@ import {
   describeChaos,
   parseChaosSpec,
 } from '../../emulator/delivery/chaos.js';
-import {isLoopbackHost} from '../../client/api-url.js';
 import {parseVaultKey, VaultKeyError} from '../../emulator/vault-key.js';
 import type {SignatureClock} from '../../definitions.js';
 import {UserError, usageError} from '../../lib/errors.js';

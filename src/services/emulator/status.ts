@@ -1,5 +1,5 @@
 // `svc emulator status`: whether an emulator runs for a data dir, where, and on which clock.
-import {EmulatorControl} from '../../client/emulator-control.js';
+import {EmulatorControl} from '@svc/client';
 import {UserError} from '../../lib/errors.js';
 import {emulatorDataDir} from '../../lib/paths.js';
 import {type ConnectOptions, findRunning} from './connect.js';

@@ -1,6 +1,6 @@
 // `svc emulator stop`: asks the running emulator to shut down (SIGTERM) and waits until it has.
 import {setTimeout as sleep} from 'node:timers/promises';
-import {isProcessAlive} from '../../client/emulator-runtime.js';
+import {isProcessAlive} from '@svc/client';
 import {UserError} from '../../lib/errors.js';
 import {emulatorDataDir} from '../../lib/paths.js';
 import {type ConnectOptions, findRunning} from './connect.js';

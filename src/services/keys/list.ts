@@ -1,5 +1,5 @@
 // `svc keys list`: the org's API keys, never their secrets (the API does not have them).
-import type {SvcClient} from '../../client/client.js';
+import type {SvcClient} from '@svc/client';
 import type {ApiKey} from '../../schemas/index.js';
 
 export interface ListKeysOptions {

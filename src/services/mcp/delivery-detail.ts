@@ -1,7 +1,6 @@
 // MCP's get_delivery_attempts: one delivery with its attempts and its event, read like every other reader does
 // (services/webhooks/deliveries/detail.ts), its failures told as the next steps of an agent.
-import type {DeliveryDetail} from '../../client/emulator-control.js';
-import {EmulatorControlError} from '../../client/errors.js';
+import {type DeliveryDetail, EmulatorControlError} from '@svc/client';
 import {isId} from '../../definitions.js';
 import {UserError} from '../../lib/errors.js';
 import {readDeliveryDetail} from '../webhooks/deliveries/detail.js';

@@ -1,6 +1,5 @@
 // `svc webhooks deliveries`: recent deliveries to one endpoint, once or re-polled until stopped.
-import {isWebhookId, type SvcClient} from '../../client/client.js';
-import {ApiError, NetworkError, RateLimitedError} from '../../client/errors.js';
+import {isWebhookId, type SvcClient, ApiError, NetworkError, RateLimitedError} from '@svc/client';
 import {usageError} from '../../lib/errors.js';
 import type {Delivery, DeliveryStatus} from '../../schemas/index.js';
 
@@ -45,7 +44,7 @@ export interface WatchDeliveriesOptions extends ListDeliveriesOptions {
 /** Polls until the signal aborts. Passing trouble (network, rate limit, 5xx) is shown and retried; anything else ends the watch. */
 export async function watchDeliveries(options: WatchDeliveriesOptions): Promise<void> {
   checkWebhookId(options.webhookId);
-  const {realSleep} = await import('../../client/transport.js');
+  const {realSleep} = await import('@svc/client');
   const sleep = options.sleep ?? realSleep;
   let last: DeliveryList = {deliveries: [], total: 0};
   while (!options.signal.aborted) {

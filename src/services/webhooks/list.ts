@@ -1,5 +1,5 @@
 // `svc webhooks list`: the org's webhook endpoints (signing secrets are shown only at creation).
-import type {SvcClient} from '../../client/client.js';
+import type {SvcClient} from '@svc/client';
 import type {WebhookEndpoint} from '../../schemas/index.js';
 
 export interface ListWebhooksOptions {

@@ -13,7 +13,7 @@ import {
 } from '../../definitions.js';
 import {usageError} from '../../lib/errors.js';
 import {currentSvcCommand} from '../../lib/invocation.js';
-import {signPayload} from '../../webhooks/index.js';
+import {signPayload} from '@svc/webhooks';
 import {signingSecretFrom} from './verify.js';
 
 export const SEND_USER_AGENT = 'svc-webhooks/1 (+svc CLI)';

@@ -12,7 +12,7 @@ import {
 } from '../../definitions.js';
 import {newId} from '../../ids.js';
 import type {SvcEvent} from '../../schemas/index.js';
-import {signPayload} from '../../webhooks/index.js';
+import {signPayload} from '@svc/webhooks';
 import {deliveryHeaders, type PostedAnswer} from './post-delivery.js';
 import {sampleEvent} from './sample-event.js';
 

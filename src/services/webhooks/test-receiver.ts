@@ -1,7 +1,7 @@
 // `svc webhooks test-receiver` (and the MCP tool test_receiver): runs the receiver checks against a running
 // receiver, one after another, and grades each answer the way the service would treat it.
 import {setTimeout as sleep} from 'node:timers/promises';
-import {isLoopbackHost} from '../../client/api-url.js';
+import {isLoopbackHost} from '@svc/client';
 import {usageError} from '../../lib/errors.js';
 import {currentSvcCommand} from '../../lib/invocation.js';
 import {

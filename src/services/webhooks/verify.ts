@@ -2,7 +2,7 @@
 import {readFile} from 'node:fs/promises';
 import {UserError, usageError} from '../../lib/errors.js';
 // A failed check throws WebhookVerificationError; the CLI's error mapper shows its reason as the code.
-import {parseWebhookEvent, verifySignature, type WebhookEvent} from '../../webhooks/index.js';
+import {parseWebhookEvent, verifySignature, type WebhookEvent} from '@svc/webhooks';
 
 export const WEBHOOK_SECRET_ENV = 'SVC_WEBHOOK_SECRET';
 

@@ -2,7 +2,7 @@
 // delivery's attempts and event, the help, and the screens for trouble. The frame around them is app.tsx.
 import {Text} from 'ink';
 import type React from 'react';
-import type {DeliveryDetail} from '../../client/emulator-control.js';
+import type {DeliveryDetail} from '@svc/client';
 import type {Delivery} from '../../schemas/index.js';
 import type {Trouble, TuiSource} from '../../services/tui-source.js';
 import {

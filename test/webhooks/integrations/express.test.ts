@@ -1,4 +1,4 @@
-// svc/webhooks/express in a real Express app receiving real signed deliveries from the emulator.
+// @svc/webhooks/express in a real Express app receiving real signed deliveries from the emulator.
 import type {Server} from 'node:http';
 import type {AddressInfo} from 'node:net';
 import express from 'express';
@@ -53,7 +53,7 @@ afterAll(async () => {
   await new Promise((resolve) => server?.close(resolve));
 });
 
-describe('svc/webhooks/express', () => {
+describe('@svc/webhooks/express', () => {
   it('verifies real deliveries and hands the typed events to the function', async () => {
     const id = await rig.trigger('sandbox.error');
     expect(record.handled.at(-1)).toMatchObject({id, type: 'sandbox.error', org_id: rig.emulator.orgId});

@@ -1,4 +1,4 @@
-// svc/webhooks/fetch behind Hono on loopback receiving real signed deliveries from the emulator, and the
+// @svc/webhooks/fetch behind Hono on loopback receiving real signed deliveries from the emulator, and the
 // same handler called with plain Request objects, as Next.js route handlers and workers call it.
 import type {AddressInfo} from 'node:net';
 import {serve} from '@hono/node-server';
@@ -52,7 +52,7 @@ function request(body: BodyInit, headers: Record<string, string>, method = 'POST
   });
 }
 
-describe('svc/webhooks/fetch behind Hono', () => {
+describe('@svc/webhooks/fetch behind Hono', () => {
   it('verifies real deliveries and hands the typed events to the function', async () => {
     const a = await rig.trigger('sandbox.ready');
     const b = await rig.trigger('sandbox.stopped');
@@ -78,7 +78,7 @@ describe('svc/webhooks/fetch behind Hono', () => {
   });
 });
 
-describe('svc/webhooks/fetch with plain Request objects', () => {
+describe('@svc/webhooks/fetch with plain Request objects', () => {
   it('handles a new event, then acknowledges it as a duplicate', async () => {
     const calls: string[] = [];
     const receive = createFetchHandler({secret: rig.secret, onEvent: (e) => void calls.push(e.id)});

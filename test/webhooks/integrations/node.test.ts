@@ -1,4 +1,4 @@
-// svc/webhooks/node on a real node:http server receiving real signed deliveries from the emulator.
+// @svc/webhooks/node on a real node:http server receiving real signed deliveries from the emulator.
 import {createServer, type Server} from 'node:http';
 import type {AddressInfo} from 'node:net';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
@@ -45,7 +45,7 @@ afterAll(async () => {
   await new Promise((resolve) => server?.close(resolve));
 });
 
-describe('svc/webhooks/node', () => {
+describe('@svc/webhooks/node', () => {
   it('hands each real delivery to the function as a typed event, with its delivery id and attempt', async () => {
     const ready = await rig.trigger('sandbox.ready');
     const stopped = await rig.trigger('sandbox.stopped');

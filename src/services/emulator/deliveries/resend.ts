@@ -1,5 +1,5 @@
 // `svc emulator deliveries resend`: a new attempt of a delivery now, outside its retry schedule.
-import type {DeliveryDetail} from '../../../client/emulator-control.js';
+import type {DeliveryDetail} from '@svc/client';
 import {checkDeliveryId} from '../../webhooks/deliveries/show.js';
 import {type ConnectOptions, withControl} from '../connect.js';
 

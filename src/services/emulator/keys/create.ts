@@ -1,5 +1,5 @@
 // `svc emulator keys create`: mints a key through the control surface; the secret is shown exactly once.
-import type {CreatedKey} from '../../../client/emulator-control.js';
+import type {CreatedKey} from '@svc/client';
 import {toUserError} from '../../../lib/error-mapper.js';
 import {currentSvcCommand} from '../../../lib/invocation.js';
 import {dataDirArg} from '../../../lib/hints.js';

@@ -1,5 +1,5 @@
 // `svc emulator keys revoke`: the key stops working on the very next request.
-import type {KeyRecord} from '../../../client/emulator-control.js';
+import type {KeyRecord} from '@svc/client';
 import {type ConnectOptions, withControl} from '../connect.js';
 
 export function revokeKey(

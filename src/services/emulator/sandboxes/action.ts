@@ -1,5 +1,5 @@
 // `svc emulator sandboxes action`: moves a sandbox (stop, crash, fail, standby, …); each move emits its event.
-import type {SandboxMove} from '../../../client/emulator-control.js';
+import type {SandboxMove} from '@svc/client';
 import type {SANDBOX_REQUESTABLE_ACTIONS} from '../../../definitions.js';
 import {type ConnectOptions, withControl} from '../connect.js';
 

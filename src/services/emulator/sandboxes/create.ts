@@ -1,5 +1,5 @@
 // `svc emulator sandboxes create`: a new sandbox, ready at once (emits sandbox.ready).
-import type {SandboxMove} from '../../../client/emulator-control.js';
+import type {SandboxMove} from '@svc/client';
 import {type ConnectOptions, withControl} from '../connect.js';
 
 export interface CreateSandboxOptions extends ConnectOptions {

@@ -1,5 +1,5 @@
 // `svc emulator sandboxes list`: the default org's sandboxes, newest first.
-import type {SandboxRecord} from '../../../client/emulator-control.js';
+import type {SandboxRecord} from '@svc/client';
 import {type ConnectOptions, withControl} from '../connect.js';
 
 export async function listSandboxes(options: ConnectOptions): Promise<SandboxRecord[]> {

@@ -1,8 +1,7 @@
 // The emulator whose state a command loads, saves or resets: the running one of the data dir, or, when none
 // runs, a short-lived one on the same data dir (or database) that serves only that call and does no
 // background work, so a stopped emulator's state can be handled the same way.
-import {EmulatorControl} from '../../../client/emulator-control.js';
-import {isProcessAlive, readRuntimeFile} from '../../../client/emulator-runtime.js';
+import {EmulatorControl, isProcessAlive, readRuntimeFile} from '@svc/client';
 import {StateFileError} from '../../../emulator/state/state-file-error.js';
 import {holdsDatabase} from '../../../emulator/db/layout.js';
 import {UserError} from '../../../lib/errors.js';

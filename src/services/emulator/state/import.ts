@@ -1,6 +1,6 @@
 // `svc emulator import FILE [--merge]`: loads a seed (or snapshot) into the emulator's state, in place of it
 // or in addition to it. Every problem of the file is reported, named by its path, and nothing is written.
-import {EmulatorControlError, type StateLoadResult} from '../../../client/emulator-control.js';
+import {EmulatorControlError, type StateLoadResult} from '@svc/client';
 import {readStateFile} from '../../../emulator/state/file.js';
 import {UserError} from '../../../lib/errors.js';
 import {type StateTargetOptions, stateFileUserError, withStateTarget} from './connect.js';

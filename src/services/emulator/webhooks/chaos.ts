@@ -1,5 +1,5 @@
 // `svc emulator webhooks chaos`: shows, sets or turns off one endpoint's delivery chaos in the running emulator.
-import type {EndpointChaos} from '../../../client/emulator-control.js';
+import type {EndpointChaos} from '@svc/client';
 import {isId} from '../../../definitions.js';
 import {usageError} from '../../../lib/errors.js';
 import {type ConnectOptions, withControl} from '../connect.js';

@@ -1,5 +1,5 @@
 // `svc emulator webhooks create`: adds an endpoint; its signing secret is shown exactly once.
-import {EmulatorControlError} from '../../../client/errors.js';
+import {EmulatorControlError} from '@svc/client';
 import {UserError} from '../../../lib/errors.js';
 import {currentSvcCommand, shellQuote} from '../../../lib/invocation.js';
 import {dataDirArg, localUrlWaysOut} from '../../../lib/hints.js';

@@ -2,8 +2,7 @@
 // show`, the TUI and MCP read. The hosted service has no such route; the emulator serving the API address answers
 // it on its control surface, reached with the admin token of its emulator.json (never with an API key). That
 // token sees every org, so the org is checked here, once, for every reader.
-import type {DeliveryDetail} from '../../../client/emulator-control.js';
-import {EmulatorControlError} from '../../../client/errors.js';
+import {type DeliveryDetail, EmulatorControlError} from '@svc/client';
 import {isId} from '../../../definitions.js';
 import {emulatorControlFor} from '../../emulator/for-api-url.js';
 

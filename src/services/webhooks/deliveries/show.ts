@@ -1,6 +1,6 @@
 // `svc webhooks deliveries show`: one delivery with its attempts and event (emulator), or its list record (API).
 import {openSession} from '../../../auth/session.js';
-import type {DeliveryDetail} from '../../../client/emulator-control.js';
+import type {DeliveryDetail} from '@svc/client';
 import {isId} from '../../../definitions.js';
 import {UserError, usageError} from '../../../lib/errors.js';
 import type {Delivery} from '../../../schemas/index.js';

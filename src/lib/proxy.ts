@@ -1,8 +1,7 @@
 // Requests through the proxy named by HTTPS_PROXY / HTTP_PROXY (and not for hosts in NO_PROXY), as company
 // networks and CI runners require. undici loads only when one of them is set, so without a proxy a command
 // starts exactly as before. This machine's own addresses never go through a proxy.
-import {isLoopbackHost} from './api-url.js';
-import type {FetchLike, ResponseLike} from './transport.js';
+import {isLoopbackHost, type FetchLike, type ResponseLike} from '@svc/client';
 
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
 

@@ -2,7 +2,7 @@
 // undici on first use, which costs a short-lived command more than the whole request.
 import type {IncomingMessage} from 'node:http';
 import {bypassesProxy, proxyEnv, proxyFetch} from './proxy.js';
-import type {FetchLike, ResponseLike} from './transport.js';
+import type {FetchLike, ResponseLike} from '@svc/client';
 
 /** Far beyond any list the API returns (100 deliveries); protects against an endless body. */
 const MAX_BODY_BYTES = 16 * 1024 * 1024;

@@ -1,6 +1,6 @@
 // Which hosts never go through a proxy: this machine's own, whatever NO_PROXY says.
 import {describe, expect, it} from 'vitest';
-import {bypassesProxy} from '../../src/client/proxy.js';
+import {bypassesProxy} from '../../src/lib/proxy.js';
 
 const hostOf = (url: string) => new URL(url).hostname;
 
