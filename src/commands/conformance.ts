@@ -10,7 +10,7 @@ export default class Conformance extends BaseCommand {
     'With the stored key (or SVC_API_KEY), read-only: each /v1 read, the 401 of a missing and of a wrong key, the 403 of each write, and last the 429 of repeated failed authentications (which locks this address out for up to a minute; --skip-rate-limit leaves it out). Every answer is checked for its status, the headers the document requires and its body. Exits 1 when a check fails.';
   static override examples = [
     '<%= config.bin %> conformance',
-    '<%= config.bin %> conformance --api-url https://api.svc.dev --json',
+    '<%= config.bin %> conformance --api-url https://api.svc.invalid --json',
   ];
   static override flags = {
     'api-url': apiUrlFlag({

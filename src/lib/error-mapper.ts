@@ -104,7 +104,9 @@ const CHECK_ADDRESS = 'Check the API address (--api-url or SVC_API_URL)';
 function apiNextSteps(err: ApiError): string[] {
   switch (err.code) {
     case 'invalid_api_url':
-      return ['pass an address like https://api.svc.dev or http://127.0.0.1:4010 (--api-url or SVC_API_URL)'];
+      return [
+        'pass an address like https://api.svc.invalid or http://127.0.0.1:4010 (--api-url or SVC_API_URL)',
+      ];
     case 'unauthorized':
       // A rejection explained by where its key came from already names the command to run: said once.
       return /svc login|SVC_API_KEY/.test(err.message)

@@ -34,7 +34,7 @@ const entry = (apiKey: string) => ({
 describe('the credentials file', () => {
   it.runIf(posix)('is created owner-only: directory 0700, file 0600', async () => {
     const store = new FileCredentialStore({dir: join(root, 'svc')});
-    await store.set('https://api.svc.dev', entry(newApiKeySecret()));
+    await store.set('https://api.svc.invalid', entry(newApiKeySecret()));
     expect(statSync(join(root, 'svc')).mode & 0o777).toBe(0o700);
     expect(statSync(store.path).mode & 0o777).toBe(0o600);
   });
@@ -43,14 +43,14 @@ describe('the credentials file', () => {
     const store = new FileCredentialStore({dir: root});
     const a = newApiKeySecret();
     const b = newApiKeySecret();
-    await store.set('https://api.svc.dev', entry(a));
+    await store.set('https://api.svc.invalid', entry(a));
     await store.set('http://127.0.0.1:4010', entry(b));
-    expect((await store.get('https://api.svc.dev'))?.api_key).toBe(a);
+    expect((await store.get('https://api.svc.invalid'))?.api_key).toBe(a);
     expect((await store.get('http://127.0.0.1:4010'))?.api_key).toBe(b);
     expect(await store.get('http://localhost:4010')).toBeUndefined();
     expect(await store.get('__proto__')).toBeUndefined();
-    expect(await store.delete('https://api.svc.dev')).toMatchObject({api_key: a});
-    expect(await store.get('https://api.svc.dev')).toBeUndefined();
+    expect(await store.delete('https://api.svc.invalid')).toMatchObject({api_key: a});
+    expect(await store.get('https://api.svc.invalid')).toBeUndefined();
   });
 
   it('leaves no temp files behind', async () => {
@@ -86,9 +86,9 @@ describe('the credentials file', () => {
   it.runIf(posix)('repairs a file that became readable by others, and says so', async () => {
     const warnings: string[] = [];
     const store = new FileCredentialStore({dir: root, warn: (m) => warnings.push(m)});
-    await store.set('https://api.svc.dev', entry(newApiKeySecret()));
+    await store.set('https://api.svc.invalid', entry(newApiKeySecret()));
     chmodSync(store.path, 0o644);
-    await store.get('https://api.svc.dev');
+    await store.get('https://api.svc.invalid');
     expect(statSync(store.path).mode & 0o777).toBe(0o600);
     expect(warnings.join('\n')).toMatch(/readable by other users \(mode 644\); changed it to 600/);
   });
@@ -122,7 +122,7 @@ describe('the credentials file', () => {
   it('explains a credentials path that is a folder instead of failing with EISDIR', async () => {
     mkdirSync(join(root, 'credentials.json'));
     const store = new FileCredentialStore({dir: root});
-    const err = (await store.get('https://api.svc.dev').catch((e: unknown) => e)) as UserError;
+    const err = (await store.get('https://api.svc.invalid').catch((e: unknown) => e)) as UserError;
     expect(err).toBeInstanceOf(UserError);
     expect(err.code).toBe('credentials_damaged');
     expect(err.message).toBe(`the credentials path ${store.path} is a folder`);
@@ -132,7 +132,7 @@ describe('the credentials file', () => {
   it('explains a config dir that is a file', async () => {
     writeFileSync(join(root, 'cfg'), '');
     const store = new FileCredentialStore({dir: join(root, 'cfg')});
-    const err = (await store.get('https://api.svc.dev').catch((e: unknown) => e)) as UserError;
+    const err = (await store.get('https://api.svc.invalid').catch((e: unknown) => e)) as UserError;
     expect(err.code).toBe('credentials_damaged');
     expect(err.message).toMatch(/is not a folder/);
   });
@@ -145,13 +145,13 @@ describe('the credentials file', () => {
     writeFileSync(store.path, '{not json');
     expect(await store.removeDamaged()).toBe('file');
     expect(await store.removeDamaged()).toBeUndefined();
-    await store.set('https://api.svc.dev', entry(newApiKeySecret()));
-    expect(await store.get('https://api.svc.dev')).toBeDefined();
+    await store.set('https://api.svc.invalid', entry(newApiKeySecret()));
+    expect(await store.get('https://api.svc.invalid')).toBeDefined();
   });
 
   it('treats a missing directory as no credentials', async () => {
     const store = new FileCredentialStore({dir: join(root, 'nope', 'deeper')});
-    expect(await store.get('https://api.svc.dev')).toBeUndefined();
-    expect(await store.delete('https://api.svc.dev')).toBeUndefined();
+    expect(await store.get('https://api.svc.invalid')).toBeUndefined();
+    expect(await store.delete('https://api.svc.invalid')).toBeUndefined();
   });
 });

@@ -34,17 +34,17 @@ describe('the keychain store', () => {
     const ring = memoryKeyring();
     const store = new KeychainStore({entry: ring.factory});
     const key = newApiKeySecret();
-    await store.set('https://api.svc.dev', key);
-    expect(ring.items.get('svc/https://api.svc.dev')).toBe(key);
-    expect(await store.get('https://api.svc.dev')).toBe(key);
+    await store.set('https://api.svc.invalid', key);
+    expect(ring.items.get('svc/https://api.svc.invalid')).toBe(key);
+    expect(await store.get('https://api.svc.invalid')).toBe(key);
     expect(await store.get('http://127.0.0.1:4010')).toBeNull();
-    expect(await store.delete('https://api.svc.dev')).toBe(true);
-    expect(await store.get('https://api.svc.dev')).toBeNull();
+    expect(await store.delete('https://api.svc.invalid')).toBe(true);
+    expect(await store.get('https://api.svc.invalid')).toBeNull();
   });
 
   it('turns an access failure into a clear error that points to the file store', async () => {
     const store = new KeychainStore({entry: () => failing("Couldn't access platform storage: AccessDenied")});
-    const err = await store.set('https://api.svc.dev', newApiKeySecret()).catch((e: unknown) => e);
+    const err = await store.set('https://api.svc.invalid', newApiKeySecret()).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(KeychainUnavailableError);
     expect((err as Error).message).toBe(
       "the OS keychain is not available here (Couldn't access platform storage: AccessDenied); use the file store (default) instead",
@@ -64,7 +64,7 @@ describe('the keychain store', () => {
       deleteCredential: () => new Promise(() => {}),
     };
     const store = new KeychainStore({entry: () => hanging, timeoutMs: 30});
-    await expect(store.get('https://api.svc.dev')).rejects.toThrow(
+    await expect(store.get('https://api.svc.invalid')).rejects.toThrow(
       /not available here \(no answer within 0\.03 s\)/,
     );
     expect(aborted).toBe(true);
@@ -78,7 +78,7 @@ describe('the keychain store', () => {
         );
       },
     });
-    await expect(store.get('https://api.svc.dev')).rejects.toThrow(
+    await expect(store.get('https://api.svc.invalid')).rejects.toThrow(
       /@napi-rs\/keyring module is not installed/,
     );
   });

@@ -2,14 +2,15 @@ import {mkdtempSync, rmSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {afterEach, beforeEach, describe, expect, it} from 'vitest';
-import {DEFAULT_API_URL} from '../../src/client/defaults.js';
 import {FileCredentialStore} from '../../src/auth/file-store.js';
 import {type KeyringEntry, KeychainStore} from '../../src/auth/keychain-store.js';
-import {NotLoggedInError, resolveCredentials} from '../../src/auth/resolve.js';
+import {NoApiAddressError, NotLoggedInError, resolveCredentials} from '../../src/auth/resolve.js';
 import {newApiKeySecret} from '../../src/emulator/ids.js';
 
 const LOCAL = 'http://127.0.0.1:4010';
 const OTHER = 'https://other.example';
+// An address of the hosted service's shape; this build names no default, so it is only ever one given.
+const HOSTED = 'https://api.svc.invalid';
 const ENV_KEY = newApiKeySecret();
 const DEFAULT_KEY = newApiKeySecret();
 const LOCAL_KEY = newApiKeySecret();
@@ -20,7 +21,7 @@ beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'svc-resolve-'));
   fileStore = new FileCredentialStore({dir});
   const at = new Date().toISOString();
-  await fileStore.set(DEFAULT_API_URL, {store: 'file', api_key: DEFAULT_KEY, stored_at: at});
+  await fileStore.set(HOSTED, {store: 'file', api_key: DEFAULT_KEY, stored_at: at});
   await fileStore.set(LOCAL, {store: 'file', api_key: LOCAL_KEY, stored_at: at});
 });
 afterEach(() => rmSync(dir, {recursive: true, force: true}));
@@ -36,9 +37,9 @@ const matrix: Row[] = [
   ],
   [
     'SVC_API_KEY wins over the stored key',
-    {SVC_API_KEY: ENV_KEY},
+    {SVC_API_KEY: ENV_KEY, SVC_API_URL: LOCAL},
     undefined,
-    {url: DEFAULT_API_URL, key: ENV_KEY, source: 'env'},
+    {url: LOCAL, key: ENV_KEY, source: 'env'},
   ],
   [
     'SVC_API_URL picks the key stored for it',
@@ -91,26 +92,32 @@ describe('resolveCredentials precedence', () => {
     });
   }
 
-  it('falls back on the default address once the latest login is forgotten', async () => {
+  it('sends nothing anywhere once the latest login is forgotten, and names the three ways to give an address', async () => {
     await fileStore.delete(LOCAL);
-    expect(await resolveCredentials({env: {}, fileStore})).toEqual({
-      apiUrl: DEFAULT_API_URL,
-      apiKey: DEFAULT_KEY,
-      source: 'file',
-    });
+    const err = await resolveCredentials({env: {}, fileStore}).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(NoApiAddressError);
+    expect((err as NoApiAddressError).exitCode).toBe(2);
+    const ways = (err as NoApiAddressError).suggestions.join('\n');
+    for (const way of ['svc login --api-url URL', 'SVC_API_URL=URL', '--api-url URL']) expect(ways).toContain(way);
+  });
+
+  it('sends SVC_API_KEY nowhere when no address is given: this build has no default to guess', async () => {
+    const err = await resolveCredentials({env: {SVC_API_KEY: ENV_KEY}, fileStore}).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(NoApiAddressError);
+    expect(String((err as Error).message)).not.toContain(ENV_KEY);
   });
 
   it('makes a later login the current address', async () => {
-    await fileStore.set(DEFAULT_API_URL, {
+    await fileStore.set(HOSTED, {
       store: 'file',
       api_key: DEFAULT_KEY,
       stored_at: new Date().toISOString(),
     });
-    expect((await resolveCredentials({env: {}, fileStore})).apiUrl).toBe(DEFAULT_API_URL);
+    expect((await resolveCredentials({env: {}, fileStore})).apiUrl).toBe(HOSTED);
   });
 
   it('refuses a malformed SVC_API_KEY without repeating it', async () => {
-    const err = (await resolveCredentials({env: {SVC_API_KEY: 'sk_live_notours'}, fileStore}).catch(
+    const err = (await resolveCredentials({env: {SVC_API_KEY: 'sk_live_notours', SVC_API_URL: LOCAL}, fileStore}).catch(
       (e: unknown) => e,
     )) as Error;
     expect(err.message).toMatch(/SVC_API_KEY does not look like an svc API key/);

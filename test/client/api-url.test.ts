@@ -6,38 +6,38 @@ import {toUserError} from '../../src/lib/error-mapper.js';
 
 describe('normalizeApiUrl', () => {
   it.each([
-    ['https://api.svc.dev', 'https://api.svc.dev'],
-    ['https://api.svc.dev/', 'https://api.svc.dev'],
-    ['HTTPS://API.SVC.DEV:443/', 'https://api.svc.dev'],
+    ['https://api.svc.invalid', 'https://api.svc.invalid'],
+    ['https://api.svc.invalid/', 'https://api.svc.invalid'],
+    ['HTTPS://API.SVC.DEV:443/', 'https://api.svc.invalid'],
     ['https://example.com/base/', 'https://example.com/base'],
     ['http://localhost:4010', 'http://localhost:4010'],
     ['http://LOCALHOST:4010/', 'http://localhost:4010'],
     ['http://127.0.0.1:4010/', 'http://127.0.0.1:4010'],
     ['http://[::1]:4010', 'http://[::1]:4010'],
-    ['  https://api.svc.dev  ', 'https://api.svc.dev'],
+    ['  https://api.svc.invalid  ', 'https://api.svc.invalid'],
   ])('accepts %s as %s', (input, normal) => {
     expect(normalizeApiUrl(input)).toBe(normal);
   });
 
   it.each([
-    ['http://api.svc.dev', /plain http:\/\/ is refused for api\.svc\.dev/],
+    ['http://api.svc.invalid', /plain http:\/\/ is refused for api\.svc\.dev/],
     ['http://127.0.0.1.evil.example', /plain http/],
     ['http://localhost.evil.example', /plain http/],
     ['http://[::ffff:127.0.0.1]', /plain http/],
     ['http://10.0.0.1:4010', /plain http/],
-    ['https://api.svc.dev@evil.example', /user name or password/],
-    ['https://user:pass@api.svc.dev', /user name or password/],
+    ['https://api.svc.invalid@evil.example', /user name or password/],
+    ['https://user:pass@api.svc.invalid', /user name or password/],
     ['http://localhost@evil.example', /user name or password/],
     ['https://@evil.example', /user name or password/],
-    ['https://api.svc.dev/?next=x', /query string or fragment/],
-    ['https://api.svc.dev/#frag', /query string or fragment/],
-    ['ftp://api.svc.dev', /scheme "ftp"/],
+    ['https://api.svc.invalid/?next=x', /query string or fragment/],
+    ['https://api.svc.invalid/#frag', /query string or fragment/],
+    ['ftp://api.svc.invalid', /scheme "ftp"/],
     ['javascript:alert(1)', /scheme/],
     ['file:///etc/passwd', /scheme/],
-    ['api.svc.dev', /not an absolute URL/],
-    ['https:api.svc.dev', /must start with https:\/\//],
-    ['https://api.svc.dev\n.evil', /control characters/],
-    ['https://api.svc.dev\\@evil.example', /backslashes/],
+    ['api.svc.invalid', /not an absolute URL/],
+    ['https:api.svc.invalid', /must start with https:\/\//],
+    ['https://api.svc.invalid\n.evil', /control characters/],
+    ['https://api.svc.invalid\\@evil.example', /backslashes/],
     ['', /empty/],
     [`https://a.example/${'x'.repeat(3000)}`, /longer than/],
   ])('refuses %j with a clear reason', (input, reason) => {

@@ -1,3 +1,6 @@
+import {mkdirSync, mkdtempSync, rmSync} from 'node:fs';
+import {join} from 'node:path';
+import {fileURLToPath, pathToFileURL} from 'node:url';
 import {delay, HttpResponse, http} from 'msw';
 import {setupServer} from 'msw/node';
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest';
@@ -322,10 +325,54 @@ describe('the key goes only where it should', () => {
   });
 });
 
-describe('accountUrlFor', () => {
-  it('names the hosted page for the hosted API', () => {
-    expect(accountUrlFor('https://api.svc.dev')).toBe('https://svc.dev/account');
+describe('the default address, a build setting', () => {
+  it('is unset in this build: createClient without apiUrl sends nothing and names the option', async () => {
+    let called = false;
+    const attempt = () =>
+      createClient({
+        apiKey: KEY,
+        fetch: async () => {
+          called = true;
+          throw new Error('sent');
+        },
+      });
+    expect(attempt).toThrow(/createClient needs `apiUrl`/);
+    expect(called).toBe(false);
   });
+
+  it('is the address a build names, and the hosted page with it', async () => {
+    const {buildSettings} = await import('../../scripts/build-libs.js');
+    const esbuild = await import('esbuild');
+    // Inside the project, where the bundle's `zod` import resolves.
+    const cache = fileURLToPath(new URL('../../node_modules/.cache', import.meta.url));
+    mkdirSync(cache, {recursive: true});
+    const dir = mkdtempSync(join(cache, 'svc-defaults-'));
+    try {
+      const outfile = join(dir, 'client.mjs');
+      await esbuild.build({
+        entryPoints: [fileURLToPath(new URL('../../src/client/index.ts', import.meta.url))],
+        bundle: true,
+        platform: 'node',
+        format: 'esm',
+        outfile,
+        external: ['zod'],
+        logLevel: 'silent',
+        define: buildSettings({
+          SVC_DEFAULT_API_URL: 'https://api.example.invalid',
+          SVC_DEFAULT_ACCOUNT_URL: 'https://example.invalid/account',
+        }),
+      });
+      const built = await import(pathToFileURL(outfile).href);
+      expect(built.DEFAULT_API_URL).toBe('https://api.example.invalid');
+      expect(built.accountUrlFor('https://api.example.invalid')).toBe('https://example.invalid/account');
+      expect(built.createClient({apiKey: KEY}).apiUrl).toBe('https://api.example.invalid');
+    } finally {
+      rmSync(dir, {recursive: true, force: true});
+    }
+  });
+});
+
+describe('accountUrlFor', () => {
 
   it('names an emulator on loopback by its own name, so its cookies reach no other local server', () => {
     for (const api of ['http://127.0.0.1:4010', 'http://localhost:4010', 'http://[::1]:4010'])

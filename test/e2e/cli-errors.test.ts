@@ -15,8 +15,11 @@ afterEach(() => {
   rmSync(configDir, {recursive: true, force: true});
 });
 
+/** An address nobody is logged in to: the not-logged-in path, reached without sending anything. */
+const HOSTED = 'https://api.svc.invalid';
+
 function svc(args: string[], env: NodeJS.ProcessEnv = {}, input?: string): Promise<CliResult> {
-  return runCli(args, {env: {SVC_CONFIG_DIR: configDir, ...env}, input});
+  return runCli(args, {env: {SVC_CONFIG_DIR: configDir, SVC_API_URL: HOSTED, ...env}, input});
 }
 
 /** oclif wraps errors to the terminal width behind " ›   ": join them back into one line. */
@@ -29,9 +32,18 @@ describe('svc errors', {timeout: 60_000}, () => {
     const r = await svc(['org']);
     expect(r.code).toBe(4);
     expect(flat(r.stderr)).toContain(
-      'not logged in to https://api.svc.dev; run `npx svc login` or set SVC_API_KEY',
+      'not logged in to https://api.svc.invalid; run `npx svc login --api-url https://api.svc.invalid` or set SVC_API_KEY',
     );
     expect(r.stderr).not.toMatch(STACK_LINE);
+    expect(r.stdout).toBe('');
+  });
+
+  it('sends nothing without an address (this build has no default) and names the three ways to give one', async () => {
+    const r = await svc(['org'], {SVC_API_URL: '', SVC_API_KEY: newApiKeySecret()});
+    expect(r.code).toBe(2);
+    const err = flat(r.stderr);
+    expect(err).toContain('no API address to talk to');
+    for (const way of ['`npx svc login --api-url URL`', 'SVC_API_URL=URL', '--api-url URL']) expect(err).toContain(way);
     expect(r.stdout).toBe('');
   });
 
@@ -59,12 +71,12 @@ describe('svc errors', {timeout: 60_000}, () => {
   });
 
   it('answers a refused API address as a usage error (exit 2) with the way to pass one', async () => {
-    const r = await svc(['org', '--api-url', 'http://api.svc.dev', '--json']);
+    const r = await svc(['org', '--api-url', 'http://api.svc.invalid', '--json']);
     expect(r.code).toBe(2);
     const body = JSON.parse(r.stdout);
     expect(body.error.code).toBe('invalid_api_url');
     expect(body.error.message).toMatch(/plain http:\/\/ is refused/);
-    const human = await svc(['org', '--api-url', 'http://api.svc.dev']);
+    const human = await svc(['org', '--api-url', 'http://api.svc.invalid']);
     expect(human.code).toBe(2);
     expect(human.stderr).toMatch(/--api-url or SVC_API_URL/);
   });

@@ -44,7 +44,7 @@ describe('toUserError', () => {
     {name: 'a 404 from the API: exit 1', error: new NotFoundError('gone'), code: 'not_found', exitCode: 1},
     {
       name: 'rate limited by the service: a lockout, good keys included; wait',
-      error: new RateLimitedError(3, 'https://api.svc.dev/v1/org'),
+      error: new RateLimitedError(3, 'https://api.svc.invalid/v1/org'),
       code: 'rate_limited',
       exitCode: 1,
       next: /good ones too: wait/,
@@ -72,7 +72,7 @@ describe('toUserError', () => {
     },
     {
       name: 'an unreachable remote API',
-      error: new NetworkError('https://api.svc.dev/v1/org', 'the host name could not be resolved'),
+      error: new NetworkError('https://api.svc.invalid/v1/org', 'the host name could not be resolved'),
       code: 'network_error',
       exitCode: 1,
       next: /network connection/,
@@ -86,7 +86,7 @@ describe('toUserError', () => {
     },
     {
       name: 'a refused API address: a usage error',
-      error: thrown(() => normalizeApiUrl('http://api.svc.dev')),
+      error: thrown(() => normalizeApiUrl('http://api.svc.invalid')),
       code: 'invalid_api_url',
       exitCode: 2,
       next: /--api-url or SVC_API_URL/,
@@ -188,7 +188,7 @@ describe('--debug', () => {
 
   it('reports the stack of the error and of its cause', () => {
     const cause = new Error('socket hang up');
-    const report = debugReport(new NetworkError('https://api.svc.dev/v1/org', 'reset', cause));
+    const report = debugReport(new NetworkError('https://api.svc.invalid/v1/org', 'reset', cause));
     expect(report).toMatch(/^NetworkError: could not reach/);
     expect(report).toMatch(/\n\s+at /);
     expect(report).toContain('Caused by: Error: socket hang up');

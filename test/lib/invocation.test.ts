@@ -1,7 +1,7 @@
 // How printed commands start svc: whatever works from the folder the person is in.
 import {chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs';
 import {tmpdir} from 'node:os';
-import {join} from 'node:path';
+import {dirname, join} from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {mcpServerCommand, shellQuote, spellSvc, svcCommand} from '../../src/lib/invocation.js';
 
@@ -28,14 +28,18 @@ describe('svcCommand', () => {
     expect(svcCommand({env: {PATH: `/nowhere:${binDir}`}, cwd: base, script, platform: 'linux'})).toBe('svc');
   });
 
-  it('is npx svc inside the project folder, and when npx started it', () => {
+  it('is npx svc inside the project folder, and npx @svc/cli when npx started it elsewhere', () => {
     expect(svcCommand({env: {PATH: '/nowhere'}, cwd: join(project, 'src'), script, platform: 'linux'})).toBe(
       'npx svc',
     );
-    // npx puts a folder with svc first on PATH; that PATH is not the person's.
+    // npx puts a folder with svc first on PATH; that PATH is not the person's. Outside a project that has the
+    // package, a bare `npx svc` would fetch another package of that name.
     expect(svcCommand({env: {PATH: binDir, npm_command: 'exec'}, cwd: base, script, platform: 'linux'})).toBe(
-      'npx svc',
+      'npx @svc/cli',
     );
+    expect(
+      svcCommand({env: {PATH: binDir, npm_command: 'exec'}, cwd: join(project, 'src'), script, platform: 'linux'}),
+    ).toBe('npx svc');
   });
 
   it('is node with the script path, quoted for the shell, anywhere else', () => {
@@ -49,8 +53,8 @@ describe('svcCommand', () => {
 describe('svcCommand for a project that installed svc', () => {
   it('is npx svc in the project and its subfolders, node with the path outside it', () => {
     const app = join(base, 'app');
-    const installed = join(app, 'node_modules', 'svc', 'bin', 'run.js');
-    mkdirSync(join(app, 'node_modules', 'svc', 'bin'), {recursive: true});
+    const installed = join(app, 'node_modules', '@svc', 'cli', 'bin', 'run.js');
+    mkdirSync(join(app, 'node_modules', '@svc', 'cli', 'bin'), {recursive: true});
     mkdirSync(join(app, 'src'));
     writeFileSync(installed, '');
     const env = {PATH: '/nowhere'};
@@ -74,6 +78,20 @@ describe('spellSvc', () => {
   });
 });
 
+describe('svcCommand for a copy npx fetched into its cache', () => {
+  it('is npx @svc/cli, never a bare npx svc that would fetch another package', () => {
+    const cached = join(base, 'npm-cache', '_npx', 'abc123', 'node_modules', '@svc', 'cli', 'bin', 'run.js');
+    mkdirSync(dirname(cached), {recursive: true});
+    writeFileSync(cached, '');
+    const env = {PATH: '/nowhere', npm_command: 'exec'};
+    expect(svcCommand({env, cwd: base, script: cached, platform: 'linux'})).toBe('npx @svc/cli');
+    expect(mcpServerCommand({env, cwd: base, script: cached, platform: 'linux'})).toEqual({
+      command: 'npx',
+      args: ['--yes', '@svc/cli'],
+    });
+  });
+});
+
 describe('mcpServerCommand', () => {
   it('is svc on the PATH, else node and the script by absolute paths, else npx when npx started it', () => {
     expect(mcpServerCommand({env: {PATH: binDir}, cwd: base, script, platform: 'linux'})).toEqual({
@@ -86,7 +104,7 @@ describe('mcpServerCommand', () => {
     });
     expect(
       mcpServerCommand({env: {PATH: '/nowhere', npm_command: 'exec'}, cwd: base, script, platform: 'linux'}),
-    ).toEqual({command: 'npx', args: ['--yes', 'svc']});
+    ).toEqual({command: 'npx', args: ['--yes', '@svc/cli']});
   });
 });
 

@@ -2,7 +2,8 @@
 import {createServer, type RequestListener, type Server} from 'node:http';
 import type {AddressInfo} from 'node:net';
 import {afterEach, describe, expect, it} from 'vitest';
-import {createClient, NetworkError, nodeHttpFetch, UnauthorizedError} from '../../src/client/index.js';
+import {createClient, NetworkError, UnauthorizedError} from '../../src/client/index.js';
+import {nodeHttpFetch} from '../../src/lib/node-transport.js';
 import {newApiKeySecret} from '../../src/emulator/ids.js';
 import {fixtures} from '../helpers/msw-handlers.js';
 

@@ -14,7 +14,7 @@ describe('bypassesProxy', () => {
   ])('keeps %s off every proxy', (url) => expect(bypassesProxy(hostOf(url))).toBe(true));
 
   it.each([
-    'https://api.svc.dev',
+    'https://api.svc.invalid',
     'http://10.0.0.1/',
     'http://128.0.0.1/',
     'http://localhost.example.com/',

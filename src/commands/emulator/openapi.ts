@@ -8,7 +8,7 @@ export default class EmulatorOpenapi extends BaseCommand {
     'Generated from the schemas svc itself uses: every /v1 path with its answers and headers, the bearer scheme, and one webhook per event type. A running emulator serves the same document at /_emulator/openapi.json.';
   static override examples = [
     '<%= config.bin %> emulator openapi > openapi.json',
-    '<%= config.bin %> emulator openapi --server-url https://api.svc.dev',
+    '<%= config.bin %> emulator openapi --server-url https://api.svc.invalid',
   ];
   static override flags = {
     'server-url': Flags.string({

@@ -19,12 +19,12 @@ import {
   statSync,
   truncateSync,
 } from 'node:fs';
-import {mkdir, mkdtemp, readFile, rename, rm, writeFile} from 'node:fs/promises';
+import {mkdir, readFile, rename, rm, writeFile} from 'node:fs/promises';
 import {createRequire} from 'node:module';
-import {tmpdir} from 'node:os';
 import {dirname, join, relative, sep} from 'node:path';
 import {fileURLToPath} from 'node:url';
 import {listMigrations, migrate, wrapPGlite} from './database.js';
+import {templateCacheDir} from '../../user-dirs.js';
 import {PGDATA} from './layout.js';
 import {openPGlite} from './pglite.js';
 
@@ -217,23 +217,20 @@ export async function prepareTemplate(dir: string, key?: string): Promise<void> 
 }
 
 /**
- * The directory of a valid template: the package's own (packaged), else one kept in cacheDir (made there once; the CLI
- * passes the user cache), else one made for this call in a fresh temporary directory (removed again when
- * making it fails).
+ * The directory of a valid template: the package's own (packaged), else one kept in cacheDir (made there once;
+ * the user cache by default, as the CLI's), so no start leaves a template behind in the temp dir.
  */
 export async function ensureTemplate(
-  cacheDir?: string,
+  cacheDir: string = templateCacheDir(),
   packaged: string | undefined = templateLocations().built,
 ): Promise<string> {
   const key = await templateKey();
   if (packaged && (await templateProblem(packaged, key)) === undefined) return packaged;
-  if (cacheDir && (await templateProblem(cacheDir, key)) === undefined) return cacheDir;
-  const scratch = cacheDir ? undefined : await mkdtemp(join(tmpdir(), 'svc-emulator-template-'));
-  const target = cacheDir ?? join(scratch as string, 'template');
+  if ((await templateProblem(cacheDir, key)) === undefined) return cacheDir;
+  const target = cacheDir;
   try {
     await prepareTemplate(target, key);
   } catch (err) {
-    if (scratch) await rm(scratch, {recursive: true, force: true});
     const why = err instanceof Error ? err.message : String(err);
     throw new TemplateError(
       `the emulator's database template could not be made in ${target} (${why}); check that the folder is ` +

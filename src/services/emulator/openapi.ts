@@ -9,7 +9,7 @@ export interface OpenApiOptions {
 
 export function emulatorOpenApi(options: OpenApiOptions): OpenApiDocument {
   if (options.serverUrl !== undefined && !isHttpUrl(options.serverUrl)) {
-    throw usageError(`--server-url must be an http:// or https:// address, like https://api.svc.dev`);
+    throw usageError(`--server-url must be an http:// or https:// address, like https://api.svc.invalid`);
   }
   return buildOpenApiDocument({serverUrl: options.serverUrl?.replace(/\/+$/, '')});
 }

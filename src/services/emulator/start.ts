@@ -1,7 +1,7 @@
 // `svc emulator start`: runs the emulator in the foreground until the process is told to stop.
 import {constants} from 'node:fs';
 import {access} from 'node:fs/promises';
-import {dirname, join, resolve} from 'node:path';
+import {dirname, resolve} from 'node:path';
 import {type StateLoadResult, isLoopbackHost} from '@svc/client';
 import type {RunningEmulator, StartEmulatorOptions} from '../../emulator/index.js';
 import {
@@ -15,7 +15,7 @@ import type {SignatureClock} from '../../definitions.js';
 import {UserError, usageError} from '../../lib/errors.js';
 import {currentSvcCommand} from '../../lib/invocation.js';
 import type {Io} from '../../lib/output.js';
-import {cacheDir, emulatorDataDir} from '../../lib/paths.js';
+import {emulatorDataDir, templateCacheDir} from '../../lib/paths.js';
 import {writeSnapshotFile} from './state/snapshot-file.js';
 
 /** What the ready message says: where the emulator answers, where its data lives, and the key to start with. */
@@ -108,7 +108,7 @@ export function resolveStartOptions(
     allowedHosts: o.allowedHosts,
     // The CLI owns where its files live: the user data dir unless told otherwise, the user cache for templates.
     dataDir: o.dataDir ?? (o.inMemory ? undefined : emulatorDataDir(o.env)),
-    templateCacheDir: join(cacheDir(o.env), 'emulator-pg-template'),
+    templateCacheDir: templateCacheDir(o.env),
     // The account page suggests commands spelled as this CLI was run.
     svcCommand: currentSvcCommand(o.env),
     inMemory: o.inMemory,
