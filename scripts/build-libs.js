@@ -3,7 +3,7 @@
 // the shared definitions (src/definitions.ts, src/schemas) travel inside each package instead of being copied
 // by hand. Code shared by a package's entries sits in chunks of that package, so `@svc/webhooks` and
 // `@svc/webhooks/node` hand out the same error classes. `node scripts/build-libs.js`.
-import {readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
+import {copyFileSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
 import {dirname, join} from 'node:path';
 import {fileURLToPath} from 'node:url';
 import {build} from 'tsup';
@@ -58,6 +58,8 @@ async function buildLibrary({folder, entries, platform}) {
     format: ['esm'],
     dts: {only: true, compilerOptions: {composite: false, incremental: false, paths: {}}},
   });
+  // One license text for the project: each package carries a copy made here.
+  copyFileSync(join(root, 'LICENSE'), join(dir, 'LICENSE'));
   for (const file of readdirSync(outDir).filter((f) => f.endsWith('.d.ts'))) {
     const text = readFileSync(join(outDir, file), 'utf8');
     const cts = text.replace(/(from\s+'\.\/[^']+)\.js'/g, "$1.cjs'");
@@ -67,7 +69,9 @@ async function buildLibrary({folder, entries, platform}) {
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const started = Date.now();
-  for (const library of LIBRARIES) await buildLibrary(library);
+  // `--only webhooks` builds one (what a package's own prepack runs).
+  const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
+  for (const library of LIBRARIES) if (!only || library.folder === only) await buildLibrary(library);
   console.error(
     `build-libs: ${LIBRARIES.map((l) => `@svc/${l.folder}`).join(', ')} (${Date.now() - started} ms)`,
   );
