@@ -36,7 +36,7 @@ export default class Login extends BaseCommand {
   // Not strict: oclif would echo an unexpected argument, which here is most likely the key itself.
   static override strict = false;
   static override flags = {
-    'api-url': apiUrlFlag({description: 'API address the key is for (default https://api.svc.invalid)'}),
+    'api-url': apiUrlFlag({description: 'API address the key is for (default: SVC_API_URL)'}),
     keychain: Flags.boolean({
       description: 'store the key in the OS keychain instead of the credentials file',
     }),

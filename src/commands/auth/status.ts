@@ -9,7 +9,7 @@ export default class AuthStatus extends BaseCommand {
   static override examples = ['<%= config.bin %> auth status', '<%= config.bin %> auth status --json'];
   static override flags = {
     'api-url': apiUrlFlag({
-      description: 'API address to check (default: SVC_API_URL, then https://api.svc.invalid)',
+      description: 'API address to check (default: SVC_API_URL, then the address of the latest svc login)',
     }),
   };
 
