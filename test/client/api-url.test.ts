@@ -8,7 +8,7 @@ describe('normalizeApiUrl', () => {
   it.each([
     ['https://api.svc.invalid', 'https://api.svc.invalid'],
     ['https://api.svc.invalid/', 'https://api.svc.invalid'],
-    ['HTTPS://API.SVC.DEV:443/', 'https://api.svc.invalid'],
+    ['HTTPS://API.SVC.INVALID:443/', 'https://api.svc.invalid'],
     ['https://example.com/base/', 'https://example.com/base'],
     ['http://localhost:4010', 'http://localhost:4010'],
     ['http://LOCALHOST:4010/', 'http://localhost:4010'],
@@ -20,7 +20,7 @@ describe('normalizeApiUrl', () => {
   });
 
   it.each([
-    ['http://api.svc.invalid', /plain http:\/\/ is refused for api\.svc\.dev/],
+    ['http://api.svc.invalid', /plain http:\/\/ is refused for api\.svc\.invalid/],
     ['http://127.0.0.1.evil.example', /plain http/],
     ['http://localhost.evil.example', /plain http/],
     ['http://[::ffff:127.0.0.1]', /plain http/],
