@@ -46,11 +46,13 @@ export class NotLoggedInError extends UserError {
  * and the message names the three ways to give one.
  */
 export class NoApiAddressError extends UserError {
-  constructor() {
+  /** `first`: a way out that fits this machine (an emulator running here), named before the general ones. */
+  constructor(first: string[] = []) {
     super('no API address to talk to: svc has no default address in this build, and none was given', {
       code: 'no_api_url',
       exitCode: ExitCode.usage,
       suggestions: [
+        ...first,
         'Log in to an address once: `svc login --api-url URL` (an emulator prints its address when it starts)',
         'Or set SVC_API_URL=URL, or pass --api-url URL to this command',
         'No service at hand? Start the emulator: `svc emulator start --demo`',

@@ -10,7 +10,10 @@ export default class Logout extends BaseCommand {
     '<%= config.bin %> logout --api-url http://127.0.0.1:4010',
   ];
   static override flags = {
-    'api-url': apiUrlFlag({description: 'API address to log out of (default: SVC_API_URL, then the address of the latest svc login)'}),
+    'api-url': apiUrlFlag({
+      description:
+        'API address to log out of (default: SVC_API_URL, then the address of the latest svc login)',
+    }),
   };
 
   async run() {

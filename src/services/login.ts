@@ -2,7 +2,13 @@
 import type {ClientOptions} from '@svc/client';
 import type {FileCredentialStore} from '../auth/file-store.js';
 import {KeychainStore} from '../auth/keychain-store.js';
-import {apiKeyShapeOk, defaultFileStore, envApiKey, resolveApiUrl} from '../auth/resolve.js';
+import {
+  apiKeyShapeOk,
+  defaultFileStore,
+  envApiKey,
+  NoApiAddressError,
+  resolveApiUrl,
+} from '../auth/resolve.js';
 import {UserError} from '../lib/errors.js';
 import {ExitCode} from '../lib/exit-codes.js';
 import {currentSvcCommand} from '../lib/invocation.js';
@@ -52,6 +58,18 @@ async function pointAtRunningEmulator(err: unknown, options: LoginOptions): Prom
   });
 }
 
+/** No address given while an emulator runs here: the person most likely meant it, so the error names it. */
+async function namingRunningEmulator(err: unknown, options: LoginOptions): Promise<never> {
+  if (!(err instanceof NoApiAddressError)) throw err;
+  const {findRunning} = await import('./emulator/connect.js');
+  const running = await findRunning({env: options.env}).catch(() => undefined);
+  if (!running) throw err;
+  const apiUrl = running.info.api_url;
+  throw new NoApiAddressError([
+    `An emulator is running at ${apiUrl}; log in to it with: ${currentSvcCommand(options.env)} login --api-url ${apiUrl}`,
+  ]);
+}
+
 export async function login(options: LoginOptions): Promise<LoginResult> {
   if (envApiKey(options.env) !== undefined) {
     throw new UserError(
@@ -62,7 +80,12 @@ export async function login(options: LoginOptions): Promise<LoginResult> {
       },
     );
   }
-  const apiUrl = resolveApiUrl({env: options.env, flags: {apiUrl: options.apiUrl}});
+  let apiUrl: string;
+  try {
+    apiUrl = resolveApiUrl({env: options.env, flags: {apiUrl: options.apiUrl}});
+  } catch (err) {
+    return namingRunningEmulator(err, options);
+  }
   const apiKey = (await options.readKey()).trim();
   if (apiKey === '') {
     // At a prompt a person pressed Enter on nothing: the way to pipe a key is not what they need to hear.

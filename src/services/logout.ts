@@ -2,7 +2,13 @@
 import {accountUrlFor} from '@svc/client';
 import type {FileCredentialStore, StoreKind} from '../auth/file-store.js';
 import {KeychainStore} from '../auth/keychain-store.js';
-import {defaultFileStore, envApiKey, resolveApiUrl, resolveStoredApiUrl} from '../auth/resolve.js';
+import {
+  defaultFileStore,
+  envApiKey,
+  NoApiAddressError,
+  resolveApiUrl,
+  resolveStoredApiUrl,
+} from '../auth/resolve.js';
 import {UserError} from '../lib/errors.js';
 
 export interface LogoutOptions {
@@ -13,10 +19,11 @@ export interface LogoutOptions {
 }
 
 export interface LogoutResult {
-  api_url: string;
+  /** null only when a damaged credentials file was removed and no address was given or can be known. */
+  api_url: string | null;
   removed: boolean;
   store: StoreKind | null;
-  account_url: string;
+  account_url: string | null;
   /** SVC_API_KEY keeps working after a logout; worth saying. */
   env_key_set: boolean;
   /** The credentials path held something unreadable (a damaged file, a folder), now removed with every login in it. */
@@ -31,6 +38,8 @@ export async function logout(options: LogoutOptions): Promise<LogoutResult> {
     apiUrl = await resolveStoredApiUrl({env: options.env, flags: {apiUrl: options.apiUrl}, fileStore});
     entry = await fileStore.get(apiUrl);
   } catch (err) {
+    // No address given and no login stored: there is nothing to forget.
+    if (err instanceof NoApiAddressError) return nothingStored(options);
     if (!(err instanceof UserError) || err.code !== 'credentials_damaged') throw err;
     // Nothing in it can be read, so nothing in it can be used: removing it is the only way forward.
     return repairDamaged(options, fileStore);
@@ -49,6 +58,16 @@ export async function logout(options: LogoutOptions): Promise<LogoutResult> {
   };
 }
 
+function nothingStored(options: LogoutOptions): LogoutResult {
+  return {
+    api_url: null,
+    removed: false,
+    store: null,
+    account_url: null,
+    env_key_set: envApiKey(options.env) !== undefined,
+  };
+}
+
 async function repairDamaged(options: LogoutOptions, fileStore: FileCredentialStore): Promise<LogoutResult> {
   const was = await fileStore.removeDamaged();
   if (was === undefined) {
@@ -58,12 +77,18 @@ async function repairDamaged(options: LogoutOptions, fileStore: FileCredentialSt
       suggestions: ['Move that file away, or point SVC_CONFIG_DIR at a folder of your own'],
     });
   }
-  const apiUrl = resolveApiUrl({env: options.env, flags: {apiUrl: options.apiUrl}});
+  // The latest login was in the file just removed: with no address given, there is none to name.
+  let apiUrl: string | null = null;
+  try {
+    apiUrl = resolveApiUrl({env: options.env, flags: {apiUrl: options.apiUrl}});
+  } catch (err) {
+    if (!(err instanceof NoApiAddressError)) throw err;
+  }
   return {
     api_url: apiUrl,
     removed: true,
     store: null,
-    account_url: accountUrlFor(apiUrl),
+    account_url: apiUrl === null ? null : accountUrlFor(apiUrl),
     env_key_set: envApiKey(options.env) !== undefined,
     repaired: {path: fileStore.path, was},
   };

@@ -34,7 +34,11 @@ export function loggedOut(result: LogoutResult): string[] {
   }
   const env = result.env_key_set ? ['SVC_API_KEY is still set and keeps being used until you unset it.'] : [];
   // Nothing stored: nothing happened, and there is no key to say anything more about.
-  if (!result.removed) return [`Nothing to do: no key is stored for ${result.api_url}.`, ...env];
+  if (!result.removed)
+    return [
+      `Nothing to do: no key is stored${result.api_url === null ? '' : ` for ${result.api_url}`}.`,
+      ...env,
+    ];
   return [
     `Forgot the key stored for ${result.api_url}.`,
     `This does not revoke the key: keys are revoked on the account page, ${result.account_url}`,

@@ -108,7 +108,10 @@ function sourceFiles(path: string): string[] {
 }
 
 /** The library packages built from folders of this tree: an import by name lands in that folder. */
-const LIBRARY_PACKAGES: Record<string, string> = {'@svc/client': 'src/client', '@svc/webhooks': 'src/webhooks'};
+const LIBRARY_PACKAGES: Record<string, string> = {
+  '@svc/client': 'src/client',
+  '@svc/webhooks': 'src/webhooks',
+};
 
 function libraryTarget(specifier: string): string | undefined {
   for (const [name, folder] of Object.entries(LIBRARY_PACKAGES)) {
@@ -252,7 +255,11 @@ describe('import rules', () => {
     expect(byPath(all), 'import @svc/client or @svc/webhooks instead: one copy of their classes').toEqual([]);
     const planted = ["import {ApiError} from '../client/errors.js';", "import {x} from '@svc/client';"]
       .flatMap((line) => importsOf(line))
-      .map((specifier) => ({file: 'src/lib/x.ts', specifier, target: resolveTarget('src/lib/x.ts', specifier)}));
+      .map((specifier) => ({
+        file: 'src/lib/x.ts',
+        specifier,
+        target: resolveTarget('src/lib/x.ts', specifier),
+      }));
     expect(byPath(planted)).toEqual(["src/lib/x.ts: '../client/errors.js'"]);
   });
 

@@ -98,7 +98,8 @@ describe('resolveCredentials precedence', () => {
     expect(err).toBeInstanceOf(NoApiAddressError);
     expect((err as NoApiAddressError).exitCode).toBe(2);
     const ways = (err as NoApiAddressError).suggestions.join('\n');
-    for (const way of ['svc login --api-url URL', 'SVC_API_URL=URL', '--api-url URL']) expect(ways).toContain(way);
+    for (const way of ['svc login --api-url URL', 'SVC_API_URL=URL', '--api-url URL'])
+      expect(ways).toContain(way);
   });
 
   it('sends SVC_API_KEY nowhere when no address is given: this build has no default to guess', async () => {
@@ -117,9 +118,10 @@ describe('resolveCredentials precedence', () => {
   });
 
   it('refuses a malformed SVC_API_KEY without repeating it', async () => {
-    const err = (await resolveCredentials({env: {SVC_API_KEY: 'sk_live_notours', SVC_API_URL: LOCAL}, fileStore}).catch(
-      (e: unknown) => e,
-    )) as Error;
+    const err = (await resolveCredentials({
+      env: {SVC_API_KEY: 'sk_live_notours', SVC_API_URL: LOCAL},
+      fileStore,
+    }).catch((e: unknown) => e)) as Error;
     expect(err.message).toMatch(/SVC_API_KEY does not look like an svc API key/);
     expect(err.message).not.toContain('sk_live_notours');
   });

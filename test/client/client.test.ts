@@ -373,7 +373,6 @@ describe('the default address, a build setting', () => {
 });
 
 describe('accountUrlFor', () => {
-
   it('names an emulator on loopback by its own name, so its cookies reach no other local server', () => {
     for (const api of ['http://127.0.0.1:4010', 'http://localhost:4010', 'http://[::1]:4010'])
       expect(accountUrlFor(api), api).toBe('http://svc-4010.localhost:4010/account');

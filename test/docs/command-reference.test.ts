@@ -19,7 +19,10 @@ describe('the command reference', () => {
   it('names every command with its flags, and would notice one missing', () => {
     const manifest = readManifest();
     const text = commandReference(manifest);
-    for (const command of Object.values(manifest.commands) as {id: string; flags: Record<string, unknown>}[]) {
+    for (const command of Object.values(manifest.commands) as {
+      id: string;
+      flags: Record<string, unknown>;
+    }[]) {
       expect(text).toContain(`## \`svc ${command.id.split(':').join(' ')}\``);
     }
     expect(text).toContain('`--api-url URL`');

@@ -43,7 +43,8 @@ describe('svc errors', {timeout: 60_000}, () => {
     expect(r.code).toBe(2);
     const err = flat(r.stderr);
     expect(err).toContain('no API address to talk to');
-    for (const way of ['`npx svc login --api-url URL`', 'SVC_API_URL=URL', '--api-url URL']) expect(err).toContain(way);
+    for (const way of ['`npx svc login --api-url URL`', 'SVC_API_URL=URL', '--api-url URL'])
+      expect(err).toContain(way);
     expect(r.stdout).toBe('');
   });
 

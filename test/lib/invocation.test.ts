@@ -38,7 +38,12 @@ describe('svcCommand', () => {
       'npx @svc/cli',
     );
     expect(
-      svcCommand({env: {PATH: binDir, npm_command: 'exec'}, cwd: join(project, 'src'), script, platform: 'linux'}),
+      svcCommand({
+        env: {PATH: binDir, npm_command: 'exec'},
+        cwd: join(project, 'src'),
+        script,
+        platform: 'linux',
+      }),
     ).toBe('npx svc');
   });
 
