@@ -223,6 +223,27 @@ export const MAX_SANDBOX_PORT = 65_535;
 /** Random bytes of the token in a sandbox link's URL (the URL is the only credential it needs). */
 export const SANDBOX_LINK_TOKEN_BYTES = 32;
 
+/** Characters of a link token as its URL carries it (the unpadded base64url of its bytes). */
+export const SANDBOX_LINK_TOKEN_LENGTH = Math.ceil((SANDBOX_LINK_TOKEN_BYTES * 4) / 3);
+
+/**
+ * Anything in a text shaped like a secret of the service: a key secret, a signing secret (plain or
+ * percent-encoded, whole or any run of base64 after `whsec_`), a link token. Logs write `[redacted]` in its place.
+ */
+export const SECRET_SHAPES: readonly RegExp[] = Object.freeze([
+  new RegExp(`${API_KEY_SECRET_PREFIX}[0-9A-Za-z]{${API_KEY_SECRET_BODY_LENGTH}}`, 'g'),
+  new RegExp(`${SIGNING_SECRET_PREFIX}(?:[A-Za-z0-9+/]|%2[BbFf]){43}(?:=|%3[Dd])?`, 'g'),
+  new RegExp(`${SIGNING_SECRET_PREFIX}[A-Za-z0-9+=%_-]+`, 'g'),
+  new RegExp(`[A-Za-z0-9_-]{${SANDBOX_LINK_TOKEN_LENGTH},}`, 'g'),
+]);
+
+/** A text with every secret-shaped part replaced by `[redacted]`. */
+export function redactSecrets(text: string): string {
+  let out = text;
+  for (const shape of SECRET_SHAPES) out = out.replace(shape, '[redacted]');
+  return out;
+}
+
 /** Longest key name, org name, sandbox name and similar short text. */
 export const MAX_NAME_LENGTH = 100;
 /** Longest email address (RFC 5321). */
@@ -271,6 +292,22 @@ export function displayText(text: string, options: {multiline?: boolean} = {}): 
     if (ch === '\n' || ch === '\t') return options.multiline ? ch : ' ';
     if (ch === '\r' && !options.multiline) return ' ';
     return escapeCodePoint(ch);
+  });
+}
+
+/**
+ * JSON text as svc writes it for `--json`: every control and invisible character (C1 controls, DEL, bidi
+ * overrides, zero-width and tag characters) written as `\uXXXX` (astral ones as their surrogate pair), so a
+ * terminal shown the JSON acts on none of them. Parsed, it is the same value. Tabs and line breaks outside strings
+ * are the JSON's own whitespace (inside strings JSON.stringify escapes them) and stay.
+ */
+export function jsonText(value: unknown, space?: number): string {
+  const text = JSON.stringify(value, null, space) ?? 'null';
+  return text.replace(DISPLAY_UNSAFE, (ch) => {
+    if (ch === '\n' || ch === '\t' || ch === '\r') return ch;
+    let out = '';
+    for (let i = 0; i < ch.length; i++) out += `\\u${ch.charCodeAt(i).toString(16).padStart(4, '0')}`;
+    return out;
   });
 }
 
