@@ -160,6 +160,9 @@ export const MAX_ENDPOINTS_PER_ORG = 10;
  * take one of the MAX_ENDPOINTS_PER_ORG places, so a suite testing that limit sees the service's behaviour.
  */
 export const MAX_RELAYS_PER_ORG = 10;
+/** A relay endpoint's name (`svc listen --name`): what people call it, and what its lines show. */
+export const RELAY_NAME_PATTERN = /^[a-z0-9][a-z0-9._-]{0,62}$/;
+export const RELAY_NAME_RULE = '1-63 characters of a-z, 0-9, ., _ or -';
 /**
  * Which time a delivery's `Svc-Signature` carries as `t`: the real time of the attempt (receivers on a real
  * clock accept it however far a manual emulator clock has moved), or the emulator's clock (for receivers whose
@@ -250,6 +253,16 @@ export const MAX_NAME_LENGTH = 100;
 export const MAX_EMAIL_LENGTH = 320;
 /** Longest API address a client accepts. */
 export const MAX_API_URL_LENGTH = 2048;
+/**
+ * A state file (seed or snapshot) nests at most this deep (a snapshot needs 4 levels, a seed 6): deeper is no
+ * state svc writes, and a YAML alias that refers to itself is endless.
+ */
+export const MAX_STATE_FILE_DEPTH = 16;
+/**
+ * The longest string a state file may hold: an event body, which no receiver reads past RECEIVER_MAX_BODY_BYTES.
+ * Every shorter field has its own limit besides.
+ */
+export const MAX_STATE_FILE_STRING_LENGTH = RECEIVER_MAX_BODY_BYTES;
 /** A sign-in link from the account page's mailbox works once, within this time. */
 export const SIGN_IN_LINK_TTL_MS = 15 * 60_000;
 /** An account page session ends this long after sign-in. */

@@ -7,6 +7,7 @@ import type {ManualClock} from '../clock.js';
 import type {EmulatorContext} from '../context.js';
 import type {Queryable} from '../db/database.js';
 import {newId} from '../ids.js';
+import {checkStateDocument} from './document.js';
 import {type SeedResult, planSeed, writeSeed} from './seed.js';
 import {checkSnapshot, writeSnapshot} from './snapshot.js';
 import {StateFileError} from './state-file-error.js';
@@ -39,6 +40,8 @@ export async function loadState(ctx: EmulatorContext, input: LoadInput): Promise
   if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) {
     throw new StateFileError(input.source, [{field: '', message: 'must hold a JSON object'}]);
   }
+  // A body posted to the control route is checked as a file read by the CLI is.
+  checkStateDocument(doc, input.source);
   if (SNAPSHOT_FORMAT_KEY in doc) return loadSnapshot(ctx, input);
   if (!(SEED_FORMAT_KEY in doc)) {
     throw new StateFileError(input.source, [
@@ -63,12 +66,13 @@ export async function loadState(ctx: EmulatorContext, input: LoadInput): Promise
     return {...written, defaultOrg};
   });
   ctx.orgId = result.defaultOrg;
+  ctx.stateEpoch = (ctx.stateEpoch ?? 0) + 1;
   ctx.auth.forgetAll();
   return {kind: 'seed', default_org_id: result.defaultOrg, orgs: result.orgs, warnings: plan.warnings};
 }
 
 async function loadSnapshot(ctx: EmulatorContext, input: LoadInput): Promise<SnapshotLoadResult> {
-  const snap = checkSnapshot(input.document, input.source);
+  const snap = checkSnapshot(input.document, input.source, {allowLocalEndpoints: ctx.allowLocalEndpoints});
   const replace = input.mode === 'replace';
   await ctx.db.transaction(async (tx) => {
     if (replace) await wipeState(tx);
@@ -76,6 +80,7 @@ async function loadSnapshot(ctx: EmulatorContext, input: LoadInput): Promise<Sna
     if (replace) await setDefaultOrg(tx, snap.default_org_id);
   });
   if (replace) ctx.orgId = snap.default_org_id;
+  ctx.stateEpoch = (ctx.stateEpoch ?? 0) + 1;
   ctx.auth.forgetAll();
   let clock: 'set' | 'kept' = 'kept';
   if (replace && ctx.clock.mode === 'manual') {
