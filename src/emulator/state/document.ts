@@ -9,11 +9,19 @@ import {formatPath, StateFileError} from './state-file-error.js';
 /** At most this many problems are listed; a damaged file can break every row the same way. */
 export const MAX_PROBLEMS_LISTED = 50;
 
-export function checkStateDocument(document: unknown, source: string): void {
+/**
+ * Refuses a document too deep or with too long a string at once (nothing else should walk it); answers the
+ * strings holding NUL, which the caller reports with every other problem of the file.
+ */
+export function checkStateDocument(document: unknown, source: string): Problem[] {
   const problems: Problem[] = [];
   walk(document, [], problems);
-  if (problems.length > 0) throw new StateFileError(source, listed(problems));
+  const fatal = problems.filter((p) => !p.message.includes(NUL_RULE));
+  if (fatal.length > 0) throw new StateFileError(source, listed(problems));
+  return problems;
 }
+
+const NUL_RULE = 'must not contain NUL (U+0000)';
 
 /** The first problems, and how many more there are. */
 export function listed(problems: readonly Problem[]): Problem[] {
@@ -56,6 +64,6 @@ function checkString(value: string, path: (string | number)[], problems: Problem
       message: `is ${value.length} characters long; a state file's strings are at most ${MAX_STATE_FILE_STRING_LENGTH}`,
     });
   } else if (value.includes('\u0000')) {
-    problems.push({field: formatPath(path), message: 'must not contain NUL (U+0000)'});
+    problems.push({field: formatPath(path), message: NUL_RULE});
   }
 }

@@ -29,6 +29,7 @@ export async function readStateFile(path: string): Promise<unknown> {
     throw new StateFileError(path, [{field: '', message: why}]);
   }
   const document = YAML_FILE.test(path) ? await parseYaml(text, path) : parseStateText(text, path);
+  // Too deep or too large is refused here; anything else is checked with the rest of the file's rules.
   checkStateDocument(document, path);
   return document;
 }

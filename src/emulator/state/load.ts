@@ -6,8 +6,9 @@ import {SNAPSHOT_FORMAT_KEY, SNAPSHOT_TABLES, type SnapshotTable} from '../../sc
 import type {ManualClock} from '../clock.js';
 import type {EmulatorContext} from '../context.js';
 import type {Queryable} from '../db/database.js';
+import type {Problem} from '../operation-error.js';
 import {newId} from '../ids.js';
-import {checkStateDocument} from './document.js';
+import {checkStateDocument, listed} from './document.js';
 import {type SeedResult, planSeed, writeSeed} from './seed.js';
 import {checkSnapshot, writeSnapshot} from './snapshot.js';
 import {StateFileError} from './state-file-error.js';
@@ -41,8 +42,8 @@ export async function loadState(ctx: EmulatorContext, input: LoadInput): Promise
     throw new StateFileError(input.source, [{field: '', message: 'must hold a JSON object'}]);
   }
   // A body posted to the control route is checked as a file read by the CLI is.
-  checkStateDocument(doc, input.source);
-  if (SNAPSHOT_FORMAT_KEY in doc) return loadSnapshot(ctx, input);
+  const nul = checkStateDocument(doc, input.source);
+  if (SNAPSHOT_FORMAT_KEY in doc) return loadSnapshot(ctx, input, nul);
   if (!(SEED_FORMAT_KEY in doc)) {
     throw new StateFileError(input.source, [
       {
@@ -52,7 +53,13 @@ export async function loadState(ctx: EmulatorContext, input: LoadInput): Promise
     ]);
   }
   // Replacing checks the seed against an empty state: what is there now is going.
-  const plan = await planSeed(ctx, doc, input.source, {againstEmpty: input.mode === 'replace'});
+  const plan = await planSeed(ctx, doc, input.source, {againstEmpty: input.mode === 'replace'}).catch(
+    (err: unknown) => {
+      if (nul.length > 0) throw withProblems(err, input.source, nul);
+      throw err;
+    },
+  );
+  if (nul.length > 0) throw new StateFileError(input.source, nul);
   const result = await ctx.db.transaction(async (tx) => {
     if (input.mode === 'replace') await wipeState(tx);
     const written = await writeSeed(ctx, tx, plan);
@@ -71,8 +78,27 @@ export async function loadState(ctx: EmulatorContext, input: LoadInput): Promise
   return {kind: 'seed', default_org_id: result.defaultOrg, orgs: result.orgs, warnings: plan.warnings};
 }
 
-async function loadSnapshot(ctx: EmulatorContext, input: LoadInput): Promise<SnapshotLoadResult> {
-  const snap = checkSnapshot(input.document, input.source, {allowLocalEndpoints: ctx.allowLocalEndpoints});
+/** The seed's own problems and the strings holding NUL, as one refusal. */
+function withProblems(err: unknown, source: string, nul: Problem[]): unknown {
+  if (!(err instanceof StateFileError)) return err;
+  const own = err.problems.map((p) => ({
+    field: p.field,
+    message: p.message.replace(`${source}: ${p.field ? `${p.field}: ` : ''}`, ''),
+  }));
+  return new StateFileError(source, listed([...nul, ...own]));
+}
+
+async function loadSnapshot(
+  ctx: EmulatorContext,
+  input: LoadInput,
+  nul: Problem[],
+): Promise<SnapshotLoadResult> {
+  const snap = checkSnapshot(
+    input.document,
+    input.source,
+    {allowLocalEndpoints: ctx.allowLocalEndpoints},
+    nul,
+  );
   const replace = input.mode === 'replace';
   await ctx.db.transaction(async (tx) => {
     if (replace) await wipeState(tx);

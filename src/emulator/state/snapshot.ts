@@ -105,7 +105,13 @@ export async function exportSnapshot(ctx: EmulatorContext): Promise<Snapshot> {
  * Checks a parsed snapshot whole: its shape, that every reference points inside it, and every rule its rows must
  * keep (snapshot-rules.ts). Every problem is reported at once.
  */
-export function checkSnapshot(document: unknown, source: string, options: SnapshotRuleOptions): Snapshot {
+export function checkSnapshot(
+  document: unknown,
+  source: string,
+  options: SnapshotRuleOptions,
+  /** Problems found before (strings holding NUL), reported with the rest. */
+  earlier: readonly Problem[] = [],
+): Snapshot {
   const version = (document as Record<string, unknown>)[SNAPSHOT_FORMAT_KEY];
   if (typeof version === 'number' && version > SNAPSHOT_FORMAT_VERSION) {
     throw new StateFileError(source, [
@@ -120,11 +126,14 @@ export function checkSnapshot(document: unknown, source: string, options: Snapsh
     // A damaged file can break every row the same way: the first problems say enough.
     throw new StateFileError(
       source,
-      listed(parsed.error.issues.map((issue) => ({field: formatPath(issue.path), message: issue.message}))),
+      listed([
+        ...earlier,
+        ...parsed.error.issues.map((issue) => ({field: formatPath(issue.path), message: issue.message})),
+      ]),
     );
   }
   const snap = parsed.data;
-  const problems: Problem[] = [];
+  const problems: Problem[] = [...earlier];
   const clockMs = Date.parse(snap.clock.now);
   if (clockMs < EARLIEST_CLOCK_MS || clockMs > LATEST_CLOCK_MS) {
     problems.push({
