@@ -23,6 +23,8 @@ beforeAll(async () => {
     SVC_CACHE_DIR: join(root, 'cache'),
   };
   emulator = await spawnEmulator(['--in-memory'], env);
+  // An in-memory emulator answers for a folder of its own, named in its ready line.
+  env.SVC_EMULATOR_DATA_DIR = emulator.ready.data_dir;
 }, 60_000);
 afterAll(async () => {
   await emulator?.stop();
