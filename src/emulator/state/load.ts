@@ -93,10 +93,10 @@ async function loadSnapshot(
   input: LoadInput,
   nul: Problem[],
 ): Promise<SnapshotLoadResult> {
-  const snap = checkSnapshot(
+  const snap = await checkSnapshot(
     input.document,
     input.source,
-    {allowLocalEndpoints: ctx.allowLocalEndpoints},
+    {allowLocalEndpoints: ctx.allowLocalEndpoints, lookup: ctx.lookup},
     nul,
   );
   const replace = input.mode === 'replace';

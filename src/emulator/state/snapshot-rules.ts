@@ -19,7 +19,7 @@ import {
   RESPONSE_BODY_LIMIT_BYTES,
 } from '../../definitions.js';
 import type {Snapshot} from '../../schemas/snapshot.js';
-import {checkEndpointUrl} from '../net/address-policy.js';
+import {checkEndpointHost, checkEndpointUrl, type Resolver} from '../net/address-policy.js';
 import type {Problem} from '../operation-error.js';
 import {MAX_LAST_ERROR_LENGTH} from '../ops/sandboxes.js';
 import {eventTypes, Problems, text} from '../ops/validate.js';
@@ -28,6 +28,8 @@ import {parseEmail} from '../web/accounts.js';
 export interface SnapshotRuleOptions {
   /** The emulator's `--allow-local-endpoints`: local endpoint URLs pass, as they do at registration. */
   allowLocalEndpoints: boolean;
+  /** The registration-time DNS check of endpoint hosts (without local endpoints); none when absent. */
+  lookup?: Resolver;
 }
 
 const KEY_PREFIX = new RegExp(
@@ -276,4 +278,29 @@ function deliveryRules(snap: Snapshot, problems: Problems): void {
       );
     }
   });
+}
+
+/**
+ * The DNS check registration makes: an endpoint whose host resolves to a private, loopback or reserved address
+ * is refused (one lookup per host; a host DNS cannot answer for now passes, as it does at registration).
+ */
+export async function endpointHostProblems(snap: Snapshot, options: SnapshotRuleOptions): Promise<Problem[]> {
+  const lookup = options.lookup;
+  if (options.allowLocalEndpoints || !lookup) return [];
+  const hosts = new Map<string, number[]>();
+  snap.webhook_endpoints.forEach((w, i) => {
+    const check = checkEndpointUrl(w.url, {allowLocal: false});
+    if (!check.ok) return;
+    hosts.set(check.url.hostname, [...(hosts.get(check.url.hostname) ?? []), i]);
+  });
+  const problems = new Problems();
+  const checks = await Promise.all([...hosts.keys()].map((host) => checkEndpointHost(host, lookup)));
+  [...hosts.values()].forEach((rows, h) => {
+    const check = checks[h];
+    if (check && !check.ok) {
+      for (const i of rows)
+        problems.add(`webhook_endpoints[${i}].url`, check.reason.replace(/^url /, ''), 'local_url');
+    }
+  });
+  return problems.list;
 }

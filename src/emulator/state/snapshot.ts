@@ -16,7 +16,7 @@ import type {Queryable} from '../db/database.js';
 import type {Problem} from '../operation-error.js';
 import {vaultUnavailable} from '../operation-error.js';
 import {listed} from './document.js';
-import {type SnapshotRuleOptions, snapshotRuleProblems} from './snapshot-rules.js';
+import {endpointHostProblems, type SnapshotRuleOptions, snapshotRuleProblems} from './snapshot-rules.js';
 import {formatPath, StateFileError} from './state-file-error.js';
 
 /** Each table's columns, as the snapshot names them: its schema's fields. */
@@ -105,13 +105,13 @@ export async function exportSnapshot(ctx: EmulatorContext): Promise<Snapshot> {
  * Checks a parsed snapshot whole: its shape, that every reference points inside it, and every rule its rows must
  * keep (snapshot-rules.ts). Every problem is reported at once.
  */
-export function checkSnapshot(
+export async function checkSnapshot(
   document: unknown,
   source: string,
   options: SnapshotRuleOptions,
   /** Problems found before (strings holding NUL), reported with the rest. */
   earlier: readonly Problem[] = [],
-): Snapshot {
+): Promise<Snapshot> {
   const version = (document as Record<string, unknown>)[SNAPSHOT_FORMAT_KEY];
   if (typeof version === 'number' && version > SNAPSHOT_FORMAT_VERSION) {
     throw new StateFileError(source, [
@@ -201,7 +201,7 @@ export function checkSnapshot(
   for (const [i, a] of snap.delivery_attempts.entries()) {
     refer(deliveries, a.delivery_id, `delivery_attempts[${i}].delivery_id`, 'the delivery');
   }
-  problems.push(...snapshotRuleProblems(snap, options));
+  problems.push(...snapshotRuleProblems(snap, options), ...(await endpointHostProblems(snap, options)));
   if (problems.length > 0) throw new StateFileError(source, listed(problems));
   return snap;
 }

@@ -1,4 +1,4 @@
-// A snapshot import keeps every rule the other ways in keep (the probe's hostile snapshots): each one is refused
+// A snapshot import keeps every rule the other ways in keep (the probe's 14 hostile snapshots and more): each one is refused
 // with the file, the path and the rule, every problem at once, and the state is left exactly as it was.
 import {createHash} from 'node:crypto';
 import {mkdtempSync, rmSync, writeFileSync} from 'node:fs';
@@ -179,6 +179,14 @@ const HOSTILE: [string, Change, string, RegExp][] = [
     /./,
   ],
   [
+    'an endpoint whose host resolves to a private address',
+    (s) => {
+      s.webhook_endpoints[0] = endpoint(0, 'https://intranet.example.com/svc');
+    },
+    'webhook_endpoints[0].url',
+    /resolves to a private, loopback or reserved address/,
+  ],
+  [
     'a file: endpoint',
     (s) => {
       s.webhook_endpoints[0] = endpoint(0, 'file:///etc/passwd');
@@ -260,12 +268,17 @@ const HOSTILE: [string, Change, string, RegExp][] = [
   ],
 ];
 
+/** DNS as the test sees it: one name resolves to a private address, every other to a public one. */
+const lookup = async (host: string) => [
+  {address: host === 'intranet.example.com' ? '10.9.8.7' : '93.184.215.14', family: 4},
+];
+
 let emu: RunningEmulator;
 let before: Snapshot;
 const dir = mkdtempSync(join(tmpdir(), 'svc-snapshot-rules-'));
 
 beforeAll(async () => {
-  emu = await startEmulator({port: 0, inMemory: true, clock: 'manual', clockStart: new Date(AT)});
+  emu = await startEmulator({port: 0, inMemory: true, clock: 'manual', clockStart: new Date(AT), lookup});
   await emu.control.createKey({name: 'already here'});
   before = await emu.exportState();
 });
@@ -287,7 +300,7 @@ async function refusal(
 
 describe('a snapshot import', () => {
   it('loads the valid snapshot, and its summary counts the links', async () => {
-    const other = await startEmulator({port: 0, inMemory: true});
+    const other = await startEmulator({port: 0, inMemory: true, lookup});
     try {
       const loaded = await other.control.importState({
         source: 'valid.json',
