@@ -43,6 +43,24 @@ describe('hostile input', () => {
     expect((await admin(`/_emulator/webhook-health?org_id=${emu.context.orgId}`)).status).toBe(200);
   });
 
+  it('names NUL in a seed with its other problems, each field once, and loads nothing', async () => {
+    const err = await emu.control
+      .importState({
+        source: 'nul-seed.json',
+        mode: 'merge',
+        document: {
+          svc_emulator_seed: 1,
+          orgs: [{name: 'nul', keys: [{name: 'a\u0000b'}], sandboxes: [{name: 'ok', status: 'nope'}]}],
+        },
+      })
+      .catch((e: unknown) => e as {status: number; problems: {field: string}[]});
+    expect(err.status).toBe(400);
+    const fields = err.problems.map((p) => p.field);
+    expect(fields.filter((f) => f === 'orgs[0].keys[0].name')).toHaveLength(1);
+    expect(fields).toContain('orgs[0].sandboxes[0].status');
+    expect((await emu.exportState()).orgs.map((o) => o.name)).not.toContain('nul');
+  });
+
   it('answers a state body nested 200,000 deep with 400 naming the path, not a 500', async () => {
     const depth = 200_000;
     const body = `{"source":"deep.json","mode":"merge","document":{"svc_emulator_seed":1,"orgs":${'['.repeat(depth)}${']'.repeat(depth)}}}`;

@@ -85,7 +85,9 @@ function withProblems(err: unknown, source: string, nul: Problem[]): unknown {
     field: p.field,
     message: p.message.replace(`${source}: ${p.field ? `${p.field}: ` : ''}`, ''),
   }));
-  return new StateFileError(source, listed([...nul, ...own]));
+  // A field the seed's rules refuse already (a name's control characters) is named once.
+  const named = new Set(own.map((p) => p.field));
+  return new StateFileError(source, listed([...nul.filter((p) => !named.has(p.field)), ...own]));
 }
 
 async function loadSnapshot(
