@@ -21,7 +21,9 @@ function flagUsage(flag) {
 }
 
 function cell(text) {
-  return spell(String(text ?? '')).replaceAll('|', '\\|').replaceAll('\n', ' ');
+  return spell(String(text ?? ''))
+    .replaceAll('|', '\\|')
+    .replaceAll('\n', ' ');
 }
 
 function commandSection(command) {
@@ -35,18 +37,27 @@ function commandSection(command) {
     ...args.map((a) => (a.required ? a.name.toUpperCase() : `[${a.name.toUpperCase()}]`)),
     ...(own.length > 0 ? ['[FLAGS]'] : []),
   ].join(' ');
-  const lines = [`## \`${bin} ${words(command.id)}\``, '', spell(command.summary ?? command.description ?? '')];
+  const lines = [
+    `## \`${bin} ${words(command.id)}\``,
+    '',
+    spell(command.summary ?? command.description ?? ''),
+  ];
   if (command.summary && command.description) lines.push('', spell(command.description));
   lines.push('', '```', usage, '```');
   if (args.length > 0) {
     lines.push('', '| argument | |', '| --- | --- |');
-    for (const a of args) lines.push(`| \`${a.name.toUpperCase()}\` | ${cell(a.description)}${a.required ? '' : ' (optional)'} |`);
+    for (const a of args)
+      lines.push(
+        `| \`${a.name.toUpperCase()}\` | ${cell(a.description)}${a.required ? '' : ' (optional)'} |`,
+      );
   }
   if (own.length > 0) {
     lines.push('', '| flag | |', '| --- | --- |');
     for (const f of own) {
       const extra = f.default !== undefined && f.type !== 'boolean' ? ` (default: \`${f.default}\`)` : '';
-      lines.push(`| \`${cell(flagUsage(f))}\` | ${cell(f.description)}${extra}${f.required ? ' (required)' : ''} |`);
+      lines.push(
+        `| \`${cell(flagUsage(f))}\` | ${cell(f.description)}${extra}${f.required ? ' (required)' : ''} |`,
+      );
     }
   }
   if (global.length > 0) lines.push('', `Also: ${global.map((f) => `\`--${f.name}\``).join(', ')}.`);
@@ -60,7 +71,9 @@ export function commandReference(manifest) {
   const commands = Object.values(manifest.commands)
     .filter((c) => !c.hidden && c.pluginType === 'core')
     .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  const index = commands.map((c) => `- [\`${bin} ${words(c.id)}\`](#${anchor(c.id)}): ${spell(c.summary ?? '')}`);
+  const index = commands.map(
+    (c) => `- [\`${bin} ${words(c.id)}\`](#${anchor(c.id)}): ${spell(c.summary ?? '')}`,
+  );
   return [
     '# Command reference',
     '',

@@ -180,6 +180,9 @@ export const MAX_ENDPOINTS_PER_ORG = 10;
  * take one of the MAX_ENDPOINTS_PER_ORG places, so a suite testing that limit sees the service's behaviour.
  */
 export const MAX_RELAYS_PER_ORG = 10;
+/** A relay endpoint's name (`svc listen --name`): what people call it, and what its lines show. */
+export const RELAY_NAME_PATTERN = /^[a-z0-9][a-z0-9._-]{0,62}$/;
+export const RELAY_NAME_RULE = '1-63 characters of a-z, 0-9, ., _ or -';
 /**
  * Which time a delivery's `Svc-Signature` carries as `t`: the real time of the attempt (receivers on a real
  * clock accept it however far a manual emulator clock has moved), or the emulator's clock (for receivers whose
@@ -243,12 +246,43 @@ export const MAX_SANDBOX_PORT = 65_535;
 /** Random bytes of the token in a sandbox link's URL (the URL is the only credential it needs). */
 export const SANDBOX_LINK_TOKEN_BYTES = 32;
 
+/** Characters of a link token as its URL carries it (the unpadded base64url of its bytes). */
+export const SANDBOX_LINK_TOKEN_LENGTH = Math.ceil((SANDBOX_LINK_TOKEN_BYTES * 4) / 3);
+
+/**
+ * Anything in a text shaped like a secret of the service: a key secret, a signing secret (plain or
+ * percent-encoded, whole or any run of base64 after `whsec_`), a link token. Logs write `[redacted]` in its place.
+ */
+export const SECRET_SHAPES: readonly RegExp[] = Object.freeze([
+  new RegExp(`${API_KEY_SECRET_PREFIX}[0-9A-Za-z]{${API_KEY_SECRET_BODY_LENGTH}}`, 'g'),
+  new RegExp(`${SIGNING_SECRET_PREFIX}(?:[A-Za-z0-9+/]|%2[BbFf]){43}(?:=|%3[Dd])?`, 'g'),
+  new RegExp(`${SIGNING_SECRET_PREFIX}[A-Za-z0-9+=%_-]+`, 'g'),
+  new RegExp(`[A-Za-z0-9_-]{${SANDBOX_LINK_TOKEN_LENGTH},}`, 'g'),
+]);
+
+/** A text with every secret-shaped part replaced by `[redacted]`. */
+export function redactSecrets(text: string): string {
+  let out = text;
+  for (const shape of SECRET_SHAPES) out = out.replace(shape, '[redacted]');
+  return out;
+}
+
 /** Longest key name, org name, sandbox name and similar short text. */
 export const MAX_NAME_LENGTH = 100;
 /** Longest email address (RFC 5321). */
 export const MAX_EMAIL_LENGTH = 320;
 /** Longest API address a client accepts. */
 export const MAX_API_URL_LENGTH = 2048;
+/**
+ * A state file (seed or snapshot) nests at most this deep (a snapshot needs 4 levels, a seed 6): deeper is no
+ * state svc writes, and a YAML alias that refers to itself is endless.
+ */
+export const MAX_STATE_FILE_DEPTH = 16;
+/**
+ * The longest string a state file may hold: an event body, which no receiver reads past RECEIVER_MAX_BODY_BYTES.
+ * Every shorter field has its own limit besides.
+ */
+export const MAX_STATE_FILE_STRING_LENGTH = RECEIVER_MAX_BODY_BYTES;
 /** A sign-in link from the account page's mailbox works once, within this time. */
 export const SIGN_IN_LINK_TTL_MS = 15 * 60_000;
 /** An account page session ends this long after sign-in. */
@@ -291,6 +325,22 @@ export function displayText(text: string, options: {multiline?: boolean} = {}): 
     if (ch === '\n' || ch === '\t') return options.multiline ? ch : ' ';
     if (ch === '\r' && !options.multiline) return ' ';
     return escapeCodePoint(ch);
+  });
+}
+
+/**
+ * JSON text as svc writes it for `--json`: every control and invisible character (C1 controls, DEL, bidi
+ * overrides, zero-width and tag characters) written as `\uXXXX` (astral ones as their surrogate pair), so a
+ * terminal shown the JSON acts on none of them. Parsed, it is the same value. Tabs and line breaks outside strings
+ * are the JSON's own whitespace (inside strings JSON.stringify escapes them) and stay.
+ */
+export function jsonText(value: unknown, space?: number): string {
+  const text = JSON.stringify(value, null, space) ?? 'null';
+  return text.replace(DISPLAY_UNSAFE, (ch) => {
+    if (ch === '\n' || ch === '\t' || ch === '\r') return ch;
+    let out = '';
+    for (let i = 0; i < ch.length; i++) out += `\\u${ch.charCodeAt(i).toString(16).padStart(4, '0')}`;
+    return out;
   });
 }
 

@@ -39,6 +39,11 @@ export interface EmulatorContext {
   signals?: DatabaseSignals;
   /** Sends a resend's attempt (the delivery engine's worker, once it runs); the account page resends through it. */
   resendAttempter?: () => Attempter | undefined;
+  /**
+   * Moves on each time the state is replaced (reset, a replacing import, a load): whatever a surface cached of
+   * the old state (the account page's sessions) is dropped.
+   */
+  stateEpoch?: number;
   /** Told of each endpoint deleted through this process (the relay lets its `svc listen` go with a reason). */
   endpointDeletions?: Set<(endpointId: string) => void>;
 }

@@ -2,7 +2,7 @@
 // and for every refusal the real reason, which /v1 itself never tells (its 401 is the same whatever the cause).
 // Kept in memory per process, bounded: the oldest entries go first.
 import type {MiddlewareHandler} from 'hono';
-import {ERROR_STATUS} from '../definitions.js';
+import {ERROR_STATUS, redactSecrets} from '../definitions.js';
 import type {Clock} from './clock.js';
 import type {AppEnv} from './app-env.js';
 
@@ -113,7 +113,8 @@ export function logRequests(log: RequestLog, clock: Clock): MiddlewareHandler<Ap
     const entry: Omit<RequestLogEntry, 'seq'> = {
       time: time.toISOString(),
       method: c.req.method,
-      path,
+      // A secret put in a path (by mistake or by a guesser) is never kept whole.
+      path: redactSecrets(path),
       status,
       duration_ms: Math.round((performance.now() - started) * 10) / 10,
     };

@@ -1,5 +1,6 @@
 // Base for every command: `--json`, `--debug`, and the one place that renders errors with the contract's exit codes.
-import {Command, Errors} from '@oclif/core';
+import {Command, Errors, ux} from '@oclif/core';
+import {jsonText} from '../definitions.js';
 import {debugEnabled, debugReport, toUserError} from './error-mapper.js';
 import {debugFlag} from './flags.js';
 import {currentSvcCommand, spellSvc} from './invocation.js';
@@ -25,6 +26,11 @@ export abstract class BaseCommand extends Command {
       process.stderr.write(`Warning: ${spellSvc(text, currentSvcCommand())}\n`);
     }
     return input;
+  }
+
+  /** The one place `--json` output is written: text from outside shows no control or invisible character raw. */
+  override logJson(json: unknown): void {
+    ux.stdout(ux.colorizeJson(jsonText(json, 2), {pretty: false, theme: this.config.theme?.json}));
   }
 
   protected override toErrorJson(err: unknown): JsonError {

@@ -1,5 +1,6 @@
 // What `svc listen` shows: a ready line with the signing secret, one line per delivery and answer, and hints.
 import type {RelayDelivery, RelayRegistration} from '@svc/client';
+import {jsonText} from '../definitions.js';
 import {colorEnabled, type Io, type Paint, painter} from '../lib/output.js';
 import {dataDirArg} from '../lib/hints.js';
 import {type ForwardResult, type ListenReport, runName} from '../services/listen.js';
@@ -114,7 +115,7 @@ export class ListenOutput implements ListenReport {
   }
 
   #line(value: object): void {
-    this.#io.stdout.write(`${JSON.stringify(value)}\n`);
+    this.#io.stdout.write(`${jsonText(value)}\n`);
   }
 
   #err(text: string): void {

@@ -8,25 +8,32 @@ const NOUNS = {
   key: ['API key', 'API keys'],
   endpoint: ['webhook endpoint', 'webhook endpoints'],
   sandbox: ['sandbox', 'sandboxes'],
+  link: ['sandbox link', 'sandbox links'],
   event: ['event', 'events'],
   delivery: ['delivery', 'deliveries'],
 } as const;
 
 const counted = (n: number, noun: keyof typeof NOUNS) => `${n} ${NOUNS[noun][n === 1 ? 0 : 1]}`;
 
+/** What a snapshot holds, its sandbox links (port sessions, desktop links, browser URLs) included. */
+function snapshotParts(rows: SnapshotLoadResult['rows']): string[] {
+  return [
+    counted(rows.orgs, 'org'),
+    counted(rows.api_keys, 'key'),
+    counted(rows.webhook_endpoints, 'endpoint'),
+    counted(rows.sandboxes, 'sandbox'),
+    counted(rows.sandbox_links, 'link'),
+    counted(rows.events, 'event'),
+    counted(rows.deliveries, 'delivery'),
+  ];
+}
+
 export function renderLoad(source: string, r: StateLoadResult): string {
   return r.kind === 'snapshot' ? renderSnapshotLoad(source, r) : renderSeedLoad(source, r);
 }
 
 function renderSnapshotLoad(source: string, r: SnapshotLoadResult): string {
-  const parts = [
-    counted(r.rows.orgs, 'org'),
-    counted(r.rows.api_keys, 'key'),
-    counted(r.rows.webhook_endpoints, 'endpoint'),
-    counted(r.rows.sandboxes, 'sandbox'),
-    counted(r.rows.events, 'event'),
-    counted(r.rows.deliveries, 'delivery'),
-  ];
+  const parts = snapshotParts(r.rows);
   const lines = [
     `Loaded the snapshot ${source}: ${parts.join(', ')}; no event was fired.`,
     `Default org: ${r.default_org_id}`,
@@ -76,13 +83,6 @@ function renderSeedLoad(source: string, r: SeedLoadResult): string {
 
 /** What `svc emulator export --out` wrote. */
 export function renderExport(file: string, rows: SnapshotLoadResult['rows']): string {
-  const parts = [
-    counted(rows.orgs, 'org'),
-    counted(rows.api_keys, 'key'),
-    counted(rows.webhook_endpoints, 'endpoint'),
-    counted(rows.sandboxes, 'sandbox'),
-    counted(rows.events, 'event'),
-    counted(rows.deliveries, 'delivery'),
-  ];
+  const parts = snapshotParts(rows);
   return `Wrote ${file} (owner-only: it holds signing secrets): ${parts.join(', ')}.\n`;
 }

@@ -95,6 +95,28 @@ describe('a hostile probe, bounded', {timeout: 120_000}, () => {
     }
   });
 
+  it('counts all of 127.0.0.0/8 as one address, and never locks out the admin token', async () => {
+    const from = (localAddress: string, authorization: string) =>
+      rawGet(new URL('/v1/org', emulator?.apiUrl), {authorization, localAddress});
+    await runCli(['emulator', 'limiter', 'reset', '--data-dir', dataDir]);
+    for (let i = 0; i <= FAILURE_LIMIT; i++) await from('127.0.0.1', `Bearer svc_${'B'.repeat(40)}`);
+    // Moving to another loopback address starts no new budget: still refused, with the wait.
+    for (const address of ['127.0.0.2', '127.9.8.7']) {
+      const moved = await from(address, `Bearer svc_${'C'.repeat(40)}`);
+      expect(moved.status, address).toBe(429);
+      expect(Number(moved.retryAfter)).toBeGreaterThan(0);
+      expect(moved.body).toContain('svc emulator limiter reset');
+    }
+    // Wrong admin tokens spend the control budget; the right one still passes, and so do control commands.
+    for (let i = 0; i <= FAILURE_LIMIT; i++) {
+      await rawGet(new URL('/_emulator/health', emulator?.apiUrl), {authorization: 'Bearer adm_wrong'});
+    }
+    expect((await control.clock()).mode).toBe('manual');
+    const reset = await runCli(['emulator', 'limiter', 'reset', '--data-dir', dataDir]);
+    expect(reset.code, reset.stderr).toBe(0);
+    expect((await from('127.0.0.3', `Bearer svc_${'D'.repeat(40)}`)).status).toBe(401);
+  });
+
   it('refuses NUL in a text field with 400 naming the field', async () => {
     const err = await control.createKey({name: 'nul\u0000name'}).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(EmulatorControlError);

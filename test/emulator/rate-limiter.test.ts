@@ -4,6 +4,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {AuthFailureLimiter, RateLimitedError} from '../../src/emulator/auth/rate-limiter.js';
 import {type ManualClock, manualClock} from '../../src/emulator/clock.js';
 import {createApp, type RunningEmulator, startEmulator} from '../../src/emulator/index.js';
+import {limiterClient} from '../../src/emulator/net/client-address.js';
 
 describe('reservations', () => {
   it('lets at most the budget of checks wait on a lookup at once, and refuses the rest once they fail', async () => {
@@ -144,16 +145,75 @@ describe('the emulator under parallel guesses', () => {
     ).toBe(200);
     const limited = await app.request(
       '/_emulator/health',
-      {headers: {authorization: `Bearer ${em.adminToken}`}},
+      {headers: {authorization: 'Bearer adm_wrong'}},
       address,
     );
     expect(limited.status).toBe(429);
     (em.clock as ManualClock).advance(61_000);
+    // A new window: a wrong token is a plain 401 again.
     const after = await app.request(
       '/_emulator/health',
-      {headers: {authorization: `Bearer ${em.adminToken}`}},
+      {headers: {authorization: 'Bearer adm_wrong'}},
       address,
     );
-    expect(after.status).toBe(200);
+    expect(after.status).toBe(401);
+  });
+
+  it('lets the right admin token through a spent control budget, so the operator is never locked out', async () => {
+    const app = createApp(em.context);
+    const address = from('10.20.0.5');
+    for (let i = 0; i < 25; i++) {
+      await app.request('/_emulator/health', {headers: {authorization: 'Bearer adm_wrong'}}, address);
+      await app.request('/v1/org', {headers: {authorization: wrong(i)}}, address);
+    }
+    const admin = {authorization: `Bearer ${em.adminToken}`};
+    // Wrong tokens stay refused; the right one passes, and so does the reset it makes.
+    expect(
+      (await app.request('/_emulator/health', {headers: {authorization: 'Bearer adm_x'}}, address)).status,
+    ).toBe(429);
+    expect((await app.request('/_emulator/health', {headers: admin}, address)).status).toBe(200);
+    // A good API key from the limited address stays refused, with the wait and the way out.
+    const refused = await app.request('/v1/org', {headers: {authorization: `Bearer ${secret}`}}, address);
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(((await refused.json()) as {error: {message: string}}).error.message).toContain(
+      '`svc emulator limiter reset`',
+    );
+    expect(
+      (await app.request('/_emulator/limiter/reset', {method: 'POST', headers: admin}, address)).status,
+    ).toBe(200);
+    expect(
+      (await app.request('/v1/org', {headers: {authorization: `Bearer ${secret}`}}, address)).status,
+    ).toBe(200);
+  });
+
+  it('counts every loopback address as one, so moving within 127.0.0.0/8 starts no new budget', async () => {
+    const app = createApp(em.context);
+    for (let i = 0; i < 20; i++) {
+      await app.request('/v1/org', {headers: {authorization: wrong(i)}}, from(`127.0.${i}.9`));
+    }
+    for (const other of ['127.0.0.1', '127.255.255.254', '::1', '::ffff:127.3.2.1']) {
+      const answer = await app.request('/v1/org', {headers: {authorization: wrong(99)}}, from(other));
+      expect(answer.status, other).toBe(429);
+    }
+    // Other addresses keep their own budgets.
+    expect(
+      (await app.request('/v1/org', {headers: {authorization: wrong(1)}}, from('10.20.0.6'))).status,
+    ).toBe(401);
+    await app.request('/_emulator/limiter/reset', {
+      method: 'POST',
+      headers: {authorization: `Bearer ${em.adminToken}`},
+    });
+  });
+});
+
+describe("the limiter's name for an address", () => {
+  it('is one for all loopback forms and the plain address otherwise', () => {
+    for (const a of ['127.0.0.1', '127.1.2.3', '::1', '::ffff:127.0.0.1', '0:0:0:0:0:0:0:1']) {
+      expect(limiterClient(a), a).toBe('loopback');
+    }
+    expect(limiterClient('::ffff:10.0.0.1')).toBe('10.0.0.1');
+    expect(limiterClient('128.0.0.1')).toBe('128.0.0.1');
+    expect(limiterClient('127.example')).toBe('127.example');
   });
 });

@@ -118,6 +118,27 @@ describe('the request log', () => {
   });
 });
 
+describe('secrets in a path', () => {
+  it('are never logged whole: key secrets, signing secrets and link tokens are redacted', async () => {
+    const key = await emu.control.createKey({name: 'pasted'});
+    const signing = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
+    const token = Buffer.alloc(32, 5).toString('base64url');
+    const after = (await emu.control.logs()).last;
+    await call(`/v1/webhooks/${key.secret}/deliveries`, `Bearer ${key.secret}`);
+    await call(`/v1/webhooks/${encodeURIComponent(signing)}/deliveries?x=1`, `Bearer ${key.secret}`);
+    await call(`/_emulator/sandboxes/${token}`, `Bearer ${emu.adminToken}`);
+    const paths = (await emu.control.logs({after})).data.map((e) => e.path);
+    expect(paths).toEqual([
+      '/v1/webhooks/[redacted]/deliveries',
+      '/v1/webhooks/[redacted]/deliveries',
+      '/_emulator/sandboxes/[redacted]',
+    ]);
+    const text = JSON.stringify(paths);
+    for (const secret of [key.secret, signing, encodeURIComponent(signing), token])
+      expect(text).not.toContain(secret);
+  });
+});
+
 describe('a RequestLog', () => {
   it('keeps only its newest entries', () => {
     const log = new RequestLog(3);

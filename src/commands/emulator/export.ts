@@ -2,16 +2,16 @@ import {Flags} from '@oclif/core';
 import {BaseCommand} from '../../lib/base-command.js';
 import {databaseUrlFlag, dataDirFlag} from '../../lib/flags.js';
 import {exportState, summarize} from '../../services/emulator/state/export.js';
-import {writeSnapshotFile} from '../../services/emulator/state/snapshot-file.js';
+import {protectStdoutFile, writeSnapshotFile} from '../../services/emulator/state/snapshot-file.js';
 import {renderExport} from '../../ui/state.js';
 
 export default class EmulatorExport extends BaseCommand {
   static override summary = "Save the emulator's whole state as one snapshot file (JSON, owner-only)";
   static override description =
-    'Orgs, people, keys (as hashes), endpoints with their signing secrets, sandboxes, events, deliveries with their attempts, and the clock. Load it again with `svc emulator import FILE` or `svc emulator start --import FILE`, on PGlite or PostgreSQL. Works on a running emulator or on the data dir (or --database-url) of a stopped one. Without --out the document goes to stdout.';
+    'Orgs, people, keys (as hashes), endpoints with their signing secrets, sandboxes, events, deliveries with their attempts, and the clock. Load it again with `svc emulator import FILE` or `svc emulator start --import FILE`, on PGlite or PostgreSQL. Works on a running emulator or on the data dir (or --database-url) of a stopped one. Without --out the document goes to stdout (a file it is redirected to is made owner-only).';
   static override examples = [
     '<%= config.bin %> emulator export --out state.json',
-    '<%= config.bin %> emulator export > state.json',
+    '<%= config.bin %> emulator export --out state.json --json',
   ];
   static override flags = {
     out: Flags.string({
@@ -24,6 +24,8 @@ export default class EmulatorExport extends BaseCommand {
 
   async run() {
     const {flags} = await this.parse(EmulatorExport);
+    // Refused before anything is read: the snapshot holds signing secrets.
+    if (!flags.out) protectStdoutFile();
     const snapshot = await exportState({
       dataDir: flags['data-dir'],
       databaseUrl: flags['database-url'],

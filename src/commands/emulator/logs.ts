@@ -1,4 +1,5 @@
 import {Flags} from '@oclif/core';
+import {jsonText} from '../../definitions.js';
 import {BaseCommand} from '../../lib/base-command.js';
 import {dataDirFlag} from '../../lib/flags.js';
 import {followLogs, readLogs} from '../../services/emulator/logs.js';
@@ -30,7 +31,7 @@ export default class EmulatorLogs extends BaseCommand {
     if (!flags.follow) {
       // --json gives JSON lines, one per request, followed or not.
       for (const l of await readLogs(options))
-        process.stdout.write(json ? `${JSON.stringify(l)}\n` : renderLogLine(l));
+        process.stdout.write(json ? `${jsonText(l)}\n` : renderLogLine(l));
       return undefined;
     }
     const stop = new AbortController();
@@ -43,7 +44,7 @@ export default class EmulatorLogs extends BaseCommand {
         signal: stop.signal,
         // Followed, --json is a stream: one JSON line per request.
         onLines: (lines) => {
-          for (const l of lines) process.stdout.write(json ? `${JSON.stringify(l)}\n` : renderLogLine(l));
+          for (const l of lines) process.stdout.write(json ? `${jsonText(l)}\n` : renderLogLine(l));
         },
         // On stderr even with --json (oclif's logToStderr is silent then): stdout stays the stream of lines.
         onGone: () => process.stderr.write('The emulator stopped.\n'),

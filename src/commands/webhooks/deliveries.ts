@@ -1,6 +1,6 @@
 import {Args, Flags} from '@oclif/core';
 import {openSession} from '../../auth/session.js';
-import {DELIVERY_STATUSES, type DeliveryStatus} from '../../definitions.js';
+import {DELIVERY_STATUSES, type DeliveryStatus, jsonText} from '../../definitions.js';
 import {BaseCommand} from '../../lib/base-command.js';
 import {apiUrlFlag} from '../../lib/flags.js';
 import type {Delivery} from '../../schemas/index.js';
@@ -81,7 +81,7 @@ export default class WebhooksDeliveries extends BaseCommand {
             );
           } else {
             for (const change of deliveryChanges(seen ?? new Map(), deliveries)) {
-              process.stdout.write(json ? `${JSON.stringify(change)}\n` : renderWatchChange(change, now));
+              process.stdout.write(json ? `${jsonText(change)}\n` : renderWatchChange(change, now));
             }
           }
           seen = new Map(deliveries.map((d) => [d.id, d]));

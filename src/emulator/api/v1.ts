@@ -5,7 +5,7 @@ import type {AppEnv, EmulatorApp, EmulatorContext} from '../context.js';
 import {reserveOrRefuse} from '../auth/rate-limiter.js';
 import {endpointRecord, type StoredEndpoint} from '../db/webhook-endpoints.js';
 import {forbidden, HttpError, unauthorized} from '../http-error.js';
-import {clientAddress} from '../net/client-address.js';
+import {limiterAddress} from '../net/client-address.js';
 import {requestHeader} from '../net/request-header.js';
 import {listDeliveries} from '../ops/deliveries.js';
 import {listKeys} from '../ops/keys.js';
@@ -58,7 +58,7 @@ export function registerV1Routes(app: EmulatorApp, ctx: EmulatorContext): void {
 
 function bearerAuth(ctx: EmulatorContext) {
   return createMiddleware<AppEnv>(async (c: Context<AppEnv>, next) => {
-    const held = reserveOrRefuse(ctx.limiter, clientAddress(c));
+    const held = reserveOrRefuse(ctx.limiter, limiterAddress(c));
     // Awaited only when it has to wait: a settled value would still cost a turn of the microtask queue.
     const reservation = held instanceof Promise ? await held : held;
     let key: Awaited<ReturnType<typeof ctx.auth.authenticate>>;

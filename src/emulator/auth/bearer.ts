@@ -10,12 +10,15 @@ export function bearerToken(header: string | undefined, maxLength: number): stri
   return BEARER.exec(header)?.[1];
 }
 
-/** 429 with the wait in seconds, in the header and in words. */
+/** The command that ends a lockout at once (the admin token always passes, so it always works). */
+export const LIMITER_RESET_COMMAND = 'svc emulator limiter reset';
+
+/** 429 with the wait in seconds, in the header and in words, and the way out for the emulator's operator. */
 export function rateLimited(waitSeconds: number): HttpError {
   return new HttpError(
     429,
     'rate_limited',
-    `too many failed authentication attempts from this address; try again in ${waitSeconds} s`,
+    `too many failed authentication attempts from this address; try again in ${waitSeconds} s, or end the lockout now with \`${LIMITER_RESET_COMMAND}\``,
     {'Retry-After': String(waitSeconds)},
   );
 }

@@ -7,6 +7,7 @@ import type {EmulatorApp, EmulatorContext} from '../context.js';
 import {endpointHealth} from '../ops/deliveries.js';
 import {getDeliveryDetail} from '../ops/delivery-detail.js';
 import type {Attempter} from '../delivery/attempter.js';
+import {orgFor} from '../ops/orgs.js';
 import {resendDelivery} from '../ops/resend.js';
 
 export function registerDeliveryControlRoutes(
@@ -16,7 +17,8 @@ export function registerDeliveryControlRoutes(
 ): void {
   // Every endpoint of the org (the default org unless org_id names another) in one answer.
   app.get('/_emulator/webhook-health', async (c) => {
-    const data = await endpointHealth(ctx, {orgId: c.req.query('org_id') ?? ctx.orgId});
+    // An org_id naming no org is 404, as on every other route that takes one.
+    const data = await endpointHealth(ctx, {orgId: await orgFor(ctx, c.req.query('org_id'))});
     return c.json({data} satisfies List<EndpointHealth>);
   });
   app.get('/_emulator/deliveries/:id', async (c) =>

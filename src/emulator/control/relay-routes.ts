@@ -1,6 +1,6 @@
 // Control routes behind `svc listen`: register a relay endpoint, stream its deliveries as NDJSON, take reports.
 import {z} from 'zod';
-import {EVENT_TYPES, ID_PATTERNS} from '../../definitions.js';
+import {EVENT_TYPES, ID_PATTERNS, RELAY_NAME_PATTERN, RELAY_NAME_RULE} from '../../definitions.js';
 import type {EmulatorApp, EmulatorContext} from '../context.js';
 import {conflict, HttpError, invalidRequest, notFound} from '../http-error.js';
 import {readJsonBody} from '../net/read-json.js';
@@ -20,7 +20,7 @@ const HOST_NAME = /^[A-Za-z0-9._-]{1,253}$/;
 const RegisterBody = z.strictObject({
   name: z
     .string({error: 'name must be a string'})
-    .regex(/^[a-z0-9][a-z0-9._-]{0,62}$/, {error: 'name must be 1-63 characters of a-z, 0-9, ., _ or -'})
+    .regex(RELAY_NAME_PATTERN, {error: `name must be ${RELAY_NAME_RULE}`})
     .optional(),
   events: z
     .array(z.enum(EVENT_TYPES, {error: `events must be among ${EVENT_TYPES.join(', ')}`}))

@@ -9,7 +9,7 @@ import type {ApiKey} from '../../schemas/index.js';
 import {hashSecret} from '../hash.js';
 import {newApiKeySecret, newId} from '../ids.js';
 import type {Database} from './database.js';
-import {type CachedRead, LimitError, toDate, uncached} from './repository-support.js';
+import {type CachedRead, LimitError, OrgGoneError, toDate, uncached} from './repository-support.js';
 
 /** A key as the auth layer needs it: enough to decide active/revoked/expired without another query. */
 export interface StoredKey {
@@ -110,7 +110,7 @@ export class ApiKeyRepository {
     };
     await this.db.transaction(async (tx) => {
       const org = await tx.query('SELECT id FROM orgs WHERE id = $1 FOR UPDATE', [input.orgId]);
-      if (org.rows.length === 0) throw new LimitError(`no org ${input.orgId}`);
+      if (org.rows.length === 0) throw new OrgGoneError(input.orgId);
       const {rows} = await tx.query<{n: number | string}>(
         'SELECT count(*) AS n FROM api_keys WHERE org_id = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > $2)',
         [input.orgId, input.now],

@@ -15,6 +15,14 @@ export class LimitError extends Error {
   }
 }
 
+/** The org a write names is gone (deleted meanwhile): no limit is the matter, the org is. */
+export class OrgGoneError extends Error {
+  constructor(readonly orgId: string) {
+    super(`no org ${orgId}`);
+    this.name = 'OrgGoneError';
+  }
+}
+
 export const iso = (v: unknown): string | null =>
   v == null ? null : new Date(v as string | Date).toISOString();
 export const isoRequired = (v: unknown): string => new Date(v as string | Date).toISOString();

@@ -3,7 +3,7 @@ import {MAX_ENDPOINTS_PER_ORG} from '../../definitions.js';
 import type {WebhookEndpoint} from '../../schemas/index.js';
 import {newId} from '../ids.js';
 import type {Database} from './database.js';
-import {type CachedRead, isoRequired, LimitError, uncached} from './repository-support.js';
+import {type CachedRead, isoRequired, LimitError, OrgGoneError, uncached} from './repository-support.js';
 
 interface EndpointRow {
   id: string;
@@ -56,7 +56,7 @@ export class WebhookEndpointRepository {
     const id = newId('we');
     await this.db.transaction(async (tx) => {
       const org = await tx.query('SELECT id FROM orgs WHERE id = $1 FOR UPDATE', [input.orgId]);
-      if (org.rows.length === 0) throw new LimitError(`no org ${input.orgId}`);
+      if (org.rows.length === 0) throw new OrgGoneError(input.orgId);
       const {rows} = await tx.query<{n: number | string}>(
         // Relay endpoints of `svc listen` are the emulator's own and do not take one of the org's places.
         `SELECT count(*) AS n FROM webhook_endpoints w

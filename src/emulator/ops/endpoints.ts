@@ -7,7 +7,7 @@ import {
 } from '../../definitions.js';
 import type {WebhookEndpoint} from '../../schemas/index.js';
 import type {EmulatorContext} from '../context.js';
-import {LimitError} from '../db/repository-support.js';
+import {LimitError, OrgGoneError} from '../db/repository-support.js';
 import {endpointRecord} from '../db/webhook-endpoints.js';
 import {newSigningSecret} from '../ids.js';
 import {checkEndpointHost, checkEndpointUrl, type UrlRefusal} from '../net/address-policy.js';
@@ -83,6 +83,7 @@ export async function createEndpoint(
     });
     return {endpoint: endpointRecord(stored), secret, warnings};
   } catch (err) {
+    if (err instanceof OrgGoneError) throw notFound('no org with this id');
     if (err instanceof LimitError) {
       throw conflict(
         `the org already has ${MAX_ENDPOINTS_PER_ORG} webhook endpoints, the most it may have (relay ` +

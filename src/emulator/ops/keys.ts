@@ -10,7 +10,7 @@ import {
 import type {ApiKey} from '../../schemas/index.js';
 import type {EmulatorContext} from '../context.js';
 import {keyRecord} from '../db/api-keys.js';
-import {LimitError} from '../db/repository-support.js';
+import {LimitError, OrgGoneError} from '../db/repository-support.js';
 import {conflict, notFound} from '../operation-error.js';
 import {Problems, oneOf, text} from './validate.js';
 
@@ -47,6 +47,7 @@ export async function createKey(
     });
     return {key: keyRecord(key, now), secret};
   } catch (err) {
+    if (err instanceof OrgGoneError) throw notFound('no org with this id');
     if (err instanceof LimitError) {
       throw conflict(
         `the org already has ${MAX_ACTIVE_KEYS_PER_ORG} active API keys, the most it may have; ` +

@@ -1,5 +1,6 @@
 // Reads a seed or snapshot file for loading: its text parsed as JSON, or an error that names the file.
 import {readFile, stat} from 'node:fs/promises';
+import {checkStateDocument} from './document.js';
 import {StateFileError} from './state-file-error.js';
 
 /** Larger files are refused unread: a snapshot holds at most 30 days of events and deliveries. */
@@ -27,7 +28,10 @@ export async function readStateFile(path: string): Promise<unknown> {
           : `cannot be read (${code ?? (err as Error).message})`;
     throw new StateFileError(path, [{field: '', message: why}]);
   }
-  return YAML_FILE.test(path) ? parseYaml(text, path) : parseStateText(text, path);
+  const document = YAML_FILE.test(path) ? await parseYaml(text, path) : parseStateText(text, path);
+  // Too deep or too large is refused here; anything else is checked with the rest of the file's rules.
+  checkStateDocument(document, path);
+  return document;
 }
 
 /** A seed written by hand may be YAML (`.yaml`, `.yml`); anything else is read as JSON. */
@@ -44,8 +48,24 @@ async function parseYaml(text: string, source: string): Promise<unknown> {
       {field: '', message: `is not valid YAML: ${error.message.split('\n')[0]?.replace(/:$/, '')}`},
     ]);
   }
-  return doc.toJS({maxAliasCount: 100});
+  try {
+    return doc.toJS({maxAliasCount: MAX_YAML_ALIASES});
+  } catch (err) {
+    // The parser's guard against an alias bomb: aliases of aliases that would grow without bound.
+    if (err instanceof ReferenceError) {
+      throw new StateFileError(source, [
+        {
+          field: '',
+          message: `expands its YAML aliases too far (more than ${MAX_YAML_ALIASES} copies of one anchor); write the values out`,
+        },
+      ]);
+    }
+    throw err;
+  }
 }
+
+/** How many copies of each YAML anchor a seed may make: plenty for a hand-written file, never a bomb. */
+const MAX_YAML_ALIASES = 100;
 
 export function parseStateText(text: string, source: string): unknown {
   try {

@@ -6,7 +6,9 @@ import {SNAPSHOT_FORMAT_KEY, SNAPSHOT_TABLES, type SnapshotTable} from '../../sc
 import type {ManualClock} from '../clock.js';
 import type {EmulatorContext} from '../context.js';
 import type {Queryable} from '../db/database.js';
+import type {Problem} from '../operation-error.js';
 import {newId} from '../ids.js';
+import {checkStateDocument, listed} from './document.js';
 import {type SeedResult, planSeed, writeSeed} from './seed.js';
 import {checkSnapshot, writeSnapshot} from './snapshot.js';
 import {StateFileError} from './state-file-error.js';
@@ -39,7 +41,9 @@ export async function loadState(ctx: EmulatorContext, input: LoadInput): Promise
   if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) {
     throw new StateFileError(input.source, [{field: '', message: 'must hold a JSON object'}]);
   }
-  if (SNAPSHOT_FORMAT_KEY in doc) return loadSnapshot(ctx, input);
+  // A body posted to the control route is checked as a file read by the CLI is.
+  const nul = checkStateDocument(doc, input.source);
+  if (SNAPSHOT_FORMAT_KEY in doc) return loadSnapshot(ctx, input, nul);
   if (!(SEED_FORMAT_KEY in doc)) {
     throw new StateFileError(input.source, [
       {
@@ -49,7 +53,13 @@ export async function loadState(ctx: EmulatorContext, input: LoadInput): Promise
     ]);
   }
   // Replacing checks the seed against an empty state: what is there now is going.
-  const plan = await planSeed(ctx, doc, input.source, {againstEmpty: input.mode === 'replace'});
+  const plan = await planSeed(ctx, doc, input.source, {againstEmpty: input.mode === 'replace'}).catch(
+    (err: unknown) => {
+      if (nul.length > 0) throw withProblems(err, input.source, nul);
+      throw err;
+    },
+  );
+  if (nul.length > 0) throw new StateFileError(input.source, nul);
   const result = await ctx.db.transaction(async (tx) => {
     if (input.mode === 'replace') await wipeState(tx);
     const written = await writeSeed(ctx, tx, plan);
@@ -63,12 +73,34 @@ export async function loadState(ctx: EmulatorContext, input: LoadInput): Promise
     return {...written, defaultOrg};
   });
   ctx.orgId = result.defaultOrg;
+  ctx.stateEpoch = (ctx.stateEpoch ?? 0) + 1;
   ctx.auth.forgetAll();
   return {kind: 'seed', default_org_id: result.defaultOrg, orgs: result.orgs, warnings: plan.warnings};
 }
 
-async function loadSnapshot(ctx: EmulatorContext, input: LoadInput): Promise<SnapshotLoadResult> {
-  const snap = checkSnapshot(input.document, input.source);
+/** The seed's own problems and the strings holding NUL, as one refusal. */
+function withProblems(err: unknown, source: string, nul: Problem[]): unknown {
+  if (!(err instanceof StateFileError)) return err;
+  const own = err.problems.map((p) => ({
+    field: p.field,
+    message: p.message.replace(`${source}: ${p.field ? `${p.field}: ` : ''}`, ''),
+  }));
+  // A field the seed's rules refuse already (a name's control characters) is named once.
+  const named = new Set(own.map((p) => p.field));
+  return new StateFileError(source, listed([...nul.filter((p) => !named.has(p.field)), ...own]));
+}
+
+async function loadSnapshot(
+  ctx: EmulatorContext,
+  input: LoadInput,
+  nul: Problem[],
+): Promise<SnapshotLoadResult> {
+  const snap = await checkSnapshot(
+    input.document,
+    input.source,
+    {allowLocalEndpoints: ctx.allowLocalEndpoints, lookup: ctx.lookup},
+    nul,
+  );
   const replace = input.mode === 'replace';
   await ctx.db.transaction(async (tx) => {
     if (replace) await wipeState(tx);
@@ -76,6 +108,7 @@ async function loadSnapshot(ctx: EmulatorContext, input: LoadInput): Promise<Sna
     if (replace) await setDefaultOrg(tx, snap.default_org_id);
   });
   if (replace) ctx.orgId = snap.default_org_id;
+  ctx.stateEpoch = (ctx.stateEpoch ?? 0) + 1;
   ctx.auth.forgetAll();
   let clock: 'set' | 'kept' = 'kept';
   if (replace && ctx.clock.mode === 'manual') {

@@ -15,6 +15,8 @@ import type {EmulatorContext} from '../context.js';
 import type {Queryable} from '../db/database.js';
 import type {Problem} from '../operation-error.js';
 import {vaultUnavailable} from '../operation-error.js';
+import {listed} from './document.js';
+import {endpointHostProblems, type SnapshotRuleOptions, snapshotRuleProblems} from './snapshot-rules.js';
 import {formatPath, StateFileError} from './state-file-error.js';
 
 /** Each table's columns, as the snapshot names them: its schema's fields. */
@@ -99,8 +101,17 @@ export async function exportSnapshot(ctx: EmulatorContext): Promise<Snapshot> {
   } as Snapshot;
 }
 
-/** Checks a parsed snapshot whole: its shape, then that every reference points inside it. */
-export function checkSnapshot(document: unknown, source: string): Snapshot {
+/**
+ * Checks a parsed snapshot whole: its shape, that every reference points inside it, and every rule its rows must
+ * keep (snapshot-rules.ts). Every problem is reported at once.
+ */
+export async function checkSnapshot(
+  document: unknown,
+  source: string,
+  options: SnapshotRuleOptions,
+  /** Problems found before (strings holding NUL), reported with the rest. */
+  earlier: readonly Problem[] = [],
+): Promise<Snapshot> {
   const version = (document as Record<string, unknown>)[SNAPSHOT_FORMAT_KEY];
   if (typeof version === 'number' && version > SNAPSHOT_FORMAT_VERSION) {
     throw new StateFileError(source, [
@@ -113,14 +124,16 @@ export function checkSnapshot(document: unknown, source: string): Snapshot {
   const parsed = SnapshotSchema.safeParse(document);
   if (!parsed.success) {
     // A damaged file can break every row the same way: the first problems say enough.
-    const issues = parsed.error.issues.slice(0, 20);
     throw new StateFileError(
       source,
-      issues.map((issue) => ({field: formatPath(issue.path), message: issue.message})),
+      listed([
+        ...earlier,
+        ...parsed.error.issues.map((issue) => ({field: formatPath(issue.path), message: issue.message})),
+      ]),
     );
   }
   const snap = parsed.data;
-  const problems: Problem[] = [];
+  const problems: Problem[] = [...earlier];
   const clockMs = Date.parse(snap.clock.now);
   if (clockMs < EARLIEST_CLOCK_MS || clockMs > LATEST_CLOCK_MS) {
     problems.push({
@@ -188,7 +201,8 @@ export function checkSnapshot(document: unknown, source: string): Snapshot {
   for (const [i, a] of snap.delivery_attempts.entries()) {
     refer(deliveries, a.delivery_id, `delivery_attempts[${i}].delivery_id`, 'the delivery');
   }
-  if (problems.length > 0) throw new StateFileError(source, problems.slice(0, 20));
+  problems.push(...snapshotRuleProblems(snap, options), ...(await endpointHostProblems(snap, options)));
+  if (problems.length > 0) throw new StateFileError(source, listed(problems));
   return snap;
 }
 

@@ -39,7 +39,8 @@ const SESSION_CACHE_ENTRIES = 1000;
 
 export class Accounts {
   // idHash -> a session as last read; `generation` moves on every write this class makes, dropping them all.
-  private readonly sessionCache = new Map<string, {view: SessionView; generation: number}>();
+  // Entries also carry the state's epoch: a reset or an import ends every session it removed, cached or not.
+  private readonly sessionCache = new Map<string, {view: SessionView; generation: number; epoch: number}>();
   private generation = 0;
 
   readonly mailbox: Mailbox;
@@ -140,14 +141,15 @@ export class Accounts {
     const now = this.ctx.clock.now();
     const cacheable = this.ctx.db.kind === 'pglite';
     const hit = cacheable ? this.sessionCache.get(idHash) : undefined;
-    if (hit && hit.generation === this.generation) {
+    const epoch = this.ctx.stateEpoch ?? 0;
+    if (hit && hit.generation === this.generation && hit.epoch === epoch) {
       return hit.view.expiresAt.getTime() > now.getTime() ? hit.view : undefined;
     }
     const generation = this.generation;
     const view = await this.sessions.find(idHash, now);
-    if (view && cacheable && generation === this.generation) {
+    if (view && cacheable && generation === this.generation && epoch === (this.ctx.stateEpoch ?? 0)) {
       if (this.sessionCache.size >= SESSION_CACHE_ENTRIES) this.sessionCache.clear();
-      this.sessionCache.set(idHash, {view, generation});
+      this.sessionCache.set(idHash, {view, generation, epoch});
     }
     return view;
   }

@@ -11,7 +11,7 @@ import {
   parseChaosSpec,
 } from '../../emulator/delivery/chaos.js';
 import {parseVaultKey, VaultKeyError} from '../../emulator/vault-key.js';
-import type {SignatureClock} from '../../definitions.js';
+import {jsonText, type SignatureClock} from '../../definitions.js';
 import {UserError, usageError} from '../../lib/errors.js';
 import {currentSvcCommand} from '../../lib/invocation.js';
 import type {Io} from '../../lib/output.js';
@@ -178,7 +178,7 @@ export async function emulatorStart(options: EmulatorStartOptions): Promise<void
       ...(emulator.imported ? {import: emulator.imported} : {}),
       ...(emulator.seeded ? {seed: emulator.seeded} : {}),
     };
-    io.stdout.write(`${JSON.stringify({...ready, ...loaded})}\n`);
+    io.stdout.write(`${jsonText({...ready, ...loaded})}\n`);
   } else {
     io.stdout.write(readyMessage(emulator, options));
     if (emulator.imported && options.importFile) {

@@ -1,6 +1,7 @@
 // `svc webhooks send`: signs any body (a sample event by default) with a fresh or given timestamp and posts it
 // to a receiver with every Svc-* header, as one attempt of the service would; reports what came back.
 import {readFile} from 'node:fs/promises';
+import {DELIVERY_HEADERS} from '../../definitions.js';
 import {UserError, usageError} from '../../lib/errors.js';
 import {newId} from '../../ids.js';
 import {
@@ -84,12 +85,32 @@ function idsOf(body: Buffer, fallbackType: string): {eventId: string; eventType:
   try {
     const value = JSON.parse(body.toString('utf8')) as {id?: unknown; type?: unknown};
     return {
-      eventId: typeof value?.id === 'string' ? value.id : newId('event'),
-      eventType: typeof value?.type === 'string' ? value.type : fallbackType,
+      eventId:
+        typeof value?.id === 'string'
+          ? headerValue('id', DELIVERY_HEADERS.eventId, value.id)
+          : newId('event'),
+      eventType:
+        typeof value?.type === 'string'
+          ? headerValue('type', DELIVERY_HEADERS.eventType, value.type)
+          : fallbackType,
     };
-  } catch {
+  } catch (err) {
+    if (err instanceof UserError) throw err;
     return {eventId: newId('event'), eventType: fallbackType};
   }
+}
+
+/** A header carries printable ASCII only: a line break in it would end the header, and fetch refuses it. */
+const HEADER_SAFE = /^[\x20-\x7e]*$/;
+
+function headerValue(field: string, header: string, value: string): string {
+  if (HEADER_SAFE.test(value)) return value;
+  throw usageError(
+    `The body's "${field}" cannot be sent as its ${header} header: it holds a line break, a control character or a character outside printable ASCII.`,
+    [
+      `Give the event an ${field} of letters, digits and punctuation, or leave "${field}" out of the body to send a fresh one`,
+    ],
+  );
 }
 
 export async function sendWebhook(options: SendWebhookOptions): Promise<SendWebhookResult> {

@@ -97,9 +97,17 @@ beforeAll(async () => {
   await source.control.sandboxAction(SANDBOX, 'resume');
   // A desktop link the ci key opened onto the running sandbox: part of the state, its token kept only as a hash.
   linkUrl = (await source.control.createLink(SANDBOX, {kind: 'desktop', key_id: ciKey})).url;
+  // Each attempt is recorded a moment after the receiver answers it: the next step waits for the record.
+  const recorded = (n: number) =>
+    vi.waitFor(async () => expect((await source.exportState()).deliveries[0]?.attempts).toBe(n), {
+      timeout: 10_000,
+      interval: 20,
+    });
   await vi.waitFor(() => expect(receiver.received).toHaveLength(1), {timeout: 10_000, interval: 20});
+  await recorded(1);
   await source.control.advanceClock('30s');
   await vi.waitFor(() => expect(receiver.received).toHaveLength(2), {timeout: 10_000, interval: 20});
+  await recorded(2);
   snapshot = await source.exportState();
 });
 afterAll(async () => {
