@@ -67,6 +67,8 @@ export const TriggerRequestSchema = z.object({
   type: z.enum(EVENT_TYPES),
   sandbox_id: z.string().optional(),
   last_error: z.string().optional(),
+  /** Values placed at dotted paths of the event body (`data.sandbox.name`), checked against its schema. */
+  set: z.array(z.object({path: z.string(), value: z.unknown()})).optional(),
   ...orgField,
 });
 export type TriggerRequest = z.infer<typeof TriggerRequestSchema>;
