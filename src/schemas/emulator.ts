@@ -200,6 +200,21 @@ export const DeliveryDetailSchema = z.object({
 });
 export type DeliveryDetail = z.infer<typeof DeliveryDetailSchema>;
 
+export const ResendFailedRequestSchema = z.object({
+  webhook_id: z.string().optional(),
+  /** Only deliveries created within this duration of the emulator clock's now (`90m`, `1d`). */
+  since: z.string().optional(),
+  ...orgField,
+});
+export type ResendFailedRequest = z.infer<typeof ResendFailedRequestSchema>;
+
+/** What a bulk resend did: how many failed deliveries it resent, and which, oldest first. */
+export const ResendFailedResultSchema = z.object({
+  resent: z.number().int().nonnegative(),
+  deliveries: z.array(z.string()),
+});
+export type ResendFailedResult = z.infer<typeof ResendFailedResultSchema>;
+
 /**
  * How one endpoint's deliveries are going, over the deliveries its list shows (the most recent, within
  * retention): how many there are, how many failed for good or are still pending, and the newest of them.
