@@ -2,6 +2,7 @@
 import {isWebhookId, type SvcClient} from '../../client/client.js';
 import {ApiError, NetworkError, RateLimitedError} from '../../client/errors.js';
 import {usageError} from '../../lib/errors.js';
+import type {EventType} from '../../definitions.js';
 import type {Delivery, DeliveryStatus} from '../../schemas/index.js';
 
 export interface ListDeliveriesOptions {
@@ -9,6 +10,8 @@ export interface ListDeliveriesOptions {
   webhookId: string;
   /** The API has no filter (spec: query parameters not shown), so this one is applied here. */
   status?: DeliveryStatus;
+  /** Likewise applied here, to the deliveries the API returns. */
+  eventType?: EventType;
   signal?: AbortSignal;
 }
 
@@ -23,14 +26,18 @@ export function checkWebhookId(webhookId: string): void {
 
 export interface DeliveryList {
   deliveries: Delivery[];
-  /** How many the endpoint has before the status filter: an empty filtered list then says why it is empty. */
+  /** How many the endpoint has before the filters: an empty filtered list then says why it is empty. */
   total: number;
 }
 
 export async function listDeliveries(options: ListDeliveriesOptions): Promise<DeliveryList> {
   checkWebhookId(options.webhookId);
   const all = await options.client.listDeliveries(options.webhookId, {signal: options.signal});
-  const deliveries = options.status ? all.filter((d) => d.status === options.status) : all;
+  const deliveries = all.filter(
+    (d) =>
+      (!options.status || d.status === options.status) &&
+      (!options.eventType || d.event_type === options.eventType),
+  );
   return {deliveries, total: all.length};
 }
 
