@@ -108,10 +108,11 @@ export function shapeEvent(
   sets: readonly EventSet[],
 ): {event: SvcEvent; problems: []} | {event?: undefined; problems: ShapeProblem[]} {
   const problems = checkSets(sets);
-  if (problems.length > 0) return {problems};
+  const refused = new Set(problems.map((p) => p.field));
   const schema = eventSchemaFor(event.type);
   const shaped = structuredClone(event) as unknown as Record<string, unknown>;
   for (const {path, value} of sets) {
+    if (refused.has(path) || problems.some((p) => p.field === 'set')) continue;
     const segments = path.split('.');
     const unknown = unknownField(schema, segments);
     if (unknown) {

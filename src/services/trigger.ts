@@ -33,17 +33,17 @@ export function parseSet(text: string): EventSet {
   return {path: text.slice(0, at), value};
 }
 
-function shapeError(problems: readonly {field?: string; message: string}[]) {
+function shapeError(type: EventType, problems: readonly {field?: string; message: string}[]) {
   return usageError(
     `the shaped event is not a valid event: ${problems.map((p) => `${p.field ?? '(event)'} ${p.message}`).join('; ')}`,
-    ["Show the event type's fields and rules with `svc events schema TYPE`"],
+    [`Show the fields and rules of a ${type} event with \`svc events schema ${type}\``],
   );
 }
 
 /** Every problem of the sets, found on a sample of the event before anything is sent. */
 function checkShape(type: EventType, sets: readonly EventSet[]): void {
   const problems: ShapeProblem[] = shapeEvent(sampleEvent(type), sets).problems;
-  if (problems.length > 0) throw shapeError(problems);
+  if (problems.length > 0) throw shapeError(type, problems);
 }
 
 export function triggerEvent(options: TriggerOptions): Promise<SandboxMove> {
@@ -72,7 +72,10 @@ export function triggerEvent(options: TriggerOptions): Promise<SandboxMove> {
       const shapeProblems =
         err instanceof EmulatorControlError ? err.problems.filter((p) => p.field?.startsWith('set.')) : [];
       if (shapeProblems.length === 0) throw err;
-      throw shapeError(shapeProblems.map((p) => ({field: p.field?.slice(4), message: p.message})));
+      throw shapeError(
+        options.type as EventType,
+        shapeProblems.map((p) => ({field: p.field?.slice(4), message: p.message})),
+      );
     }
   });
 }

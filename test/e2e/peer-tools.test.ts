@@ -103,7 +103,7 @@ describe('svc trigger --set', {timeout: 60_000}, () => {
     const types = await cli(['trigger', 'sandbox.ready', '--set', 'data.sandbox.name=42']);
     expect(types.code).toBe(2);
     expect(types.stderr).toMatch(/data\.sandbox\.name .*expected string, received number/);
-    expect(types.stderr).toMatch(/svc events schema TYPE/);
+    expect(types.stderr).toMatch(/svc events schema sandbox\.ready/);
 
     const id = await cli(['trigger', 'sandbox.ready', '--set', 'id=evt_x']);
     expect(id.code).toBe(2);

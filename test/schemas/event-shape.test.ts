@@ -42,6 +42,11 @@ describe('shapeEvent', () => {
     expect(result.problems).toEqual([
       {field: 'data.sandbox.nmae', message: 'data.sandbox.nmae is not a field of a sandbox.ready event'},
     ]);
+    const mixed = shapeEvent(ready(), [
+      {path: 'created_at', value: 'x'},
+      {path: 'data.sandbox.nmae', value: 'web'},
+    ]);
+    expect(mixed.problems.map((p) => p.field)).toEqual(['created_at', 'data.sandbox.nmae']);
     const types = shapeEvent(ready(), [
       {path: 'data.sandbox.name', value: 42},
       {path: 'data.sandbox.status', value: true},
