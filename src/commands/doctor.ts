@@ -11,7 +11,8 @@ export default class Doctor extends BaseCommand {
     "API's Date header, measured against the signature tolerance; an emulator's manual clock), network " +
     '(localhost and *.localhost resolution, proxy variables, where a --forward-to server listens), auth (the ' +
     'credentials file, whether the key in use still works, the OS keychain) and emulator (the data dir, a stale ' +
-    'emulator.json, the database template). Exits 0 when nothing fails, 1 otherwise.';
+    'emulator.json, the database template, and on a shared PostgreSQL (SVC_EMULATOR_DATABASE_URL) whether ' +
+    "this machine's vault key is the database's). Exits 0 when nothing fails, 1 otherwise.";
   static override examples = [
     '<%= config.bin %> doctor',
     '<%= config.bin %> doctor --forward-to http://localhost:3000/webhooks --json',

@@ -12,6 +12,7 @@ import {checkApiClock, checkEmulatorClock} from './clock.js';
 import {checkDataDir, checkRuntimeFile, checkTemplate} from './emulator.js';
 import {checkDotLocalhost, checkForwardTo, checkLocalhost, checkProxy, type Lookup} from './network.js';
 import {checkNodeVersion} from './system.js';
+import {checkSharedVault, type ReadHeldCheck} from './vault.js';
 
 export {DOCTOR_LANES, type DoctorCheck, type DoctorReport} from './check.js';
 
@@ -26,6 +27,7 @@ export interface DoctorOptions {
   lookup?: Lookup;
   fetch?: typeof fetch;
   keyring?: KeyringEntryFactory;
+  readVaultCheck?: ReadHeldCheck;
   /** For each question to a server or the keychain. */
   timeoutMs?: number;
 }
@@ -82,7 +84,9 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
   if (options.forwardTo !== undefined) {
     local.push(checkForwardTo({url: options.forwardTo, lookup, timeoutMs: Math.min(timeoutMs, 800)}));
   }
-  const online: Promise<DoctorCheck>[] = [];
+  const online: Promise<DoctorCheck | undefined>[] = [
+    checkSharedVault({env: options.env, dataDir, timeoutMs, readHeld: options.readVaultCheck}),
+  ];
   if (apiUrl === undefined) {
     online.push(
       Promise.resolve(
@@ -120,7 +124,8 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
       );
     }
   }
-  return report(await Promise.all([...local, ...online]));
+  const found = await Promise.all([...local, ...online]);
+  return report(found.filter((c): c is DoctorCheck => c !== undefined));
 }
 
 async function clockOf(
