@@ -35,6 +35,8 @@ export interface DoctorOptions {
 const DEFAULT_TIMEOUT_MS = 3000;
 /** The keychain is local: it answers at once or never. */
 const KEYCHAIN_TIMEOUT_MS = 800;
+/** The local lanes answer within a second: the resolver reads /etc/hosts, a local port answers at once. */
+const LOCAL_TIMEOUT_MS = 800;
 
 const systemLookup: Lookup = (host) => dnsLookup(host, {all: true, verbatim: true});
 
@@ -59,7 +61,7 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
       id,
       'network',
       'warn',
-      `the system resolver gave no answer within ${timeoutMs / 1000} s`,
+      `the system resolver gave no answer within ${LOCAL_TIMEOUT_MS / 1000} s`,
       'Check /etc/resolv.conf and /etc/hosts',
     );
 
@@ -67,8 +69,8 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
     Promise.resolve(
       checkNodeVersion({version: options.nodeVersion ?? process.version, now: new Date(now())}),
     ),
-    within(timeoutMs, checkLocalhost(lookup), resolverTimeout('localhost')),
-    within(timeoutMs, checkDotLocalhost({name: accountHost, lookup}), resolverTimeout('dot_localhost')),
+    within(LOCAL_TIMEOUT_MS, checkLocalhost(lookup), resolverTimeout('localhost')),
+    within(LOCAL_TIMEOUT_MS, checkDotLocalhost({name: accountHost, lookup}), resolverTimeout('dot_localhost')),
     Promise.resolve(checkProxy(options.env)),
     Promise.resolve(credentials.check),
     checkKeychain({
@@ -82,7 +84,7 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
     checkTemplate(cacheDir(options.env)),
   ];
   if (options.forwardTo !== undefined) {
-    local.push(checkForwardTo({url: options.forwardTo, lookup, timeoutMs: Math.min(timeoutMs, 800)}));
+    local.push(checkForwardTo({url: options.forwardTo, lookup, timeoutMs: LOCAL_TIMEOUT_MS}));
   }
   const online: Promise<DoctorCheck | undefined>[] = [
     checkSharedVault({env: options.env, dataDir, timeoutMs, readHeld: options.readVaultCheck}),
