@@ -32,7 +32,7 @@ export interface DoctorOptions {
   timeoutMs?: number;
 }
 
-const DEFAULT_TIMEOUT_MS = 3000;
+const DEFAULT_TIMEOUT_MS = 5000;
 /** The keychain is local: it answers at once or never. */
 const KEYCHAIN_TIMEOUT_MS = 800;
 /** The local lanes answer within a second: the resolver reads /etc/hosts, a local port answers at once. */
@@ -70,7 +70,11 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
       checkNodeVersion({version: options.nodeVersion ?? process.version, now: new Date(now())}),
     ),
     within(LOCAL_TIMEOUT_MS, checkLocalhost(lookup), resolverTimeout('localhost')),
-    within(LOCAL_TIMEOUT_MS, checkDotLocalhost({name: accountHost, lookup}), resolverTimeout('dot_localhost')),
+    within(
+      LOCAL_TIMEOUT_MS,
+      checkDotLocalhost({name: accountHost, lookup}),
+      resolverTimeout('dot_localhost'),
+    ),
     Promise.resolve(checkProxy(options.env)),
     Promise.resolve(credentials.check),
     checkKeychain({

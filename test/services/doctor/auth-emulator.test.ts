@@ -85,13 +85,13 @@ describe('auth: api_key, against a real emulator', {timeout: 60_000}, () => {
   it('passes a working key, fails a revoked one with 401, warns where no key is stored for the address', async () => {
     const key = await emu.control.createKey({name: 'doctor'});
     const logins = {credentials: {[emu.apiUrl]: {store: 'file', api_key: key.secret}}};
-    const ok = await checkApiKey({apiUrl: emu.apiUrl, env: {}, logins, keychain, timeoutMs: 3000});
+    const ok = await checkApiKey({apiUrl: emu.apiUrl, env: {}, logins, keychain, timeoutMs: 15_000});
     expect(ok).toMatchObject({
       status: 'ok',
       detail: expect.stringMatching(/the key from the credentials file works/),
     });
     await emu.control.revokeKey(key.id);
-    const revoked = await checkApiKey({apiUrl: emu.apiUrl, env: {}, logins, keychain, timeoutMs: 3000});
+    const revoked = await checkApiKey({apiUrl: emu.apiUrl, env: {}, logins, keychain, timeoutMs: 15_000});
     expect(revoked).toMatchObject({status: 'fail', detail: expect.stringMatching(/answers 401/)});
     expect(JSON.stringify(revoked)).not.toContain(key.secret);
     const elsewhere = await checkApiKey({
@@ -99,7 +99,7 @@ describe('auth: api_key, against a real emulator', {timeout: 60_000}, () => {
       env: {},
       logins,
       keychain,
-      timeoutMs: 3000,
+      timeoutMs: 15_000,
     });
     expect(elsewhere).toMatchObject({
       status: 'warn',
@@ -109,7 +109,7 @@ describe('auth: api_key, against a real emulator', {timeout: 60_000}, () => {
       apiUrl: emu.apiUrl,
       env: {SVC_API_KEY: key.secret},
       keychain,
-      timeoutMs: 3000,
+      timeoutMs: 15_000,
     });
     expect(fromEnv.detail).toMatch(/SVC_API_KEY/);
   });

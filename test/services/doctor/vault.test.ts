@@ -61,9 +61,13 @@ describe('emulator: vault_key', () => {
         SVC_EMULATOR_DATABASE_URL: schema.url,
         SVC_EMULATOR_VAULT_KEY: key.toString('base64'),
       });
-      const same = await checkSharedVault({env: env(first), dataDir: tmpdir(), timeoutMs: 3000});
+      const same = await checkSharedVault({env: env(first), dataDir: tmpdir(), timeoutMs: 15_000});
       expect(same).toMatchObject({status: 'ok', detail: expect.stringMatching(/is the shared PostgreSQL's/)});
-      const unlike = await checkSharedVault({env: env(randomBytes(32)), dataDir: tmpdir(), timeoutMs: 3000});
+      const unlike = await checkSharedVault({
+        env: env(randomBytes(32)),
+        dataDir: tmpdir(),
+        timeoutMs: 15_000,
+      });
       expect(unlike).toMatchObject({
         status: 'fail',
         detail: expect.stringMatching(/not the one the shared PostgreSQL/),
