@@ -275,7 +275,7 @@ export class EmulatorControl {
 
   /** Resends every failed delivery of the org (of one endpoint, created within `since`), oldest first. */
   resendFailed(input: ResendFailedRequest = {}): Promise<ResendFailedResult> {
-    return this.#call('POST', '/_emulator/deliveries/resend-failed', ResendFailedResultSchema, input);
+    return this.#call('POST', '/_emulator/failed-deliveries/resend', ResendFailedResultSchema, input);
   }
 
   /** Loads a seed (or snapshot) document: added to the state (merge) or in its place (replace). */

@@ -25,8 +25,9 @@ export function registerDeliveryControlRoutes(
   app.get('/_emulator/deliveries/:id', async (c) =>
     c.json(await getDeliveryDetail(ctx, {deliveryId: c.req.param('id')})),
   );
-  // Every failed delivery of the org (of one endpoint, created within `since`), each resent now.
-  app.post('/_emulator/deliveries/resend-failed', async (c) => {
+  // Every failed delivery of the org (of one endpoint, created within `since`), each resent now. Not under
+  // /_emulator/deliveries/: a static segment beside `:id` would cost the main router its one-expression form.
+  app.post('/_emulator/failed-deliveries/resend', async (c) => {
     const body = await readJsonObject(c, ['webhook_id', 'since', 'org_id'], {emptyAllowed: true});
     if (body.org_id !== undefined && typeof body.org_id !== 'string')
       throw invalidRequest('org_id must be a string');

@@ -69,7 +69,7 @@ describeEachBackend(EMULATOR_BACKENDS, 'on $name', (chosen) => {
     backend = chosen;
   });
 
-  describe('POST /_emulator/deliveries/resend-failed', {timeout: 60_000}, () => {
+  describe('POST /_emulator/failed-deliveries/resend', {timeout: 60_000}, () => {
     it('resends every failed delivery, oldest first, one endpoint with webhook_id, none outside since', async () => {
       const {e, r, a} = await setUp();
       const before = r.requests.length;
