@@ -240,6 +240,11 @@ export const RESPONSE_BODY_LIMIT_BYTES = 4096;
 
 // Limits of this project's own surfaces (the service leaves them open).
 
+/** Values one triggered event may be shaped with (`svc trigger --set`, the trigger route's `set`). */
+export const MAX_EVENT_SETS = 50;
+/** Largest body of a shaped event: events are a few kB; a shaped one stays far below what receivers read. */
+export const MAX_SHAPED_EVENT_BYTES = 64 * 1024;
+
 /** The ports a port session may forward to. */
 export const MIN_SANDBOX_PORT = 1;
 export const MAX_SANDBOX_PORT = 65_535;

@@ -2,6 +2,7 @@
 // directory to scan, and one object the CLI bundle can hand over without loading files.
 import AuthStatus from '../commands/auth/status.js';
 import Conformance from '../commands/conformance.js';
+import Doctor from '../commands/doctor.js';
 import EmulatorClock from '../commands/emulator/clock.js';
 import EmulatorDeliveriesResend from '../commands/emulator/deliveries/resend.js';
 import EmulatorExec from '../commands/emulator/exec.js';
@@ -32,6 +33,7 @@ import Login from '../commands/login.js';
 import Logout from '../commands/logout.js';
 import Mcp from '../commands/mcp/index.js';
 import McpConfig from '../commands/mcp/config.js';
+import Open from '../commands/open.js';
 import Org from '../commands/org.js';
 import Trigger from '../commands/trigger.js';
 import Tui from '../commands/tui.js';
@@ -46,6 +48,7 @@ import WebhooksVerify from '../commands/webhooks/verify.js';
 export const COMMANDS = {
   'auth:status': AuthStatus,
   conformance: Conformance,
+  doctor: Doctor,
   'emulator:clock': EmulatorClock,
   'emulator:deliveries:resend': EmulatorDeliveriesResend,
   'emulator:exec': EmulatorExec,
@@ -76,6 +79,7 @@ export const COMMANDS = {
   logout: Logout,
   mcp: Mcp,
   'mcp:config': McpConfig,
+  open: Open,
   org: Org,
   trigger: Trigger,
   tui: Tui,

@@ -35,6 +35,9 @@ import {
   type RelayRegistration,
   RelayRegistrationSchema,
   type RelayReport,
+  type ResendFailedRequest,
+  type ResendFailedResult,
+  ResendFailedResultSchema,
   type SandboxActionRequest,
   type SandboxMove,
   SandboxMoveSchema,
@@ -78,6 +81,7 @@ export type {
   RelayRegistration,
   RelayReport,
   RequestLogEntry,
+  ResendFailedResult,
   RequestLogPage,
   SandboxMove,
   SandboxRecord,
@@ -267,6 +271,11 @@ export class EmulatorControl {
   /** A new attempt now (trigger manual, freshly signed, the same body); the schedule is left as it was. */
   resendDelivery(id: string): Promise<DeliveryDetail> {
     return this.#call('POST', `/_emulator/deliveries/${segment(id)}/resend`, DeliveryDetailSchema);
+  }
+
+  /** Resends every failed delivery of the org (of one endpoint, created within `since`), oldest first. */
+  resendFailed(input: ResendFailedRequest = {}): Promise<ResendFailedResult> {
+    return this.#call('POST', '/_emulator/failed-deliveries/resend', ResendFailedResultSchema, input);
   }
 
   /** Loads a seed (or snapshot) document: added to the state (merge) or in its place (replace). */

@@ -8,7 +8,7 @@ import type {Repositories} from './db/repositories.js';
 import {createVault, VaultKeyMismatchError, vaultKeyCheckValue} from './vault.js';
 
 /** The emulator_meta entry holding vaultKeyCheckValue of the key the first process started with. */
-const VAULT_CHECK = 'vault_key_check';
+export const VAULT_CHECK = 'vault_key_check';
 
 export class VaultKeyError extends Error {}
 

@@ -67,6 +67,8 @@ export const TriggerRequestSchema = z.object({
   type: z.enum(EVENT_TYPES),
   sandbox_id: z.string().optional(),
   last_error: z.string().optional(),
+  /** Values placed at dotted paths of the event body (`data.sandbox.name`), checked against its schema. */
+  set: z.array(z.object({path: z.string(), value: z.unknown()})).optional(),
   ...orgField,
 });
 export type TriggerRequest = z.infer<typeof TriggerRequestSchema>;
@@ -197,6 +199,21 @@ export const DeliveryDetailSchema = z.object({
   attempts: z.array(DeliveryAttemptSchema),
 });
 export type DeliveryDetail = z.infer<typeof DeliveryDetailSchema>;
+
+export const ResendFailedRequestSchema = z.object({
+  webhook_id: z.string().optional(),
+  /** Only deliveries created within this duration of the emulator clock's now (`90m`, `1d`). */
+  since: z.string().optional(),
+  ...orgField,
+});
+export type ResendFailedRequest = z.infer<typeof ResendFailedRequestSchema>;
+
+/** What a bulk resend did: how many failed deliveries it resent, and which, oldest first. */
+export const ResendFailedResultSchema = z.object({
+  resent: z.number().int().nonnegative(),
+  deliveries: z.array(z.string()),
+});
+export type ResendFailedResult = z.infer<typeof ResendFailedResultSchema>;
 
 /**
  * How one endpoint's deliveries are going, over the deliveries its list shows (the most recent, within

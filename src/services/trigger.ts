@@ -1,13 +1,48 @@
 // `svc trigger`: emits one event in the running emulator, creating a sandbox when none is named.
-import type {SandboxMove} from '@svc/client';
+import {type SandboxMove, EmulatorControlError} from '@svc/client';
 import {usageError} from '../lib/errors.js';
 import {EVENT_TYPES, type EventType, isId} from '../definitions.js';
+import {type EventSet, type ShapeProblem, shapeEvent} from '../schemas/event-shape.js';
 import {type ConnectOptions, withControl} from './emulator/connect.js';
+import {sampleEvent} from './webhooks/sample-event.js';
 
 export interface TriggerOptions extends ConnectOptions {
   type: string;
   sandboxId?: string;
   lastError?: string;
+  /** `--set PATH=VALUE`, each as given. */
+  sets?: readonly string[];
+}
+
+/** `PATH=VALUE`: the value is a JSON literal when it parses as one (42, true, null, "x", {...}), else text. */
+export function parseSet(text: string): EventSet {
+  const at = text.indexOf('=');
+  if (at <= 0) {
+    throw usageError(`--set ${JSON.stringify(text)} is not PATH=VALUE`, [
+      'For example: --set data.sandbox.name=web',
+    ]);
+  }
+  const raw = text.slice(at + 1);
+  let value: unknown = raw;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    // Not JSON: the text itself.
+  }
+  return {path: text.slice(0, at), value};
+}
+
+function shapeError(type: EventType, problems: readonly {field?: string; message: string}[]) {
+  return usageError(
+    `the shaped event is not a valid event: ${problems.map((p) => `${p.field ?? '(event)'} ${p.message}`).join('; ')}`,
+    [`Show the fields and rules of a ${type} event with \`svc events schema ${type}\``],
+  );
+}
+
+/** Every problem of the sets, found on a sample of the event before anything is sent. */
+function checkShape(type: EventType, sets: readonly EventSet[]): void {
+  const problems: ShapeProblem[] = shapeEvent(sampleEvent(type), sets).problems;
+  if (problems.length > 0) throw shapeError(type, problems);
 }
 
 export function triggerEvent(options: TriggerOptions): Promise<SandboxMove> {
@@ -21,11 +56,25 @@ export function triggerEvent(options: TriggerOptions): Promise<SandboxMove> {
       `${JSON.stringify(options.sandboxId)} is not a sandbox id (sbx_ followed by 24 letters and digits)`,
     );
   }
-  return withControl(options, (control) =>
-    control.trigger({
-      type: options.type as EventType,
-      sandbox_id: options.sandboxId,
-      last_error: options.lastError,
-    }),
-  );
+  const sets = options.sets?.map(parseSet);
+  if (sets?.length) checkShape(options.type as EventType, sets);
+  return withControl(options, async (control) => {
+    try {
+      return await control.trigger({
+        type: options.type as EventType,
+        sandbox_id: options.sandboxId,
+        last_error: options.lastError,
+        set: sets?.length ? sets : undefined,
+      });
+    } catch (err) {
+      // The sandbox's own fields can still break a shape the sample allowed: the same rule, said the same way.
+      const shapeProblems =
+        err instanceof EmulatorControlError ? err.problems.filter((p) => p.field?.startsWith('set.')) : [];
+      if (shapeProblems.length === 0) throw err;
+      throw shapeError(
+        options.type as EventType,
+        shapeProblems.map((p) => ({field: p.field?.slice(4), message: p.message})),
+      );
+    }
+  });
 }

@@ -79,8 +79,18 @@ export function webhooksListHint(
 export interface DeliveriesFilter {
   /** The --status the list was filtered by, so an empty list is not mistaken for no deliveries at all. */
   status?: string;
+  /** The --event-type the list was filtered by. */
+  eventType?: string;
   /** How many deliveries there were before filtering. */
   unfiltered?: number;
+}
+
+/** The filter flags as given (`--status failed --event-type sandbox.ready`), or empty. */
+function filterText(filter: DeliveriesFilter): string {
+  const parts: string[] = [];
+  if (filter.status) parts.push(`--status ${filter.status}`);
+  if (filter.eventType) parts.push(`--event-type ${filter.eventType}`);
+  return parts.join(' ');
 }
 
 export function renderDeliveries(
@@ -89,12 +99,12 @@ export function renderDeliveries(
   filter: DeliveriesFilter = {},
 ): string {
   if (deliveries.length === 0) {
-    if (filter.status && filter.unfiltered) {
+    const flags = filterText(filter);
+    if (flags && filter.unfiltered) {
       const n = filter.unfiltered === 1 ? '1 delivery' : `${filter.unfiltered} deliveries`;
-      return `No delivery matches --status ${filter.status} (${n} in all); run it without --status to see them all.\n`;
+      return `No delivery matches ${flags} (${n} in all); run it without ${filter.status && filter.eventType ? 'them' : 'it'} to see them all.\n`;
     }
-    if (filter.status)
-      return `No delivery matches --status ${filter.status}: this endpoint has no deliveries yet.\n`;
+    if (flags) return `No delivery matches ${flags}: this endpoint has no deliveries yet.\n`;
     return 'No deliveries yet.\n';
   }
   const columns: Column<Delivery>[] = [

@@ -1,6 +1,12 @@
 import {Args, Flags} from '@oclif/core';
 import {openSession} from '../../auth/session.js';
-import {DELIVERY_STATUSES, type DeliveryStatus, jsonText} from '../../definitions.js';
+import {
+  DELIVERY_STATUSES,
+  type DeliveryStatus,
+  EVENT_TYPES,
+  type EventType,
+  jsonText,
+} from '../../definitions.js';
 import {BaseCommand} from '../../lib/base-command.js';
 import {apiUrlFlag} from '../../lib/flags.js';
 import type {Delivery} from '../../schemas/index.js';
@@ -16,15 +22,23 @@ const WATCH_INTERVAL_MS = 3000;
 
 export default class WebhooksDeliveries extends BaseCommand {
   static override summary = 'Show the 100 most recent deliveries to a webhook endpoint, newest first';
+  static override description =
+    'The API takes no filter, so --status and --event-type are applied here, to the 100 deliveries it returns: ' +
+    'a filtered list holds the matching ones among those, not the 100 most recent matching ones.';
   static override examples = [
     '<%= config.bin %> webhooks deliveries we_0123456789abcdefghijklmn',
     '<%= config.bin %> webhooks deliveries we_0123456789abcdefghijklmn --status failed --watch',
+    '<%= config.bin %> webhooks deliveries we_0123456789abcdefghijklmn --event-type sandbox.error',
   ];
   static override args = {
     webhook_id: Args.string({description: 'endpoint id (we_…), from `svc webhooks list`', required: true}),
   };
   static override flags = {
     status: Flags.string({description: 'only deliveries with this status', options: [...DELIVERY_STATUSES]}),
+    'event-type': Flags.string({
+      description: 'only deliveries of this event type',
+      options: [...EVENT_TYPES],
+    }),
     watch: Flags.boolean({
       description:
         'poll every few seconds until Ctrl-C, printing each new or changed delivery (with --json: one JSON line each)',
@@ -35,13 +49,19 @@ export default class WebhooksDeliveries extends BaseCommand {
   async run() {
     const {args, flags} = await this.parse(WebhooksDeliveries);
     const status = flags.status as DeliveryStatus | undefined;
+    const eventType = flags['event-type'] as EventType | undefined;
     checkWebhookId(args.webhook_id);
     const {client} = await openSession({env: process.env, flags: {apiUrl: flags['api-url']}});
     if (!flags.watch) {
-      const {deliveries, total} = await listDeliveries({client, webhookId: args.webhook_id, status});
+      const {deliveries, total} = await listDeliveries({
+        client,
+        webhookId: args.webhook_id,
+        status,
+        eventType,
+      });
       if (!this.jsonEnabled()) {
         const view = await terminalView(process.stdout, process.env, client.serverNowMs());
-        process.stdout.write(renderDeliveries(deliveries, view, {status, unfiltered: total}));
+        process.stdout.write(renderDeliveries(deliveries, view, {status, eventType, unfiltered: total}));
       }
       return {data: deliveries};
     }
@@ -57,6 +77,7 @@ export default class WebhooksDeliveries extends BaseCommand {
         client,
         webhookId: args.webhook_id,
         status,
+        eventType,
         intervalMs: WATCH_INTERVAL_MS,
         signal: stop.signal,
         onUpdate: ({deliveries, total, error}) => {
@@ -76,6 +97,7 @@ export default class WebhooksDeliveries extends BaseCommand {
             process.stdout.write(
               renderWatchStart(deliveries, now, `${args.webhook_id} · every ${WATCH_INTERVAL_MS / 1000} s`, {
                 status,
+                eventType,
                 unfiltered: total,
               }),
             );

@@ -9,6 +9,9 @@ import {getDeliveryDetail} from '../ops/delivery-detail.js';
 import type {Attempter} from '../delivery/attempter.js';
 import {orgFor} from '../ops/orgs.js';
 import {resendDelivery} from '../ops/resend.js';
+import {resendFailedDeliveries} from '../ops/resend-failed.js';
+import {readJsonObject} from '../net/read-json.js';
+import {invalidRequest} from '../http-error.js';
 
 export function registerDeliveryControlRoutes(
   app: EmulatorApp,
@@ -24,6 +27,20 @@ export function registerDeliveryControlRoutes(
   app.get('/_emulator/deliveries/:id', async (c) =>
     c.json(await getDeliveryDetail(ctx, {deliveryId: c.req.param('id')})),
   );
+  // Every failed delivery of the org (of one endpoint, created within `since`), each resent now. Not under
+  // /_emulator/deliveries/: a static segment beside `:id` would cost the main router its one-expression form.
+  app.post('/_emulator/failed-deliveries/resend', async (c) => {
+    const body = await readJsonObject(c, ['webhook_id', 'since', 'org_id'], {emptyAllowed: true});
+    if (body.org_id !== undefined && typeof body.org_id !== 'string')
+      throw invalidRequest('org_id must be a string');
+    const result = await resendFailedDeliveries(ctx, {
+      orgId: (body.org_id as string | undefined) ?? ctx.orgId,
+      endpointId: body.webhook_id,
+      since: body.since,
+      attempter: attempter(),
+    });
+    return c.json(result);
+  });
   app.post('/_emulator/deliveries/:id/resend', async (c) =>
     c.json(await resendDelivery(ctx, {deliveryId: c.req.param('id'), attempter: attempter()})),
   );

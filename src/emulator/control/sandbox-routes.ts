@@ -51,12 +51,13 @@ export function registerSandboxRoutes(
   });
 
   app.post('/_emulator/trigger', async (c) => {
-    const body = await readJsonObject(c, ['type', 'sandbox_id', 'last_error', 'org_id']);
+    const body = await readJsonObject(c, ['type', 'sandbox_id', 'last_error', 'org_id', 'set']);
     const result = await triggerEvent(sandboxes(), {
       orgId: orgIdOf(body, ctx.orgId),
       type: body.type,
       sandboxId: body.sandbox_id,
       lastError: body.last_error,
+      set: body.set,
     });
     return c.json(result, 201);
   });

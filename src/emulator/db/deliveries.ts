@@ -62,6 +62,18 @@ export class DeliveryReadRepository {
     return rows.map(toDeliveryRecord);
   }
 
+  /** The ids of the failed deliveries to these endpoints created after `since`, oldest first. */
+  async failedSince(endpointIds: readonly string[], since: Date): Promise<string[]> {
+    if (endpointIds.length === 0) return [];
+    const {rows} = await this.db.query<{id: string}>(
+      `SELECT id FROM deliveries
+        WHERE endpoint_id = ANY($1::text[]) AND status = 'failed' AND created_at > $2
+        ORDER BY created_at, id`,
+      [endpointIds, since],
+    );
+    return rows.map((r) => r.id);
+  }
+
   /**
    * For each endpoint, how its most recent deliveries (those listForEndpoint shows) are going: counts by outcome
    * and the newest delivery. Two statements for every endpoint at once, however many there are.

@@ -26,10 +26,17 @@ import {fileURLToPath} from 'node:url';
 import {listMigrations, migrate, wrapPGlite} from './database.js';
 import {templateCacheDir} from '../../user-dirs.js';
 import {PGDATA} from './layout.js';
+import {
+  TEMPLATE_META,
+  type TemplateManifest,
+  type TemplateMeta,
+  readTemplateMeta,
+  templateFilesProblem,
+} from './template-manifest.js';
 import {openPGlite} from './pglite.js';
 
-const TEMPLATE_META = 'template.json';
 export {PGDATA} from './layout.js';
+export type {TemplateManifest} from './template-manifest.js';
 /** Part of the key: a change in how templates are made must replace the ones already made. */
 const TEMPLATE_FORMAT =
   'postgres database only; manifest; trailing zeros trimmed; one WAL segment; notify triggers disabled';
@@ -58,18 +65,6 @@ END $$`;
 // checkpointing leaves only the new one, holding the checkpoint record and little else; with recycling off
 // the old segment is deleted instead of being renamed into a future one, full of old records.
 const COMPACT_WAL = ['SET wal_recycle = off', 'SELECT pg_switch_wal()', 'CHECKPOINT'];
-
-/** What a template must hold, relative to its pgdata folder (forward slashes). */
-export interface TemplateManifest {
-  dirs: string[];
-  /** path → [full length, bytes stored]: the stored file is the full one without its trailing zeros. */
-  files: Record<string, [number, number]>;
-}
-
-interface TemplateMeta {
-  key: string;
-  manifest: TemplateManifest;
-}
 
 export class TemplateError extends Error {
   constructor(message: string) {
@@ -110,39 +105,16 @@ export function templateLocations(): {built?: string} {
   return {built: root ? join(root, 'dist', 'src', 'emulator', 'pg-template') : undefined};
 }
 
-async function readMeta(dir: string): Promise<TemplateMeta | undefined> {
-  try {
-    const meta = JSON.parse(await readFile(join(dir, TEMPLATE_META), 'utf8')) as Partial<TemplateMeta>;
-    const m = meta.manifest;
-    if (typeof meta.key !== 'string' || !m || !Array.isArray(m.dirs) || typeof m.files !== 'object') return;
-    return meta as TemplateMeta;
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * Why the template at dir cannot be used for key, or undefined when it can: its manifest names the current
  * key, and every file the manifest lists is there with the length it was stored with. Folders are not
  * checked, since a copy makes the missing ones.
  */
 export async function templateProblem(dir: string, key: string): Promise<string | undefined> {
-  const meta = await readMeta(dir);
+  const meta = await readTemplateMeta(dir);
   if (!meta) return `${join(dir, TEMPLATE_META)} is missing or unreadable`;
   if (meta.key !== key) return 'it was made for other migrations or another PGlite';
-  const pgdata = join(dir, PGDATA);
-  const entries = Object.entries(meta.manifest.files);
-  if (!entries.some(([path]) => path === 'PG_VERSION')) return 'its manifest lists no PG_VERSION';
-  for (const [path, [, stored]] of entries) {
-    let size: number;
-    try {
-      size = statSync(join(pgdata, ...path.split('/'))).size;
-    } catch {
-      return `${path} is missing`;
-    }
-    if (size !== stored) return `${path} holds ${size} bytes, not ${stored}`;
-  }
-  return undefined;
+  return templateFilesProblem(dir);
 }
 
 /** Bytes of the file without its trailing zeros, read from the end a block at a time. */

@@ -1,8 +1,10 @@
 // Events and their fan-out: the body is serialised once, stored, and sent byte for byte on every attempt.
 import type {EventType} from '../../definitions.js';
+import {type EventSet, shapeEvent} from '../../schemas/event-shape.js';
 import type {SvcEvent} from '../../schemas/index.js';
 import type {Queryable} from '../db/database.js';
 import {newId} from '../ids.js';
+import {invalidInput} from '../operation-error.js';
 import type {PreparedStatements, Statement} from './statements.js';
 
 export interface SandboxFields {
@@ -21,6 +23,8 @@ export interface NewEvent {
   now: Date;
   /** Also insert this sandbox row in the same statement (a sandbox born for the event, as `trigger` makes). */
   insertSandbox?: SandboxFields & {org_id: string; created_at: Date; updated_at: Date};
+  /** Values that shape the body (a trigger's `set`); a body they would make invalid is refused whole. */
+  sets?: readonly EventSet[];
 }
 
 export interface RecordedEvent {
@@ -41,6 +45,14 @@ export function buildEvent(id: string, input: NewEvent): SvcEvent {
   if (s.last_error !== null && s.last_error !== undefined) sandbox.last_error = s.last_error;
   if (s.expires_at) sandbox.expires_at = s.expires_at.toISOString();
   return {id, type: input.type, created_at: input.now.toISOString(), org_id: input.orgId, data: {sandbox}};
+}
+
+function shaped(event: SvcEvent, sets: readonly EventSet[] | undefined): SvcEvent {
+  if (!sets?.length) return event;
+  const result = shapeEvent(event, sets);
+  if (!result.event)
+    throw invalidInput(result.problems.map((p) => ({field: `set.${p.field}`, message: p.message})));
+  return result.event;
 }
 
 /**
@@ -93,7 +105,7 @@ export async function recordEvent(
   statements?: PreparedStatements,
 ): Promise<RecordedEvent> {
   const id = newId('evt');
-  const event = buildEvent(id, input);
+  const event = shaped(buildEvent(id, input), input.sets);
   const body = JSON.stringify(event);
   const ids = Array.from({length: MINTED_IDS}, () => newId('dlv'));
   const sb = input.insertSandbox;

@@ -9,6 +9,7 @@ import {
   SANDBOX_REQUESTABLE_ACTIONS,
   type SandboxAction,
 } from '../../definitions.js';
+import {checkSets, type EventSet} from '../../schemas/event-shape.js';
 import {parseDuration} from '../clock.js';
 import type {MoveResult, SandboxService} from '../sandboxes/service.js';
 import type {SandboxRecord} from '../sandboxes/repository.js';
@@ -67,7 +68,7 @@ export async function actOnSandbox(
 /** Emits one event, moving the named sandbox (or a new one) into the state the event implies. */
 export async function triggerEvent(
   sandboxes: SandboxService,
-  input: {orgId: string; type: unknown; sandboxId?: unknown; lastError?: unknown},
+  input: {orgId: string; type: unknown; sandboxId?: unknown; lastError?: unknown; set?: unknown},
 ): Promise<MoveResult> {
   const problems = new Problems();
   const type = oneOf<EventType>(problems, 'type', input.type, EVENT_TYPES);
@@ -75,6 +76,7 @@ export async function triggerEvent(
   if (input.sandboxId !== undefined && typeof input.sandboxId !== 'string') {
     problems.add('sandbox_id', 'must be a string');
   }
+  const sets = eventSetsOf(problems, input.set);
   problems.throwIfAny();
   if (input.sandboxId !== undefined && !isId('sandbox', input.sandboxId)) {
     throw notFound('no sandbox with this id');
@@ -85,5 +87,24 @@ export async function triggerEvent(
     type: type as EventType,
     sandboxId: input.sandboxId as string | undefined,
     lastError,
+    sets,
   });
+}
+
+/** The values a trigger shapes its event with: a list of `{path, value}`, each path one the event may take. */
+function eventSetsOf(problems: Problems, value: unknown): EventSet[] | undefined {
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value) || value.some((s) => !isSet(s))) {
+    problems.add('set', 'must be a list of {"path": "data.sandbox.name", "value": …} objects');
+    return undefined;
+  }
+  const sets = value as EventSet[];
+  for (const problem of checkSets(sets)) problems.add(`set.${problem.field}`, problem.message);
+  return sets;
+}
+
+function isSet(value: unknown): boolean {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  const keys = Object.keys(value);
+  return typeof (value as {path?: unknown}).path === 'string' && keys.length === 2 && keys.includes('value');
 }

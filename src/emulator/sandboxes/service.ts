@@ -1,6 +1,7 @@
 // Sandbox moves and the events they emit, each in one transaction with the event and its deliveries.
 import type {EventType, SandboxAction} from '../../definitions.js';
 import type {SandboxMove} from '../../schemas/emulator.js';
+import type {EventSet} from '../../schemas/event-shape.js';
 import type {Clock} from '../clock.js';
 import type {Database, Queryable} from '../db/database.js';
 import {recordEvent} from '../delivery/events.js';
@@ -80,6 +81,7 @@ export class SandboxService {
     type: EventType;
     sandboxId?: string;
     lastError?: string;
+    sets?: readonly EventSet[];
   }): Promise<MoveResult> {
     const now = this.#clock.now();
     // A new sandbox, its event and the deliveries are one statement: atomic without a transaction's two extra
@@ -90,14 +92,14 @@ export class SandboxService {
       const current = await findSandbox(tx, sandboxId, true);
       if (!current || current.org_id !== input.orgId) throw new SandboxNotFoundError('sandbox in this org');
       const next = forceForEvent(current, input.type, {lastError: input.lastError, now});
-      return this.#apply(tx, current, next, input.type, now);
+      return this.#apply(tx, current, next, input.type, now, input.sets);
     });
   }
 
   /** A sandbox born in the state the event implies, stored with the event and its deliveries. */
   async #triggerNew(
     q: Queryable,
-    input: {orgId: string; type: EventType; lastError?: string},
+    input: {orgId: string; type: EventType; lastError?: string; sets?: readonly EventSet[]},
     now: Date,
   ): Promise<MoveResult> {
     const fresh: SandboxRow = {
@@ -118,6 +120,7 @@ export class SandboxService {
           sandbox: row,
           now,
           insertSandbox: row,
+          sets: input.sets,
         },
         this.#statements,
       );
@@ -192,13 +195,14 @@ export class SandboxService {
     next: SandboxState,
     event: EventType | null,
     now: Date,
+    sets?: readonly EventSet[],
   ): Promise<MoveResult> {
     await updateSandbox(tx, current.id, next, now);
     const row: SandboxRow = {...current, ...next, updated_at: now};
     if (!event) return {sandbox: toRecord(row), event: null, deliveries: 0};
     const recorded = await recordEvent(
       tx,
-      {orgId: current.org_id, type: event, sandbox: row, now},
+      {orgId: current.org_id, type: event, sandbox: row, now, sets},
       this.#statements,
     );
     return {sandbox: toRecord(row), event: recorded.event, deliveries: recorded.deliveryIds.length};

@@ -1,6 +1,7 @@
 // `svc webhooks deliveries`: recent deliveries to one endpoint, once or re-polled until stopped.
 import {isWebhookId, type SvcClient, ApiError, NetworkError, RateLimitedError} from '@svc/client';
 import {usageError} from '../../lib/errors.js';
+import type {EventType} from '../../definitions.js';
 import type {Delivery, DeliveryStatus} from '../../schemas/index.js';
 
 export interface ListDeliveriesOptions {
@@ -8,6 +9,8 @@ export interface ListDeliveriesOptions {
   webhookId: string;
   /** The API has no filter (spec: query parameters not shown), so this one is applied here. */
   status?: DeliveryStatus;
+  /** Likewise applied here, to the deliveries the API returns. */
+  eventType?: EventType;
   signal?: AbortSignal;
 }
 
@@ -22,14 +25,18 @@ export function checkWebhookId(webhookId: string): void {
 
 export interface DeliveryList {
   deliveries: Delivery[];
-  /** How many the endpoint has before the status filter: an empty filtered list then says why it is empty. */
+  /** How many the endpoint has before the filters: an empty filtered list then says why it is empty. */
   total: number;
 }
 
 export async function listDeliveries(options: ListDeliveriesOptions): Promise<DeliveryList> {
   checkWebhookId(options.webhookId);
   const all = await options.client.listDeliveries(options.webhookId, {signal: options.signal});
-  const deliveries = options.status ? all.filter((d) => d.status === options.status) : all;
+  const deliveries = all.filter(
+    (d) =>
+      (!options.status || d.status === options.status) &&
+      (!options.eventType || d.event_type === options.eventType),
+  );
   return {deliveries, total: all.length};
 }
 

@@ -1,0 +1,109 @@
+// `svc doctor` as a user runs it: a real process, a real emulator, faults planted in real files.
+import {chmod, mkdir, mkdtemp, rm, writeFile} from 'node:fs/promises';
+import {tmpdir} from 'node:os';
+import {join} from 'node:path';
+import {afterAll, beforeAll, describe, expect, it} from 'vitest';
+import {type EmulatorProcess, startEmulatorProcess, stopProcess} from '../emulator/delivery/processes.js';
+import {runCli} from '../helpers/run-cli.js';
+
+interface Report {
+  checks: {id: string; lane: string; status: string; detail: string; fix?: string}[];
+  ok: number;
+  warn: number;
+  fail: number;
+}
+
+let root: string;
+let emulator: EmulatorProcess | undefined;
+const env = (extra: Record<string, string> = {}) => ({
+  SVC_CONFIG_DIR: join(root, 'config'),
+  SVC_EMULATOR_DATA_DIR: join(root, 'emu'),
+  SVC_CACHE_DIR: join(root, 'cache'),
+  SVC_API_URL: emulator?.apiUrl as string,
+  ...extra,
+});
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'svc-doctor-e2e-'));
+  emulator = await startEmulatorProcess(join(root, 'emu'));
+}, 60_000);
+afterAll(async () => {
+  await stopProcess(emulator);
+  if (root) await rm(root, {recursive: true, force: true});
+});
+
+describe('svc doctor', {timeout: 60_000}, () => {
+  it('reports every lane in the contract shape; a working key and emulator fail nothing (exit 0)', async () => {
+    const key = JSON.parse(
+      (await runCli(['emulator', 'keys', 'create', '--name', 'doc', '--json'], {env: env()})).stdout,
+    ) as {secret: string};
+    const login = await runCli(['login', '--api-url', emulator?.apiUrl as string], {
+      env: env(),
+      input: `${key.secret}\n`,
+    });
+    expect(login.code, login.stderr).toBe(0);
+    const r = await runCli(['doctor', '--json'], {env: env()});
+    const report = JSON.parse(r.stdout) as Report;
+    expect(r.code, r.stdout).toBe(report.fail > 0 ? 1 : 0);
+    expect(Object.keys(report).sort()).toEqual(['checks', 'fail', 'ok', 'warn']);
+    expect(new Set(report.checks.map((c) => c.lane))).toEqual(
+      new Set(['system', 'clock', 'network', 'auth', 'emulator']),
+    );
+    for (const c of report.checks) {
+      expect(['ok', 'warn', 'fail']).toContain(c.status);
+      if (c.status !== 'ok') expect(c.fix, c.id).toBeTruthy();
+    }
+    const byId = Object.fromEntries(report.checks.map((c) => [c.id, c]));
+    expect(byId.api_key).toMatchObject({status: 'ok'});
+    expect(byId.emulator_json).toMatchObject({status: 'ok'});
+    expect(byId.emulator_clock).toMatchObject({status: 'ok'});
+    expect(byId.api_clock?.status).not.toBe('fail');
+    expect(byId.credentials_file).toMatchObject({status: 'ok'});
+    expect(r.stdout).not.toContain(key.secret);
+    expect(report.ok + report.warn + report.fail).toBe(report.checks.length);
+
+    const text = await runCli(['doctor'], {env: env()});
+    expect(text.stdout).toMatch(/^system\n {2}(ok {2}|WARN) {2}node: Node\.js v/);
+    expect(text.stdout).toMatch(/\d+ ok, \d+ warnings?, \d+ failed\n$/);
+  });
+
+  it('exits 1 on a failed check: a credentials file others can read; a stale emulator.json only warns', async () => {
+    await chmod(join(root, 'config', 'credentials.json'), 0o644);
+    const r = await runCli(['doctor', '--json'], {env: env()});
+    expect(r.code).toBe(1);
+    const report = JSON.parse(r.stdout) as Report;
+    expect(report.checks.find((c) => c.id === 'credentials_file')).toMatchObject({status: 'fail'});
+    await chmod(join(root, 'config', 'credentials.json'), 0o600);
+
+    const stale = join(root, 'stale');
+    await mkdir(stale, {mode: 0o700});
+    await writeFile(
+      join(stale, 'emulator.json'),
+      JSON.stringify({
+        api_url: 'http://127.0.0.1:9',
+        account_url: '',
+        admin_token: 't',
+        pid: 2 ** 22 + 7,
+        data_dir: stale,
+      }),
+      {mode: 0o600},
+    );
+    const s = await runCli(['doctor', '--json', '--data-dir', stale], {env: env()});
+    const staleReport = JSON.parse(s.stdout) as Report;
+    expect(staleReport.checks.find((c) => c.id === 'emulator_json')).toMatchObject({
+      status: 'warn',
+      detail: expect.stringMatching(/is stale: it names process 4194311/),
+    });
+  });
+
+  it('checks where a --forward-to server listens', async () => {
+    const r = await runCli(['doctor', '--json', '--forward-to', 'http://127.0.0.1:9/hooks'], {env: env()});
+    const report = JSON.parse(r.stdout) as Report;
+    expect(report.checks.find((c) => c.id === 'forward_to')).toMatchObject({
+      lane: 'network',
+      status: 'fail',
+      detail: expect.stringMatching(/nothing listens/),
+    });
+    expect(r.code).toBe(1);
+  });
+});

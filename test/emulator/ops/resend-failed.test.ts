@@ -1,0 +1,114 @@
+// Bulk recovery through the control route: every failed delivery that matches is resent by the one resend
+// operation, on a real emulator with a real receiver that keeps failing.
+import {afterEach, beforeEach, describe, expect, it} from 'vitest';
+import {EmulatorControlError} from '../../../src/client/emulator-control.js';
+import {type RunningEmulator, startEmulator} from '../../../src/emulator/index.js';
+import {EMULATOR_BACKENDS, type EmulatorBackend} from '../../helpers/emulator-backends.js';
+import {describeEachBackend} from '../../helpers/requirements.js';
+import {type Receiver, startReceiver, waitFor} from '../delivery/helpers.js';
+
+let emu: RunningEmulator | undefined;
+let receiver: Receiver | undefined;
+let dispose: (() => Promise<void>) | undefined;
+afterEach(async () => {
+  await emu?.stop();
+  emu = undefined;
+  await receiver?.close();
+  receiver = undefined;
+  await dispose?.();
+  dispose = undefined;
+});
+
+let backend = EMULATOR_BACKENDS[0] as EmulatorBackend;
+const START = new Date('2031-05-01T12:00:00.000Z');
+
+async function start() {
+  receiver = await startReceiver((_q, res) => {
+    res.writeHead(503);
+    res.end();
+  });
+  const opened = await backend.options();
+  dispose = opened.dispose;
+  const e = await startEmulator({
+    ...opened.options,
+    port: 0,
+    clock: 'manual',
+    clockStart: START,
+    allowLocalEndpoints: true,
+  });
+  emu = e;
+  return {e, r: receiver};
+}
+
+/** Two endpoints on a receiver that answers 503: two events fail to the first, one to the second, one still pending. */
+async function setUp() {
+  const {e, r} = await start();
+  const a = await e.control.createWebhook({url: `${r.url}/a`, events: ['sandbox.ready', 'sandbox.error']});
+  const b = await e.control.createWebhook({url: `${r.url}/b`, events: ['sandbox.stopped']});
+  await e.control.trigger({type: 'sandbox.ready'});
+  await e.control.advanceClock('1s');
+  await e.control.trigger({type: 'sandbox.error'});
+  await e.control.trigger({type: 'sandbox.stopped'});
+  await waitFor(() => r.requests.length === 3);
+  // Past the longest wait each time: every delivery gets its next scheduled attempt, nine in all, then fails.
+  for (let made = 1; made < 9; made++) {
+    await e.control.advanceClock('13h');
+    await waitFor(() => r.requests.length === 3 * (made + 1));
+  }
+  await waitFor(async () =>
+    (await e.control.endpointHealth()).data.every((h) => h.failed === (h.endpoint_id === a.id ? 2 : 1)),
+  );
+  // One more, still pending: never part of a bulk resend of failed deliveries.
+  await e.control.trigger({type: 'sandbox.ready'});
+  await waitFor(() => r.requests.length === 28);
+  return {e, r, a, b};
+}
+
+describeEachBackend(EMULATOR_BACKENDS, 'on $name', (chosen) => {
+  beforeEach(() => {
+    backend = chosen;
+  });
+
+  describe('POST /_emulator/failed-deliveries/resend', {timeout: 60_000}, () => {
+    it('resends every failed delivery, oldest first, one endpoint with webhook_id, none outside since', async () => {
+      const {e, r, a} = await setUp();
+      const before = r.requests.length;
+      const one = await e.control.resendFailed({webhook_id: a.id});
+      expect(one.resent).toBe(2);
+      expect(r.requests.slice(before).map((q) => q.url)).toEqual(['/a', '/a']);
+      const details = await Promise.all(one.deliveries.map((id) => e.control.delivery(id)));
+      expect(details.map((d) => d.event.type)).toEqual(['sandbox.ready', 'sandbox.error']);
+      for (const d of details) {
+        expect(d.delivery.status).toBe('failed');
+        expect(d.attempts.at(-1)).toMatchObject({attempt: 10, trigger: 'manual', status_code: 503});
+      }
+
+      const all = await e.control.resendFailed();
+      expect(all.resent).toBe(3);
+      expect(r.requests.length).toBe(before + 5);
+
+      // Created 104 hours ago on the emulator's clock.
+      expect(await e.control.resendFailed({since: '4d'})).toEqual({resent: 0, deliveries: []});
+      expect((await e.control.resendFailed({since: '5d'})).resent).toBe(3);
+    });
+
+    it('refuses a bad duration and an endpoint that is not the org’s, and resends nothing', async () => {
+      const {e, r} = await start();
+      await e.control.createWebhook({url: `${r.url}/a`, events: ['sandbox.ready']});
+      await e.control.trigger({type: 'sandbox.ready'});
+      await waitFor(() => r.requests.length === 1);
+      const before = r.requests.length;
+      const bad = await e.control.resendFailed({since: 'yesterday'}).catch((err: unknown) => err);
+      expect(bad).toBeInstanceOf(EmulatorControlError);
+      expect(bad).toMatchObject({status: 400, code: 'invalid_request'});
+      expect((bad as EmulatorControlError).problems).toEqual([
+        expect.objectContaining({field: 'since', message: expect.stringMatching(/duration/)}),
+      ]);
+      const unknown = await e.control
+        .resendFailed({webhook_id: `we_${'a'.repeat(24)}`})
+        .catch((err: unknown) => err);
+      expect(unknown).toMatchObject({status: 404, code: 'not_found'});
+      expect(r.requests.length).toBe(before);
+    });
+  });
+});
