@@ -112,6 +112,19 @@ describeEachBackend(EMULATOR_BACKENDS, 'traffic through port sessions on $name',
     expect(body.error.message).toContain(`port ${app.port} of the sandbox did not start answering`);
   });
 
+  it('refuses, with 409 and never a 500, a stored port session whose port is none it can forward to', async () => {
+    const {link} = await setUp();
+    const emulatorPort = Number(new URL(emu.apiUrl).port);
+    for (const port of [70_000, -5, emulatorPort, null]) {
+      await emu.db.query('UPDATE sandbox_links SET port = $1 WHERE id = $2', [port, link.id]);
+      const res = await localhostFetch(`${link.url}x`);
+      expect(res.status, String(port)).toBe(409);
+      const body = (await res.json()) as {error: {code: string; message: string}};
+      expect(body.error.code).toBe('conflict');
+      expect(body.error.message).toContain(`names port ${port}`);
+    }
+  });
+
   it('tells the app where a request came from itself, replacing what the client claimed', async () => {
     const {link} = await setUp();
     const res = await localhostFetch(`${link.url}headers`, {
