@@ -248,6 +248,8 @@ export const MAX_SHAPED_EVENT_BYTES = 64 * 1024;
 /** The ports a port session may forward to. */
 export const MIN_SANDBOX_PORT = 1;
 export const MAX_SANDBOX_PORT = 65_535;
+/** How long a port session waits for the app behind it to start answering before it answers 504. */
+export const PORT_SESSION_ANSWER_TIMEOUT_MS = 30_000;
 /** Random bytes of the token in a sandbox link's URL (the URL is the only credential it needs). */
 export const SANDBOX_LINK_TOKEN_BYTES = 32;
 
@@ -381,6 +383,8 @@ export const ERROR_STATUS = {
   internal: 500,
   bad_gateway: 502,
   vault_unavailable: 503,
+  /** A port session's app did not answer in time. */
+  gateway_timeout: 504,
 } as const;
 export type ErrorCode = keyof typeof ERROR_STATUS;
 export const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];

@@ -16,6 +16,8 @@ export type AppEnv = {
     key: {id: string; orgId: string; prefix: string};
     /** Why the request was refused, for the request log only: never in the answer. */
     refusal: Refusal;
+    /** The status an upgrade request was answered on its own socket (101 when its connection was upgraded). */
+    upgraded: number;
   };
 };
 export type EmulatorApp = Hono<AppEnv>;

@@ -11,6 +11,7 @@ import type {HostPolicy} from './net/host-policy.js';
 import type {RequestLog} from './request-log.js';
 import type {Attempter} from './delivery/attempter.js';
 import type {Vault} from './vault.js';
+import type {LinkTraffic} from './links/traffic.js';
 
 export interface EmulatorContext {
   db: Database;
@@ -46,6 +47,8 @@ export interface EmulatorContext {
   stateEpoch?: number;
   /** Told of each endpoint deleted through this process (the relay lets its `svc listen` go with a reason). */
   endpointDeletions?: Set<(endpointId: string) => void>;
+  /** What flows through port sessions now, cut as soon as its link stops working (absent: nothing is tracked). */
+  linkTraffic?: LinkTraffic;
 }
 
 export type {AppEnv, EmulatorApp} from './app-env.js';

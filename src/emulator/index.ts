@@ -7,8 +7,10 @@ import type {AddressInfo} from 'node:net';
 import {tmpdir} from 'node:os';
 import {join, resolve} from 'node:path';
 import {serve} from '@hono/node-server';
-import type {SignatureClock} from '../definitions.js';
+import {PORT_SESSION_ANSWER_TIMEOUT_MS, type SignatureClock} from '../definitions.js';
 import {createApp} from './app.js';
+import {LinkTraffic, watchLinkState} from './links/traffic.js';
+import {acceptUpgrades} from './links/upgrade.js';
 import {type DemoKey, demoKey} from './demo-key.js';
 import {createKey} from './ops/keys.js';
 import {DataDirError, makeDataDirPrivate} from './data-dir.js';
@@ -105,6 +107,8 @@ export interface StartEmulatorOptions {
   /** Name the default org as a demo org and give it a demo key: the data dir's earlier one while it works, else a new one. */
   demo?: boolean;
   rateLimit?: RateLimitOptions;
+  /** How long a port session waits for the app behind it to start answering (then 504); tests shorten it. */
+  portSessionAnswerTimeoutMs?: number;
   log?: (line: string) => void;
   /** DNS resolution for endpoint checks and deliveries (tests pass a fake one). */
   lookup?: Resolver;
@@ -196,6 +200,8 @@ function defaultPlugins(options: StartEmulatorOptions): EmulatorPlugin[] {
 
 /** The tables whose rows the read cache holds (see createRepositories). */
 const CACHED_TABLES = ['orgs', 'api_keys', 'webhook_endpoints'] as const;
+/** Further tables whose writes this process is told of: they decide whether a sandbox link works. */
+const NOTICED_TABLES = ['sandboxes', 'sandbox_links'] as const;
 
 export async function startEmulator(options: StartEmulatorOptions = {}): Promise<RunningEmulator> {
   if (!options.dataDir && !options.inMemory) {
@@ -387,7 +393,7 @@ async function openStores(
   // Every write bumps a generation, so the read cache can never serve what a write changed. On a shared
   // PostgreSQL a write also returns only once the other processes have been sent word of it.
   const sync = signals ? signals.sync.bind(signals) : undefined;
-  const db = trackWrites(storage.db, CACHED_TABLES, {afterWrite: sync});
+  const db = trackWrites(storage.db, CACHED_TABLES, {afterWrite: sync, noticedTables: NOTICED_TABLES});
   const closers: (() => void)[] = [];
   return {
     db,
@@ -455,7 +461,9 @@ async function createContext(
       db.invalidate();
       auth.forgetAll();
     };
-    signals.on(SIGNAL_CHANNELS.change, forgetAll);
+    signals.on(SIGNAL_CHANNELS.change, (table) => {
+      if ((CACHED_TABLES as readonly string[]).includes(table)) forgetAll();
+    });
     signals.onReconnect(forgetAll);
   }
   const ctx: EmulatorContext = {
@@ -476,7 +484,14 @@ async function createContext(
     svc: options.svcCommand ?? 'npx svc',
     signals,
     endpointDeletions: new Set(),
+    linkTraffic: new LinkTraffic({
+      read: (ids) => repos.links.findByIds(ids),
+      clock,
+      log,
+      answerTimeoutMs: options.portSessionAnswerTimeoutMs ?? PORT_SESSION_ANSWER_TIMEOUT_MS,
+    }),
   };
+  stores.onCleanup(watchLinkState(ctx.linkTraffic as LinkTraffic, {db, signals, clock}));
   if (ctx.allowLocalEndpoints) {
     log(
       'WARNING: --allow-local-endpoints is on: webhook endpoints may use http:// and loopback or private ' +
@@ -531,6 +546,7 @@ async function serveEmulator(
       await pluginsStarting;
       for (const plugin of started) plugin.closing?.();
       ctx.requestLog.close();
+      ctx.linkTraffic?.closeAll();
       await closeServer(server);
       for (const plugin of started.reverse()) {
         await Promise.resolve(plugin.stop?.()).catch((err: unknown) =>
@@ -642,6 +658,7 @@ function listen(
   return new Promise<Server>((resolvePromise, reject) => {
     const server = serve({fetch, port, hostname: host}) as Server;
     server.on('clientError', answerClientError);
+    acceptUpgrades(server);
     server.once('listening', () => {
       server.removeListener('error', reject);
       resolvePromise(server);

@@ -97,9 +97,11 @@ export class RequestLog {
   }
 }
 
-const LOGGED = /^\/(v1\/|_emulator\/|account(\/|$))/;
+const LOGGED = /^\/(v1\/|_emulator\/|account(\/|$)|_links\/)/;
+/** A link URL's token: the credential of the link, never logged. */
+const LINK_TOKEN = /^(\/_links\/)[^/]+/;
 
-/** Records every /v1, control and account-page request once its answer is made. */
+/** Records every /v1, control, account-page and link request once its answer is made (a link's token left out). */
 export function logRequests(log: RequestLog, clock: Clock): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const path = c.req.path;
@@ -107,14 +109,14 @@ export function logRequests(log: RequestLog, clock: Clock): MiddlewareHandler<Ap
     const started = performance.now();
     const time = clock.now();
     await next();
-    const status = c.res.status;
+    const status = c.get('upgraded') ?? c.res.status;
     const refusal = c.get('refusal');
     const key = c.get('key');
     const entry: Omit<RequestLogEntry, 'seq'> = {
       time: time.toISOString(),
       method: c.req.method,
-      // A secret put in a path (by mistake or by a guesser) is never kept whole.
-      path: redactSecrets(path),
+      // A secret put in a path (by mistake or by a guesser) is never kept whole; a link's token never at all.
+      path: redactSecrets(path.replace(LINK_TOKEN, '$1…')),
       status,
       duration_ms: Math.round((performance.now() - started) * 10) / 10,
     };

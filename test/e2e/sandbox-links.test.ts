@@ -6,6 +6,7 @@ import {join} from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {type EmulatorProcess, startEmulatorProcess, stopProcess} from '../emulator/delivery/processes.js';
 import {type Receiver, startReceiver} from '../emulator/delivery/helpers.js';
+import {localhostFetch} from '../helpers/localhost-fetch.js';
 import {runCli} from '../helpers/run-cli.js';
 
 let dataDir: string;
@@ -55,12 +56,16 @@ describe('svc emulator sandboxes links', () => {
     ]);
     expect(made.code, made.stderr).toBe(0);
     // Only the URL on stdout, so a script can take it with $(…).
-    expect(made.stdout).toMatch(new RegExp(`^${emulator?.apiUrl}/_links/[A-Za-z0-9_-]{43}/\\n$`));
+    // A port session is served at a name of its own, never the emulator's shared address.
+    const port = new URL(emulator?.apiUrl as string).port;
+    expect(made.stdout).toMatch(
+      new RegExp(`^http://link-[0-9a-f]{32}\\.localhost:${port}/_links/[A-Za-z0-9_-]{43}/\\n$`),
+    );
     expect(made.stderr).toContain(`to port ${upstream.port} of this machine, for key ${key.id}`);
     expect(made.stderr).toContain('The URL is shown once');
     expect(made.stderr).toContain(`emulator sandboxes links list ${sandbox.id} --data-dir`);
     const portUrl = made.stdout.trim();
-    const proxied = await fetch(`${portUrl}status?verbose=1`);
+    const proxied = await localhostFetch(`${portUrl}status?verbose=1`);
     expect(proxied.status).toBe(200);
     expect(await proxied.text()).toBe('sandbox saw GET /status?verbose=1');
 
@@ -95,7 +100,7 @@ describe('svc emulator sandboxes links', () => {
 
     const revoked = await cli(['emulator', 'keys', 'revoke', key.id]);
     expect(revoked.code, revoked.stderr).toBe(0);
-    expect((await fetch(portUrl)).status).toBe(403);
+    expect((await localhostFetch(portUrl)).status).toBe(403);
     expect((await fetch(desktop.url as string)).status).toBe(403);
 
     const table = await cli(['emulator', 'sandboxes', 'links', 'list']);

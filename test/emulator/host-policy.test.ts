@@ -84,6 +84,25 @@ describe('createHostPolicy', () => {
     }
   });
 
+  it('answers to a port session’s own name on its port, only where it has own names, and never shares it', () => {
+    const name = `link-${'0a'.repeat(16)}.localhost`;
+    expect(local.allows(`${name}:4010`, 4010)).toBe(true);
+    expect(local.isLinkHost(`${name}:4010`, 4010)).toBe(true);
+    expect(local.isShared(`${name}:4010`)).toBe(false);
+    for (const host of [
+      `${name}:4011`,
+      `${name}`,
+      `link-${'0A'.repeat(15)}.localhost:4010`,
+      `a.${name}:4010`,
+    ]) {
+      expect(local.isLinkHost(host, 4010), host).toBe(false);
+    }
+    expect(local.isLinkHost('svc-4010.localhost:4010', 4010)).toBe(false);
+    const elsewhere = createHostPolicy({boundHost: '192.168.1.5'});
+    expect(elsewhere.allows(`${name}:4010`, 4010)).toBe(false);
+    expect(elsewhere.isLinkHost(`${name}:4010`, 4010)).toBe(false);
+  });
+
   it('calls the loopback names shared, and no other', () => {
     for (const host of [
       'localhost:4010',

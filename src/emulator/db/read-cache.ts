@@ -11,6 +11,11 @@ export interface WriteTrackedDatabase extends Database {
   readonly generation: number;
   /** A watched table changed elsewhere (another process): nothing read before now may be served again. */
   invalidate(): void;
+  /**
+   * Tells `listener` of each watched or noticed table written, once the write is committed (the statement
+   * returned, or its transaction ended).
+   */
+  onCommit(listener: (table: string) => void): () => void;
 }
 
 export interface TrackWritesOptions {
@@ -19,6 +24,8 @@ export interface TrackWritesOptions {
    * the other processes have been sent word of it.
    */
   afterWrite?: () => Promise<void>;
+  /** Tables whose committed writes are only told to `onCommit` listeners: they leave the cache alone. */
+  noticedTables?: readonly string[];
 }
 
 const READ_ONLY = /^\s*(SELECT|SHOW|EXPLAIN)\b/i;
@@ -35,25 +42,30 @@ export function trackWrites(
 ): WriteTrackedDatabase {
   let generation = 0;
   const afterWrite = options.afterWrite;
+  const cached = new Set(watchedTables);
+  const listeners = new Set<(table: string) => void>();
+  const tell = (tables: Iterable<string>) => {
+    for (const table of tables) for (const listener of listeners) listener(table);
+  };
   // Named as the target of a write: a statement that only reads a watched table (the event fan-out reads the
   // endpoints) changes nothing cached, and on a shared database would cost every process its cache.
-  const watched = new RegExp(
-    `\\b(INSERT\\s+INTO|UPDATE|DELETE\\s+FROM|TRUNCATE)\\s+(ONLY\\s+)?(${watchedTables.join('|')})\\b`,
-    'i',
+  const target = new RegExp(
+    `\\b(?:INSERT\\s+INTO|UPDATE|DELETE\\s+FROM|TRUNCATE)\\s+(?:ONLY\\s+)?(${[...watchedTables, ...(options.noticedTables ?? [])].join('|')})\\b`,
+    'gi',
   );
-  const writesWatched = (sql: string) => !READ_ONLY.test(sql) && watched.test(sql);
+  const tablesWritten = (sql: string): string[] =>
+    READ_ONLY.test(sql) ? [] : [...sql.matchAll(target)].map((m) => (m[1] as string).toLowerCase());
   const track = <F extends (sql: string, ...rest: never[]) => Promise<unknown>>(
     q: F,
-    onWrite: () => void,
+    onWrite: (tables: string[]) => void,
     autocommit: boolean,
   ): F =>
     async function tracked(sql: string, ...rest: never[]) {
-      const writes = writesWatched(sql);
+      const tables = tablesWritten(sql);
+      const writes = tables.some((t) => cached.has(t));
       // Bumped before and after: a read that overlaps the write, in either order, is never kept.
-      if (writes) {
-        generation++;
-        onWrite();
-      }
+      if (writes) generation++;
+      if (tables.length > 0) onWrite(tables);
       let result: unknown;
       try {
         result = await q(sql, ...rest);
@@ -62,6 +74,7 @@ export function trackWrites(
       }
       // A statement outside a transaction is committed when it returns; a transaction's, at its end.
       if (writes && afterWrite && autocommit) await afterWrite();
+      if (autocommit) tell(tables);
       return result;
     } as F;
   // Scripts are tracked by their text like queries; a prepared statement they EXECUTE must not write a watched
@@ -78,15 +91,23 @@ export function trackWrites(
     invalidate() {
       generation++;
     },
+    onCommit(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
     query: track(db.query.bind(db), () => undefined, true),
     ...trackScript(db),
     async transaction(fn) {
       let wrote = false;
+      const written = new Set<string>();
       let result: Awaited<ReturnType<typeof fn>>;
       try {
         result = await db.transaction((tx) => {
-          const onWrite = () => {
-            wrote = true;
+          const onWrite = (tables: string[]) => {
+            for (const table of tables) {
+              written.add(table);
+              if (cached.has(table)) wrote = true;
+            }
           };
           const script = tx.script
             ? {script: track(tx.script.bind(tx) as NonNullable<Queryable['script']>, onWrite, false)}
@@ -98,6 +119,7 @@ export function trackWrites(
         if (wrote) generation++;
       }
       if (wrote && afterWrite) await afterWrite();
+      tell(written);
       return result;
     },
     close: () => db.close(),

@@ -149,6 +149,13 @@ export class SandboxLinkRepository {
     return rows[0] && toView(rows[0]);
   }
 
+  /** The links with these ids as they are now, never cached (open traffic through them is re-checked so). */
+  async findByIds(ids: readonly string[]): Promise<LinkView[]> {
+    if (ids.length === 0) return [];
+    const {rows} = await this.db.query<LinkRow>(`${VIEW} WHERE l.id = ANY($1::text[])`, [ids]);
+    return rows.map(toView);
+  }
+
   /** Newest first: an org's links, or one sandbox's. */
   async list(filter: {orgId: string} | {sandboxId: string}): Promise<LinkView[]> {
     const [where, value] =

@@ -9,7 +9,14 @@ import {readJsonObject} from '../net/read-json.js';
 import {createLink, LINK_PATH_PREFIX, linkNoun, listLinks, openLink} from '../ops/links.js';
 import {serverOrigin} from '../web/page-kit.js';
 import {LINK_PAGE_HEADERS, linkPage, refusalPage, wantsPage} from './pages.js';
-import {FORWARDED_MARK, forward} from './proxy.js';
+import {type ForwardInput, FORWARDED_MARK, forward} from './proxy.js';
+import type {CutReason} from './traffic.js';
+import {takeUpgrade, tunnel} from './upgrade.js';
+import {isHostOfToken, linkOrigin} from '../net/link-host.js';
+import {servedPort} from '../net/request-header.js';
+import type {LinkRefusal, LinkView} from '../db/sandbox-links.js';
+import {MAX_SANDBOX_PORT, MIN_SANDBOX_PORT, PORT_SESSION_ANSWER_TIMEOUT_MS} from '../../definitions.js';
+import {portOfAccountHostName} from '@svc/client';
 
 /** Longer than any token this emulator makes; longer paths are refused without a lookup. */
 const MAX_TOKEN_LENGTH = 100;
@@ -29,12 +36,15 @@ const noSuchLink = () =>
 export function linkCreation(ctx: EmulatorContext) {
   return async (c: Context<AppEnv>): Promise<Response> => {
     const body = await readJsonObject(c, ['kind', 'key_id', 'port']);
+    const port = servedPort(c);
     const created = await createLink(ctx, {
       sandboxId: c.req.param('id') as string,
       kind: body.kind,
       keyId: body.key_id,
       port: body.port,
       origin: serverOrigin(c),
+      emulatorPort: port,
+      portSessionOrigin: ctx.hosts.ownNames ? (token) => linkOrigin(token, port) : undefined,
     });
     return c.json(created, 201);
   };
@@ -78,56 +88,142 @@ function serveLink(ctx: EmulatorContext) {
     const slash = rest.indexOf('/');
     const token = slash < 0 ? rest : rest.slice(0, slash);
     const path = `${slash < 0 ? '/' : rest.slice(slash)}${url.search}`;
+    const port = servedPort(c);
+    const host = c.req.header('host') ?? url.host;
+    const atLinkHost = ctx.hosts.isLinkHost(host, port);
+    // A port session's own name serves that port session only.
+    if (atLinkHost && !isHostOfToken(url.hostname, token)) return refuse(noSuchLink());
+    const seen = ctx.linkTraffic?.changes ?? 0;
     const opened = token && token.length <= MAX_TOKEN_LENGTH ? await openLink(ctx, token) : undefined;
     if (!opened) return refuse(noSuchLink());
 
     const {link, state} = opened;
-    const noun = linkNoun(link.kind);
-    if (state.refusal === 'key_revoked' || state.refusal === 'key_expired') {
-      const what =
-        state.refusal === 'key_revoked'
-          ? 'was revoked'
-          : `expired at ${link.key.expiresAt?.toISOString() ?? 'its expiry'}`;
-      return refuse(
-        new HttpError(
-          403,
-          'forbidden',
-          `this ${noun} stopped working: the API key that made it (${link.keyId}) ${what}`,
-        ),
-      );
+    if (link.kind !== 'port' && atLinkHost) return refuse(noSuchLink());
+    if (state.refusal) return refuse(stoppedLink(link, state.refusal));
+    if (link.kind !== 'port') return linkPageAnswer(c, link, path);
+    if (!atLinkHost) {
+      // Served only at its own name: anywhere else (the account page's name, the names every local server
+      // shares) the app behind it would share an origin, and so cookies and storage, with what is served there.
+      if (!ctx.hosts.ownNames) return refuse(noOwnNames());
+      c.header('Cache-Control', 'no-store');
+      c.header('Referrer-Policy', 'no-referrer');
+      return c.redirect(`${linkOrigin(token, port)}${url.pathname}${url.search}`, 308);
     }
-    if (state.refusal === 'sandbox_not_running') {
-      const status = link.sandbox.status === 'running' ? 'expired' : link.sandbox.status;
+    if (
+      link.port === null ||
+      link.port < MIN_SANDBOX_PORT ||
+      link.port > MAX_SANDBOX_PORT ||
+      link.port === port
+    ) {
       return refuse(
         new HttpError(
           409,
           'conflict',
-          `this ${noun} works only while its sandbox runs, and sandbox ${link.sandboxId} is ${status}`,
+          `this port session names port ${link.port}, which it cannot forward to: make a new one for your app's port`,
         ),
       );
     }
-
-    if (link.kind === 'port') {
-      try {
-        return await forward({
-          request: c.req.raw,
-          port: link.port as number,
-          path,
-          clientAddress: clientAddress(c),
-        });
-      } catch (err) {
-        if (err instanceof HttpError) return refuse(err);
-        throw err;
-      }
+    const traffic = ctx.linkTraffic;
+    const hold = (cut: (error: HttpError) => void) =>
+      traffic ? traffic.open(link, seen, (why) => cut(cutError(link, why))) : () => undefined;
+    const by = {clientAddress: clientAddress(c), host, proto: url.protocol.replace(':', '')};
+    const answerTimeoutMs = traffic?.answerTimeoutMs ?? PORT_SESSION_ANSWER_TIMEOUT_MS;
+    const env = c.env as {incoming?: unknown; outgoing?: ForwardInput['outgoing']} | undefined;
+    const upgrade = takeUpgrade(env?.incoming);
+    if (upgrade) {
+      const status = await tunnel({
+        ...upgrade,
+        request: c.req.raw,
+        port: link.port,
+        path,
+        by,
+        answerTimeoutMs,
+        hold,
+      });
+      c.set('upgraded', status);
+      return new Response(null, {headers: {'x-hono-already-sent': '1'}});
     }
-    if (c.req.method !== 'GET' && c.req.method !== 'HEAD') {
-      return refuse(
-        new HttpError(405, 'method_not_allowed', `a ${noun} answers GET and HEAD only`, {Allow: 'GET, HEAD'}),
-      );
+    try {
+      return await forward({
+        request: c.req.raw,
+        port: link.port,
+        path,
+        by,
+        answerTimeoutMs,
+        outgoing: env?.outgoing,
+        hold,
+      });
+    } catch (err) {
+      if (err instanceof HttpError) return refuse(err);
+      throw err;
     }
-    const sandbox = {id: link.sandboxId, name: link.sandbox.name};
-    return c.html(linkPage({kind: link.kind, sandbox, path}), 200, {...LINK_PAGE_HEADERS});
   };
+}
+
+/** The answer to a request to a link that stopped working, and the error that cuts traffic open through it. */
+function stoppedLink(link: LinkView, why: LinkRefusal): HttpError {
+  const noun = linkNoun(link.kind);
+  if (why === 'key_revoked' || why === 'key_expired') {
+    const what =
+      why === 'key_revoked'
+        ? 'was revoked'
+        : `expired at ${link.key.expiresAt?.toISOString() ?? 'its expiry'}`;
+    return new HttpError(
+      403,
+      'forbidden',
+      `this ${noun} stopped working: the API key that made it (${link.keyId}) ${what}`,
+    );
+  }
+  const status = link.sandbox.status === 'running' ? 'expired' : link.sandbox.status;
+  return new HttpError(
+    409,
+    'conflict',
+    `this ${noun} works only while its sandbox runs, and sandbox ${link.sandboxId} is ${status}`,
+  );
+}
+
+function cutError(link: LinkView, why: CutReason): HttpError {
+  if (why === 'stopping') return new HttpError(503, 'vault_unavailable', 'the emulator is stopping');
+  if (why === 'link_gone') return noSuchLink();
+  if (why === 'unchecked')
+    return new HttpError(502, 'bad_gateway', 'this port session could not be checked; try again');
+  // The sandbox's state when the link was opened is stale: the message names the key, or says it no longer runs.
+  const noun = linkNoun(link.kind);
+  return why === 'sandbox_not_running'
+    ? new HttpError(
+        409,
+        'conflict',
+        `this ${noun} works only while its sandbox runs, and sandbox ${link.sandboxId} stopped or expired`,
+      )
+    : stoppedLink(link, why);
+}
+
+const noOwnNames = () =>
+  new HttpError(
+    421,
+    'misdirected_request',
+    'a port session is served at a name of its own under .localhost, which browsers reach on loopback only; ' +
+      'this emulator listens elsewhere',
+  );
+
+function linkPageAnswer(c: Context<AppEnv>, link: LinkView, path: string): Response {
+  const url = new URL(c.req.url);
+  if (portOfAccountHostName(url.hostname) !== undefined) {
+    // Nothing of a link at the account page's own name: its pages are served at the emulator's address.
+    c.header('Cache-Control', 'no-store');
+    return c.redirect(`${serverOrigin(c)}${url.pathname}${url.search}`, 308);
+  }
+  const noun = linkNoun(link.kind);
+  if (c.req.method !== 'GET' && c.req.method !== 'HEAD') {
+    return refusal(
+      c,
+      new HttpError(405, 'method_not_allowed', `a ${noun} answers GET and HEAD only`, {Allow: 'GET, HEAD'}),
+    );
+  }
+  const sandbox = {id: link.sandboxId, name: link.sandbox.name};
+  return c.html(linkPage({kind: link.kind as 'desktop' | 'browser', sandbox, path}), 200, {
+    ...LINK_PAGE_HEADERS,
+  });
 }
 
 function refusal(c: Context<AppEnv>, error: HttpError): Response {

@@ -7,6 +7,7 @@ import {HttpError} from '../http-error.js';
 import {accountOrigin, portOfAccountHostName} from '@svc/client';
 import {servedPort} from './request-header.js';
 import {bareHostname, isIpLiteral} from './address-policy.js';
+import {isLinkHostName, LINK_PATH_PREFIX} from './link-host.js';
 
 /** The names every emulator answers to, whatever address it listens on. */
 const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'] as const;
@@ -38,6 +39,11 @@ export interface HostPolicy {
    * them all, so with own names the account page sets none there and sends the browser to its own name instead.
    */
   isShared(host: string): boolean;
+  /**
+   * True for a port session's own name (`link-<label>.localhost` on the port reached), with own names only: there
+   * the emulator serves that port session and nothing else.
+   */
+  isLinkHost(host: string, port: number): boolean;
 }
 
 export class HostNameError extends Error {
@@ -84,6 +90,11 @@ function isOwnName(address: URL, port: number): boolean {
   return portOfAccountHostName(address.hostname) === port && Number(address.port || 80) === port;
 }
 
+/** True for a port session's name (`link-<label>.localhost`) with the port the request reached. */
+function isLinkName(address: URL, port: number): boolean {
+  return isLinkHostName(address.hostname) && Number(address.port || 80) === port;
+}
+
 export function createHostPolicy(options: HostPolicyOptions): HostPolicy {
   const bound = normalizeHostName(options.boundHost);
   if (!bound)
@@ -114,8 +125,12 @@ export function createHostPolicy(options: HostPolicyOptions): HostPolicy {
       return (
         allowed.has(address.hostname) ||
         (anyAddress && isIpLiteral(address.hostname)) ||
-        (ownNames && isOwnName(address, port))
+        (ownNames && (isOwnName(address, port) || isLinkName(address, port)))
       );
+    },
+    isLinkHost(host: string, port: number): boolean {
+      const address = parseHost(host);
+      return ownNames && address !== undefined && isLinkName(address, port);
     },
     isShared(host: string): boolean {
       const hostname = parseHost(host)?.hostname;
@@ -150,6 +165,15 @@ export function hostCheck(policy: HostPolicy) {
   return createMiddleware<AppEnv>(async (c, next) => {
     const host = requestHost(c.req.raw, c.req.header('host'));
     const port = servedPort(c);
+    if (policy.isLinkHost(host, port) && !c.req.path.startsWith(`${LINK_PATH_PREFIX}/`)) {
+      // A port session's own name serves that port session only: the app behind it, same-origin there, must reach
+      // nothing else of the emulator (the account page, the mailbox, the control routes, another link).
+      throw new HttpError(
+        404,
+        'not_found',
+        'this name serves one port session only, under the link URL it was opened with',
+      );
+    }
     if (!policy.allows(host, port)) {
       const names = [...policy.names, ...(policy.ownNames ? [new URL(accountOrigin(port)).host] : [])];
       throw new HttpError(

@@ -15,11 +15,11 @@ import type {EmulatorContext} from '../context.js';
 import {keyStatus} from '../db/api-keys.js';
 import {type LinkView, linkRecord, linkState, sandboxRuns} from '../db/sandbox-links.js';
 import {newId, newLinkToken} from '../ids.js';
+import {LINK_PATH_PREFIX} from '../net/link-host.js';
 import {conflict, OperationError} from '../operation-error.js';
 import {oneOf, Problems} from './validate.js';
 
-/** Every link's URL is under this path of the emulator's own port: `/_links/<token>/…`. */
-export const LINK_PATH_PREFIX = '/_links';
+export {LINK_PATH_PREFIX};
 
 const unknownSandbox = () =>
   new OperationError('not_found', 'sandbox_id names no sandbox', [
@@ -31,8 +31,15 @@ export interface CreateLinkInput {
   kind: unknown;
   keyId: unknown;
   port?: unknown;
-  /** Where this emulator is reached (scheme, host and port): the link's URL starts with it. */
+  /** Where this emulator is reached (scheme, host and port): a desktop link's or browser URL's URL starts with it. */
   origin: string;
+  /** The port this emulator listens on, which a port session may not forward to (it would come back in). */
+  emulatorPort: number;
+  /**
+   * The origin a port session is served at, of its own (net/link-host.ts); undefined where browsers cannot reach
+   * such names (an emulator listening on an address other than loopback), and then no port session is made.
+   */
+  portSessionOrigin?: (token: string) => string;
 }
 
 /** Opens a link onto a running sandbox for an active key of its org. Its URL (with the token) is in this answer only. */
@@ -41,10 +48,18 @@ export async function createLink(ctx: EmulatorContext, input: CreateLinkInput): 
   const problems = new Problems();
   const kind = oneOf<SandboxLinkKind>(problems, 'kind', input.kind, SANDBOX_LINK_KINDS);
   const port = portOf(problems, kind, input.port);
+  if (port === input.emulatorPort)
+    problems.add('port', "is this emulator's own port: a port session forwards to your app's port");
   if (!isId('apiKey', input.keyId))
     problems.add('key_id', 'must be an API key id (key_ and 24 letters or digits)');
   problems.throwIfAny();
   const keyId = input.keyId as string;
+  if (kind === 'port' && !input.portSessionOrigin) {
+    throw conflict(
+      'a port session is served at a name of its own under .localhost, which browsers reach on loopback only; ' +
+        'start the emulator on 127.0.0.1 (the default), ::1 or 0.0.0.0 to make one',
+    );
+  }
 
   const now = ctx.clock.now();
   const token = newLinkToken();
@@ -84,7 +99,7 @@ export async function createLink(ctx: EmulatorContext, input: CreateLinkInput): 
     sandbox_id: link.sandboxId,
     key_id: link.keyId,
     port: link.port,
-    url: `${input.origin}${LINK_PATH_PREFIX}/${token}/`,
+    url: `${link.kind === 'port' && input.portSessionOrigin ? input.portSessionOrigin(token) : input.origin}${LINK_PATH_PREFIX}/${token}/`,
     created_at: now.toISOString(),
   };
 }

@@ -53,4 +53,23 @@ describe('tracking writes made through scripts', () => {
     expect(during).toBeGreaterThan(before);
     expect(tracked.generation).toBeGreaterThan(during);
   });
+
+  it('tells of a noticed table written once the write is committed, leaving the cache alone', async () => {
+    const tracked = trackWrites(db, ['orgs'], {noticedTables: ['sandboxes']});
+    const told: string[] = [];
+    const stop = tracked.onCommit((table) => told.push(table));
+    const before = tracked.generation;
+    await tracked.transaction(async (tx) => {
+      await tx.query("UPDATE sandboxes SET name = name WHERE id = 'sbx_none'");
+      await tx.query("SELECT count(*) FROM orgs WHERE id = 'org_script'");
+      expect(told).toEqual([]);
+    });
+    expect(told).toEqual(['sandboxes']);
+    expect(tracked.generation).toBe(before);
+    await tracked.query("UPDATE orgs SET name = name WHERE id = 'org_script'");
+    expect(told).toEqual(['sandboxes', 'orgs']);
+    stop();
+    await tracked.query("UPDATE sandboxes SET name = name WHERE id = 'sbx_none'");
+    expect(told).toEqual(['sandboxes', 'orgs']);
+  });
 });

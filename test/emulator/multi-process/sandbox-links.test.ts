@@ -1,9 +1,11 @@
 // Sandbox links across emulator processes sharing one PostgreSQL: a link made through one works through any, and
 // revoking its key, expiring it on the shared clock or stopping its sandbox through one process refuses the very
-// next request to it through another.
+// next request to it through another, and cuts the stream open through it there.
 import {randomBytes} from 'node:crypto';
 import {afterAll, beforeAll, expect, it} from 'vitest';
 import {type Receiver, startReceiver} from '../delivery/helpers.js';
+import {type App, openStream, startApp} from '../link-app.js';
+import {localhostFetch} from '../../helpers/localhost-fetch.js';
 import {describeNeeding, POSTGRES} from '../../helpers/requirements.js';
 import {type EmulatorProcess, freshSchema, type Schema, startProcess} from './cluster.js';
 
@@ -13,10 +15,12 @@ describeNeeding([POSTGRES], 'sandbox links across processes sharing one PostgreS
   let a: EmulatorProcess;
   let b: EmulatorProcess;
   let upstream: Receiver;
+  let app: App;
 
   beforeAll(async () => {
     schema = await freshSchema();
     upstream = await startReceiver((req, res) => res.end(`sandbox: ${req.url}`));
+    app = await startApp();
     const tuning = {clock: 'manual', clockStart: '2030-01-01T00:00:00.000Z'} as const;
     [a, b] = await Promise.all([
       startProcess(schema.url, vaultKey, tuning),
@@ -26,12 +30,19 @@ describeNeeding([POSTGRES], 'sandbox links across processes sharing one PostgreS
   afterAll(async () => {
     await Promise.all([a?.stop(), b?.stop()]);
     await upstream?.close();
+    await app?.close();
     await schema?.drop();
   });
 
-  /** The same link through each process: only the origin differs. */
-  const through = (p: EmulatorProcess, url: string) => `${p.apiUrl}${new URL(url).pathname}`;
-  const statusVia = async (p: EmulatorProcess, url: string) => (await fetch(through(p, url))).status;
+  /** The same link through each process: only the port differs (and the host, but for a port session's own name). */
+  const through = (p: EmulatorProcess, url: string) => {
+    const link = new URL(url);
+    const api = new URL(p.apiUrl);
+    link.port = api.port;
+    if (!link.hostname.startsWith('link-')) link.hostname = api.hostname;
+    return link.href;
+  };
+  const statusVia = async (p: EmulatorProcess, url: string) => (await localhostFetch(through(p, url))).status;
 
   it('refuses the links of a key revoked through one process on the very next request to the other', async () => {
     const {sandbox} = await a.control.createSandbox({name: 'shared'});
@@ -53,7 +64,7 @@ describeNeeding([POSTGRES], 'sandbox links across processes sharing one PostgreS
       });
       // Used through both first, so neither process can answer from anything it read before.
       for (const p of [a, b]) {
-        const res = await fetch(through(p, `${port.url}hello`));
+        const res = await localhostFetch(through(p, `${port.url}hello`));
         expect(await res.text()).toBe('sandbox: /hello');
         expect(await statusVia(p, desktop.url)).toBe(200);
       }
@@ -84,5 +95,45 @@ describeNeeding([POSTGRES], 'sandbox links across processes sharing one PostgreS
     expect(await statusVia(a, port.url)).toBe(200);
     await b.control.sandboxAction(other.id, 'stop');
     expect(await statusVia(a, port.url)).toBe(409);
+  });
+
+  it('cuts a stream open through one process when its key is revoked, its sandbox stopped or its key expired through the other', async () => {
+    const session = async (expires?: '30') => {
+      const {sandbox} = await a.control.createSandbox({name: 'streams'});
+      const key = await a.control.createKey({name: 'streamer', ...(expires ? {expires} : {})});
+      const link = await a.control.createLink(sandbox.id, {kind: 'port', key_id: key.id, port: app.port});
+      return {sandbox, key, link};
+    };
+    let n = 0;
+    const streamVia = async (p: EmulatorProcess, url: string) => {
+      const path = `/events/mp-${++n}`;
+      return {path, ...(await openStream(through(p, `${url}${path.slice(1)}`)))};
+    };
+
+    const revoked = await session();
+    const stopped = await session();
+    const expiring = await session('30');
+    const kept = await session();
+    const streams = {
+      revoked: await streamVia(b, revoked.link.url),
+      stopped: await streamVia(b, stopped.link.url),
+      expiring: await streamVia(b, expiring.link.url),
+      kept: await streamVia(b, kept.link.url),
+    };
+
+    await a.control.revokeKey(revoked.key.id);
+    await streams.revoked.ended();
+    await app.streamClosed(streams.revoked.path);
+
+    await a.control.sandboxAction(stopped.sandbox.id, 'stop');
+    await streams.stopped.ended();
+    await app.streamClosed(streams.stopped.path);
+
+    await a.control.advanceClock('30d');
+    await streams.expiring.ended();
+    await app.streamClosed(streams.expiring.path);
+
+    app.send(streams.kept.path, 'still flowing');
+    expect(await streams.kept.next()).toBe('data: still flowing\n\n');
   });
 });
