@@ -72,11 +72,14 @@ const LEFT_OUT_PLUGIN = '@oclif/plugin-not-found';
 function productionPackages() {
   const tree = JSON.parse(run('npm', ['ls', '--omit=dev', '--all', '--json', '--long'], {cwd: root}));
   const dirs = new Set();
+  // npm lists a package's dependencies at one of its places in the tree and marks the others deduped.
+  const walked = new Set();
   const walk = (node) => {
     for (const [name, child] of Object.entries(node.dependencies ?? {})) {
-      if (name === LEFT_OUT_PLUGIN || !child.path || dirs.has(child.path) || !existsSync(child.path))
-        continue;
+      if (name === LEFT_OUT_PLUGIN || !child.path || !existsSync(child.path)) continue;
       dirs.add(child.path);
+      if (Object.keys(child.dependencies ?? {}).length === 0 || walked.has(child.path)) continue;
+      walked.add(child.path);
       walk(child);
     }
   };

@@ -297,7 +297,7 @@ describe('the single executable, with no node on the PATH', () => {
     }
   });
 
-  it('runs emulator exec, in memory and on a data dir, and start/stop on a data dir', async () => {
+  it('runs emulator exec, in memory and on a data dir, and start and status on a data dir', async () => {
     const env = userEnv({XDG_CONFIG_HOME: join(home, 'exec-config')});
     const probe = [
       'import json, os, urllib.request',
@@ -320,9 +320,8 @@ describe('the single executable, with no node on the PATH', () => {
     const started = await startEmulator(['--data-dir', dataDir, '--port', '0'], env);
     const status = JSON.parse(svc(['emulator', 'status', '--data-dir', dataDir, '--json'], {env}).stdout);
     assert.equal(status.api_url, started.value.api_url);
-    const stopped = svc(['emulator', 'stop', '--data-dir', dataDir], {env});
-    assert.equal(stopped.code, 0, stopped.stderr);
-    assert.equal(await started.stop(), 0);
+    // Stopped as a terminal stops it (`svc emulator stop` has its turn in the first hour).
+    assert.equal(await started.stop(), 0, started.stderr());
   });
 
   it('runs the emulator on PostgreSQL with --database-url', {skip: skipWithoutPostgres()}, async () => {
