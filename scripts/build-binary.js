@@ -130,20 +130,34 @@ function payload(files) {
   return {index, bytes: Buffer.concat(files.map(([, bytes]) => bytes))};
 }
 
-async function bundleMain(work, define) {
+/**
+ * The executable's two scripts: main.mjs, its main (an ES module that answers --version and loads nothing
+ * else), and start.cjs, everything else it runs before the CLI, kept as an asset and compiled only when needed.
+ */
+async function bundleScripts(work, define) {
   const esbuild = await import('esbuild');
-  const outfile = join(work, 'main.mjs');
-  await esbuild.build({
-    entryPoints: [join(root, 'src', 'binary', 'main.ts')],
-    outfile,
+  const common = {
     bundle: true,
     platform: 'node',
-    format: 'esm',
     target: 'node26',
     logLevel: 'warning',
     define: {SVC_BINARY: JSON.stringify(define)},
+  };
+  const main = join(work, 'main.mjs');
+  const start = join(work, 'start.cjs');
+  await esbuild.build({
+    ...common,
+    entryPoints: [join(root, 'src', 'binary', 'main.ts')],
+    outfile: main,
+    format: 'esm',
   });
-  return outfile;
+  await esbuild.build({
+    ...common,
+    entryPoints: [join(root, 'src', 'binary', 'start.ts')],
+    outfile: start,
+    format: 'cjs',
+  });
+  return {main, start};
 }
 
 if (`${process.platform}-${process.arch}` !== TARGET) {
@@ -165,7 +179,7 @@ const hash = createHash('sha256')
 const work = join(OUT_DIR, '.work');
 rmSync(work, {recursive: true, force: true});
 mkdirSync(work, {recursive: true});
-const main = await bundleMain(work, {version, hash});
+const {main, start} = await bundleScripts(work, {version, hash});
 writeFileSync(join(work, 'index.json'), JSON.stringify(index));
 writeFileSync(join(work, 'payload.gz'), gzipSync(bytes, {level: 9}));
 const config = {
@@ -173,7 +187,11 @@ const config = {
   mainFormat: 'module',
   output: OUTPUT,
   disableExperimentalSEAWarning: true,
-  assets: {'index.json': join(work, 'index.json'), 'payload.gz': join(work, 'payload.gz')},
+  assets: {
+    'start.cjs': start,
+    'index.json': join(work, 'index.json'),
+    'payload.gz': join(work, 'payload.gz'),
+  },
 };
 writeFileSync(join(work, 'sea-config.json'), JSON.stringify(config, null, 2));
 rmSync(OUTPUT, {force: true});

@@ -179,13 +179,14 @@ describe('the single executable, with no node on the PATH', () => {
     }
   });
 
-  it('writes its folder again, with a warning, when it is open to others, altered, truncated or has a stranger', () => {
+  it('writes its folder again, with a warning, when it is open to others or a file was altered', () => {
     const env = userEnv({XDG_CACHE_HOME: join(home, 'cache-tampered')});
     assert.equal(svc(['events', 'schema', 'sandbox.ready'], {env}).code, 0);
     const folder = filesFolder(env);
+    // Two of the ways it can differ (test/binary/cache.test.ts goes through all of them): each run after one
+    // warns once, writes the folder again, and runs the command.
     const tamperings = [
       ['open to other users', () => chmodSync(folder, 0o755)],
-      ['open to other users', () => chmodSync(join(folder, 'package.json'), 0o644)],
       [
         'differs from the build',
         () => {
@@ -194,17 +195,6 @@ describe('the single executable, with no node on the PATH', () => {
           bytes[bytes.length - 2] ^= 1;
           writeFileSync(bundle, bytes);
         },
-      ],
-      [
-        'bytes instead of',
-        () => {
-          const wasm = join(folder, 'node_modules/@electric-sql/pglite/dist/pglite.wasm');
-          writeFileSync(wasm, readFileSync(wasm).subarray(0, 1024));
-        },
-      ],
-      [
-        "is not one of the build's files",
-        () => writeFileSync(join(folder, 'bin', 'extra.js'), '', {mode: 0o600}),
       ],
     ];
     for (const [reason, tamper] of tamperings) {
