@@ -58,6 +58,20 @@ function run(command, args, {env = userEnv(), input = '', cwd = work, timeoutMs 
 }
 const svc = (args, options) => run(BIN, args, options);
 
+/** Runs svc without blocking the event loop; resolves with its exit code and output. */
+function svcAsync(args, env) {
+  const child = spawn(BIN, args, {cwd: work, env, stdio: ['ignore', 'pipe', 'pipe']});
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => {
+    stdout += d;
+  });
+  child.stderr.on('data', (d) => {
+    stderr += d;
+  });
+  return new Promise((resolve) => child.on('close', (code) => resolve({code, stdout, stderr})));
+}
+
 /** The folder the executable keeps its files in, under the cache directory of `env`. */
 function filesFolder(env) {
   const base = join(env.XDG_CACHE_HOME, 'svc');
@@ -279,7 +293,8 @@ describe('the single executable, with no node on the PATH', () => {
       await toolsOverMcp(env);
       await tuiFirstScreen(env, receiver.url);
       await listens(env);
-      const stopped = svc(['emulator', 'stop'], {env});
+      // Run without blocking this process: the emulator it stops writes to pipes this process reads.
+      const stopped = await svcAsync(['emulator', 'stop'], env);
       assert.equal(stopped.code, 0, stopped.stderr);
     } finally {
       receiver.close();
