@@ -1,7 +1,7 @@
 // The files the single executable (docs/binary.md) needs on disk: Node loads modules, worker threads and native
 // addons only from files. They are written once per build to a folder of their own, owner-only, and checked
 // against the build's list (size and SHA-256 of each): a folder that differs in any way is written again, never
-// trusted. Reading and hashing some 50 MB at every start would cost more than the start itself, so a full check
+// trusted. Reading and hashing some 45 MB at every start would cost more than the start itself, so a full check
 // is recorded beside the folder with what the kernel says of each entry (inode, size, mode, owner, and the
 // change time, which any write or chmod moves and no user can set back); each start compares that record with
 // a fresh lstat of every entry, and anything changed since sends it through the full check again.
