@@ -77,14 +77,32 @@ function productionPackages() {
   const walk = (node) => {
     for (const [name, child] of Object.entries(node.dependencies ?? {})) {
       if (name === LEFT_OUT_PLUGIN || !child.path || !existsSync(child.path)) continue;
-      dirs.add(child.path);
+      dirs.add(JSON.stringify([name, child.path]));
       if (Object.keys(child.dependencies ?? {}).length === 0 || walked.has(child.path)) continue;
       walked.add(child.path);
       walk(child);
     }
   };
   walk(tree);
-  return [...dirs];
+  return [...dirs].map((entry) => JSON.parse(entry));
+}
+
+/**
+ * A workspace library (@svc/client, @svc/webhooks) is linked from its folder in src/: the executable carries it
+ * where an install puts it, node_modules/<name>, with what its package ships (its package.json and dist/).
+ */
+function packageFiles(name, dir) {
+  const inside = relative(join(root, 'node_modules'), dir);
+  if (!inside.startsWith('..')) {
+    return [...filesUnder(dir, {skipDirs: ['node_modules'], unused: UNUSED[name]})].map((file) => [
+      relative(root, file),
+      file,
+    ]);
+  }
+  return [join(dir, 'package.json'), ...filesUnder(join(dir, 'dist'), {})].map((file) => [
+    join('node_modules', name, relative(dir, file)),
+    file,
+  ]);
 }
 
 /** What svc runs from, as [path inside the folder, bytes] pairs, sorted by path. */
@@ -102,11 +120,8 @@ function payloadFiles() {
   for (const file of filesUnder(join(root, 'dist'), {skipDirs: ['binary']})) {
     add(relative(root, file), readFileSync(file));
   }
-  for (const dir of productionPackages()) {
-    const name = relative(join(root, 'node_modules'), dir).split('\\').join('/');
-    for (const file of filesUnder(dir, {skipDirs: ['node_modules'], unused: UNUSED[name]})) {
-      add(relative(root, file), readFileSync(file));
-    }
+  for (const [name, dir] of productionPackages()) {
+    for (const [path, file] of packageFiles(name, dir)) add(path, readFileSync(file));
   }
   for (const needed of ['dist/cli/bundle.cjs', 'dist/cli/tui.mjs', 'dist/src/emulator/pg-template']) {
     if (![...files.keys()].some((path) => path.startsWith(needed)))
