@@ -2,7 +2,7 @@ import {Args, Flags} from '@oclif/core';
 import {EVENT_TYPES} from '../definitions.js';
 import {BaseCommand} from '../lib/base-command.js';
 import {currentSvcCommand} from '../lib/invocation.js';
-import {dataDirFlag} from '../lib/flags.js';
+import {dataDirFlag, orgFlag} from '../lib/flags.js';
 import {triggerEvent} from '../services/trigger.js';
 import {describeMove, triggerHint} from '../ui/trigger.js';
 
@@ -26,6 +26,7 @@ export default class Trigger extends BaseCommand {
     }),
     'last-error': Flags.string({description: 'last_error carried by the sandbox', helpValue: 'TEXT'}),
     'data-dir': dataDirFlag(),
+    org: orgFlag(),
   };
 
   async run() {
@@ -34,6 +35,7 @@ export default class Trigger extends BaseCommand {
       type: args.type,
       sandboxId: flags.sandbox,
       lastError: flags['last-error'],
+      org: flags.org,
       dataDir: flags['data-dir'],
       env: process.env,
     });

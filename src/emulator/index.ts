@@ -31,6 +31,7 @@ import {
   writeRuntimeFile,
 } from '../client/emulator-runtime.js';
 import {openSharedManualClock, type SharedManualClock} from './shared-clock.js';
+import {openOrgClocks} from './org-clocks.js';
 import {createVault, VaultKeyMismatchError} from './vault.js';
 import type {ChaosSettings} from './delivery/chaos.js';
 import type {DeliveryPluginOptions} from './delivery/plugin.js';
@@ -449,7 +450,9 @@ async function createContext(
   const vault = createVault(stores.vaultKey.value);
   const orgId = await defaultOrg(repos, clock, options.demo ?? false, stores.throwaway);
   const adminToken = `adm_${randomBytes(24).toString('base64url')}`;
-  const auth = new Authenticator(repos.keys, clock, log, {trusted: live});
+  const orgClocks = await openOrgClocks(db, clock, signals, log);
+  stores.onCleanup(() => orgClocks.close());
+  const auth = new Authenticator(repos.keys, clock, log, {trusted: live, orgNow: orgClocks.now});
   if (signals) {
     const forgetAll = () => {
       db.invalidate();
@@ -462,6 +465,7 @@ async function createContext(
     db,
     repos,
     clock,
+    orgClocks,
     vault,
     auth,
     limiter: new AuthFailureLimiter(clock, options.rateLimit),

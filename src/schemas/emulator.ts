@@ -54,7 +54,7 @@ export type CreateKeyRequest = z.infer<typeof CreateKeyRequestSchema>;
 
 export const CreateWebhookRequestSchema = z.object({
   url: z.string(),
-  events: z.array(z.string()),
+  events: z.array(z.enum(EVENT_TYPES)),
   description: z.string().optional(),
   ...orgField,
 });
@@ -78,7 +78,7 @@ export const CreateSandboxRequestSchema = z.object({
 });
 export type CreateSandboxRequest = z.infer<typeof CreateSandboxRequestSchema>;
 
-export const SandboxActionRequestSchema = z.object({last_error: z.string().optional()});
+export const SandboxActionRequestSchema = z.object({last_error: z.string().optional(), ...orgField});
 export type SandboxActionRequest = z.infer<typeof SandboxActionRequestSchema>;
 
 export const CreateLinkRequestSchema = z.object({
@@ -143,6 +143,23 @@ export type CreatedWebhook = z.infer<typeof CreatedWebhookSchema>;
 
 export const ClockStateSchema = z.object({now: timestamp, mode: z.enum(CLOCK_MODES)});
 export type ClockState = z.infer<typeof ClockStateSchema>;
+/** One org's clock: `own` when it has a clock of its own, else it shows the emulator's. */
+export const OrgClockStateSchema = z.object({
+  org_id: z.string(),
+  now: timestamp,
+  mode: z.enum(CLOCK_MODES),
+  own: z.boolean(),
+});
+export type OrgClockState = z.infer<typeof OrgClockStateSchema>;
+/** What `POST /_emulator/orgs/{id}/reset` answers. */
+export const OrgResetSchema = z.object({reset: z.literal(true), org_id: z.string()});
+export type OrgReset = z.infer<typeof OrgResetSchema>;
+/** What `DELETE /_emulator/orgs/{id}` answers. */
+export const OrgDeletedSchema = z.object({deleted: z.literal(true), org_id: z.string()});
+export type OrgDeleted = z.infer<typeof OrgDeletedSchema>;
+/** `GET /_emulator/ready`, the one state-free answer besides the OpenAPI document served without the admin token. */
+export const ReadySchema = z.object({ready: z.literal(true)});
+export type Ready = z.infer<typeof ReadySchema>;
 
 export const LimiterResetSchema = z.object({reset: z.literal(true)});
 export type LimiterReset = z.infer<typeof LimiterResetSchema>;

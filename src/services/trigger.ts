@@ -8,6 +8,8 @@ export interface TriggerOptions extends ConnectOptions {
   type: string;
   sandboxId?: string;
   lastError?: string;
+  /** The org to act on (`org_…`); default: the emulator's default org. */
+  org?: string;
 }
 
 export function triggerEvent(options: TriggerOptions): Promise<SandboxMove> {
@@ -26,6 +28,7 @@ export function triggerEvent(options: TriggerOptions): Promise<SandboxMove> {
       type: options.type as EventType,
       sandbox_id: options.sandboxId,
       last_error: options.lastError,
+      org_id: options.org,
     }),
   );
 }

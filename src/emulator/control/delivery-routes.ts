@@ -8,6 +8,8 @@ import {endpointHealth} from '../ops/deliveries.js';
 import {getDeliveryDetail} from '../ops/delivery-detail.js';
 import type {Attempter} from '../delivery/attempter.js';
 import {resendDelivery} from '../ops/resend.js';
+import {waitForDelivery} from '../ops/wait.js';
+import {readJsonObject} from '../net/read-json.js';
 
 export function registerDeliveryControlRoutes(
   app: EmulatorApp,
@@ -18,6 +20,12 @@ export function registerDeliveryControlRoutes(
   app.get('/_emulator/webhook-health', async (c) => {
     const data = await endpointHealth(ctx, {orgId: c.req.query('org_id') ?? ctx.orgId});
     return c.json({data} satisfies List<EndpointHealth>);
+  });
+  // Held until the delivery is recorded as asked (or the time runs out: 408 timeout), woken by the engine's word
+  // of changes; the caller reads nothing again and again.
+  app.post('/_emulator/deliveries/wait', async (c) => {
+    const body = await readJsonObject(c, ['event_id', 'delivery_id', 'status', 'attempts', 'timeout_ms']);
+    return c.json(await waitForDelivery(ctx, body, c.req.raw.signal));
   });
   app.get('/_emulator/deliveries/:id', async (c) =>
     c.json(await getDeliveryDetail(ctx, {deliveryId: c.req.param('id')})),

@@ -64,6 +64,7 @@ export async function loadState(ctx: EmulatorContext, input: LoadInput): Promise
   });
   ctx.orgId = result.defaultOrg;
   ctx.auth.forgetAll();
+  await ctx.orgClocks?.reload();
   return {kind: 'seed', default_org_id: result.defaultOrg, orgs: result.orgs, warnings: plan.warnings};
 }
 
@@ -77,6 +78,7 @@ async function loadSnapshot(ctx: EmulatorContext, input: LoadInput): Promise<Sna
   });
   if (replace) ctx.orgId = snap.default_org_id;
   ctx.auth.forgetAll();
+  await ctx.orgClocks?.reload();
   let clock: 'set' | 'kept' = 'kept';
   if (replace && ctx.clock.mode === 'manual') {
     const manual = ctx.clock as ManualClock;

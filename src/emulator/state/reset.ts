@@ -15,6 +15,7 @@ export async function resetState(ctx: EmulatorContext): Promise<{reset: true; de
     await tx.query(`INSERT INTO emulator_meta (key, value) VALUES ('default_org_id', $1)`, [orgId]);
   });
   ctx.orgId = orgId;
+  await ctx.orgClocks?.reload();
   ctx.auth.forgetAll();
   ctx.limiter.reset();
   ctx.controlLimiter.reset();
