@@ -32,6 +32,7 @@ import {
 } from '../client/emulator-runtime.js';
 import {openSharedManualClock, type SharedManualClock} from './shared-clock.js';
 import {openOrgClocks} from './org-clocks.js';
+import {asyncDispose} from './async-dispose.js';
 import {createVault, VaultKeyMismatchError} from './vault.js';
 import type {ChaosSettings} from './delivery/chaos.js';
 import type {DeliveryPluginOptions} from './delivery/plugin.js';
@@ -162,6 +163,8 @@ export interface RunningEmulator {
   /** The whole state as a snapshot document; it holds signing secrets in clear text. */
   exportState(): Promise<Snapshot>;
   stop(): Promise<void>;
+  /** `await using emulator = await startEmulator(…)` stops it at the end of the block. */
+  [Symbol.asyncDispose](): Promise<void>;
 }
 
 export class EmulatorStartError extends Error {
@@ -276,6 +279,7 @@ async function startIn(
       seeded,
       imported,
       exportState: () => exportSnapshot(ctx),
+      [asyncDispose]: served.stop,
     };
   } catch (err) {
     await stores.cleanup();

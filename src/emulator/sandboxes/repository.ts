@@ -100,7 +100,7 @@ export async function listSandboxes(q: Queryable, orgId: string, limit = 100): P
 export async function dueForExpiry(q: Queryable, now: Date, limit: number): Promise<string[]> {
   const r = await q.query<{id: string}>(
     `SELECT id FROM sandboxes WHERE expires_at IS NOT NULL AND status <> 'deleting'
-        AND expires_at <= $1 + ${orgOffsetSql('sandboxes.org_id')} * interval '1 millisecond'
+        AND expires_at <= $1::timestamptz + ${orgOffsetSql('sandboxes.org_id')} * interval '1 millisecond'
       ORDER BY expires_at, id LIMIT $2`,
     [now, limit],
   );
