@@ -50,6 +50,39 @@ import {localAccountUrl} from '../client/account-address.js';
 
 export {createApp} from './app.js';
 export {EmulatorControl, EmulatorControlError} from '../client/emulator-control.js';
+// Every record a test holds, by name (the control client's answers and requests, the /v1 records).
+export type {
+  ApiKey,
+  ClockMoveOptions,
+  ClockState,
+  CreatedKey,
+  CreatedWebhook,
+  CreateKeyRequest,
+  CreateOrgRequest,
+  CreateSandboxRequest,
+  CreateWebhookRequest,
+  Delivery,
+  DeliveryAttempt,
+  DeliveryDetail,
+  DeliveryStatus,
+  Duration,
+  EndpointHealth,
+  EventType,
+  KeyRecord,
+  Org,
+  OrgClockState,
+  OrgDeleted,
+  OrgReset,
+  Ready,
+  SandboxAction,
+  SandboxActionRequest,
+  SandboxMove,
+  SandboxRecord,
+  SvcEvent,
+  TriggerRequest,
+  WaitForDeliveryOptions,
+  WebhookEndpoint,
+} from '../client/index.js';
 export type {EmulatorContext, EmulatorPlugin} from './context.js';
 export {checkEndpointHost, checkEndpointUrl, isPublicAddress, type Resolver} from './net/address-policy.js';
 export {OperationError, type Problem} from './operation-error.js';
@@ -658,7 +691,7 @@ function listen(
       reject(
         err.code === 'EADDRINUSE'
           ? new EmulatorStartError(
-              `port ${port} on ${host} is already in use; pick another with --port`,
+              `port ${port} on ${host} is already in use; pick another with the \`port\` option`,
               'port_in_use',
             )
           : new EmulatorStartError(`could not listen on ${host}:${port}: ${err.message}`, 'start_failed'),
@@ -693,7 +726,7 @@ async function refuseUnlikeVaultKey(
         "process was given, or the contents of its data dir's vault.key if it was given none"
       : options.vaultKey
         ? `Start it with the vault key it was first started with (the one in ${join(dataDir, 'vault.key')}, unless another was given)`
-        : `Put back the vault.key its data dir (${dataDir}) was first given, or start with a fresh --data-dir`;
+        : `Put back the vault.key its data dir (${dataDir}) was first given, or start with a fresh \`dataDir\` option`;
     throw new EmulatorStartError(
       `this process's vault key is not the one the database's signing secrets were stored under, so it could sign no delivery. ${where}.`,
       'vault_key_mismatch',

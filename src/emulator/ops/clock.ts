@@ -28,7 +28,9 @@ export async function moveClock(
   input: {advance: string} | {set: string},
 ): Promise<ClockState> {
   if (ctx.clock.mode !== 'manual') {
-    throw conflict('the clock is real; start the emulator with --clock manual to move time');
+    throw conflict(
+      "the clock is real; start the emulator on a manual clock (the `clock: 'manual'` option, `--clock manual` for the CLI) to move time",
+    );
   }
   const clock = ctx.clock as ManualClock;
   try {
