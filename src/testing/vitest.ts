@@ -8,23 +8,34 @@
 //     …
 //   });
 import {afterAll, beforeAll, inject} from 'vitest';
-import {createOrgFixture, type OrgFixture, type OrgFixtureOptions} from './index.js';
+import {
+  createOrgFixture,
+  type OrgFixture,
+  type OrgFixtureOptions,
+  startTestEmulator,
+  type TestEmulator,
+} from './index.js';
 import './vitest-setup.js';
 
 export * from './index.js';
 
 /**
- * Registers the file's org fixture: made in beforeAll on the emulator the global setup provides, disposed of in
- * afterAll. Returns a getter for use inside tests.
+ * Registers the file's org fixture: made in beforeAll on the emulator the global setup provides (without the
+ * global setup, on an emulator of the file's own), disposed of in afterAll. Returns a getter for use in tests.
  */
 export function setupSvcOrg(options: OrgFixtureOptions = {}): () => OrgFixture {
   let fixture: OrgFixture | undefined;
+  let own: TestEmulator | undefined;
   beforeAll(async () => {
-    fixture = await createOrgFixture(inject('svcEmulator'), options);
+    const provided = inject('svcEmulator') as ReturnType<typeof inject<'svcEmulator'>> | undefined;
+    if (!provided) own = await startTestEmulator();
+    fixture = await createOrgFixture(provided ?? (own as TestEmulator).connection, options);
   });
   afterAll(async () => {
     await fixture?.dispose();
     fixture = undefined;
+    await own?.stop();
+    own = undefined;
   });
   return () => {
     if (!fixture)

@@ -18,6 +18,6 @@ describe('record types catch typos', () => {
       });
       expect(run.stdout + run.stderr).toBe('');
       expect(run.status).toBe(0);
-    }, 120_000);
+    }, 300_000);
   }
 });
