@@ -90,6 +90,8 @@ export interface SvcEventSandbox {
 /** Key expiry choices at creation, in days, or never. */
 export const KEY_EXPIRY_CHOICES = ['30', '90', '365', 'never'] as const;
 export type KeyExpiryChoice = (typeof KEY_EXPIRY_CHOICES)[number];
+/** The expiry a new key gets when none is chosen (the account page's form, `svc emulator keys create`): keys should expire. */
+export const DEFAULT_KEY_EXPIRY: KeyExpiryChoice = '90';
 
 /** The states of an API key. */
 export const API_KEY_STATUSES = ['active', 'revoked', 'expired'] as const;
@@ -119,6 +121,12 @@ export const SANDBOX_STATUSES = ['running', 'stopped', 'error', 'standby', 'dele
 export type SandboxStatus = (typeof SANDBOX_STATUSES)[number];
 
 /** The moves of a sandbox the emulator can make; each may emit an event. */
+/** The units of a duration (`90s`, `10m`, `3h`, `31d`, `1h30m`) for clocks and sandbox expiry. */
+export const DURATION_UNITS = ['ms', 's', 'm', 'h', 'd'] as const;
+export type DurationUnit = (typeof DURATION_UNITS)[number];
+/** A duration as the emulator reads it: whole numbers with units, one or two parts (`90s`, `1h30m`). */
+export type Duration = `${number}${DurationUnit}` | `${number}${DurationUnit}${number}${DurationUnit}`;
+
 export const SANDBOX_ACTIONS = [
   'resume',
   'fork',
@@ -226,6 +234,9 @@ export const RETRY_WAITS_MS: readonly number[] = Object.freeze([
 ]);
 /** Attempts per delivery, the first included. */
 export const MAX_DELIVERY_ATTEMPTS = RETRY_WAITS_MS.length + 1;
+/** How long one wait for a delivery (`waitForDelivery`) may hold its request at most, and by default. */
+export const MAX_DELIVERY_WAIT_MS = 120_000;
+export const DEFAULT_DELIVERY_WAIT_MS = 30_000;
 /** A receiver rejects signature timestamps further than this from its clock, in either direction. */
 export const SIGNATURE_TOLERANCE_SECONDS = 300;
 /** Largest request body the receiver integrations read before answering 413 (events are a few kB). */
@@ -376,6 +387,8 @@ export const ERROR_STATUS = {
   not_found: 404,
   method_not_allowed: 405,
   conflict: 409,
+  /** A wait (for a delivery) that ran out of time before what it waited for was recorded. */
+  timeout: 408,
   payload_too_large: 413,
   /** A request addressed to a name the emulator does not answer to (DNS rebinding). */
   misdirected_request: 421,

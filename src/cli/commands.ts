@@ -13,6 +13,9 @@ import EmulatorKeysRevoke from '../commands/emulator/keys/revoke.js';
 import EmulatorLogs from '../commands/emulator/logs.js';
 import EmulatorOpenapi from '../commands/emulator/openapi.js';
 import EmulatorLimiterReset from '../commands/emulator/limiter/reset.js';
+import EmulatorOrgsCreate from '../commands/emulator/orgs/create.js';
+import EmulatorOrgsDelete from '../commands/emulator/orgs/delete.js';
+import EmulatorOrgsReset from '../commands/emulator/orgs/reset.js';
 import EmulatorReset from '../commands/emulator/reset.js';
 import EmulatorSandboxesAction from '../commands/emulator/sandboxes/action.js';
 import EmulatorSandboxesCreate from '../commands/emulator/sandboxes/create.js';
@@ -59,6 +62,9 @@ export const COMMANDS = {
   'emulator:limiter:reset': EmulatorLimiterReset,
   'emulator:logs': EmulatorLogs,
   'emulator:openapi': EmulatorOpenapi,
+  'emulator:orgs:create': EmulatorOrgsCreate,
+  'emulator:orgs:delete': EmulatorOrgsDelete,
+  'emulator:orgs:reset': EmulatorOrgsReset,
   'emulator:reset': EmulatorReset,
   'emulator:sandboxes:action': EmulatorSandboxesAction,
   'emulator:sandboxes:create': EmulatorSandboxesCreate,

@@ -28,6 +28,14 @@ import {
   KeyRecordSchema,
   type LimiterReset,
   LimiterResetSchema,
+  type OrgClockState,
+  OrgClockStateSchema,
+  type OrgDeleted,
+  OrgDeletedSchema,
+  type OrgReset,
+  OrgResetSchema,
+  type Ready,
+  ReadySchema,
   ProblemSchema,
   type RegisterRelayRequest,
   type RelayMessage,
@@ -53,6 +61,8 @@ import {
   type TriggerRequest,
 } from '../schemas/emulator.js';
 import {type Snapshot, SnapshotSchema} from '../schemas/snapshot.js';
+import type {Duration, SandboxAction} from '../definitions.js';
+import type {ClockMoveOptions, WaitForDeliveryOptions} from './control-options.js';
 import {EmulatorControlError} from './errors.js';
 import {
   type CreatedSandboxLink,
@@ -75,6 +85,10 @@ export type {
   EndpointChaos,
   EndpointHealth,
   KeyRecord,
+  OrgClockState,
+  OrgDeleted,
+  OrgReset,
+  Ready,
   RelayDelivery,
   RelayHolder,
   RelayMessage,
@@ -92,6 +106,8 @@ export type {
 } from '../schemas/emulator.js';
 
 export {EmulatorControlError};
+
+export type {ClockMoveOptions, WaitForDeliveryOptions} from './control-options.js';
 
 export interface EmulatorControlOptions {
   url: string;
@@ -125,8 +141,42 @@ export class EmulatorControl {
     return this.#call('GET', '/_emulator/health', HealthSchema);
   }
 
+  /** Answers without the admin token: the emulator is up and serving. */
+  ready(): Promise<Ready> {
+    return this.#call('GET', '/_emulator/ready', ReadySchema);
+  }
+
+  /** A new, empty org: give each test file its own, with its own keys, endpoints, events and clock. */
   createOrg(input: CreateOrgRequest): Promise<Org> {
     return this.#call('POST', '/_emulator/orgs', OrgSchema, input);
+  }
+
+  /** Empties an org (keys, endpoints, sandboxes, links, events, deliveries) and gives its clock back to the emulator's. */
+  resetOrg(orgId: string): Promise<OrgReset> {
+    return this.#call('POST', `/_emulator/orgs/${segment(orgId)}/reset`, OrgResetSchema);
+  }
+
+  /** Deletes an org and everything of it (the default org can only be reset). */
+  deleteOrg(orgId: string): Promise<OrgDeleted> {
+    return this.#call('DELETE', `/_emulator/orgs/${segment(orgId)}`, OrgDeletedSchema);
+  }
+
+  /** An org's clock: its own when it has one, else the emulator's time. */
+  orgClock(orgId: string): Promise<OrgClockState> {
+    return this.#call('GET', `/_emulator/orgs/${segment(orgId)}/clock`, OrgClockStateSchema);
+  }
+
+  /**
+   * Resolves with the delivery's detail once the emulator has recorded it as asked; the emulator holds the answer
+   * and sends it when its delivery engine records the change (nothing is read again and again). Rejects with an
+   * EmulatorControlError of code `timeout` when `timeout` runs out first.
+   */
+  waitForDelivery(options: WaitForDeliveryOptions): Promise<DeliveryDetail> {
+    const {timeout, ...rest} = options;
+    return this.#call('POST', '/_emulator/deliveries/wait', DeliveryDetailSchema, {
+      ...rest,
+      ...(timeout === undefined ? {} : {timeout_ms: timeout}),
+    });
   }
 
   createKey(input: CreateKeyRequest): Promise<CreatedKey> {
@@ -161,12 +211,28 @@ export class EmulatorControl {
     return this.#call('GET', '/_emulator/clock', ClockStateSchema);
   }
 
-  advanceClock(duration: string): Promise<ClockState> {
-    return this.#call('POST', '/_emulator/clock', ClockStateSchema, {advance: duration});
+  /** Moves a manual clock forward (`90s`, `10m`, `3h`, `31d`); with `org`, that org's own clock instead. */
+  advanceClock(duration: Duration, options?: ClockMoveOptions & {org?: undefined}): Promise<ClockState>;
+  advanceClock(duration: Duration, options: ClockMoveOptions & {org: string}): Promise<OrgClockState>;
+  advanceClock(duration: Duration, options: ClockMoveOptions = {}): Promise<ClockState | OrgClockState> {
+    return this.#moveClock({advance: duration}, options);
   }
 
-  setClock(iso: string): Promise<ClockState> {
-    return this.#call('POST', '/_emulator/clock', ClockStateSchema, {set: iso});
+  /** Sets a manual clock to a time (ISO 8601); with `org`, that org's own clock instead. */
+  setClock(iso: string, options?: ClockMoveOptions & {org?: undefined}): Promise<ClockState>;
+  setClock(iso: string, options: ClockMoveOptions & {org: string}): Promise<OrgClockState>;
+  setClock(iso: string, options: ClockMoveOptions = {}): Promise<ClockState | OrgClockState> {
+    return this.#moveClock({set: iso}, options);
+  }
+
+  #moveClock(
+    move: {advance: string} | {set: string},
+    options: ClockMoveOptions,
+  ): Promise<ClockState | OrgClockState> {
+    const body = options.settle ? {...move, settle: true} : move;
+    return options.org === undefined
+      ? this.#call('POST', '/_emulator/clock', ClockStateSchema, body)
+      : this.#call('POST', `/_emulator/orgs/${segment(options.org)}/clock`, OrgClockStateSchema, body);
   }
 
   /** Forgets every address's failed authentications, on /v1 and on the control surface. */
@@ -184,7 +250,7 @@ export class EmulatorControl {
   }
 
   /** resume, fork, stop, quota-exhausted, disk-limit, crash, fail, standby or wake. */
-  sandboxAction(id: string, action: string, input: SandboxActionRequest = {}): Promise<SandboxMove> {
+  sandboxAction(id: string, action: SandboxAction, input: SandboxActionRequest = {}): Promise<SandboxMove> {
     return this.#call(
       'POST',
       `/_emulator/sandboxes/${segment(id)}/${segment(action)}`,

@@ -48,3 +48,18 @@ export type {
   SvcEvent,
   WebhookEndpoint,
 } from '../schemas/index.js';
+export type {
+  CreateKeyRequest,
+  CreateOrgRequest,
+  CreateSandboxRequest,
+  CreateWebhookRequest,
+  SandboxActionRequest,
+  TriggerRequest,
+} from '../schemas/emulator.js';
+export type {
+  DeliveryStatus,
+  Duration,
+  EventType,
+  KeyExpiryChoice,
+  SandboxAction,
+} from '../definitions.js';

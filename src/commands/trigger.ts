@@ -2,7 +2,7 @@ import {Args, Flags} from '@oclif/core';
 import {EVENT_TYPES} from '../definitions.js';
 import {BaseCommand} from '../lib/base-command.js';
 import {currentSvcCommand} from '../lib/invocation.js';
-import {dataDirFlag} from '../lib/flags.js';
+import {dataDirFlag, orgFlag} from '../lib/flags.js';
 import {triggerEvent} from '../services/trigger.js';
 import {describeMove, triggerHint} from '../ui/trigger.js';
 
@@ -37,6 +37,7 @@ export default class Trigger extends BaseCommand {
       multiple: true,
     }),
     'data-dir': dataDirFlag(),
+    org: orgFlag(),
   };
 
   async run() {
@@ -46,6 +47,7 @@ export default class Trigger extends BaseCommand {
       sandboxId: flags.sandbox,
       lastError: flags['last-error'],
       sets: flags.set,
+      org: flags.org,
       dataDir: flags['data-dir'],
       env: process.env,
     });

@@ -12,11 +12,15 @@ import type {RequestLog} from './request-log.js';
 import type {Attempter} from './delivery/attempter.js';
 import type {Vault} from './vault.js';
 import type {LinkTraffic} from './links/traffic.js';
+import type {OrgClocks} from './org-clocks.js';
+import type {DeliveryChanges} from './delivery/changes.js';
 
 export interface EmulatorContext {
   db: Database;
   repos: Repositories;
   clock: Clock;
+  /** The clocks of orgs that have one of their own (the emulator's clock plus an offset); use orgNow for an org's time. */
+  orgClocks?: OrgClocks;
   vault: Vault;
   auth: Authenticator;
   /** Failed API keys on /v1, per address. */
@@ -45,10 +49,22 @@ export interface EmulatorContext {
    * the old state (the account page's sessions) is dropped.
    */
   stateEpoch?: number;
+  /**
+   * Resolves once the deliveries due at the clocks' current times have been attempted and recorded (the delivery
+   * engine's worker, once it runs).
+   */
+  settle?: () => Promise<void>;
+  /** Word that deliveries changed, in this process or another sharing the database (the delivery engine's). */
+  deliveryChanges?: DeliveryChanges;
   /** Told of each endpoint deleted through this process (the relay lets its `svc listen` go with a reason). */
   endpointDeletions?: Set<(endpointId: string) => void>;
   /** What flows through port sessions now, cut as soon as its link stops working (absent: nothing is tracked). */
   linkTraffic?: LinkTraffic;
+}
+
+/** The time of one org: its own clock when it has one, else the emulator's. */
+export function orgNow(ctx: Pick<EmulatorContext, 'clock' | 'orgClocks'>, orgId: string): Date {
+  return ctx.orgClocks ? ctx.orgClocks.now(orgId) : ctx.clock.now();
 }
 
 export type {AppEnv, EmulatorApp} from './app-env.js';

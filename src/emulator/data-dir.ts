@@ -22,7 +22,7 @@ export class DataDirError extends Error {
  */
 export async function makeDataDirPrivate(dir: string): Promise<void> {
   const notAFolder = () =>
-    new DataDirError(`the data dir ${dir} is not a folder; pick another with --data-dir`);
+    new DataDirError(`the data dir ${dir} is not a folder; pick another with the \`dataDir\` option`);
   await mkdir(dir, {recursive: true, mode: PRIVATE_DIR}).catch((err: NodeJS.ErrnoException) => {
     throw err.code === 'EEXIST' || err.code === 'ENOTDIR' ? notAFolder() : err;
   });
@@ -39,7 +39,7 @@ function privatise(path: string, info: Stats, uid: number | undefined): void {
     throw new DataDirError(
       `the emulator's data dir must belong to you, but ${path} belongs to another user (uid ${info.uid}); ` +
         'it holds API key hashes, signing secrets and the admin token, so pick a folder of your own with ' +
-        '--data-dir (or SVC_EMULATOR_DATA_DIR), or change its owner',
+        'the `dataDir` option (or SVC_EMULATOR_DATA_DIR), or change its owner',
     );
   }
   const wanted = info.isDirectory() ? PRIVATE_DIR : PRIVATE_FILE;
@@ -50,7 +50,7 @@ function privatise(path: string, info: Stats, uid: number | undefined): void {
     } catch (err) {
       throw new DataDirError(
         `could not make ${path} private (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); ` +
-          'the emulator refuses to keep secrets where others can read them: pick another --data-dir',
+          'the emulator refuses to keep secrets where others can read them: pick another with the `dataDir` option',
       );
     }
   }

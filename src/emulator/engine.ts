@@ -7,6 +7,7 @@ import {registerRelayRoutes} from './control/relay-routes.js';
 import {registerSandboxRoutes} from './control/sandbox-routes.js';
 import {createDeliveryPlugin, type DeliveryPlugin, type DeliveryPluginOptions} from './delivery/plugin.js';
 import {SandboxService} from './sandboxes/service.js';
+import {orgNow} from './context.js';
 
 export function createEnginePlugin(options: Omit<DeliveryPluginOptions, 'sweep'> = {}): DeliveryPlugin {
   let sandboxes: SandboxService | undefined;
@@ -20,7 +21,12 @@ export function createEnginePlugin(options: Omit<DeliveryPluginOptions, 'sweep'>
     name: 'engine',
     routes(app, ctx) {
       const engine = delivery.engine(ctx);
-      sandboxes ??= new SandboxService({db: ctx.db, clock: ctx.clock, onEvent: () => engine.announce()});
+      sandboxes ??= new SandboxService({
+        db: ctx.db,
+        clock: ctx.clock,
+        orgNow: (orgId) => orgNow(ctx, orgId),
+        onEvent: () => engine.announce(),
+      });
       const service = sandboxes;
       registerSandboxRoutes(app, ctx, () => service);
       registerRelayRoutes(app, ctx, engine);

@@ -34,6 +34,8 @@ import {createRepositories, type Repositories} from './db/repositories.js';
 import {type Resolver, systemResolver} from './net/address-policy.js';
 import {answerClientError} from './net/client-error.js';
 import {openSharedManualClock, type SharedManualClock} from './shared-clock.js';
+import {openOrgClocks} from './org-clocks.js';
+import {asyncDispose} from './async-dispose.js';
 import {createVault, VaultKeyMismatchError} from './vault.js';
 import type {ChaosSettings} from './delivery/chaos.js';
 import type {DeliveryPluginOptions} from './delivery/plugin.js';
@@ -50,6 +52,39 @@ import {displayText} from '../definitions.js';
 
 export {createApp} from './app.js';
 export {EmulatorControl, EmulatorControlError} from '@svc/client';
+// Every record a test holds, by name (the control client's answers and requests, the /v1 records).
+export type {
+  ApiKey,
+  ClockMoveOptions,
+  ClockState,
+  CreatedKey,
+  CreatedWebhook,
+  CreateKeyRequest,
+  CreateOrgRequest,
+  CreateSandboxRequest,
+  CreateWebhookRequest,
+  Delivery,
+  DeliveryAttempt,
+  DeliveryDetail,
+  DeliveryStatus,
+  Duration,
+  EndpointHealth,
+  EventType,
+  KeyRecord,
+  Org,
+  OrgClockState,
+  OrgDeleted,
+  OrgReset,
+  Ready,
+  SandboxAction,
+  SandboxActionRequest,
+  SandboxMove,
+  SandboxRecord,
+  SvcEvent,
+  TriggerRequest,
+  WaitForDeliveryOptions,
+  WebhookEndpoint,
+} from '@svc/client';
 export type {EmulatorContext, EmulatorPlugin} from './context.js';
 export {checkEndpointHost, checkEndpointUrl, isPublicAddress, type Resolver} from './net/address-policy.js';
 export {OperationError, type Problem} from './operation-error.js';
@@ -165,6 +200,8 @@ export interface RunningEmulator {
   /** The whole state as a snapshot document; it holds signing secrets in clear text. */
   exportState(): Promise<Snapshot>;
   stop(): Promise<void>;
+  /** `await using emulator = await startEmulator(…)` stops it at the end of the block. */
+  [Symbol.asyncDispose](): Promise<void>;
 }
 
 export class EmulatorStartError extends Error {
@@ -281,6 +318,7 @@ async function startIn(
       seeded,
       imported,
       exportState: () => exportSnapshot(ctx),
+      [asyncDispose]: served.stop,
     };
   } catch (err) {
     await stores.cleanup();
@@ -455,7 +493,9 @@ async function createContext(
   const vault = createVault(stores.vaultKey.value);
   const orgId = await defaultOrg(repos, clock, options.demo ?? false, stores.throwaway);
   const adminToken = `adm_${randomBytes(24).toString('base64url')}`;
-  const auth = new Authenticator(repos.keys, clock, log, {trusted: live});
+  const orgClocks = await openOrgClocks(db, clock, signals, log);
+  stores.onCleanup(() => orgClocks.close());
+  const auth = new Authenticator(repos.keys, clock, log, {trusted: live, orgNow: orgClocks.now});
   if (signals) {
     const forgetAll = () => {
       db.invalidate();
@@ -470,6 +510,7 @@ async function createContext(
     db,
     repos,
     clock,
+    orgClocks,
     vault,
     auth,
     limiter: new AuthFailureLimiter(clock, options.rateLimit),
@@ -667,7 +708,7 @@ function listen(
       reject(
         err.code === 'EADDRINUSE'
           ? new EmulatorStartError(
-              `port ${port} on ${host} is already in use; pick another with --port`,
+              `port ${port} on ${host} is already in use; pick another with the \`port\` option`,
               'port_in_use',
             )
           : new EmulatorStartError(`could not listen on ${host}:${port}: ${err.message}`, 'start_failed'),
@@ -702,7 +743,7 @@ async function refuseUnlikeVaultKey(
         "process was given, or the contents of its data dir's vault.key if it was given none"
       : options.vaultKey
         ? `Start it with the vault key it was first started with (the one in ${join(dataDir, 'vault.key')}, unless another was given)`
-        : `Put back the vault.key its data dir (${dataDir}) was first given, or start with a fresh --data-dir`;
+        : `Put back the vault.key its data dir (${dataDir}) was first given, or start with a fresh \`dataDir\` option`;
     throw new EmulatorStartError(
       `this process's vault key is not the one the database's signing secrets were stored under, so it could sign no delivery. ${where}.`,
       'vault_key_mismatch',

@@ -3,6 +3,8 @@ export const ExitCode = {
   ok: 0,
   error: 1,
   usage: 2,
+  /** `svc emulator status`: no emulator runs for the data dir (a script's "is it up?"). */
+  notRunning: 3,
   unauthorized: 4,
   forbidden: 5,
 } as const;

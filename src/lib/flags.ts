@@ -15,6 +15,12 @@ export const dataDirFlag = Flags.custom<string>({
   helpValue: 'DIR',
 });
 
+/** The org a control command acts on (test files each use their own); default: the emulator's default org. */
+export const orgFlag = Flags.custom<string>({
+  description: "org to act on (org_…); default: the emulator's default org",
+  helpValue: 'ORG_ID',
+});
+
 // What `svc emulator start` and `svc emulator exec` both take to set up an emulator.
 
 /** A real PostgreSQL for the emulator's state instead of the embedded one. */

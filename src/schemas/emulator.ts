@@ -12,7 +12,14 @@ import {
   PROBLEM_CODES,
   SANDBOX_LINK_KINDS,
 } from '../definitions.js';
-import {ApiKeySchema, DeliverySchema, EventSchema, OrgSchema, WebhookEndpointSchema} from './index.js';
+import {
+  ApiKeySchema,
+  DeliverySchema,
+  EventSchema,
+  type Exact,
+  OrgSchema,
+  WebhookEndpointSchema,
+} from './index.js';
 import {SNAPSHOT_TABLES} from './snapshot.js';
 
 const timestamp = z.string();
@@ -25,7 +32,7 @@ export const ProblemSchema = z.looseObject({
   message: z.string(),
   code: z.enum(PROBLEM_CODES).optional(),
 });
-export type Problem = z.infer<typeof ProblemSchema>;
+export type Problem = Exact<z.infer<typeof ProblemSchema>>;
 
 /** The error shape of /v1, with the refused fields of bad input. */
 export const ControlErrorBodySchema = z.object({
@@ -42,7 +49,7 @@ export const ControlErrorBodySchema = z.object({
 const orgField = {org_id: z.string().optional()};
 
 export const CreateOrgRequestSchema = z.object({name: z.string()});
-export type CreateOrgRequest = z.infer<typeof CreateOrgRequestSchema>;
+export type CreateOrgRequest = Exact<z.infer<typeof CreateOrgRequestSchema>>;
 
 export const CreateKeyRequestSchema = z.object({
   name: z.string(),
@@ -50,18 +57,18 @@ export const CreateKeyRequestSchema = z.object({
   created_by: z.string().optional(),
   ...orgField,
 });
-export type CreateKeyRequest = z.infer<typeof CreateKeyRequestSchema>;
+export type CreateKeyRequest = Exact<z.infer<typeof CreateKeyRequestSchema>>;
 
 export const CreateWebhookRequestSchema = z.object({
   url: z.string(),
-  events: z.array(z.string()),
+  events: z.array(z.enum(EVENT_TYPES)),
   description: z.string().optional(),
   ...orgField,
 });
-export type CreateWebhookRequest = z.infer<typeof CreateWebhookRequestSchema>;
+export type CreateWebhookRequest = Exact<z.infer<typeof CreateWebhookRequestSchema>>;
 
 export const MoveClockRequestSchema = z.union([z.object({advance: z.string()}), z.object({set: z.string()})]);
-export type MoveClockRequest = z.infer<typeof MoveClockRequestSchema>;
+export type MoveClockRequest = Exact<z.infer<typeof MoveClockRequestSchema>>;
 
 export const TriggerRequestSchema = z.object({
   type: z.enum(EVENT_TYPES),
@@ -71,24 +78,24 @@ export const TriggerRequestSchema = z.object({
   set: z.array(z.object({path: z.string(), value: z.unknown()})).optional(),
   ...orgField,
 });
-export type TriggerRequest = z.infer<typeof TriggerRequestSchema>;
+export type TriggerRequest = Exact<z.infer<typeof TriggerRequestSchema>>;
 
 export const CreateSandboxRequestSchema = z.object({
   name: z.string().optional(),
   expires_in: z.string().optional(),
   ...orgField,
 });
-export type CreateSandboxRequest = z.infer<typeof CreateSandboxRequestSchema>;
+export type CreateSandboxRequest = Exact<z.infer<typeof CreateSandboxRequestSchema>>;
 
-export const SandboxActionRequestSchema = z.object({last_error: z.string().optional()});
-export type SandboxActionRequest = z.infer<typeof SandboxActionRequestSchema>;
+export const SandboxActionRequestSchema = z.object({last_error: z.string().optional(), ...orgField});
+export type SandboxActionRequest = Exact<z.infer<typeof SandboxActionRequestSchema>>;
 
 export const CreateLinkRequestSchema = z.object({
   kind: z.enum(SANDBOX_LINK_KINDS),
   key_id: z.string(),
   port: z.number().int().optional(),
 });
-export type CreateLinkRequest = z.infer<typeof CreateLinkRequestSchema>;
+export type CreateLinkRequest = Exact<z.infer<typeof CreateLinkRequestSchema>>;
 
 export const RegisterRelayRequestSchema = z.object({
   name: z.string().optional(),
@@ -104,7 +111,7 @@ export const RegisterRelayRequestSchema = z.object({
   /** Take the relay from the run holding it (needs `listener`): that run's stream is told by whom, and ends. */
   take_over: z.boolean().optional(),
 });
-export type RegisterRelayRequest = z.infer<typeof RegisterRelayRequestSchema>;
+export type RegisterRelayRequest = Exact<z.infer<typeof RegisterRelayRequestSchema>>;
 
 /** What `svc listen` reports of one relayed attempt: the local server's answer, or why there was none. */
 export const RelayReportSchema = z.object({
@@ -115,12 +122,12 @@ export const RelayReportSchema = z.object({
   duration_ms: z.number(),
   body: z.string().nullable(),
 });
-export type RelayReport = z.infer<typeof RelayReportSchema>;
+export type RelayReport = Exact<z.infer<typeof RelayReportSchema>>;
 
 // ---- Answers --------------------------------------------------------------------------------------------
 
 export const HealthSchema = z.object({ok: z.literal(true), org_id: z.string()});
-export type Health = z.infer<typeof HealthSchema>;
+export type Health = Exact<z.infer<typeof HealthSchema>>;
 
 export {OrgSchema};
 
@@ -128,12 +135,12 @@ export {OrgSchema};
 export const CreatedKeySchema = ApiKeySchema.omit({status: true, last_used_at: true}).extend({
   secret: z.string(),
 });
-export type CreatedKey = z.infer<typeof CreatedKeySchema>;
+export type CreatedKey = Exact<z.infer<typeof CreatedKeySchema>>;
 
 /** A key as revoking it leaves it. */
 /** A key as the control surface answers; `already_revoked` when a revoke found it revoked and changed nothing. */
 export const KeyRecordSchema = ApiKeySchema.extend({already_revoked: z.boolean().optional()});
-export type KeyRecord = z.infer<typeof KeyRecordSchema>;
+export type KeyRecord = Exact<z.infer<typeof KeyRecordSchema>>;
 
 /** An endpoint as created: the signing secret in this answer only. */
 export const CreatedWebhookSchema = WebhookEndpointSchema.extend({
@@ -141,13 +148,30 @@ export const CreatedWebhookSchema = WebhookEndpointSchema.extend({
   /** What the emulator accepted but wants said, e.g. a host it could not resolve offline. */
   warnings: z.array(z.string()),
 });
-export type CreatedWebhook = z.infer<typeof CreatedWebhookSchema>;
+export type CreatedWebhook = Exact<z.infer<typeof CreatedWebhookSchema>>;
 
 export const ClockStateSchema = z.object({now: timestamp, mode: z.enum(CLOCK_MODES)});
-export type ClockState = z.infer<typeof ClockStateSchema>;
+export type ClockState = Exact<z.infer<typeof ClockStateSchema>>;
+/** One org's clock: `own` when it has a clock of its own, else it shows the emulator's. */
+export const OrgClockStateSchema = z.object({
+  org_id: z.string(),
+  now: timestamp,
+  mode: z.enum(CLOCK_MODES),
+  own: z.boolean(),
+});
+export type OrgClockState = Exact<z.infer<typeof OrgClockStateSchema>>;
+/** What `POST /_emulator/orgs/{id}/reset` answers. */
+export const OrgResetSchema = z.object({reset: z.literal(true), org_id: z.string()});
+export type OrgReset = Exact<z.infer<typeof OrgResetSchema>>;
+/** What `DELETE /_emulator/orgs/{id}` answers. */
+export const OrgDeletedSchema = z.object({deleted: z.literal(true), org_id: z.string()});
+export type OrgDeleted = Exact<z.infer<typeof OrgDeletedSchema>>;
+/** `GET /_emulator/ready`, the one state-free answer besides the OpenAPI document served without the admin token. */
+export const ReadySchema = z.object({ready: z.literal(true)});
+export type Ready = Exact<z.infer<typeof ReadySchema>>;
 
 export const LimiterResetSchema = z.object({reset: z.literal(true)});
-export type LimiterReset = z.infer<typeof LimiterResetSchema>;
+export type LimiterReset = Exact<z.infer<typeof LimiterResetSchema>>;
 
 /** A sandbox as the control surface shows it; timestamps as ISO strings, absent values as null. */
 export const SandboxRecordSchema = z.object({
@@ -161,7 +185,7 @@ export const SandboxRecordSchema = z.object({
   created_at: timestamp,
   updated_at: timestamp,
 });
-export type SandboxRecord = z.infer<typeof SandboxRecordSchema>;
+export type SandboxRecord = Exact<z.infer<typeof SandboxRecordSchema>>;
 
 /** A sandbox move: the sandbox afterwards, the event it emitted (if any) and how many deliveries that made. */
 export const SandboxMoveSchema = z.object({
@@ -169,7 +193,7 @@ export const SandboxMoveSchema = z.object({
   event: EventSchema.nullable(),
   deliveries: z.number().int().nonnegative(),
 });
-export type SandboxMove = z.infer<typeof SandboxMoveSchema>;
+export type SandboxMove = Exact<z.infer<typeof SandboxMoveSchema>>;
 
 /** One attempt of a delivery, the one record every reader of attempts uses (control route, page, TUI, MCP). */
 export const DeliveryAttemptSchema = z.object({
@@ -187,7 +211,7 @@ export const DeliveryAttemptSchema = z.object({
   /** The first RESPONSE_BODY_LIMIT_BYTES of the receiver's answer. */
   response_body: z.string().nullable(),
 });
-export type DeliveryAttempt = z.infer<typeof DeliveryAttemptSchema>;
+export type DeliveryAttempt = Exact<z.infer<typeof DeliveryAttemptSchema>>;
 
 /** One delivery as the emulator knows it: the list's record, the event every attempt sent, every attempt. */
 export const DeliveryDetailSchema = z.object({
@@ -198,7 +222,7 @@ export const DeliveryDetailSchema = z.object({
   /** Oldest first. */
   attempts: z.array(DeliveryAttemptSchema),
 });
-export type DeliveryDetail = z.infer<typeof DeliveryDetailSchema>;
+export type DeliveryDetail = Exact<z.infer<typeof DeliveryDetailSchema>>;
 
 export const ResendFailedRequestSchema = z.object({
   webhook_id: z.string().optional(),
@@ -227,7 +251,7 @@ export const EndpointHealthSchema = z.object({
   /** The newest delivery; null when the endpoint has none. */
   last: DeliverySchema.nullable(),
 });
-export type EndpointHealth = z.infer<typeof EndpointHealthSchema>;
+export type EndpointHealth = Exact<z.infer<typeof EndpointHealthSchema>>;
 
 /** The settings of delivery chaos, as the control route takes and shows them. */
 export const ChaosSettingsSchema = z.object({
@@ -240,7 +264,7 @@ export const ChaosSettingsSchema = z.object({
   delay_max_ms: z.number(),
   seed: z.number(),
 });
-export type ChaosSettings = z.infer<typeof ChaosSettingsSchema>;
+export type ChaosSettings = Exact<z.infer<typeof ChaosSettingsSchema>>;
 
 export const EndpointChaosSchema = z.object({
   endpoint_id: z.string(),
@@ -249,7 +273,7 @@ export const EndpointChaosSchema = z.object({
   /** Where they come from: the endpoint's own, the emulator's `--chaos`, or none. */
   source: z.enum(ENDPOINT_CHAOS_SOURCES),
 });
-export type EndpointChaos = z.infer<typeof EndpointChaosSchema>;
+export type EndpointChaos = Exact<z.infer<typeof EndpointChaosSchema>>;
 
 /** The `svc listen` run holding a relay, as another run is told of it: its process, machine and start. */
 export const RelayHolderSchema = z.object({
@@ -258,7 +282,7 @@ export const RelayHolderSchema = z.object({
   /** ISO time it began to hold the relay. */
   since: z.string(),
 });
-export type RelayHolder = z.infer<typeof RelayHolderSchema>;
+export type RelayHolder = Exact<z.infer<typeof RelayHolderSchema>>;
 
 /** The relay endpoint `svc listen` receives through; its secret is the same every time. */
 export const RelayRegistrationSchema = z.object({
@@ -271,7 +295,7 @@ export const RelayRegistrationSchema = z.object({
   /** With `take_over`: the run that held the relay until this call, told that it was taken over. */
   took_over_from: RelayHolderSchema.optional(),
 });
-export type RelayRegistration = z.infer<typeof RelayRegistrationSchema>;
+export type RelayRegistration = Exact<z.infer<typeof RelayRegistrationSchema>>;
 
 // ---- The relay stream (NDJSON, one message a line) ------------------------------------------------------
 
@@ -285,7 +309,7 @@ export const RelayDeliverySchema = z.object({
   headers: z.record(z.string(), z.string()),
   body: z.string(),
 });
-export type RelayDelivery = z.infer<typeof RelayDeliverySchema>;
+export type RelayDelivery = Exact<z.infer<typeof RelayDeliverySchema>>;
 
 export const RelayMessageSchema = z.discriminatedUnion('type', [
   z.object({type: z.literal('connected'), endpoint_id: z.string()}),
@@ -296,7 +320,7 @@ export const RelayMessageSchema = z.discriminatedUnion('type', [
   z.object({type: z.literal('taken_over'), endpoint_id: z.string(), by: RelayHolderSchema}),
   RelayDeliverySchema,
 ]);
-export type RelayMessage = z.infer<typeof RelayMessageSchema>;
+export type RelayMessage = Exact<z.infer<typeof RelayMessageSchema>>;
 
 // ---- State files and the request log ------------------------------------------------------------------------
 
@@ -306,7 +330,7 @@ export const ImportStateRequestSchema = z.object({
   document: z.unknown(),
   mode: z.enum(['merge', 'replace']),
 });
-export type ImportStateRequest = z.infer<typeof ImportStateRequestSchema>;
+export type ImportStateRequest = Exact<z.infer<typeof ImportStateRequestSchema>>;
 
 const SeededKeySchema = z.object({
   id: z.string(),
@@ -334,7 +358,7 @@ export const SeedLoadResultSchema = z.object({
   ),
   warnings: z.array(z.string()),
 });
-export type SeedLoadResult = z.infer<typeof SeedLoadResultSchema>;
+export type SeedLoadResult = Exact<z.infer<typeof SeedLoadResultSchema>>;
 
 /** What loading a snapshot did: rows per table, and whether a manual clock was set to the snapshot's time. */
 export const SnapshotLoadResultSchema = z.object({
@@ -343,16 +367,16 @@ export const SnapshotLoadResultSchema = z.object({
   rows: z.record(z.enum(SNAPSHOT_TABLES), z.number().int()),
   clock: z.enum(['set', 'kept']),
 });
-export type SnapshotLoadResult = z.infer<typeof SnapshotLoadResultSchema>;
+export type SnapshotLoadResult = Exact<z.infer<typeof SnapshotLoadResultSchema>>;
 
 export const StateLoadResultSchema = z.discriminatedUnion('kind', [
   SeedLoadResultSchema,
   SnapshotLoadResultSchema,
 ]);
-export type StateLoadResult = z.infer<typeof StateLoadResultSchema>;
+export type StateLoadResult = Exact<z.infer<typeof StateLoadResultSchema>>;
 
 export const StateResetSchema = z.object({reset: z.literal(true), default_org_id: z.string()});
-export type StateReset = z.infer<typeof StateResetSchema>;
+export type StateReset = Exact<z.infer<typeof StateResetSchema>>;
 
 /** One request as the emulator's request log keeps it; `reason` for every refusal. */
 export const RequestLogEntrySchema = z.object({
@@ -367,7 +391,7 @@ export const RequestLogEntrySchema = z.object({
   reason: z.string().optional(),
   detail: z.string().optional(),
 });
-export type RequestLogEntry = z.infer<typeof RequestLogEntrySchema>;
+export type RequestLogEntry = Exact<z.infer<typeof RequestLogEntrySchema>>;
 
 export const RequestLogPageSchema = z.object({data: z.array(RequestLogEntrySchema), last: z.number().int()});
-export type RequestLogPage = z.infer<typeof RequestLogPageSchema>;
+export type RequestLogPage = Exact<z.infer<typeof RequestLogPageSchema>>;

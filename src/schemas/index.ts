@@ -34,19 +34,30 @@ const nullableTimestamp = timestamp.nullable();
 export const ErrorBodySchema = z.object({
   error: z.looseObject({code: z.string(), message: z.string()}),
 });
-export type ErrorBody = z.infer<typeof ErrorBodySchema>;
+export type ErrorBody = Exact<z.infer<typeof ErrorBodySchema>>;
 
 /** The error body of one code: what the OpenAPI document gives for each error answer. */
 export function errorBodySchemaFor(code: ErrorCode) {
   return z.object({error: z.looseObject({code: z.literal(code), message: z.string()})});
 }
 
+/**
+ * A record's type exactly as its schema names it: the schemas parse the service's answers loosely (a field added
+ * later still parses), but code reading them may use only the fields they name, so a misspelt field is a compile
+ * error rather than `undefined` at run time.
+ */
+export type Exact<T> = T extends readonly (infer U)[]
+  ? Exact<U>[]
+  : T extends object
+    ? {[K in keyof T as string extends K ? never : number extends K ? never : K]: Exact<T[K]>}
+    : T;
+
 export const OrgSchema = z.looseObject({
   id: z.string(),
   name: z.string(),
   created_at: timestamp,
 });
-export type Org = z.infer<typeof OrgSchema>;
+export type Org = Exact<z.infer<typeof OrgSchema>>;
 
 export const ApiKeySchema = z.looseObject({
   id: z.string(),
@@ -58,7 +69,7 @@ export const ApiKeySchema = z.looseObject({
   expires_at: nullableTimestamp,
   status: z.enum(API_KEY_STATUSES),
 });
-export type ApiKey = z.infer<typeof ApiKeySchema>;
+export type ApiKey = Exact<z.infer<typeof ApiKeySchema>>;
 
 export const WebhookEndpointSchema = z.looseObject({
   id: z.string(),
@@ -67,7 +78,7 @@ export const WebhookEndpointSchema = z.looseObject({
   description: z.string().nullable(),
   created_at: timestamp,
 });
-export type WebhookEndpoint = z.infer<typeof WebhookEndpointSchema>;
+export type WebhookEndpoint = Exact<z.infer<typeof WebhookEndpointSchema>>;
 
 export const DeliverySchema = z.looseObject({
   id: z.string(),
@@ -80,7 +91,7 @@ export const DeliverySchema = z.looseObject({
   next_attempt_at: nullableTimestamp,
   last_status_code: z.number().int().nullable(),
 });
-export type Delivery = z.infer<typeof DeliverySchema>;
+export type Delivery = Exact<z.infer<typeof DeliverySchema>>;
 
 export const SandboxSchema = z.object({
   id: z.string(),
@@ -90,7 +101,7 @@ export const SandboxSchema = z.object({
   last_error: z.string().optional(),
   expires_at: z.string().optional(),
 });
-export type SandboxSnapshot = z.infer<typeof SandboxSchema>;
+export type SandboxSnapshot = Exact<z.infer<typeof SandboxSchema>>;
 
 /** The event body, exactly (ids read by prefix only, so a longer id from the service still parses): `last_error` and `expires_at` only when present. */
 export const EventSchema = z.object({
@@ -120,10 +131,10 @@ export const SandboxLinkSchema = z.object({
   created_at: timestamp,
   status: z.enum(SANDBOX_LINK_STATUSES),
 });
-export type SandboxLink = z.infer<typeof SandboxLinkSchema>;
+export type SandboxLink = Exact<z.infer<typeof SandboxLinkSchema>>;
 
 export const CreatedSandboxLinkSchema = SandboxLinkSchema.omit({status: true}).extend({url: z.string()});
-export type CreatedSandboxLink = z.infer<typeof CreatedSandboxLinkSchema>;
+export type CreatedSandboxLink = Exact<z.infer<typeof CreatedSandboxLinkSchema>>;
 
 /** The body of one event type: EventSchema with `type` fixed, as receivers of that type see it. */
 export function eventSchemaFor(type: EventType) {

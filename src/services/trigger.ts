@@ -12,6 +12,8 @@ export interface TriggerOptions extends ConnectOptions {
   lastError?: string;
   /** `--set PATH=VALUE`, each as given. */
   sets?: readonly string[];
+  /** The org to act on (`org_…`); default: the emulator's default org. */
+  org?: string;
 }
 
 /** `PATH=VALUE`: the value is a JSON literal when it parses as one (42, true, null, "x", {...}), else text. */
@@ -65,6 +67,7 @@ export function triggerEvent(options: TriggerOptions): Promise<SandboxMove> {
         sandbox_id: options.sandboxId,
         last_error: options.lastError,
         set: sets?.length ? sets : undefined,
+        org_id: options.org,
       });
     } catch (err) {
       // The sandbox's own fields can still break a shape the sample allowed: the same rule, said the same way.

@@ -61,6 +61,14 @@ const RULES: ImportRule[] = [
     refused: CLI_SIDE,
   },
   {
+    name: 'the testing entry stands on the emulator and the libraries',
+    why:
+      'test suites import @svc/cli/testing without the CLI: it starts the emulator through its library entry and ' +
+      'talks to it through the control client, and nothing in the emulator or the libraries knows of it',
+    files: 'src/testing',
+    refused: CLI_SIDE,
+  },
+  {
     name: 'screens read through the client',
     why:
       'what src/ui shows comes through the typed clients (records from src/schemas), never from the ' +

@@ -138,12 +138,13 @@ describe('svc emulator start', () => {
     expect(stopped.code).toBe(0);
     expect(await running.exited).toBe(0);
 
-    // Nothing running is an answer, not a failure; stopping what is not running has nothing to do.
+    // Nothing running is an answer (printed in full) with an exit code of its own, 3, for scripts to branch on;
+    // stopping what is not running has nothing to do.
     const after = await runCli(['emulator', 'status', '--json'], {env});
-    expect(after.code).toBe(0);
+    expect(after.code).toBe(3);
     expect(JSON.parse(after.stdout)).toEqual({running: false, data_dir: dataDir});
     const said = await runCli(['emulator', 'status'], {env});
-    expect(said.code).toBe(0);
+    expect(said.code).toBe(3);
     expect(said.stdout).toBe(`No emulator is running for the data dir ${dataDir}.\n`);
     expect(said.stderr).toMatch(/^Start one: `(npx )?svc emulator start`\n$/);
     const again = await runCli(['emulator', 'stop'], {env});

@@ -61,7 +61,7 @@ describe.runIf(posix)('a data dir that already exists', () => {
     const err = await startEmulator({port: 0, inMemory: true, dataDir: dir}).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(EmulatorStartError);
     expect((err as EmulatorStartError).code).toBe('data_dir_not_private');
-    expect((err as Error).message).toMatch(/belongs to another user \(uid 65534\).*--data-dir/);
+    expect((err as Error).message).toMatch(/belongs to another user \(uid 65534\).*`dataDir` option/);
     expect((await stat(dir)).mode & 0o777).toBe(0o755);
   });
 

@@ -58,7 +58,7 @@ describe('a failed start', () => {
     await writeFile(join(dir, 'pgdata', 'PG_VERSION'), '17\n');
     const failed = (await startEmulator({dataDir: dir, port: 0}).catch((err: unknown) => err)) as Error;
     expect(failed.message).toContain(join(dir, 'pgdata'));
-    expect(failed.message).toMatch(/move the data dir away and start again \(or pass --in-memory\)/);
+    expect(failed.message).toMatch(/move the data dir away and start again \(or use the `inMemory` option\)/);
     expect(readdirSync(join(dir, 'pgdata'))).toContain('PG_VERSION');
   });
 });

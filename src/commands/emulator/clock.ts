@@ -1,6 +1,6 @@
 import {Args} from '@oclif/core';
 import {BaseCommand} from '../../lib/base-command.js';
-import {dataDirFlag} from '../../lib/flags.js';
+import {dataDirFlag, orgFlag} from '../../lib/flags.js';
 import {emulatorClock} from '../../services/emulator/clock.js';
 
 export default class EmulatorClock extends BaseCommand {
@@ -11,6 +11,7 @@ export default class EmulatorClock extends BaseCommand {
     '<%= config.bin %> emulator clock',
     '<%= config.bin %> emulator clock advance 10m',
     '<%= config.bin %> emulator clock set 2030-01-01T00:00:00Z',
+    '<%= config.bin %> emulator clock advance 30s --org org_…',
   ];
   static override args = {
     action: Args.string({description: 'what to do', options: ['advance', 'set']}),
@@ -18,6 +19,10 @@ export default class EmulatorClock extends BaseCommand {
   };
   static override flags = {
     'data-dir': dataDirFlag(),
+    org: orgFlag({
+      description:
+        'org whose own clock to show or move (other orgs never notice); default: the emulator clock',
+    }),
   };
 
   async run() {
@@ -25,10 +30,14 @@ export default class EmulatorClock extends BaseCommand {
     const state = await emulatorClock({
       action: args.action as 'advance' | 'set' | undefined,
       value: args.value,
+      org: flags.org,
       dataDir: flags['data-dir'],
       env: process.env,
     });
-    if (!this.jsonEnabled()) this.log(`${state.now} (${state.mode} clock)`);
+    if (!this.jsonEnabled()) {
+      const whose = 'org_id' in state ? ` of ${state.org_id}${state.own ? ', its own' : ''}` : '';
+      this.log(`${state.now} (${state.mode} clock${whose})`);
+    }
     return state;
   }
 }

@@ -33,6 +33,11 @@ export default class EmulatorExec extends BaseCommand {
       description: 'load this seed file (JSON) first, without firing events',
       helpValue: 'FILE',
     }),
+    'secrets-out': Flags.string({
+      description:
+        'write the secrets the seed left to the emulator (keys and signing secrets it made) to this file, owner-only JSON; they are printed only to a terminal',
+      helpValue: 'FILE',
+    }),
     import: Flags.string({description: 'load this snapshot (or seed) file first', helpValue: 'FILE'}),
     'export-on-exit': Flags.string({
       description: 'once the command has ended, save the whole state to this file (owner-only)',
@@ -51,6 +56,7 @@ export default class EmulatorExec extends BaseCommand {
       allowLocalEndpoints: flags['allow-local-endpoints'],
       chaos: flags.chaos,
       seed: flags.seed,
+      secretsOut: flags['secrets-out'],
       importFile: flags.import,
       exportOnExit: flags['export-on-exit'],
       env: process.env,

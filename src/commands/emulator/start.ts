@@ -68,6 +68,11 @@ Environment: SVC_EMULATOR_DATA_DIR (data dir), SVC_EMULATOR_DATABASE_URL (Postgr
         'load this seed file (JSON) at start, without firing events; its first org becomes the default',
       helpValue: 'FILE',
     }),
+    'secrets-out': Flags.string({
+      description:
+        'write the secrets the seed left to the emulator (keys and signing secrets it made) to this file, owner-only JSON; they are printed only to a terminal',
+      helpValue: 'FILE',
+    }),
   };
 
   async run() {
@@ -91,6 +96,7 @@ Environment: SVC_EMULATOR_DATA_DIR (data dir), SVC_EMULATOR_DATABASE_URL (Postgr
       chaos: flags.chaos,
       demo: flags.demo,
       seed: flags.seed,
+      secretsOut: flags['secrets-out'],
       importFile: flags.import,
       exportOnExit: flags['export-on-exit'],
       json: this.jsonEnabled(),

@@ -2,11 +2,12 @@ import {BaseCommand} from '../../lib/base-command.js';
 import {dataDirFlag} from '../../lib/flags.js';
 import {emulatorStatus} from '../../services/emulator/status.js';
 import {dataDirArg} from '../../lib/hints.js';
+import {ExitCode} from '../../lib/exit-codes.js';
 
 export default class EmulatorStatus extends BaseCommand {
   static override summary = 'Show whether the emulator runs, where, and on which clock';
   static override description =
-    'When no emulator runs for the data dir it says so and exits 0; with --json: {"running": false, "data_dir": …}.';
+    'When no emulator runs for the data dir it says so and exits 3; with --json: {"running": false, "data_dir": …}.';
   static override examples = [
     '<%= config.bin %> emulator status',
     '<%= config.bin %> emulator status --json',
@@ -29,6 +30,8 @@ export default class EmulatorStatus extends BaseCommand {
       this.log(`  Org:          ${status.org_id}`);
       this.log(`  Clock:        ${status.clock.mode}, ${status.clock.now}`);
     }
+    // Said (and printed, --json too) first: the answer is the status, the exit code lets a script branch on it.
+    if (!status.running) process.exitCode = ExitCode.notRunning;
     return status;
   }
 }

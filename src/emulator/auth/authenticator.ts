@@ -34,7 +34,11 @@ export class Authenticator {
      * trusted: false while another process's revocation could not reach this one (a shared PostgreSQL whose
      * notification connection is down); then every request reads its key from the database.
      */
-    private readonly options: {trusted?: () => boolean} = {},
+    private readonly options: {
+      trusted?: () => boolean;
+      /** An org's time where it has a clock of its own (keys expire on their org's clock). */
+      orgNow?: (orgId: string) => Date;
+    } = {},
   ) {}
 
   /** The active key for an Authorization header, or undefined when it is missing, malformed, wrong, revoked or expired. */
@@ -61,7 +65,7 @@ export class Authenticator {
       else this.byHash.delete(hash);
     }
     if (!key) return undefined;
-    const now = this.clock.now();
+    const now = this.#now(key.orgId);
     if (keyStatus(key, now) !== 'active') return undefined;
     this.noteUse(key, now);
     return key;
@@ -83,11 +87,15 @@ export class Authenticator {
     const ids = {key_id: key.id, key_prefix: key.prefix};
     if (key.revokedAt)
       return {reason: 'revoked', detail: `revoked at ${key.revokedAt.toISOString()}`, ...ids};
-    if (key.expiresAt && keyStatus(key, this.clock.now()) === 'expired') {
+    if (key.expiresAt && keyStatus(key, this.#now(key.orgId)) === 'expired') {
       return {reason: 'expired', detail: `expired at ${key.expiresAt.toISOString()}`, ...ids};
     }
     // Active by now (created or un-cached in between): the request was refused by what the cache knew then.
     return {reason: 'unknown_key', ...ids};
+  }
+
+  #now(orgId: string): Date {
+    return this.options.orgNow?.(orgId) ?? this.clock.now();
   }
 
   /** Called by whoever revokes a key, so the cache never answers for it again. */

@@ -10,6 +10,7 @@ import type {Attempter} from '../delivery/attempter.js';
 import {orgFor} from '../ops/orgs.js';
 import {resendDelivery} from '../ops/resend.js';
 import {resendFailedDeliveries} from '../ops/resend-failed.js';
+import {waitForDelivery} from '../ops/wait.js';
 import {readJsonObject} from '../net/read-json.js';
 import {invalidRequest} from '../http-error.js';
 
@@ -23,6 +24,12 @@ export function registerDeliveryControlRoutes(
     // An org_id naming no org is 404, as on every other route that takes one.
     const data = await endpointHealth(ctx, {orgId: await orgFor(ctx, c.req.query('org_id'))});
     return c.json({data} satisfies List<EndpointHealth>);
+  });
+  // Held until the delivery is recorded as asked (or the time runs out: 408 timeout), woken by the engine's word
+  // of changes; the caller reads nothing again and again.
+  app.post('/_emulator/deliveries/wait', async (c) => {
+    const body = await readJsonObject(c, ['event_id', 'delivery_id', 'status', 'attempts', 'timeout_ms']);
+    return c.json(await waitForDelivery(ctx, body, c.req.raw.signal));
   });
   app.get('/_emulator/deliveries/:id', async (c) =>
     c.json(await getDeliveryDetail(ctx, {deliveryId: c.req.param('id')})),

@@ -10,6 +10,7 @@ import {createEndpoint, deleteEndpoint} from '../ops/endpoints.js';
 import {createKey, revokeKey} from '../ops/keys.js';
 import {createOrg, orgFor} from '../ops/orgs.js';
 import {adminAuth} from './admin-auth.js';
+import {clockMoveOf, registerOrgRoutes} from './org-routes.js';
 import {STATE_IMPORT_PATH} from './state-routes.js';
 
 export const MAX_CONTROL_BODY_BYTES = 64 * 1024;
@@ -83,12 +84,10 @@ export function registerControlRoutes(app: EmulatorApp, ctx: EmulatorContext): v
 
   app.get('/_emulator/clock', async (c) => c.json(await readClock(ctx)));
   app.post('/_emulator/clock', async (c) => {
-    const body = await readJsonObject(c, ['advance', 'set']);
-    const keys = Object.keys(body);
-    const value = keys.length === 1 ? body[keys[0] as string] : undefined;
-    if (typeof value !== 'string') {
-      throw invalidRequest('the body must be {"advance": "10m"} or {"set": "2030-01-01T00:00:00Z"}');
-    }
-    return c.json(await moveClock(ctx, keys[0] === 'advance' ? {advance: value} : {set: value}));
+    const {move, settle} = clockMoveOf(await readJsonObject(c, ['advance', 'set', 'settle']));
+    const state = await moveClock(ctx, move);
+    if (settle) await ctx.settle?.();
+    return c.json(state);
   });
+  registerOrgRoutes(app, ctx);
 }

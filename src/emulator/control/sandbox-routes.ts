@@ -2,7 +2,7 @@
 import type {List} from '../../schemas/index.js';
 import type {SandboxRecord} from '../../schemas/emulator.js';
 import type {EmulatorApp, EmulatorContext} from '../context.js';
-import {invalidRequest} from '../http-error.js';
+import {HttpError, invalidRequest} from '../http-error.js';
 import {linkCreation} from '../links/routes.js';
 import {readJsonObject} from '../net/read-json.js';
 import {actOnSandbox, createSandbox, getSandbox, listSandboxes, triggerEvent} from '../ops/sandboxes.js';
@@ -45,7 +45,14 @@ export function registerSandboxRoutes(
     // its one-expression form (test/emulator/router.test.ts).
     if (action === 'links') return createLink(c);
     const id = c.req.param('id');
-    const body = await readJsonObject(c, ['last_error'], {emptyAllowed: true});
+    const body = await readJsonObject(c, ['last_error', 'org_id'], {emptyAllowed: true});
+    // Named with an org, a sandbox of another org is answered like an unknown one.
+    if (
+      body.org_id !== undefined &&
+      (await getSandbox(sandboxes(), id)).org_id !== orgIdOf(body, ctx.orgId)
+    ) {
+      throw new HttpError(404, 'not_found', 'no such sandbox in this org');
+    }
     const result = await actOnSandbox(sandboxes(), {id, action, lastError: body.last_error});
     return c.json(result, action === 'fork' ? 201 : 200);
   });

@@ -12,6 +12,10 @@ export const SIGNAL_CHANNELS = {
   due: 'svc_due',
   /** Payload: schema:version:epoch milliseconds of the manual clock after a move. */
   clock: 'svc_clock',
+  /** Payload: schema:org id:version:offset milliseconds of an org's own clock after a move. */
+  orgClock: 'svc_org_clock',
+  /** Payload: the schema whose deliveries got attempts recorded (waiters for a delivery look again). */
+  recorded: 'svc_recorded',
   /** Payload: a relay endpoint id whose holder another run took over; the process streaming to the old one lets go. */
   relay: 'svc_relay',
   /** Payload: a token; lets a process know that its earlier notifications have been delivered. */

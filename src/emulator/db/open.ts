@@ -99,7 +99,7 @@ export async function openStorage(options: StorageOptions): Promise<OpenedStorag
           ? `a new database made in ${pgdata} could not be opened (${messageOf(err)}); the emulator's ` +
               'database template is damaged: reinstall svc, or remove the template kept in the user cache'
           : `the database in ${pgdata} could not be opened (${messageOf(err)}); if it is damaged, move the ` +
-              'data dir away and start again (or pass --in-memory)',
+              'data dir away and start again (or use the `inMemory` option)',
       );
     });
     try {

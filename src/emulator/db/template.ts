@@ -206,7 +206,7 @@ export async function ensureTemplate(
     const why = err instanceof Error ? err.message : String(err);
     throw new TemplateError(
       `the emulator's database template could not be made in ${target} (${why}); check that the folder is ` +
-        'writable and the disk has room, or pass --in-memory',
+        'writable and the disk has room, or use the `inMemory` option',
     );
   }
   return target;

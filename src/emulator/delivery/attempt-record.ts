@@ -60,6 +60,8 @@ export class AttemptWriter {
     private readonly db: Database,
     private readonly statements: PreparedStatements,
     private readonly timers: Timers,
+    /** Told after each batch is recorded (whoever waits for a delivery looks again). */
+    private readonly onRecorded: () => void = () => undefined,
   ) {}
 
   write(records: AttemptRecord[]): Promise<void> {
@@ -76,6 +78,7 @@ export class AttemptWriter {
       const batch = this.#queue.splice(0);
       try {
         await this.#record(batch.flatMap((b) => b.records));
+        this.onRecorded();
         for (const b of batch) {
           this.written += b.records.length;
           b.done();

@@ -1,7 +1,11 @@
 // The claim step of the delivery engine, in SQL: claim due deliveries under a lease, extend or hand back leases,
 // and find the next due time. Plain SQL that runs on PGlite and PostgreSQL alike.
 import type {Database} from '../db/database.js';
+import {orgOffsetSql} from '../db/org-clocks.js';
 import type {PreparedStatements, Statement} from './statements.js';
+
+/** How far the endpoint's org runs ahead of the emulator's clock (its own clock), in milliseconds. */
+const ORG_OFFSET = orgOffsetSql('w.org_id');
 
 export interface ClaimedDelivery {
   id: string;
@@ -19,6 +23,8 @@ export interface ClaimedDelivery {
   /** Its place in the endpoint's lane order: due time, then insertion order. */
   dueAt?: Date;
   seq?: number;
+  /** How far its org's clock runs ahead of the emulator's: its attempt's times and schedule follow the org's clock. */
+  offsetMs?: number;
 }
 
 export interface ClaimOptions {
@@ -68,12 +74,15 @@ const CLAIM: Statement = {
   name: 'svc_delivery_claim',
   types: ['timestamptz', 'timestamptz', 'text[]', 'text[]', 'int', 'int', 'timestamptz', 'text'],
   sql: `WITH heads AS (
-       SELECT w.id AS endpoint_id, w.url, w.secret_ciphertext, r.endpoint_id IS NOT NULL AS relay
+       SELECT w.id AS endpoint_id, w.url, w.secret_ciphertext, r.endpoint_id IS NOT NULL AS relay, o.offset_ms,
+              o.due_by
          FROM webhook_endpoints w
          LEFT JOIN relay_endpoints r ON r.endpoint_id = w.id
+        CROSS JOIN LATERAL (SELECT off.ms AS offset_ms, $1::timestamptz + off.ms * interval '1 millisecond' AS due_by
+                              FROM (SELECT ${ORG_OFFSET} AS ms) off) o
         CROSS JOIN LATERAL (
               SELECT d.next_attempt_at, d.seq FROM deliveries d
-               WHERE d.endpoint_id = w.id AND d.status = 'pending' AND d.next_attempt_at <= $1
+               WHERE d.endpoint_id = w.id AND d.status = 'pending' AND d.next_attempt_at <= o.due_by
                  AND (d.locked_until IS NULL OR d.locked_until <= $2)
                ORDER BY d.next_attempt_at, d.seq
                LIMIT 1) h
@@ -84,11 +93,11 @@ const CLAIM: Statement = {
      ), mine AS (
        SELECT * FROM heads WHERE pg_try_advisory_xact_lock(${CLAIM_LOCK_CLASS}, hashtext(heads.endpoint_id))
      ), picked AS (
-       SELECT p.ctid AS row_id, mine.url, mine.secret_ciphertext, mine.relay
+       SELECT p.ctid AS row_id, mine.url, mine.secret_ciphertext, mine.relay, mine.offset_ms
          FROM mine
         CROSS JOIN LATERAL (
               SELECT d.ctid FROM deliveries d
-               WHERE d.endpoint_id = mine.endpoint_id AND d.status = 'pending' AND d.next_attempt_at <= $1
+               WHERE d.endpoint_id = mine.endpoint_id AND d.status = 'pending' AND d.next_attempt_at <= mine.due_by
                  AND (d.locked_until IS NULL OR d.locked_until <= $2)
                ORDER BY d.next_attempt_at, d.seq
                LIMIT $6
@@ -98,7 +107,7 @@ const CLAIM: Statement = {
        FROM picked p, events e
       WHERE d.ctid = p.row_id AND e.id = d.event_id
       RETURNING d.id, d.endpoint_id, d.event_id, d.event_type, d.attempts, d.manual_attempts, e.body, p.url,
-                p.secret_ciphertext, p.relay, d.next_attempt_at, d.seq`,
+                p.secret_ciphertext, p.relay, d.next_attempt_at, d.seq, p.offset_ms::text AS offset_ms`,
 };
 
 /**
@@ -114,12 +123,14 @@ const CLAIM_EXCLUSIVE: Statement = {
   types: ['timestamptz', 'text[]', 'text[]', 'int', 'int', 'int'],
   sql: `WITH heads AS (
        SELECT w.id AS endpoint_id, w.url, w.secret_ciphertext, r.endpoint_id IS NOT NULL AS relay,
-              h.next_attempt_at, h.seq
+              h.next_attempt_at, h.seq, o.offset_ms, o.due_by
          FROM webhook_endpoints w
          LEFT JOIN relay_endpoints r ON r.endpoint_id = w.id
+        CROSS JOIN LATERAL (SELECT off.ms AS offset_ms, (SELECT $1)::timestamptz + off.ms * interval '1 millisecond' AS due_by
+                              FROM (SELECT ${ORG_OFFSET} AS ms) off) o
         CROSS JOIN LATERAL (
               SELECT d.next_attempt_at, d.seq FROM deliveries d
-               WHERE d.endpoint_id = w.id AND d.status = 'pending' AND d.next_attempt_at <= (SELECT $1)
+               WHERE d.endpoint_id = w.id AND d.status = 'pending' AND d.next_attempt_at <= o.due_by
                ORDER BY d.next_attempt_at, d.seq
                LIMIT 1) h
         WHERE NOT (w.id = ANY((SELECT $2)::text[]))
@@ -128,11 +139,11 @@ const CLAIM_EXCLUSIVE: Statement = {
         LIMIT (SELECT $4)
      )
      SELECT d.id, heads.endpoint_id, d.event_id, d.event_type, d.attempts, d.manual_attempts, e.body, heads.url,
-            heads.secret_ciphertext, heads.relay, d.next_attempt_at, d.seq
+            heads.secret_ciphertext, heads.relay, d.next_attempt_at, d.seq, heads.offset_ms::text AS offset_ms
        FROM heads
       CROSS JOIN LATERAL (
             SELECT d.id, d.event_id, d.event_type, d.attempts, d.manual_attempts, d.next_attempt_at, d.seq FROM deliveries d
-             WHERE d.endpoint_id = heads.endpoint_id AND d.status = 'pending' AND d.next_attempt_at <= (SELECT $1)
+             WHERE d.endpoint_id = heads.endpoint_id AND d.status = 'pending' AND d.next_attempt_at <= heads.due_by
              ORDER BY d.next_attempt_at, d.seq
              LIMIT (SELECT $5)) d
        JOIN events e ON e.id = d.event_id
@@ -149,11 +160,13 @@ const CLAIM_ENDPOINT_AFTER: Statement = {
   name: 'svc_delivery_claim_endpoint_after',
   types: ['text', 'timestamptz', 'timestamptz', 'bigint', 'int'],
   sql: `SELECT d.id, d.endpoint_id, d.event_id, d.event_type, d.attempts, d.manual_attempts, e.body, w.url, w.secret_ciphertext,
-            EXISTS (SELECT 1 FROM relay_endpoints r WHERE r.endpoint_id = w.id) AS relay, d.next_attempt_at, d.seq
+            EXISTS (SELECT 1 FROM relay_endpoints r WHERE r.endpoint_id = w.id) AS relay, d.next_attempt_at, d.seq,
+            ${ORG_OFFSET}::text AS offset_ms
        FROM deliveries d
        JOIN events e ON e.id = d.event_id
        JOIN webhook_endpoints w ON w.id = d.endpoint_id
-      WHERE d.endpoint_id = (SELECT $1) AND d.status = 'pending' AND d.next_attempt_at <= (SELECT $2)
+      WHERE d.endpoint_id = (SELECT $1) AND d.status = 'pending'
+        AND d.next_attempt_at <= (SELECT $2)::timestamptz + ${ORG_OFFSET} * interval '1 millisecond'
         AND (d.next_attempt_at, d.seq) > ((SELECT $3), (SELECT $4))
       ORDER BY d.next_attempt_at, d.seq
       LIMIT (SELECT $5)`,
@@ -172,6 +185,7 @@ interface ClaimRow {
   relay: boolean;
   next_attempt_at?: Date | string;
   seq?: string | number;
+  offset_ms?: string | number | null;
 }
 
 function toClaimed(r: ClaimRow): ClaimedDelivery {
@@ -186,6 +200,7 @@ function toClaimed(r: ClaimRow): ClaimedDelivery {
     url: r.url,
     secretCiphertext: r.secret_ciphertext,
     relay: r.relay,
+    offsetMs: Number(r.offset_ms ?? 0),
   };
   if (r.next_attempt_at !== undefined && r.seq !== undefined) {
     claimed.dueAt = new Date(r.next_attempt_at);
@@ -272,7 +287,7 @@ export async function nextDueAt(
   connectedRelays: string[],
 ): Promise<Date | null> {
   const r = await db.query<{at: Date | string | null}>(
-    `SELECT min(h.next_attempt_at) AS at
+    `SELECT min(h.next_attempt_at - ${ORG_OFFSET} * interval '1 millisecond') AS at
        FROM webhook_endpoints w
        LEFT JOIN relay_endpoints r ON r.endpoint_id = w.id
       CROSS JOIN LATERAL (

@@ -8,6 +8,7 @@ import type {EmulatorContext, EmulatorPlugin} from '../context.js';
 import {purgeOlderThan} from '../db/deliveries.js';
 import {SIGNAL_CHANNELS} from '../db/notify.js';
 import {ChaosPlan, type ChaosSettings} from './chaos.js';
+import {DeliveryChanges} from './changes.js';
 import {RelayHub} from './relay-hub.js';
 import {RelayLeases} from './relay-lease.js';
 import {isRelayEndpoint} from './relay-registry.js';
@@ -94,6 +95,14 @@ export function createDeliveryPlugin(options: DeliveryPluginOptions = {}): Deliv
             });
         }
       : () => undefined;
+    const changes = new DeliveryChanges();
+    ctx.deliveryChanges = changes;
+    const recorded = signals
+      ? coalesced(
+          () => signals.notify(SIGNAL_CHANNELS.recorded, processTag),
+          (err) => ctx.log(`could not tell other processes of recorded attempts: ${err.message}`),
+        )
+      : () => undefined;
     let lastPurge: number | undefined;
     const chaos = new ChaosPlan(options.chaos);
     const worker = new DeliveryWorker({
@@ -101,7 +110,8 @@ export function createDeliveryPlugin(options: DeliveryPluginOptions = {}): Deliv
       ...options.worker,
       db: ctx.db,
       clock: ctx.clock,
-      signatureNowMs: options.signatureClock === 'emulator' ? () => ctx.clock.nowMs() : () => Date.now(),
+      signatureNowMs:
+        options.signatureClock === 'emulator' ? (offsetMs) => ctx.clock.nowMs() + offsetMs : () => Date.now(),
       vault: ctx.vault,
       relay,
       allowLocalEndpoints: ctx.allowLocalEndpoints,
@@ -110,6 +120,10 @@ export function createDeliveryPlugin(options: DeliveryPluginOptions = {}): Deliv
       timeoutMs: options.timeoutMs,
       exclusiveDatabase: ctx.db.kind === 'pglite',
       onHandBack: tellOthers,
+      onRecorded: () => {
+        changes.changed();
+        recorded();
+      },
       log: ctx.log,
       sweep: async (now) => {
         const next = (await options.sweep?.(now)) ?? null;
@@ -122,18 +136,21 @@ export function createDeliveryPlugin(options: DeliveryPluginOptions = {}): Deliv
         return next;
       },
     });
+    if (ctx.orgClocks) unsubscribe.push(ctx.orgClocks.onChange(() => worker.timeMoved()));
     engine = {
       relay,
       relayLeases,
       worker,
       chaos,
       announce: () => {
+        changes.changed();
         worker.notify();
         tellOthers();
       },
     };
     const w = worker;
     ctx.resendAttempter = () => w;
+    ctx.settle = () => w.settled();
     const relayGone = (endpointId: string) => relay.deleted(endpointId);
     ctx.endpointDeletions?.add(relayGone);
     unsubscribe.push(() => ctx.endpointDeletions?.delete(relayGone));
@@ -151,7 +168,13 @@ export function createDeliveryPlugin(options: DeliveryPluginOptions = {}): Deliv
           }
         }),
         signals.on(SIGNAL_CHANNELS.due, (from) => {
-          if (from !== processTag) worker.notify();
+          if (from !== processTag) {
+            changes.changed();
+            worker.notify();
+          }
+        }),
+        signals.on(SIGNAL_CHANNELS.recorded, (from) => {
+          if (from !== processTag) changes.changed();
         }),
         // Whatever was announced while the connection was down is looked for now.
         signals.onReconnect(() => worker.notify()),
@@ -183,4 +206,27 @@ export function createDeliveryPlugin(options: DeliveryPluginOptions = {}): Deliv
       return ensure(ctx);
     },
   };
+}
+
+/** Runs `send` with one call in flight at a time; calls made meanwhile become one more once it is out. */
+function coalesced(send: () => Promise<void>, failed: (err: Error) => void): () => void {
+  let running = false;
+  let again = false;
+  const run = () => {
+    if (running) {
+      again = true;
+      return;
+    }
+    running = true;
+    send()
+      .catch(failed)
+      .finally(() => {
+        running = false;
+        if (again) {
+          again = false;
+          run();
+        }
+      });
+  };
+  return run;
 }

@@ -43,8 +43,11 @@ export interface DeliveryWorkerOptions {
   clock: Clock;
   /** Real time for leases, sleeps and write retries; tests pass fake ones. Default: the process's. */
   timers?: Timers;
-  /** Unix milliseconds a signature's `t` is taken from; the real time unless the emulator is told otherwise. */
-  signatureNowMs?: () => number;
+  /**
+   * Unix milliseconds a signature's `t` is taken from, given how far the delivery's org clock runs ahead of the
+   * emulator's; the real time unless the emulator is told otherwise.
+   */
+  signatureNowMs?: (orgOffsetMs: number) => number;
   vault: Vault;
   relay?: RelayHub;
   /** Lets endpoints on loopback/private addresses and plain http:// be delivered to (local development). */
@@ -84,6 +87,8 @@ export interface DeliveryWorkerOptions {
   onHandBack?: () => void;
   /** Delivery chaos (duplicates, held-back and delayed first attempts); none when absent. */
   chaos?: ChaosPlan;
+  /** Told after attempts were recorded. */
+  onRecorded?: () => void;
   /** Clock-driven chores (sandbox expiry, retention); returns when it next needs to run, if known. */
   sweep?: (now: Date) => Promise<Date | null>;
   log?: (line: string) => void;
@@ -161,7 +166,7 @@ export class DeliveryWorker {
     setMaxListeners(this.#o.maxLanes + 8, this.#shutdown.signal);
     this.#timers = options.timers ?? realTimers;
     this.#statements = new PreparedStatements(options.db);
-    this.#writer = new AttemptWriter(options.db, this.#statements, this.#timers);
+    this.#writer = new AttemptWriter(options.db, this.#statements, this.#timers, options.onRecorded);
   }
 
   get timeoutMs(): number {
@@ -179,14 +184,15 @@ export class DeliveryWorker {
         }, AGENT_PRELOAD_DELAY_MS),
       );
     }
-    this.#unsubscribe.push(
-      this.#o.clock.onChange(() => {
-        this.#sweepDue = true;
-        this.notify();
-      }),
-    );
+    this.#unsubscribe.push(this.#o.clock.onChange(() => this.timeMoved()));
     if (this.#o.relay) this.#unsubscribe.push(this.#o.relay.onChange(() => this.notify()));
     this.#loop = this.#run();
+  }
+
+  /** A clock moved (the emulator's or an org's): deliveries and chores may be due now. */
+  timeMoved(): void {
+    this.#sweepDue = true;
+    this.notify();
   }
 
   /** Something may be due now: a new event, a moved clock, a freed endpoint. */
@@ -408,11 +414,11 @@ export class DeliveryWorker {
         // now and perhaps once more.
         const chaos = item.scheduledAttempt === 1 ? this.#o.chaos?.decide(endpointId, item.id) : undefined;
         if (chaos && chaos.postponeMs > 0) {
-          await postponeFirstAttempt(this.#o.db, item.id, new Date(this.#o.clock.nowMs() + chaos.postponeMs));
+          await postponeFirstAttempt(this.#o.db, item.id, new Date(this.#nowMs(item) + chaos.postponeMs));
           continue;
         }
         const trigger: AttemptTrigger = chaos?.resumed ? 'chaos' : 'scheduled';
-        const startedAt = this.#o.clock.now();
+        const startedAt = new Date(this.#nowMs(item));
         // Sign: one key per lane, the secret decrypted and prepared for HMAC once, not per attempt.
         signer ??= endpointSigner(this.#o.vault, item.secretCiphertext);
         if (!signer) {
@@ -420,7 +426,7 @@ export class DeliveryWorker {
           records.push(this.#record(item, startedAt, UNREADABLE_SECRET, null));
           continue;
         }
-        const t = this.#signatureT();
+        const t = this.#signatureT(item);
         if (!item.relay) {
           target ??= parseTarget(item.url);
           dispatcher ??= await this.#agent();
@@ -487,8 +493,14 @@ export class DeliveryWorker {
    * The `t` of a signature made now: what signatureNowMs says (the emulator passes the real time unless told to
    * sign on its clock), else the worker's clock.
    */
-  #signatureT(): number {
-    return Math.floor((this.#o.signatureNowMs ?? (() => this.#o.clock.nowMs()))() / 1000);
+  #signatureT(item: ClaimedDelivery): number {
+    const offsetMs = item.offsetMs ?? 0;
+    return Math.floor((this.#o.signatureNowMs?.(offsetMs) ?? this.#o.clock.nowMs() + offsetMs) / 1000);
+  }
+
+  /** The time of the item's org: the emulator's clock, or the org's own clock when it has one. */
+  #nowMs(item: ClaimedDelivery): number {
+    return this.#o.clock.nowMs() + (item.offsetMs ?? 0);
   }
 
   /** A chaos duplicate of `item`'s attempt: the next attempt number, freshly signed, outside the schedule. */
@@ -500,8 +512,8 @@ export class DeliveryWorker {
     dispatcher: Dispatcher | undefined,
   ): Promise<void> {
     const copy = {...item, attempt: item.attempt + 1};
-    const startedAt = this.#o.clock.now();
-    const t = this.#signatureT();
+    const startedAt = new Date(this.#nowMs(item));
+    const t = this.#signatureT(item);
     const result = await this.#send(endpointId, copy, signer, t, target, dispatcher);
     if (result.aborted) return;
     await recordResend(this.#o.db, {
@@ -568,7 +580,7 @@ export class DeliveryWorker {
   async attemptNow(
     item: ClaimedDelivery,
   ): Promise<{startedAt: Date; signatureT: number | null; result: AttemptResult}> {
-    const startedAt = this.#o.clock.now();
+    const startedAt = new Date(this.#nowMs(item));
     if (item.relay && !this.#o.relay?.isConnected(item.endpointId)) {
       return {
         startedAt,
@@ -584,7 +596,7 @@ export class DeliveryWorker {
     }
     const signer = endpointSigner(this.#o.vault, item.secretCiphertext);
     if (!signer) return {startedAt, signatureT: null, result: UNREADABLE_SECRET};
-    const t = this.#signatureT();
+    const t = this.#signatureT(item);
     const dispatcher = item.relay ? undefined : await this.#agent();
     const result = await this.#send(item.endpointId, item, signer, t, parseTarget(item.url), dispatcher);
     return {startedAt, signatureT: t, result};
@@ -597,7 +609,13 @@ export class DeliveryWorker {
     signatureT: number | null,
     trigger: AttemptTrigger = 'scheduled',
   ): AttemptRecord {
-    return attemptRecord(item, {startedAt, finishedAt: this.#o.clock.now(), result, signatureT, trigger});
+    return attemptRecord(item, {
+      startedAt,
+      finishedAt: new Date(this.#nowMs(item)),
+      result,
+      signatureT,
+      trigger,
+    });
   }
 
   /**

@@ -3,7 +3,7 @@
 import {DELIVERY_STATUSES, type DeliveryStatus, isId} from '../../definitions.js';
 import type {EndpointHealth} from '../../schemas/emulator.js';
 import type {Delivery} from '../../schemas/index.js';
-import type {EmulatorContext} from '../context.js';
+import {type EmulatorContext, orgNow} from '../context.js';
 import {notFound, vaultUnavailable} from '../operation-error.js';
 import {oneOf, Problems} from './validate.js';
 
@@ -33,7 +33,7 @@ export async function listDeliveries(ctx: EmulatorContext, input: ListDeliveries
     ? (await ctx.repos.endpoints.list(input.orgId)).find((e) => e.id === input.endpointId)
     : undefined;
   if (!endpoint) throw notFound('no webhook endpoint with this id');
-  return ctx.repos.deliveries.listForEndpoint(endpoint.id, ctx.clock.now(), status);
+  return ctx.repos.deliveries.listForEndpoint(endpoint.id, orgNow(ctx, input.orgId), status);
 }
 
 /** How the recent deliveries of each endpoint of the org are going, in the order the org's endpoints are listed. */
@@ -44,6 +44,6 @@ export async function endpointHealth(
   const endpoints = await ctx.repos.endpoints.list(input.orgId);
   return ctx.repos.deliveries.healthOfEndpoints(
     endpoints.map((e) => e.id),
-    ctx.clock.now(),
+    orgNow(ctx, input.orgId),
   );
 }

@@ -6,7 +6,7 @@ import {
   type ProblemCode,
 } from '../../definitions.js';
 import type {WebhookEndpoint} from '../../schemas/index.js';
-import type {EmulatorContext} from '../context.js';
+import {type EmulatorContext, orgNow} from '../context.js';
 import {LimitError, OrgGoneError} from '../db/repository-support.js';
 import {endpointRecord} from '../db/webhook-endpoints.js';
 import {newSigningSecret} from '../ids.js';
@@ -79,7 +79,7 @@ export async function createEndpoint(
       events: events as string[],
       description: description ?? null,
       secretCiphertext: ctx.vault.encrypt(secret),
-      now: ctx.clock.now(),
+      now: orgNow(ctx, input.orgId),
     });
     return {endpoint: endpointRecord(stored), secret, warnings};
   } catch (err) {

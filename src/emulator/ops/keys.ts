@@ -8,7 +8,7 @@ import {
   MAX_NAME_LENGTH,
 } from '../../definitions.js';
 import type {ApiKey} from '../../schemas/index.js';
-import type {EmulatorContext} from '../context.js';
+import {type EmulatorContext, orgNow} from '../context.js';
 import {keyRecord} from '../db/api-keys.js';
 import {LimitError, OrgGoneError} from '../db/repository-support.js';
 import {conflict, notFound} from '../operation-error.js';
@@ -36,7 +36,7 @@ export async function createKey(
       : oneOf<KeyExpiryChoice>(problems, 'expires', String(input.expires), KEY_EXPIRY_CHOICES);
   const createdBy = text(problems, 'created_by', input.createdBy, {max: MAX_EMAIL_LENGTH, optional: true});
   problems.throwIfAny();
-  const now = ctx.clock.now();
+  const now = orgNow(ctx, input.orgId);
   try {
     const {key, secret} = await ctx.repos.keys.create({
       orgId: input.orgId,
@@ -67,16 +67,18 @@ export async function revokeKey(
   input: {orgId?: string; keyId: string},
 ): Promise<ApiKey & {already_revoked: boolean}> {
   const before = isId('apiKey', input.keyId) ? await ctx.repos.keys.get(input.orgId, input.keyId) : undefined;
-  const key = before ? await ctx.repos.keys.revoke(input.keyId, ctx.clock.now(), input.orgId) : undefined;
+  const key = before
+    ? await ctx.repos.keys.revoke(input.keyId, orgNow(ctx, before.orgId), input.orgId)
+    : undefined;
   if (!key) throw notFound('no API key with this id');
   ctx.auth.forget(key.id);
   // Said apart, so that a second revoke is told nothing happened rather than that it revoked something.
-  return {...keyRecord(key, ctx.clock.now()), already_revoked: before?.revokedAt != null};
+  return {...keyRecord(key, orgNow(ctx, key.orgId)), already_revoked: before?.revokedAt != null};
 }
 
 /** The org's keys, newest first, never with a secret. */
 export async function listKeys(ctx: EmulatorContext, orgId: string): Promise<ApiKey[]> {
-  const now = ctx.clock.now();
+  const now = orgNow(ctx, orgId);
   const keys = await ctx.repos.keys.list(orgId);
   return keys.map((k) => keyRecord({...k, lastUsedAt: ctx.auth.lastUsedAt(k)}, now));
 }

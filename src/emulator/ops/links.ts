@@ -11,7 +11,7 @@ import {
 } from '../../definitions.js';
 import type {CreatedSandboxLink, SandboxLink} from '../../schemas/index.js';
 import {hashSecret} from '../hash.js';
-import type {EmulatorContext} from '../context.js';
+import {type EmulatorContext, orgNow} from '../context.js';
 import {keyStatus} from '../db/api-keys.js';
 import {type LinkView, linkRecord, linkState, sandboxRuns} from '../db/sandbox-links.js';
 import {newId, newLinkToken} from '../ids.js';
@@ -141,8 +141,7 @@ export async function listLinks(
     if (!isId('org', filter.orgId)) throw new OperationError('not_found', 'no org with this id');
     links = await ctx.repos.links.list({orgId: filter.orgId});
   }
-  const now = ctx.clock.now();
-  return links.map((l) => linkRecord(l, now));
+  return links.map((l) => linkRecord(l, orgNow(ctx, l.orgId)));
 }
 
 /** What a request to a link's URL meets: the link and its state now, or undefined for any token that names none. */
@@ -152,7 +151,7 @@ export async function openLink(
 ): Promise<{link: LinkView; state: ReturnType<typeof linkState>} | undefined> {
   const link = await ctx.repos.links.findByTokenHash(hashSecret(token));
   if (!link) return undefined;
-  return {link, state: linkState(link, ctx.clock.now())};
+  return {link, state: linkState(link, orgNow(ctx, link.orgId))};
 }
 
 export type LinkCounts = Record<SandboxLinkKind, number>;
@@ -165,7 +164,7 @@ export async function linkCountsByKey(
   ctx: EmulatorContext,
   orgId: string,
 ): Promise<Map<string, {live: LinkCounts; idle: LinkCounts}>> {
-  const now = ctx.clock.now();
+  const now = orgNow(ctx, orgId);
   const counts = new Map<string, {live: LinkCounts; idle: LinkCounts}>();
   for (const link of await ctx.repos.links.list({orgId})) {
     const {status} = linkState(link, now);

@@ -2,7 +2,7 @@
 import {isId, MAX_NAME_LENGTH} from '../../definitions.js';
 import type {Org} from '../../schemas/index.js';
 import type {EmulatorContext} from '../context.js';
-import {notFound} from '../operation-error.js';
+import {conflict, notFound} from '../operation-error.js';
 import {Problems, text} from './validate.js';
 
 export async function getOrg(ctx: EmulatorContext, orgId: string): Promise<Org> {
@@ -22,4 +22,54 @@ export async function createOrg(ctx: EmulatorContext, input: {name: unknown}): P
   const name = text(problems, 'name', input.name, {max: MAX_NAME_LENGTH});
   problems.throwIfAny();
   return ctx.repos.orgs.create(name as string, ctx.clock.now());
+}
+
+/**
+ * Empties one org: its keys, endpoints, sandboxes and their links, events and deliveries go, and its clock follows
+ * the emulator's again. The org, its name and its people stay. Other orgs never notice.
+ */
+export async function resetOrg(ctx: EmulatorContext, orgId: string): Promise<{reset: true; org_id: string}> {
+  const org = await getOrg(ctx, orgId);
+  const endpoints = await emptyOrg(ctx, org.id, false);
+  await afterEmptied(ctx, org.id, endpoints);
+  return {reset: true, org_id: org.id};
+}
+
+/** Deletes one org and everything of it. The default org is only ever reset. */
+export async function deleteOrg(
+  ctx: EmulatorContext,
+  orgId: string,
+): Promise<{deleted: true; org_id: string}> {
+  const org = await getOrg(ctx, orgId);
+  if (org.id === ctx.orgId) {
+    throw conflict("the emulator's default org cannot be deleted; reset it instead");
+  }
+  const endpoints = await emptyOrg(ctx, org.id, true);
+  await afterEmptied(ctx, org.id, endpoints);
+  return {deleted: true, org_id: org.id};
+}
+
+/** In one transaction; returns the ids of the endpoints it deleted. */
+async function emptyOrg(ctx: EmulatorContext, orgId: string, andOrg: boolean): Promise<string[]> {
+  return ctx.db.transaction(async (tx) => {
+    // Deliveries keep no foreign key to their org (their inserts stay cheap), so they go by name.
+    await tx.query('DELETE FROM deliveries WHERE org_id = $1', [orgId]);
+    await tx.query('DELETE FROM events WHERE org_id = $1', [orgId]);
+    await tx.query('DELETE FROM sandbox_links WHERE org_id = $1', [orgId]);
+    await tx.query('DELETE FROM sandboxes WHERE org_id = $1', [orgId]);
+    const {rows} = await tx.query<{id: string}>(
+      'DELETE FROM webhook_endpoints WHERE org_id = $1 RETURNING id',
+      [orgId],
+    );
+    await tx.query('DELETE FROM api_keys WHERE org_id = $1', [orgId]);
+    if (andOrg) await tx.query('DELETE FROM orgs WHERE id = $1', [orgId]);
+    return rows.map((r) => r.id);
+  });
+}
+
+async function afterEmptied(ctx: EmulatorContext, orgId: string, endpointIds: string[]): Promise<void> {
+  ctx.auth.forgetAll();
+  for (const id of endpointIds) for (const told of ctx.endpointDeletions ?? []) told(id);
+  // Every process sharing the database hears that the org follows the emulator's clock again.
+  await ctx.orgClocks?.forget(orgId);
 }

@@ -3,6 +3,7 @@ import type {SandboxRecord} from '../../schemas/emulator.js';
 import type {Queryable} from '../db/database.js';
 import type {SandboxStatus} from '../../definitions.js';
 import type {SandboxState} from './transitions.js';
+import {orgOffsetSql} from '../db/org-clocks.js';
 
 export interface SandboxRow extends SandboxState {
   id: string;
@@ -98,7 +99,8 @@ export async function listSandboxes(q: Queryable, orgId: string, limit = 100): P
 /** Sandboxes whose expiry has passed and that are not yet being deleted. */
 export async function dueForExpiry(q: Queryable, now: Date, limit: number): Promise<string[]> {
   const r = await q.query<{id: string}>(
-    `SELECT id FROM sandboxes WHERE expires_at IS NOT NULL AND expires_at <= $1 AND status <> 'deleting'
+    `SELECT id FROM sandboxes WHERE expires_at IS NOT NULL AND status <> 'deleting'
+        AND expires_at <= $1::timestamptz + ${orgOffsetSql('sandboxes.org_id')} * interval '1 millisecond'
       ORDER BY expires_at, id LIMIT $2`,
     [now, limit],
   );
@@ -107,7 +109,9 @@ export async function dueForExpiry(q: Queryable, now: Date, limit: number): Prom
 
 export async function nextExpiry(q: Queryable, now: Date): Promise<Date | null> {
   const r = await q.query<{at: Date | string | null}>(
-    `SELECT min(expires_at) AS at FROM sandboxes WHERE expires_at IS NOT NULL AND expires_at > $1 AND status <> 'deleting'`,
+    `SELECT min(t.at) AS at FROM (
+       SELECT expires_at - ${orgOffsetSql('sandboxes.org_id')} * interval '1 millisecond' AS at FROM sandboxes
+        WHERE expires_at IS NOT NULL AND status <> 'deleting') t WHERE t.at > $1`,
     [now],
   );
   const at = r.rows[0]?.at;

@@ -33,6 +33,8 @@ export class SandboxNotFoundError extends OperationError {
 export interface SandboxServiceOptions {
   db: Database;
   clock: Clock;
+  /** An org's time where it has a clock of its own (its sandboxes' times and expiry follow it). */
+  orgNow?: (orgId: string) => Date;
   /** Called after a transaction that wrote an event commits, so the delivery worker looks at once. */
   onEvent?: () => void;
 }
@@ -43,6 +45,7 @@ export type MoveResult = SandboxMove;
 export class SandboxService {
   readonly #db: Database;
   readonly #clock: Clock;
+  readonly #orgNow: (orgId: string) => Date;
   readonly #onEvent: () => void;
   readonly #statements: PreparedStatements;
 
@@ -50,11 +53,12 @@ export class SandboxService {
     this.#db = options.db;
     this.#statements = new PreparedStatements(options.db);
     this.#clock = options.clock;
+    this.#orgNow = options.orgNow ?? (() => this.#clock.now());
     this.#onEvent = options.onEvent ?? (() => undefined);
   }
 
   async create(input: {orgId: string; name?: string; expiresInMs?: number}): Promise<MoveResult> {
-    const now = this.#clock.now();
+    const now = this.#orgNow(input.orgId);
     const expiresAt = input.expiresInMs === undefined ? null : new Date(now.getTime() + input.expiresInMs);
     return this.#write(async (tx) => {
       await this.#requireOrg(tx, input.orgId);
@@ -63,10 +67,10 @@ export class SandboxService {
   }
 
   async act(id: string, action: SandboxAction, options: {lastError?: string} = {}): Promise<MoveResult> {
-    const now = this.#clock.now();
     return this.#write(async (tx) => {
       const current = await findSandbox(tx, id, true);
       if (!current) throw new SandboxNotFoundError('sandbox');
+      const now = this.#orgNow(current.org_id);
       const move = applyAction(current, action, options);
       if (action === 'fork') {
         return this.#insertReady(tx, current.org_id, `${current.name}-fork`, null, now);
@@ -83,7 +87,7 @@ export class SandboxService {
     lastError?: string;
     sets?: readonly EventSet[];
   }): Promise<MoveResult> {
-    const now = this.#clock.now();
+    const now = this.#orgNow(input.orgId);
     // A new sandbox, its event and the deliveries are one statement: atomic without a transaction's two extra
     // round trips, which on PGlite cost about as much as the statement's own planning-free execution.
     if (!input.sandboxId) return this.#write((q) => this.#triggerNew(q, input, now), {single: true});
@@ -150,11 +154,17 @@ export class SandboxService {
         await this.#write(async (tx) => {
           const current = await findSandbox(tx, id, true);
           // Another process (or a trigger) may have moved it since it was listed.
-          if (!current || current.status === 'deleting' || !current.expires_at || current.expires_at > now) {
+          const orgTime = current ? this.#orgNow(current.org_id) : now;
+          if (
+            !current ||
+            current.status === 'deleting' ||
+            !current.expires_at ||
+            current.expires_at > orgTime
+          ) {
             return null;
           }
           const move = applyAction(current, 'expire');
-          return this.#apply(tx, current, move.state, move.event, now);
+          return this.#apply(tx, current, move.state, move.event, orgTime);
         });
       }
       if (ids.length < 100) break;

@@ -75,6 +75,7 @@ export async function loadState(ctx: EmulatorContext, input: LoadInput): Promise
   ctx.orgId = result.defaultOrg;
   ctx.stateEpoch = (ctx.stateEpoch ?? 0) + 1;
   ctx.auth.forgetAll();
+  await ctx.orgClocks?.reload();
   return {kind: 'seed', default_org_id: result.defaultOrg, orgs: result.orgs, warnings: plan.warnings};
 }
 
@@ -110,6 +111,7 @@ async function loadSnapshot(
   if (replace) ctx.orgId = snap.default_org_id;
   ctx.stateEpoch = (ctx.stateEpoch ?? 0) + 1;
   ctx.auth.forgetAll();
+  await ctx.orgClocks?.reload();
   let clock: 'set' | 'kept' = 'kept';
   if (replace && ctx.clock.mode === 'manual') {
     const manual = ctx.clock as ManualClock;

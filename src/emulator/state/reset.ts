@@ -16,6 +16,7 @@ export async function resetState(ctx: EmulatorContext): Promise<{reset: true; de
   });
   ctx.orgId = orgId;
   ctx.stateEpoch = (ctx.stateEpoch ?? 0) + 1;
+  await ctx.orgClocks?.reload();
   ctx.auth.forgetAll();
   ctx.limiter.reset();
   ctx.controlLimiter.reset();

@@ -17,6 +17,7 @@ export const STATE_TABLES = [
   'sandbox_links',
   'sign_in_links',
   'account_sessions',
+  'org_clocks',
 ] as const;
 
 export async function wipeState(tx: Queryable): Promise<void> {

@@ -1,14 +1,17 @@
-// `svc emulator clock`: shows the emulator's time, or moves a manual clock.
-import type {ClockState} from '@svc/client';
+// `svc emulator clock`: shows the emulator's time (or one org's), or moves a manual clock (or one org's own clock).
+import type {ClockState, OrgClockState} from '@svc/client';
+import type {Duration} from '../../definitions.js';
 import {usageError} from '../../lib/errors.js';
 import {type ConnectOptions, withControl} from './connect.js';
 
 export interface ClockOptions extends ConnectOptions {
   action?: 'advance' | 'set';
   value?: string;
+  /** An org (`org_…`) whose own clock is read or moved instead of the emulator's. */
+  org?: string;
 }
 
-export function emulatorClock(options: ClockOptions): Promise<ClockState> {
+export function emulatorClock(options: ClockOptions): Promise<ClockState | OrgClockState> {
   if (options.action && !options.value) {
     throw usageError(
       options.action === 'advance'
@@ -16,9 +19,16 @@ export function emulatorClock(options: ClockOptions): Promise<ClockState> {
         : 'set needs a time, like `svc emulator clock set 2030-01-01T00:00:00Z`',
     );
   }
+  const org = options.org;
   return withControl(options, (control) => {
-    if (options.action === 'advance') return control.advanceClock(options.value as string);
-    if (options.action === 'set') return control.setClock(options.value as string);
-    return control.clock();
+    // A duration as typed: the emulator checks it and says what it takes.
+    const duration = options.value as Duration;
+    if (options.action === 'advance')
+      return org ? control.advanceClock(duration, {org}) : control.advanceClock(duration);
+    if (options.action === 'set')
+      return org
+        ? control.setClock(options.value as string, {org})
+        : control.setClock(options.value as string);
+    return org ? control.orgClock(org) : control.clock();
   });
 }

@@ -4,7 +4,8 @@ import {constants} from 'node:os';
 import type {SignatureClock} from '../../definitions.js';
 import {UserError, usageError} from '../../lib/errors.js';
 import type {Io} from '../../lib/output.js';
-import {checkWritableFolder, resolveStartOptions, startOrExplain} from './start.js';
+import {seedSecrets, writeSecretsFile} from './seed-secrets.js';
+import {checkWritableFolder, resolveStartOptions, secretsNote, startOrExplain} from './start.js';
 import {writeSnapshotFile} from './state/snapshot-file.js';
 
 export interface EmulatorExecOptions {
@@ -18,6 +19,8 @@ export interface EmulatorExecOptions {
   chaos?: string;
   /** A seed file loaded before the command runs. */
   seed?: string;
+  /** Where the secrets the seed left to the emulator are written (owner-only JSON) before the command runs. */
+  secretsOut?: string;
   /** A snapshot (or seed) loaded in place of the state before the command runs. */
   importFile?: string;
   /** Where the state is saved once the command has ended, whatever its exit code. */
@@ -55,6 +58,15 @@ export async function emulatorExec(options: EmulatorExecOptions): Promise<{exitC
     startKey: {name: 'exec', createdBy: 'svc emulator exec'},
   });
   try {
+    const secrets = seedSecrets(emulator.apiUrl, emulator.seeded);
+    if (options.secretsOut) await writeSecretsFile(options.secretsOut, secrets);
+    if (secrets && options.io.stderr.isTTY === true && !options.secretsOut) {
+      // A person at a terminal sees them once; a CI log never does.
+      for (const org of secrets.orgs) {
+        for (const k of org.keys) log(`svc emulator: seed key ${k.id} (${k.name}): ${k.secret}`);
+        for (const w of org.webhooks) log(`svc emulator: seed endpoint ${w.id} (${w.url}): ${w.secret}`);
+      }
+    } else if (secrets) log(`svc emulator: ${secretsNote(options.secretsOut)}`);
     const key = emulator.startKey as {secret: string};
     const env = {
       ...options.env,

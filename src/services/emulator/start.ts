@@ -16,6 +16,7 @@ import {UserError, usageError} from '../../lib/errors.js';
 import {currentSvcCommand} from '../../lib/invocation.js';
 import type {Io} from '../../lib/output.js';
 import {emulatorDataDir, templateCacheDir} from '../../lib/paths.js';
+import {seedSecrets, withoutSecrets, writeSecretsFile} from './seed-secrets.js';
 import {writeSnapshotFile} from './state/snapshot-file.js';
 
 /** What the ready message says: where the emulator answers, where its data lives, and the key to start with. */
@@ -67,6 +68,8 @@ export interface EmulatorStartOptions {
   demo?: boolean;
   /** A seed file loaded at start. */
   seed?: string;
+  /** Where the secrets the seed left to the emulator are written (owner-only JSON). */
+  secretsOut?: string;
   /** A snapshot (or seed) loaded at start in place of the state. */
   importFile?: string;
   /** Where the state is saved when the emulator is told to stop. */
@@ -144,8 +147,9 @@ export async function startOrExplain(options: StartEmulatorOptions): Promise<Run
     return await startEmulator(options);
   } catch (err) {
     if (err instanceof EmulatorStartError) {
-      if (err.code === 'invalid_option') throw usageError(err.message);
-      throw new UserError(err.message, {
+      const message = asFlags(err.message);
+      if (err.code === 'invalid_option') throw usageError(message);
+      throw new UserError(message, {
         code: err.code,
         suggestions:
           err.code === 'already_running'
@@ -156,8 +160,37 @@ export async function startOrExplain(options: StartEmulatorOptions): Promise<Run
       });
     }
     // Connection errors from pg may quote the URL's host but never the password; keep only the message.
-    throw new UserError(`the emulator could not start: ${(err as Error).message}`, {code: 'start_failed'});
+    throw new UserError(`the emulator could not start: ${asFlags((err as Error).message)}`, {
+      code: 'start_failed',
+    });
   }
+}
+
+/** The library's errors name its options (`the \`port\` option`); the CLI's name the flags that set them. */
+const OPTION_FLAGS: Record<string, string> = {
+  port: '--port',
+  dataDir: '--data-dir',
+  inMemory: '--in-memory',
+  databaseUrl: '--database-url',
+};
+
+function asFlags(message: string): string {
+  return message
+    .replace(/use the `(\w+)` option/g, (all, option: string) =>
+      OPTION_FLAGS[option] ? `pass ${OPTION_FLAGS[option]}` : all,
+    )
+    .replace(/(?:a fresh )?(?:the )?`(\w+)` option/g, (all, option: string) => {
+      const flag = OPTION_FLAGS[option];
+      if (!flag) return all;
+      return all.startsWith('a fresh') ? `a fresh ${flag}` : flag;
+    });
+}
+
+/** Said where the secrets a seed left were not printed. */
+export function secretsNote(secretsOut: string | undefined): string {
+  return secretsOut
+    ? `The secrets the seed left to the emulator are in ${secretsOut} (owner-only); they are printed only to a terminal.`
+    : 'The seed left secrets to the emulator; they are printed only to a terminal. Pass --secrets-out FILE to keep them.';
 }
 
 export async function emulatorStart(options: EmulatorStartOptions): Promise<void> {
@@ -167,6 +200,11 @@ export async function emulatorStart(options: EmulatorStartOptions): Promise<void
   // This process only serves the emulator: whatever its database writes while it runs is owner-only too.
   process.umask(0o077);
   const emulator = await startOrExplain(resolveStartOptions(options, log));
+  const secrets = seedSecrets(emulator.apiUrl, emulator.seeded);
+  if (options.secretsOut) await writeSecretsFile(options.secretsOut, secrets);
+  // Secrets go to a person at a terminal, or to the --secrets-out file; never into a piped log.
+  const shown = io.stdout.isTTY === true;
+  const seeded = emulator.seeded && !shown ? withoutSecrets(emulator.seeded) : emulator.seeded;
   if (options.json) {
     const ready: Record<string, string> = {
       api_url: emulator.apiUrl,
@@ -176,7 +214,8 @@ export async function emulatorStart(options: EmulatorStartOptions): Promise<void
     if (emulator.demoKey) ready.demo_api_key = emulator.demoKey.secret;
     const loaded = {
       ...(emulator.imported ? {import: emulator.imported} : {}),
-      ...(emulator.seeded ? {seed: emulator.seeded} : {}),
+      ...(seeded ? {seed: seeded} : {}),
+      ...(options.secretsOut ? {secrets_out: options.secretsOut} : {}),
     };
     io.stdout.write(`${jsonText({...ready, ...loaded})}\n`);
   } else {
@@ -184,9 +223,9 @@ export async function emulatorStart(options: EmulatorStartOptions): Promise<void
     if (emulator.imported && options.importFile) {
       io.stdout.write(`\n${options.display.loaded(options.importFile, emulator.imported)}`);
     }
-    if (emulator.seeded && options.seed)
-      io.stdout.write(`\n${options.display.loaded(options.seed, emulator.seeded)}`);
+    if (seeded && options.seed) io.stdout.write(`\n${options.display.loaded(options.seed, seeded)}`);
   }
+  if (secrets && !shown) log(secretsNote(options.secretsOut));
   await options.untilStopped;
   log('svc emulator: stopping…');
   let saveError: unknown;

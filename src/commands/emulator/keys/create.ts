@@ -1,8 +1,8 @@
 import {Flags} from '@oclif/core';
-import {KEY_EXPIRY_CHOICES, type KeyExpiryChoice} from '../../../definitions.js';
+import {DEFAULT_KEY_EXPIRY, KEY_EXPIRY_CHOICES, type KeyExpiryChoice} from '../../../definitions.js';
 import {BaseCommand} from '../../../lib/base-command.js';
 import {currentSvcCommand} from '../../../lib/invocation.js';
-import {dataDirFlag} from '../../../lib/flags.js';
+import {dataDirFlag, orgFlag} from '../../../lib/flags.js';
 import {createKey} from '../../../services/emulator/keys/create.js';
 import {keyCreatedHint} from '../../../ui/emulator.js';
 
@@ -16,12 +16,13 @@ export default class EmulatorKeysCreate extends BaseCommand {
   static override flags = {
     name: Flags.string({description: 'name of the key', required: true}),
     expires: Flags.string({
-      description: 'days until it expires, or never',
+      description: "days until it expires, or never (the default is the account page's: keys should expire)",
       options: [...KEY_EXPIRY_CHOICES],
-      default: 'never',
+      default: DEFAULT_KEY_EXPIRY,
     }),
     'created-by': Flags.string({description: 'who created it (an email address)', helpValue: 'EMAIL'}),
     'data-dir': dataDirFlag(),
+    org: orgFlag(),
   };
 
   async run() {
@@ -30,6 +31,7 @@ export default class EmulatorKeysCreate extends BaseCommand {
       name: flags.name,
       expires: flags.expires as KeyExpiryChoice,
       createdBy: flags['created-by'],
+      org: flags.org,
       dataDir: flags['data-dir'],
       env: process.env,
     });

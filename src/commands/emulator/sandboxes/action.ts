@@ -1,6 +1,6 @@
 import {Args, Flags} from '@oclif/core';
 import {BaseCommand} from '../../../lib/base-command.js';
-import {dataDirFlag} from '../../../lib/flags.js';
+import {dataDirFlag, orgFlag} from '../../../lib/flags.js';
 import {SANDBOX_REQUESTABLE_ACTIONS} from '../../../definitions.js';
 import {sandboxAction} from '../../../services/emulator/sandboxes/action.js';
 import {describeMove} from '../../../ui/trigger.js';
@@ -25,6 +25,7 @@ export default class EmulatorSandboxesAction extends BaseCommand {
   static override flags = {
     'last-error': Flags.string({description: 'last_error for crash or fail', helpValue: 'TEXT'}),
     'data-dir': dataDirFlag(),
+    org: orgFlag(),
   };
 
   async run() {
@@ -33,6 +34,7 @@ export default class EmulatorSandboxesAction extends BaseCommand {
       id: args.id,
       action: args.action as (typeof SANDBOX_REQUESTABLE_ACTIONS)[number],
       lastError: flags['last-error'],
+      org: flags.org,
       dataDir: flags['data-dir'],
       env: process.env,
     });

@@ -1,6 +1,6 @@
 import {Flags} from '@oclif/core';
 import {BaseCommand} from '../../../lib/base-command.js';
-import {dataDirFlag} from '../../../lib/flags.js';
+import {dataDirFlag, orgFlag} from '../../../lib/flags.js';
 import {createSandbox} from '../../../services/emulator/sandboxes/create.js';
 import {describeMove} from '../../../ui/trigger.js';
 
@@ -17,6 +17,7 @@ export default class EmulatorSandboxesCreate extends BaseCommand {
       helpValue: 'DURATION',
     }),
     'data-dir': dataDirFlag(),
+    org: orgFlag(),
   };
 
   async run() {
@@ -24,6 +25,7 @@ export default class EmulatorSandboxesCreate extends BaseCommand {
     const move = await createSandbox({
       name: flags.name,
       expiresIn: flags['expires-in'],
+      org: flags.org,
       dataDir: flags['data-dir'],
       env: process.env,
     });

@@ -1,5 +1,5 @@
 import {BaseCommand} from '../../../lib/base-command.js';
-import {dataDirFlag} from '../../../lib/flags.js';
+import {dataDirFlag, orgFlag} from '../../../lib/flags.js';
 import {listSandboxes} from '../../../services/emulator/sandboxes/list.js';
 import {sanitize} from '../../../ui/text.js';
 
@@ -11,11 +11,12 @@ export default class EmulatorSandboxesList extends BaseCommand {
   ];
   static override flags = {
     'data-dir': dataDirFlag(),
+    org: orgFlag(),
   };
 
   async run() {
     const {flags} = await this.parse(EmulatorSandboxesList);
-    const data = await listSandboxes({dataDir: flags['data-dir'], env: process.env});
+    const data = await listSandboxes({dataDir: flags['data-dir'], org: flags.org, env: process.env});
     if (!this.jsonEnabled()) {
       if (data.length === 0)
         this.logToStderr('No sandboxes yet. Create one with `svc emulator sandboxes create`.');

@@ -2,7 +2,7 @@ import {Flags} from '@oclif/core';
 import {EVENT_TYPES, MAX_ENDPOINT_DESCRIPTION_LENGTH} from '../../../definitions.js';
 import {BaseCommand} from '../../../lib/base-command.js';
 import {currentSvcCommand} from '../../../lib/invocation.js';
-import {dataDirFlag} from '../../../lib/flags.js';
+import {dataDirFlag, orgFlag} from '../../../lib/flags.js';
 import {createWebhook} from '../../../services/emulator/webhooks/create.js';
 import {webhookCreatedHint} from '../../../ui/emulator.js';
 
@@ -18,6 +18,7 @@ export default class EmulatorWebhooksCreate extends BaseCommand {
     events: Flags.string({description: 'comma-separated event types', required: true, helpValue: 'a,b'}),
     description: Flags.string({description: `a note, at most ${MAX_ENDPOINT_DESCRIPTION_LENGTH} characters`}),
     'data-dir': dataDirFlag(),
+    org: orgFlag(),
   };
 
   async run() {
@@ -29,6 +30,7 @@ export default class EmulatorWebhooksCreate extends BaseCommand {
         .map((e) => e.trim())
         .filter(Boolean),
       description: flags.description,
+      org: flags.org,
       dataDir: flags['data-dir'],
       env: process.env,
     });

@@ -1,6 +1,11 @@
 /** @jsxImportSource hono/jsx */
 // The API keys page: the list, the create form, the secret shown once, and the revoke confirmation.
-import {KEY_EXPIRY_CHOICES, MAX_ACTIVE_KEYS_PER_ORG, MAX_NAME_LENGTH} from '../../../definitions.js';
+import {
+  DEFAULT_KEY_EXPIRY,
+  KEY_EXPIRY_CHOICES,
+  MAX_ACTIVE_KEYS_PER_ORG,
+  MAX_NAME_LENGTH,
+} from '../../../definitions.js';
 import type {ApiKey} from '../../../schemas/index.js';
 import {
   type Assets,
@@ -50,7 +55,7 @@ export function KeysPage(p: {
   const active = p.keys.filter((k) => k.status === 'active').length;
   const full = active >= MAX_ACTIVE_KEYS_PER_ORG;
   const errors = p.errors ?? {};
-  const expires = p.form?.expires ?? '90';
+  const expires = p.form?.expires ?? DEFAULT_KEY_EXPIRY;
   return (
     <Page title="API keys" assets={p.assets} viewer={p.viewer} section="keys">
       <h1>API keys</h1>

@@ -10,6 +10,8 @@ export interface CreateKeyOptions extends ConnectOptions {
   name: string;
   expires?: KeyExpiryChoice;
   createdBy?: string;
+  /** The org to act on (`org_…`); default: the emulator's default org. */
+  org?: string;
 }
 
 export type CreateKeyResult = Pick<CreatedKey, 'id' | 'name' | 'secret' | 'expires_at'>;
@@ -42,6 +44,7 @@ function mintKey(options: CreateKeyOptions): Promise<CreatedKeyAt> {
       name: options.name,
       expires: options.expires,
       created_by: options.createdBy,
+      org_id: options.org,
     });
     return {
       key: {id: key.id, name: key.name, secret: key.secret, expires_at: key.expires_at},

@@ -7,10 +7,12 @@ export interface SandboxActionOptions extends ConnectOptions {
   id: string;
   action: (typeof SANDBOX_REQUESTABLE_ACTIONS)[number];
   lastError?: string;
+  /** The org to act on (`org_…`); default: the emulator's default org. */
+  org?: string;
 }
 
 export function sandboxAction(options: SandboxActionOptions): Promise<SandboxMove> {
   return withControl(options, (control) =>
-    control.sandboxAction(options.id, options.action, {last_error: options.lastError}),
+    control.sandboxAction(options.id, options.action, {last_error: options.lastError, org_id: options.org}),
   );
 }

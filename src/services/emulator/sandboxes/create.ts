@@ -5,10 +5,12 @@ import {type ConnectOptions, withControl} from '../connect.js';
 export interface CreateSandboxOptions extends ConnectOptions {
   name?: string;
   expiresIn?: string;
+  /** The org to act on (`org_…`); default: the emulator's default org. */
+  org?: string;
 }
 
 export function createSandbox(options: CreateSandboxOptions): Promise<SandboxMove> {
   return withControl(options, (control) =>
-    control.createSandbox({name: options.name, expires_in: options.expiresIn}),
+    control.createSandbox({name: options.name, expires_in: options.expiresIn, org_id: options.org}),
   );
 }

@@ -2,6 +2,6 @@
 import type {SandboxRecord} from '@svc/client';
 import {type ConnectOptions, withControl} from '../connect.js';
 
-export async function listSandboxes(options: ConnectOptions): Promise<SandboxRecord[]> {
-  return (await withControl(options, (control) => control.listSandboxes())).data;
+export async function listSandboxes(options: ConnectOptions & {org?: string}): Promise<SandboxRecord[]> {
+  return (await withControl(options, (control) => control.listSandboxes(options.org))).data;
 }

@@ -1,5 +1,6 @@
 // `svc emulator webhooks create`: adds an endpoint; its signing secret is shown exactly once.
 import {EmulatorControlError} from '@svc/client';
+import type {EventType} from '../../../definitions.js';
 import {UserError} from '../../../lib/errors.js';
 import {currentSvcCommand, shellQuote} from '../../../lib/invocation.js';
 import {dataDirArg, localUrlWaysOut} from '../../../lib/hints.js';
@@ -10,6 +11,8 @@ export interface CreateWebhookOptions extends ConnectOptions {
   url: string;
   events: string[];
   description?: string;
+  /** The org to act on (`org_…`); default: the emulator's default org. */
+  org?: string;
 }
 
 export interface CreateWebhookResult {
@@ -70,8 +73,10 @@ export async function createWebhook(options: CreateWebhookOptions): Promise<Crea
   try {
     const w = await control.createWebhook({
       url: options.url,
-      events: options.events,
+      // As typed by a person: the emulator checks each and names any it does not know.
+      events: options.events as EventType[],
       description: options.description,
+      org_id: options.org,
     });
     const endpoint = {
       id: w.id,

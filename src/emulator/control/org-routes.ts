@@ -1,0 +1,44 @@
+// Orgs as the unit of isolation on one emulator (a test file each): reset one, delete one, and move its own clock.
+// Admin token only, like all of /_emulator; each route reads its input and calls an operation.
+import type {OrgClockState, OrgDeleted, OrgReset} from '../../schemas/emulator.js';
+import type {EmulatorApp, EmulatorContext} from '../context.js';
+import {invalidRequest} from '../http-error.js';
+import {readJsonObject} from '../net/read-json.js';
+import {moveOrgClock, readOrgClock} from '../ops/clock.js';
+import {deleteOrg, getOrg, resetOrg} from '../ops/orgs.js';
+
+/** `{"advance": "30s"}` or `{"set": ISO}`, with `"settle": true` to answer once what the move made due is done. */
+export function clockMoveOf(body: Record<string, unknown>): {
+  move: {advance: string} | {set: string};
+  settle: boolean;
+} {
+  const {settle, ...rest} = body;
+  const keys = Object.keys(rest);
+  const value = keys.length === 1 ? rest[keys[0] as string] : undefined;
+  if (typeof value !== 'string' || (settle !== undefined && typeof settle !== 'boolean')) {
+    throw invalidRequest(
+      'the body must be {"advance": "10m"} or {"set": "2030-01-01T00:00:00Z"}, with "settle": true to wait for the attempts it makes due',
+    );
+  }
+  return {move: keys[0] === 'advance' ? {advance: value} : {set: value}, settle: settle === true};
+}
+
+export function registerOrgRoutes(app: EmulatorApp, ctx: EmulatorContext): void {
+  app.post('/_emulator/orgs/:id/reset', async (c) =>
+    c.json((await resetOrg(ctx, c.req.param('id'))) satisfies OrgReset),
+  );
+  app.delete('/_emulator/orgs/:id', async (c) =>
+    c.json((await deleteOrg(ctx, c.req.param('id'))) satisfies OrgDeleted),
+  );
+  app.get('/_emulator/orgs/:id/clock', async (c) => {
+    const org = await getOrg(ctx, c.req.param('id'));
+    return c.json(readOrgClock(ctx, org.id) satisfies OrgClockState);
+  });
+  app.post('/_emulator/orgs/:id/clock', async (c) => {
+    const org = await getOrg(ctx, c.req.param('id'));
+    const {move, settle} = clockMoveOf(await readJsonObject(c, ['advance', 'set', 'settle']));
+    const state = await moveOrgClock(ctx, org.id, move);
+    if (settle) await ctx.settle?.();
+    return c.json(state satisfies OrgClockState);
+  });
+}

@@ -1,0 +1,109 @@
+// Waiting for a delivery: the answer is held until the emulator has recorded what the caller waits for (a delivery
+// of an event or by id, in a status, with a number of attempts), woken by the delivery engine's own word of changes
+// rather than by reading again and again.
+import {
+  DEFAULT_DELIVERY_WAIT_MS,
+  DELIVERY_STATUSES,
+  type DeliveryStatus,
+  isId,
+  MAX_DELIVERY_WAIT_MS,
+} from '../../definitions.js';
+import type {DeliveryDetail} from '../../schemas/emulator.js';
+import type {EmulatorContext} from '../context.js';
+import {conflict, OperationError} from '../operation-error.js';
+import {getDeliveryDetail} from './delivery-detail.js';
+import {oneOf, Problems} from './validate.js';
+
+export interface WaitForDeliveryInput {
+  event_id?: unknown;
+  delivery_id?: unknown;
+  status?: unknown;
+  attempts?: unknown;
+  timeout_ms?: unknown;
+}
+
+interface Wanted {
+  eventId: string | null;
+  deliveryId: string | null;
+  status: DeliveryStatus | null;
+  attempts: number;
+  timeoutMs: number;
+}
+
+function wanted(input: WaitForDeliveryInput): Wanted {
+  const problems = new Problems();
+  const eventId = input.event_id;
+  const deliveryId = input.delivery_id;
+  if ((eventId === undefined) === (deliveryId === undefined)) {
+    problems.add('event_id', 'name exactly one of event_id or delivery_id');
+  }
+  if (eventId !== undefined && !isId('event', eventId))
+    problems.add('event_id', 'must be an event id (evt_…)');
+  if (deliveryId !== undefined && !isId('delivery', deliveryId))
+    problems.add('delivery_id', 'must be a delivery id (dlv_…)');
+  const status =
+    input.status === undefined ? undefined : oneOf(problems, 'status', input.status, DELIVERY_STATUSES);
+  const attempts = input.attempts;
+  if (attempts !== undefined && !(Number.isSafeInteger(attempts) && (attempts as number) >= 0))
+    problems.add('attempts', 'must be a whole number, 0 or more');
+  const timeout = input.timeout_ms ?? DEFAULT_DELIVERY_WAIT_MS;
+  if (
+    !(
+      Number.isSafeInteger(timeout) &&
+      (timeout as number) >= 0 &&
+      (timeout as number) <= MAX_DELIVERY_WAIT_MS
+    )
+  )
+    problems.add('timeout_ms', `must be a whole number of milliseconds from 0 to ${MAX_DELIVERY_WAIT_MS}`);
+  problems.throwIfAny();
+  return {
+    eventId: (eventId as string | undefined) ?? null,
+    deliveryId: (deliveryId as string | undefined) ?? null,
+    status: status ?? null,
+    // Without a status, waiting means an attempt has been recorded.
+    attempts: (attempts as number | undefined) ?? (status === undefined ? 1 : 0),
+    timeoutMs: timeout as number,
+  };
+}
+
+async function find(ctx: EmulatorContext, w: Wanted): Promise<string | undefined> {
+  const {rows} = await ctx.db.query<{id: string}>(
+    `SELECT id FROM deliveries
+      WHERE ($1::text IS NULL OR id = $1) AND ($2::text IS NULL OR event_id = $2)
+        AND ($3::text IS NULL OR status = $3) AND attempts >= $4
+      ORDER BY created_at, id LIMIT 1`,
+    [w.deliveryId, w.eventId, w.status, w.attempts],
+  );
+  return rows[0]?.id;
+}
+
+/**
+ * Resolves with the delivery's detail once it is recorded as wanted; refuses with `timeout` (408) when the time
+ * runs out first. Aborting `signal` (the caller went away) ends the wait.
+ */
+export async function waitForDelivery(
+  ctx: EmulatorContext,
+  input: WaitForDeliveryInput,
+  signal?: AbortSignal,
+): Promise<DeliveryDetail> {
+  const w = wanted(input);
+  const changes = ctx.deliveryChanges;
+  const deadline = Date.now() + w.timeoutMs;
+  for (;;) {
+    const seen = changes?.version ?? 0;
+    const id = await find(ctx, w);
+    if (id) return getDeliveryDetail(ctx, {deliveryId: id});
+    const left = deadline - Date.now();
+    if (left <= 0 || signal?.aborted) break;
+    if (!changes) throw conflict('this emulator runs no delivery engine, so no delivery will come');
+    await changes.after(seen, left, signal);
+  }
+  const what = w.deliveryId ? `delivery ${w.deliveryId}` : `a delivery of event ${w.eventId}`;
+  const how = [w.status ? `status ${w.status}` : '', w.attempts > 0 ? `${w.attempts}+ attempts` : '']
+    .filter(Boolean)
+    .join(', ');
+  throw new OperationError(
+    'timeout',
+    `no ${what}${how ? ` with ${how}` : ''} was recorded within ${w.timeoutMs} ms`,
+  );
+}

@@ -1,0 +1,194 @@
+// `@svc/cli/testing`: the emulator for test runners. One emulator for the whole run (startTestEmulator, or the
+// vitest global setup in ./vitest-setup.ts), and per test file an org of its own with its own clock, a key, an
+// endpoint and a real receiver (createOrgFixture, or setupSvcOrg in ./vitest.ts): files share the emulator and never
+// see each other's events or time. Everything here is AsyncDisposable, and a run that is stopped or interrupted
+// (SIGINT, SIGTERM) leaves no runtime file or data dir behind.
+import {mkdtempSync, rmSync} from 'node:fs';
+import {tmpdir} from 'node:os';
+import {join} from 'node:path';
+import {EmulatorControl, readRuntimeFile} from '@svc/client';
+import {EVENT_TYPES} from '../definitions.js';
+import {asyncDispose} from '../emulator/async-dispose.js';
+import {type RunningEmulator, type StartEmulatorOptions, startEmulator} from '../emulator/index.js';
+import {OrgControl} from './org-control.js';
+import {startTestReceiver, type TestReceiver} from './receiver.js';
+import type {CreatedKey, CreatedWebhook, EventType, Org} from './types.js';
+
+export * from './types.js';
+export {OrgControl} from './org-control.js';
+export {
+  type ReceivedDelivery,
+  startTestReceiver,
+  type TestReceiver,
+  type TestReceiverOptions,
+} from './receiver.js';
+
+/** How a test file reaches the run's emulator: what the global setup provides (no secrets beyond the admin token). */
+export interface EmulatorConnection {
+  url: string;
+  adminToken: string;
+}
+
+export interface TestEmulator extends AsyncDisposable {
+  /** The emulator's address (its /v1 API and /_emulator control surface). */
+  readonly url: string;
+  readonly connection: EmulatorConnection;
+  /** The emulator-wide control client (its default org and the emulator's clock). */
+  readonly control: EmulatorControl;
+  readonly emulator: RunningEmulator;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts an emulator for a test run: in memory, on a free loopback port, on a manual clock (time moves only when a
+ * test moves it; each org's own clock moves with `advanceClock(d, {org})`), delivering to loopback receivers.
+ * Its data dir is removed when it stops, when the process exits, and on SIGINT or SIGTERM.
+ */
+export async function startTestEmulator(
+  options: Omit<StartEmulatorOptions, 'dataDir' | 'inMemory'> = {},
+): Promise<TestEmulator> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'svc-testing-'));
+  const removeSync = () => rmSync(dataDir, {recursive: true, force: true});
+  const forget = cleanUpOnExit(removeSync);
+  let emulator: RunningEmulator;
+  try {
+    emulator = await startEmulator({
+      port: 0,
+      clock: 'manual',
+      allowLocalEndpoints: true,
+      ...options,
+      dataDir,
+      inMemory: true,
+    });
+  } catch (err) {
+    forget();
+    removeSync();
+    throw err;
+  }
+  let stopping: Promise<void> | undefined;
+  const stop = () => {
+    stopping ??= emulator.stop().finally(() => {
+      forget();
+      removeSync();
+    });
+    return stopping;
+  };
+  const connection = {url: emulator.apiUrl, adminToken: emulator.adminToken};
+  return {
+    url: emulator.apiUrl,
+    connection,
+    control: emulator.control,
+    emulator,
+    stop,
+    [asyncDispose]: stop,
+  };
+}
+
+/**
+ * The control client of the run's emulator: from a connection (what the vitest global setup provides), else from
+ * the running emulator's emulator.json in SVC_EMULATOR_DATA_DIR (under `svc emulator exec -- node --test …`).
+ */
+export async function connectTestEmulator(connection?: EmulatorConnection): Promise<EmulatorControl> {
+  if (connection) return new EmulatorControl({url: connection.url, adminToken: connection.adminToken});
+  const dir = process.env.SVC_EMULATOR_DATA_DIR;
+  const runtime = dir ? await readRuntimeFile(dir) : undefined;
+  if (!runtime) {
+    throw new Error(
+      'connectTestEmulator found no emulator: pass the connection the global setup provides, or run the tests ' +
+        'under `svc emulator exec`, which sets SVC_EMULATOR_DATA_DIR',
+    );
+  }
+  return new EmulatorControl({url: runtime.api_url, adminToken: runtime.admin_token});
+}
+
+/** What a test file holds: its own org (and clock), a key of it, an endpoint of it and the receiver behind it. */
+export interface OrgFixture extends AsyncDisposable {
+  /** The control client bound to this org: clock moves, triggers, keys and endpoints act on it alone. */
+  readonly control: OrgControl;
+  readonly org: Org;
+  /** An API key of the org (secret included) for calls to /v1. */
+  readonly key: CreatedKey;
+  /** The org's endpoint, posting to `receiver` (signing secret included). */
+  readonly endpoint: CreatedWebhook;
+  readonly receiver: TestReceiver;
+  /** Deletes the org (and everything of it) and closes the receiver. */
+  dispose(): Promise<void>;
+}
+
+export interface OrgFixtureOptions {
+  /** The org's name (default: a fresh one). */
+  name?: string;
+  /** The events the endpoint subscribes to (default: all). */
+  events?: readonly EventType[];
+  /** What the receiver answers (default 200). */
+  respond?: Parameters<TestReceiver['respondWith']>[0];
+}
+
+/** An org of its own for one test file, with a key, an endpoint and a receiver; dispose of it after the file. */
+export async function createOrgFixture(
+  emulator: EmulatorControl | EmulatorConnection,
+  options: OrgFixtureOptions = {},
+): Promise<OrgFixture> {
+  const control = emulator instanceof EmulatorControl ? emulator : await connectTestEmulator(emulator);
+  const org = await control.createOrg({name: options.name ?? `test ${Date.now().toString(36)}`});
+  const receiver = await startTestReceiver();
+  try {
+    if (options.respond !== undefined) receiver.respondWith(options.respond);
+    const bound = new OrgControl(control, org.id);
+    const key = await bound.createKey({name: 'test'});
+    const endpoint = await bound.createWebhook({
+      url: receiver.url,
+      events: [...(options.events ?? EVENT_TYPES)],
+    });
+    receiver.setSecret(endpoint.secret);
+    let disposing: Promise<void> | undefined;
+    const dispose = () => {
+      disposing ??= (async () => {
+        await receiver.close();
+        await control.deleteOrg(org.id).catch(() => undefined);
+      })();
+      return disposing;
+    };
+    return {control: bound, org, key, endpoint, receiver, dispose, [asyncDispose]: dispose};
+  } catch (err) {
+    await receiver.close();
+    await control.deleteOrg(org.id).catch(() => undefined);
+    throw err;
+  }
+}
+
+const exitCleanups = new Set<() => void>();
+let hooked = false;
+
+/**
+ * Runs `clean` (synchronous) when the process exits or is interrupted. On SIGINT or SIGTERM with no other
+ * listener, the signal is raised again after cleaning, so the process ends as it would have.
+ */
+function cleanUpOnExit(clean: () => void): () => void {
+  exitCleanups.add(clean);
+  if (!hooked) {
+    hooked = true;
+    const runAll = () => {
+      for (const c of exitCleanups) {
+        try {
+          c();
+        } catch {
+          // Best effort at exit: nothing to report to.
+        }
+      }
+      exitCleanups.clear();
+    };
+    process.on('exit', runAll);
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+      const onSignal = () => {
+        runAll();
+        if (process.listenerCount(signal) === 1) {
+          process.removeListener(signal, onSignal);
+          process.kill(process.pid, signal);
+        }
+      };
+      process.on(signal, onSignal);
+    }
+  }
+  return () => exitCleanups.delete(clean);
+}

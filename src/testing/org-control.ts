@@ -1,0 +1,86 @@
+// The control client of one test file's org: every call acts on that org alone (its clock, its events, its keys
+// and endpoints), so a file cannot move another file's time or fire into another file's receiver by mistake.
+import type {
+  ClockMoveOptions,
+  CreatedKey,
+  CreatedWebhook,
+  DeliveryDetail,
+  EmulatorControl,
+  OrgClockState,
+  SandboxMove,
+  SandboxRecord,
+  WaitForDeliveryOptions,
+} from '@svc/client';
+import type {Duration, SandboxAction} from '../definitions.js';
+import type {
+  CreateKeyRequest,
+  CreateSandboxRequest,
+  CreateWebhookRequest,
+  SandboxActionRequest,
+  TriggerRequest,
+} from '../schemas/emulator.js';
+
+type WithoutOrg<T> = Omit<T, 'org_id'>;
+
+export class OrgControl {
+  constructor(
+    /** The emulator-wide control client, for what is not one org's (the emulator's clock, its state). */
+    readonly emulator: EmulatorControl,
+    readonly orgId: string,
+  ) {}
+
+  /** Moves this org's clock only; with `settle`, resolves once the attempts it made due have been made. */
+  advanceClock(duration: Duration, options: Omit<ClockMoveOptions, 'org'> = {}): Promise<OrgClockState> {
+    return this.emulator.advanceClock(duration, {...options, org: this.orgId});
+  }
+
+  setClock(iso: string, options: Omit<ClockMoveOptions, 'org'> = {}): Promise<OrgClockState> {
+    return this.emulator.setClock(iso, {...options, org: this.orgId});
+  }
+
+  clock(): Promise<OrgClockState> {
+    return this.emulator.orgClock(this.orgId);
+  }
+
+  trigger(input: WithoutOrg<TriggerRequest>): Promise<SandboxMove> {
+    return this.emulator.trigger({...input, org_id: this.orgId});
+  }
+
+  createKey(input: WithoutOrg<CreateKeyRequest>): Promise<CreatedKey> {
+    return this.emulator.createKey({...input, org_id: this.orgId});
+  }
+
+  createWebhook(input: WithoutOrg<CreateWebhookRequest>): Promise<CreatedWebhook> {
+    return this.emulator.createWebhook({...input, org_id: this.orgId});
+  }
+
+  createSandbox(input: WithoutOrg<CreateSandboxRequest> = {}): Promise<SandboxMove> {
+    return this.emulator.createSandbox({...input, org_id: this.orgId});
+  }
+
+  sandboxAction(
+    id: string,
+    action: SandboxAction,
+    input: WithoutOrg<SandboxActionRequest> = {},
+  ): Promise<SandboxMove> {
+    return this.emulator.sandboxAction(id, action, {...input, org_id: this.orgId});
+  }
+
+  async listSandboxes(): Promise<SandboxRecord[]> {
+    return (await this.emulator.listSandboxes(this.orgId)).data;
+  }
+
+  /** Resolves once the emulator has recorded the delivery as asked (pushed by the emulator, not polled). */
+  waitForDelivery(options: WaitForDeliveryOptions): Promise<DeliveryDetail> {
+    return this.emulator.waitForDelivery(options);
+  }
+
+  delivery(id: string): Promise<DeliveryDetail> {
+    return this.emulator.delivery(id);
+  }
+
+  /** Empties the org (keys, endpoints, sandboxes, events, deliveries) and gives its clock back to the emulator's. */
+  reset(): Promise<void> {
+    return this.emulator.resetOrg(this.orgId).then(() => undefined);
+  }
+}

@@ -1,0 +1,172 @@
+// Orgs as the unit of isolation on one emulator: each org's own clock moves its deliveries' schedule, its keys'
+// expiry and the times it shows and signs, and no other org's; reset and delete take one org's state away.
+import {afterEach, describe, expect, it} from 'vitest';
+import {EmulatorControlError} from '../../../src/client/emulator-control.js';
+import {RETRY_WAITS_MS} from '../../../src/definitions.js';
+import {type RunningEmulator, startEmulator} from '../../../src/emulator/index.js';
+import {verifySignature} from '../../../src/webhooks/index.js';
+import {EMULATOR_BACKENDS} from '../../helpers/emulator-backends.js';
+import {describeEachBackend} from '../../helpers/requirements.js';
+import {answer, type Receiver, startReceiver} from '../delivery/helpers.js';
+
+const START = new Date('2031-05-01T12:00:00.000Z');
+const FIRST_WAIT_S = (RETRY_WAITS_MS[0] as number) / 1000;
+
+let cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.reverse()) await c();
+  cleanups = [];
+});
+
+describeEachBackend(EMULATOR_BACKENDS, 'org clocks ($name)', (backend) => {
+  async function emulator(): Promise<RunningEmulator> {
+    const storage = await backend.options();
+    const emu = await startEmulator({
+      ...storage.options,
+      port: 0,
+      clock: 'manual',
+      clockStart: START,
+      signatureClock: 'emulator',
+      allowLocalEndpoints: true,
+    });
+    cleanups.push(storage.dispose, () => emu.stop());
+    return emu;
+  }
+  async function failingReceiver(): Promise<Receiver> {
+    const r = await startReceiver(answer(500));
+    cleanups.push(() => r.close());
+    return r;
+  }
+
+  it("moves one org's retries, signatures and times, and no other org's", async () => {
+    const emu = await emulator();
+    const [a, b] = await Promise.all([
+      emu.control.createOrg({name: 'file a'}),
+      emu.control.createOrg({name: 'file b'}),
+    ]);
+    const [ra, rb] = await Promise.all([failingReceiver(), failingReceiver()]);
+    const wa = await emu.control.createWebhook({url: ra.url, events: ['sandbox.error'], org_id: a.id});
+    await emu.control.createWebhook({url: rb.url, events: ['sandbox.error'], org_id: b.id});
+    const ea = await emu.control.trigger({type: 'sandbox.error', org_id: a.id});
+    const eb = await emu.control.trigger({type: 'sandbox.error', org_id: b.id});
+    const firstA = await emu.control.waitForDelivery({event_id: ea.event?.id as string});
+    const firstB = await emu.control.waitForDelivery({event_id: eb.event?.id as string});
+    expect(firstA.delivery.attempts).toBe(1);
+
+    // One second short of the first retry: nothing is due, and settle answers without an attempt.
+    await emu.control.advanceClock(`${FIRST_WAIT_S - 1}s`, {org: a.id, settle: true});
+    expect((await emu.control.delivery(firstA.delivery.id)).attempts).toHaveLength(1);
+    const moved = await emu.control.advanceClock('1s', {org: a.id, settle: true});
+    expect(moved).toMatchObject({
+      org_id: a.id,
+      own: true,
+      now: new Date(START.getTime() + FIRST_WAIT_S * 1000).toISOString(),
+    });
+
+    const afterA = await emu.control.delivery(firstA.delivery.id);
+    expect(afterA.attempts).toHaveLength(2);
+    // Org b never noticed: one attempt, its next one still where it was.
+    const afterB = await emu.control.delivery(firstB.delivery.id);
+    expect(afterB.attempts).toHaveLength(1);
+    expect(afterB.delivery.next_attempt_at).toBe(firstB.delivery.next_attempt_at);
+    expect((await emu.control.orgClock(b.id)).own).toBe(false);
+
+    // The second attempt was signed at org a's time, which its receiver (sharing that clock) accepts.
+    const second = ra.requests[1];
+    const t = Number(/t=(\d+)/.exec(String(second?.headers['svc-signature']))?.[1]);
+    expect(t).toBe(Math.floor(new Date(moved.now).getTime() / 1000));
+    expect(() =>
+      verifySignature({
+        secret: wa.secret,
+        header: String(second?.headers['svc-signature']),
+        payload: second?.body ?? '',
+        now: t,
+      }),
+    ).not.toThrow();
+    // Times shown for org a are its own.
+    const key = await emu.control.createKey({name: 'a key', org_id: a.id});
+    expect(key.created_at).toBe(moved.now);
+    // The emulator's clock stayed.
+    expect((await emu.control.clock()).now).toBe(START.toISOString());
+  });
+
+  it("expires an org's keys on its own clock only", async () => {
+    const emu = await emulator();
+    const a = await emu.control.createOrg({name: 'a'});
+    const b = await emu.control.createOrg({name: 'b'});
+    const ka = await emu.control.createKey({name: 'a', expires: '30', org_id: a.id});
+    const kb = await emu.control.createKey({name: 'b', expires: '30', org_id: b.id});
+    const org = (secret: string) =>
+      fetch(`${emu.apiUrl}/v1/org`, {headers: {authorization: `Bearer ${secret}`}});
+    expect((await org(ka.secret)).status).toBe(200);
+    await emu.control.advanceClock('31d', {org: a.id});
+    expect((await org(ka.secret)).status).toBe(401);
+    expect((await org(kb.secret)).status).toBe(200);
+  });
+
+  it('resets and deletes one org, leaving the others as they were', async () => {
+    const emu = await emulator();
+    const a = await emu.control.createOrg({name: 'a'});
+    const b = await emu.control.createOrg({name: 'b'});
+    const r = await failingReceiver();
+    for (const org of [a, b]) {
+      await emu.control.createWebhook({url: r.url, events: ['sandbox.ready'], org_id: org.id});
+      await emu.control.createSandbox({org_id: org.id});
+    }
+    const ka = await emu.control.createKey({name: 'a', org_id: a.id});
+    await emu.control.advanceClock('1h', {org: a.id});
+    expect(await emu.control.resetOrg(a.id)).toEqual({reset: true, org_id: a.id});
+    expect((await emu.control.listSandboxes(a.id)).data).toEqual([]);
+    expect((await emu.control.listSandboxes(b.id)).data).toHaveLength(1);
+    expect((await emu.control.orgClock(a.id)).own).toBe(false);
+    const answered = await fetch(`${emu.apiUrl}/v1/org`, {headers: {authorization: `Bearer ${ka.secret}`}});
+    expect(answered.status).toBe(401);
+
+    expect(await emu.control.deleteOrg(b.id)).toEqual({deleted: true, org_id: b.id});
+    await expect(emu.control.listSandboxes(b.id)).rejects.toMatchObject({code: 'not_found'});
+    const defaultOrg = (await emu.control.health()).org_id;
+    await expect(emu.control.deleteOrg(defaultOrg)).rejects.toMatchObject({status: 409, code: 'conflict'});
+    await expect(emu.control.resetOrg('org_nope')).rejects.toMatchObject({status: 404});
+  });
+
+  it('answers a wait that runs out with 408 timeout, and refuses a wait that names nothing', async () => {
+    const emu = await emulator();
+    const err = await emu.control
+      .waitForDelivery({event_id: 'evt_000000000000000000000000', timeout: 50})
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(EmulatorControlError);
+    expect(err).toMatchObject({status: 408, code: 'timeout'});
+    const bad = await fetch(`${emu.apiUrl}/_emulator/deliveries/wait`, {
+      method: 'POST',
+      headers: {authorization: `Bearer ${emu.adminToken}`, 'content-type': 'application/json'},
+      body: JSON.stringify({status: 'done'}),
+    });
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as {error: {message: string}}).error.message).toMatch(/event_id/);
+  });
+
+  it('says it is ready without the admin token, and nothing more', async () => {
+    const emu = await emulator();
+    const res = await fetch(`${emu.apiUrl}/_emulator/ready`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ready: true});
+    expect((await fetch(`${emu.apiUrl}/_emulator/health`)).status).toBe(401);
+  });
+});
+
+describe('org clock routes refuse bad input', () => {
+  it('names the field of a bad move', async () => {
+    const emu = await startEmulator({inMemory: true, port: 0, clock: 'manual', clockStart: START});
+    cleanups.push(() => emu.stop());
+    const org = await emu.control.createOrg({name: 'x'});
+    await expect(emu.control.advanceClock('soon' as '1s', {org: org.id})).rejects.toMatchObject({
+      status: 400,
+      code: 'invalid_request',
+    });
+    await expect(emu.control.advanceClock('1s', {org: 'org_000000000000000000000000'})).rejects.toMatchObject(
+      {
+        status: 404,
+      },
+    );
+  });
+});

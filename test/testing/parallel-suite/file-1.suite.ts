@@ -1,0 +1,3 @@
+import {retryTimingFile} from './retry-timing.js';
+
+retryTimingFile(1);

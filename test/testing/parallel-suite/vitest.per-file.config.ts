@@ -1,0 +1,9 @@
+// The same 8-file suite with an emulator per file (no global setup: setupSvcOrg starts one for each file), the
+// shape the shared emulator replaces, measured beside it by bench/test-suite.bench.js.
+import {fileURLToPath} from 'node:url';
+import {defineConfig} from 'vitest/config';
+
+export default defineConfig({
+  root: fileURLToPath(new URL('.', import.meta.url)),
+  test: {include: ['*.suite.ts'], pool: 'forks', testTimeout: 30_000, hookTimeout: 60_000},
+});
