@@ -76,7 +76,7 @@ export interface SvcEvent {
   type: EventType;
   created_at: string;
   org_id: string;
-  data: {sandbox: SvcEventSandbox; [key: string]: unknown};
+  data: {sandbox: SvcEventSandbox};
 }
 export interface SvcEventSandbox {
   id: string;

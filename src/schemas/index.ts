@@ -114,7 +114,7 @@ export const EventSchema = z.object({
 export type {SvcEvent, SvcEventSandbox} from '../definitions.js';
 // The schema parses exactly the plain type the receiver library hands out: a drift is a compile error here.
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
-const eventSchemaMatchesType: Same<z.infer<typeof EventSchema>, SvcEvent> = true;
+const eventSchemaMatchesType: Same<Exact<z.infer<typeof EventSchema>>, SvcEvent> = true;
 void eventSchemaMatchesType;
 
 /**
