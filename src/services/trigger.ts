@@ -10,7 +10,13 @@ export interface TriggerOptions extends ConnectOptions {
   lastError?: string;
 }
 
-export function triggerEvent(options: TriggerOptions): Promise<SandboxMove> {
+export interface TriggeredAt {
+  move: SandboxMove;
+  /** The API address of the emulator the event was emitted in. */
+  apiUrl: string;
+}
+
+export function triggerEvent(options: TriggerOptions): Promise<TriggeredAt> {
   if (!(EVENT_TYPES as readonly string[]).includes(options.type)) {
     throw usageError(`unknown event type ${JSON.stringify(options.type)}`, [
       `Use one of: ${EVENT_TYPES.join(', ')}`,
@@ -21,11 +27,12 @@ export function triggerEvent(options: TriggerOptions): Promise<SandboxMove> {
       `${JSON.stringify(options.sandboxId)} is not a sandbox id (sbx_ followed by 24 letters and digits)`,
     );
   }
-  return withControl(options, (control) =>
-    control.trigger({
+  return withControl(options, async (control, info) => ({
+    move: await control.trigger({
       type: options.type as EventType,
       sandbox_id: options.sandboxId,
       last_error: options.lastError,
     }),
-  );
+    apiUrl: info.api_url,
+  }));
 }

@@ -22,13 +22,13 @@ export default class EmulatorClock extends BaseCommand {
 
   async run() {
     const {args, flags} = await this.parse(EmulatorClock);
-    const state = await emulatorClock({
+    const {state, apiUrl} = await emulatorClock({
       action: args.action as 'advance' | 'set' | undefined,
       value: args.value,
       dataDir: flags['data-dir'],
       env: process.env,
     });
-    if (!this.jsonEnabled()) this.log(`${state.now} (${state.mode} clock)`);
+    if (!this.jsonEnabled()) this.log(`${state.now} (${state.mode} clock of the emulator at ${apiUrl})`);
     return state;
   }
 }

@@ -8,7 +8,7 @@ export interface ClockOptions extends ConnectOptions {
   value?: string;
 }
 
-export function emulatorClock(options: ClockOptions): Promise<ClockState> {
+export function emulatorClock(options: ClockOptions): Promise<{state: ClockState; apiUrl: string}> {
   if (options.action && !options.value) {
     throw usageError(
       options.action === 'advance'
@@ -16,9 +16,13 @@ export function emulatorClock(options: ClockOptions): Promise<ClockState> {
         : 'set needs a time, like `svc emulator clock set 2030-01-01T00:00:00Z`',
     );
   }
-  return withControl(options, (control) => {
-    if (options.action === 'advance') return control.advanceClock(options.value as string);
-    if (options.action === 'set') return control.setClock(options.value as string);
-    return control.clock();
+  return withControl(options, async (control, info) => {
+    const state =
+      options.action === 'advance'
+        ? await control.advanceClock(options.value as string)
+        : options.action === 'set'
+          ? await control.setClock(options.value as string)
+          : await control.clock();
+    return {state, apiUrl: info.api_url};
   });
 }

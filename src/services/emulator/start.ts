@@ -1,4 +1,5 @@
 // `svc emulator start`: runs the emulator in the foreground until the process is told to stop.
+import {registerEmulator} from './registry.js';
 import {constants} from 'node:fs';
 import {access} from 'node:fs/promises';
 import {dirname, join, resolve} from 'node:path';
@@ -168,6 +169,7 @@ export async function emulatorStart(options: EmulatorStartOptions): Promise<void
   // This process only serves the emulator: whatever its database writes while it runs is owner-only too.
   process.umask(0o077);
   const emulator = await startOrExplain(resolveStartOptions(options, log));
+  const unregister = await registerEmulator(options.env, emulator.dataDir);
   if (options.json) {
     const ready: Record<string, string> = {
       api_url: emulator.apiUrl,
@@ -200,6 +202,7 @@ export async function emulatorStart(options: EmulatorStartOptions): Promise<void
     }
   }
   await emulator.stop();
+  await unregister();
   log('svc emulator: stopped');
   if (saveError !== undefined) {
     throw new UserError(

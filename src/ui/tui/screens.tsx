@@ -13,6 +13,7 @@ import {
   lastCodeText,
   nextAttemptText,
   prettyEvent,
+  withoutDetail,
 } from '../delivery-detail.js';
 import {sanitize} from '../text.js';
 import {cell, endpointCells, endpointColumnsText, type HealthState, type ListedEndpoint} from './layout.js';
@@ -263,7 +264,7 @@ export function detailBody(
     line(
       <Text color={paint('yellow')}>Attempt detail, the event body and resend come from the emulator;</Text>,
     );
-    line(<Text color={paint('yellow')}>{source.apiUrl} lists deliveries only.</Text>);
+    line(<Text color={paint('yellow')}>{withoutDetail(source.apiUrl)}.</Text>);
     return lines;
   }
   const {detail} = data;

@@ -19,13 +19,15 @@ export default class EmulatorDeliveriesResend extends BaseCommand {
 
   async run() {
     const {args, flags} = await this.parse(EmulatorDeliveriesResend);
-    const detail = await resendDelivery({
+    const {detail, apiUrl, nowMs} = await resendDelivery({
       deliveryId: args.delivery_id,
       dataDir: flags['data-dir'],
       env: process.env,
     });
     if (!this.jsonEnabled())
-      process.stdout.write(renderDeliveryDetail(detail, await terminalView(process.stdout, process.env)));
+      process.stdout.write(
+        renderDeliveryDetail(detail, await terminalView(process.stdout, process.env, nowMs), apiUrl),
+      );
     return detail;
   }
 }

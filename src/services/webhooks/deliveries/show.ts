@@ -10,6 +10,15 @@ export interface ShowDeliveryOptions {
   deliveryId: string;
   env: NodeJS.ProcessEnv;
   apiUrl?: string;
+  /** The emulator's data dir, when the one serving the API address is not to be found by its address. */
+  dataDir?: string;
+}
+
+/** The delivery, the API address it was read from and that API's clock (an emulator's may be moved by hand). */
+export interface ShownDeliveryAt {
+  shown: ShownDelivery;
+  apiUrl: string;
+  nowMs: number;
 }
 
 /** With `attempts` and `event` null when the API is not an emulator's: /v1 lists deliveries only. */
@@ -28,7 +37,7 @@ export function checkDeliveryId(deliveryId: string): void {
   }
 }
 
-export async function showDelivery(options: ShowDeliveryOptions): Promise<ShownDelivery> {
+export async function showDelivery(options: ShowDeliveryOptions): Promise<ShownDeliveryAt> {
   checkDeliveryId(options.deliveryId);
   const {client, credentials} = await openSession({env: options.env, flags: {apiUrl: options.apiUrl}});
   // The key in use names the org, and proves it still reads, before the emulator shows anything of it.
@@ -39,12 +48,14 @@ export async function showDelivery(options: ShowDeliveryOptions): Promise<ShownD
     orgId: org.id,
     deliveryId: options.deliveryId,
     env: options.env,
+    dataDir: options.dataDir,
   });
-  if (detail) return detail;
+  const at = {apiUrl: credentials.apiUrl, nowMs: client.serverNowMs()};
+  if (detail) return {shown: detail, ...at};
   // The API has no route for one delivery: look for it in each endpoint's list.
   for (const endpoint of await client.listWebhooks()) {
     const delivery = (await client.listDeliveries(endpoint.id)).find((d) => d.id === options.deliveryId);
-    if (delivery) return {delivery, endpoint_id: endpoint.id, event: null, attempts: null};
+    if (delivery) return {shown: {delivery, endpoint_id: endpoint.id, event: null, attempts: null}, ...at};
   }
   throw new UserError(`no delivery ${options.deliveryId} among the 100 most recent of any endpoint`, {
     code: 'not_found',
