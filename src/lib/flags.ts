@@ -5,7 +5,8 @@ import {SIGNATURE_CLOCKS, type SignatureClock} from '../definitions.js';
 
 /** The API address a command talks to; resolved with SVC_API_URL and the stored logins in src/auth. */
 export const apiUrlFlag = Flags.custom<string>({
-  description: 'API address (default: SVC_API_URL, then https://api.svc.dev)',
+  description:
+    'API address (default: SVC_API_URL, then the address of the latest `svc login`, then https://api.svc.dev)',
   helpValue: 'URL',
 });
 

@@ -1,5 +1,6 @@
 // `svc trigger`: emits one event in the running emulator, creating a sandbox when none is named.
 import type {SandboxMove} from '../client/emulator-control.js';
+import {EmulatorControlError} from '../client/errors.js';
 import {usageError} from '../lib/errors.js';
 import {EVENT_TYPES, type EventType, isId} from '../definitions.js';
 import {type ConnectOptions, withControl} from './emulator/connect.js';
@@ -28,11 +29,18 @@ export function triggerEvent(options: TriggerOptions): Promise<TriggeredAt> {
     );
   }
   return withControl(options, async (control, info) => ({
-    move: await control.trigger({
-      type: options.type as EventType,
-      sandbox_id: options.sandboxId,
-      last_error: options.lastError,
-    }),
+    move: await control
+      .trigger({
+        type: options.type as EventType,
+        sandbox_id: options.sandboxId,
+        last_error: options.lastError,
+      })
+      .catch((err: unknown) => {
+        // The emulator checks what the flags carry (a control character in --last-error): a usage error, exit 2.
+        if (err instanceof EmulatorControlError && err.code === 'invalid_request')
+          throw usageError(err.message);
+        throw err;
+      }),
     apiUrl: info.api_url,
   }));
 }

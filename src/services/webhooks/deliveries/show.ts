@@ -1,6 +1,7 @@
 // `svc webhooks deliveries show`: one delivery with its attempts and event (emulator), or its list record (API).
 import {openSession} from '../../../auth/session.js';
 import type {DeliveryDetail} from '../../../client/emulator-control.js';
+import {EmulatorControlError} from '../../../client/errors.js';
 import {isId} from '../../../definitions.js';
 import {UserError, usageError} from '../../../lib/errors.js';
 import type {Delivery} from '../../../schemas/index.js';
@@ -29,6 +30,9 @@ export interface ShownDelivery {
   attempts: DeliveryDetail['attempts'] | null;
 }
 
+const LIST_DELIVERIES =
+  'Find its id among an endpoint’s deliveries: `svc webhooks list` shows each endpoint’s id for `svc webhooks deliveries WEBHOOK_ID`';
+
 export function checkDeliveryId(deliveryId: string): void {
   if (!isId('delivery', deliveryId)) {
     throw usageError('that is not a delivery id (they look like dlv_ followed by 24 letters and digits)', [
@@ -49,6 +53,15 @@ export async function showDelivery(options: ShowDeliveryOptions): Promise<ShownD
     deliveryId: options.deliveryId,
     env: options.env,
     dataDir: options.dataDir,
+  }).catch((err: unknown) => {
+    if (err instanceof EmulatorControlError && err.code === 'not_found') {
+      throw new UserError(`no delivery ${options.deliveryId} in this org`, {
+        code: 'not_found',
+        cause: err,
+        suggestions: [LIST_DELIVERIES],
+      });
+    }
+    throw err;
   });
   const at = {apiUrl: credentials.apiUrl, nowMs: client.serverNowMs()};
   if (detail) return {shown: detail, ...at};
@@ -59,6 +72,6 @@ export async function showDelivery(options: ShowDeliveryOptions): Promise<ShownD
   }
   throw new UserError(`no delivery ${options.deliveryId} among the 100 most recent of any endpoint`, {
     code: 'not_found',
-    suggestions: ['List an endpoint’s deliveries with `svc webhooks deliveries WEBHOOK_ID`'],
+    suggestions: [LIST_DELIVERIES],
   });
 }
