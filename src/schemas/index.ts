@@ -5,7 +5,7 @@ import {
   API_KEY_STATUSES,
   DELIVERY_STATUSES,
   type ErrorCode,
-  EVENT_BODY_ID_PATTERNS,
+  ID_PATTERNS,
   EVENT_TYPES,
   type EventType,
   SANDBOX_LINK_KINDS,
@@ -81,22 +81,26 @@ export const DeliverySchema = z.looseObject({
 });
 export type Delivery = z.infer<typeof DeliverySchema>;
 
+/** The sandbox an event is about, as strict as the contract: its id's exact shape, `expires_at` a date-time. */
 export const SandboxSchema = z.object({
-  id: z.string(),
+  id: z.string().regex(ID_PATTERNS.sandbox),
   name: z.string(),
   status: z.string(),
   desired_state: z.string(),
   last_error: z.string().optional(),
-  expires_at: z.string().optional(),
+  expires_at: timestamp.optional(),
 });
 export type SandboxSnapshot = z.infer<typeof SandboxSchema>;
 
-/** The event body, exactly (ids read by prefix only, so a longer id from the service still parses): `last_error` and `expires_at` only when present. */
+/**
+ * The event body, exactly as the contract gives it (ids in their exact shapes; the receiver library, in
+ * src/webhooks, reads ids by prefix only): `last_error` and `expires_at` only when present.
+ */
 export const EventSchema = z.object({
-  id: z.string().regex(EVENT_BODY_ID_PATTERNS.event),
+  id: z.string().regex(ID_PATTERNS.event),
   type: EventTypeSchema,
   created_at: timestamp,
-  org_id: z.string().regex(EVENT_BODY_ID_PATTERNS.org),
+  org_id: z.string().regex(ID_PATTERNS.org),
   data: z.looseObject({sandbox: SandboxSchema}),
 });
 export type SvcEvent = z.infer<typeof EventSchema>;

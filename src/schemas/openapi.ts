@@ -174,12 +174,23 @@ function read(summary: string, operationId: string, tag: string, schema: string,
   };
 }
 
+/**
+ * What a refused write takes: any body or none, of any type (it is refused whatever it carries), so a validating
+ * proxy in front of a deployment passes it on to get the 403.
+ */
+const ANY_BODY = {
+  required: false,
+  description: 'Any body, or none, of any media type: the write is refused whatever it carries.',
+  content: {'*/*': {schema: {}}},
+};
+
 function refusedWrite(summary: string, operationId: string, tag: string, description: string, extra = {}) {
   return {
     operationId,
     summary,
     description,
     tags: [tag],
+    requestBody: ANY_BODY,
     responses: {'403': responseRef('Forbidden'), ...AUTH_RESPONSES},
     ...extra,
   };
