@@ -27,6 +27,8 @@ export interface ReadyView {
   /** Where the data lives, for people: a folder, "in memory" or "PostgreSQL". */
   storage: string;
   orgId: string;
+  /** Someone owns the org already: the first address to sign in no longer becomes its owner. */
+  owned?: boolean;
   clockMode: string;
   /** The delivery chaos every endpoint gets, in the flag's form; absent when deliveries are plain. */
   chaos?: string;
@@ -239,6 +241,7 @@ function readyMessage(e: RunningEmulator, o: EmulatorStartOptions): string {
     accountUrl: e.accountUrl,
     storage,
     orgId: e.orgId,
+    owned: e.owned,
     clockMode: e.clock.mode,
     chaos: o.chaos === undefined ? undefined : describeChaos(chaosFlag(o.chaos)),
     signatureClock: o.signatureClock ?? 'real',
