@@ -5,6 +5,7 @@ import {
   API_KEY_STATUSES,
   DELIVERY_STATUSES,
   type ErrorCode,
+  EVENT_BODY_ID_PATTERNS,
   ID_PATTERNS,
   EVENT_TYPES,
   type EventType,
@@ -81,26 +82,28 @@ export const DeliverySchema = z.looseObject({
 });
 export type Delivery = z.infer<typeof DeliverySchema>;
 
-/** The sandbox an event is about, as strict as the contract: its id's exact shape, `expires_at` a date-time. */
 export const SandboxSchema = z.object({
-  id: z.string().regex(ID_PATTERNS.sandbox),
+  id: z.string(),
   name: z.string(),
   status: z.string(),
   desired_state: z.string(),
   last_error: z.string().optional(),
+  expires_at: z.string().optional(),
+});
+
+/** The sandbox an event is about, as the contract gives it: its id's exact shape, `expires_at` a date-time. */
+export const ContractSandboxSchema = SandboxSchema.extend({
+  id: z.string().regex(ID_PATTERNS.sandbox),
   expires_at: timestamp.optional(),
 });
 export type SandboxSnapshot = z.infer<typeof SandboxSchema>;
 
-/**
- * The event body, exactly as the contract gives it (ids in their exact shapes; the receiver library, in
- * src/webhooks, reads ids by prefix only): `last_error` and `expires_at` only when present.
- */
+/** The event body, exactly (ids read by prefix only, so a longer id from the service still parses): `last_error` and `expires_at` only when present. */
 export const EventSchema = z.object({
-  id: z.string().regex(ID_PATTERNS.event),
+  id: z.string().regex(EVENT_BODY_ID_PATTERNS.event),
   type: EventTypeSchema,
   created_at: timestamp,
-  org_id: z.string().regex(ID_PATTERNS.org),
+  org_id: z.string().regex(EVENT_BODY_ID_PATTERNS.org),
   data: z.looseObject({sandbox: SandboxSchema}),
 });
 export type SvcEvent = z.infer<typeof EventSchema>;
@@ -124,9 +127,17 @@ export type SandboxLink = z.infer<typeof SandboxLinkSchema>;
 export const CreatedSandboxLinkSchema = SandboxLinkSchema.omit({status: true}).extend({url: z.string()});
 export type CreatedSandboxLink = z.infer<typeof CreatedSandboxLinkSchema>;
 
-/** The body of one event type: EventSchema with `type` fixed, as receivers of that type see it. */
+/**
+ * The body of one event type as the contract gives it (the published JSON Schemas): EventSchema with `type`
+ * fixed and every id in its exact shape. Receivers parse with EventSchema, which reads ids by prefix only.
+ */
 export function eventSchemaFor(type: EventType) {
-  return EventSchema.extend({type: z.literal(type)});
+  return EventSchema.extend({
+    id: z.string().regex(ID_PATTERNS.event),
+    type: z.literal(type),
+    org_id: z.string().regex(ID_PATTERNS.org),
+    data: z.looseObject({sandbox: ContractSandboxSchema}),
+  });
 }
 
 export function listOf<T extends z.ZodType>(item: T) {

@@ -22,7 +22,7 @@ import {
   eventSchemaFor,
   listOf,
   OrgSchema,
-  SandboxSchema,
+  ContractSandboxSchema,
   WebhookEndpointSchema,
 } from './index.js';
 
@@ -78,7 +78,7 @@ function componentSchemas(): Record<string, JsonSchema> {
     id: 'Delivery',
     description: 'One event sent to one endpoint, with the number of attempts made so far.',
   });
-  registry.add(SandboxSchema, {id: 'Sandbox', description: 'The sandbox an event is about.'});
+  registry.add(ContractSandboxSchema, {id: 'Sandbox', description: 'The sandbox an event is about.'});
   for (const type of EVENT_TYPES) {
     registry.add(eventSchemaFor(type), {
       id: eventComponentName(type),
