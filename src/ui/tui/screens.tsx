@@ -97,9 +97,12 @@ export function helpLines(source: TuiSource, paint: Painter): React.ReactNode[] 
   ));
   lines.push(
     <Text key="gap"> </Text>,
-    <Text key="live" wrap="wrap" color={paint('gray')}>
-      Screens refresh by themselves, more often while things change, and at once after a resend. Whole
-      answers: `{source.svc ?? 'svc'} webhooks deliveries show DELIVERY_ID`.
+    // One frame row each: a wrapped line would start its continuation with the space it broke at.
+    <Text key="live" wrap="truncate-end" color={paint('gray')}>
+      Screens refresh by themselves, more often while things change, and at once after a resend.
+    </Text>,
+    <Text key="whole" wrap="truncate-end" color={paint('gray')}>
+      Whole answers: `{source.svc ?? 'svc'} webhooks deliveries show DELIVERY_ID`.
     </Text>,
   );
   return lines;
