@@ -82,7 +82,10 @@ function firstJsonErrorOffset(text: string): number {
     while (i < text.length && ' \t\n\r'.includes(text[i] as string)) i++;
   };
   const literal = (word: string) => {
-    for (const ch of word) if (text[i++] !== ch) i--, fail();
+    for (const ch of word) {
+      if (text[i] !== ch) fail();
+      i++;
+    }
   };
   const string = () => {
     i++;
