@@ -7,7 +7,7 @@ import {renderConformance} from '../ui/conformance.js';
 export default class Conformance extends BaseCommand {
   static override summary = "Check that a deployment's /v1 still matches the OpenAPI document of svc";
   static override description =
-    'With the stored key (or SVC_API_KEY), read-only: each /v1 read, the 401 of a missing and of a wrong key, the 403 of each write, and last the 429 of repeated failed authentications (which locks this address out for up to a minute; --skip-rate-limit leaves it out). Every answer is checked for its status, the headers the document requires and its body. Exits 1 when a check fails.';
+    'With the stored key (or SVC_API_KEY), read-only: each /v1 read, the 401 of a missing and of a wrong key, the 403 of each write, and last the 429 of repeated failed authentications (which locks this address out for up to a minute; --skip-rate-limit leaves it out). Against a running emulator its limiter is reset right after, so nothing waits on a 429; the report says what the run did to the rate limit. Every answer is checked for its status, the headers the document requires and its body. Exits 1 when a check fails.';
   static override examples = [
     '<%= config.bin %> conformance',
     '<%= config.bin %> conformance --api-url https://api.svc.invalid --json',

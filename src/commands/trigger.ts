@@ -42,7 +42,7 @@ export default class Trigger extends BaseCommand {
 
   async run() {
     const {args, flags} = await this.parse(Trigger);
-    const move = await triggerEvent({
+    const {move, apiUrl} = await triggerEvent({
       type: args.type,
       sandboxId: flags.sandbox,
       lastError: flags['last-error'],
@@ -52,7 +52,7 @@ export default class Trigger extends BaseCommand {
       env: process.env,
     });
     if (!this.jsonEnabled()) {
-      this.log(`Triggered ${describeMove(move)}`);
+      this.log(`Triggered ${describeMove(move)} in the emulator at ${apiUrl}`);
       const hint = triggerHint(move, {svc: currentSvcCommand(), dataDir: flags['data-dir']});
       if (hint) this.logToStderr(hint);
     }

@@ -1,4 +1,5 @@
 // The emulator as a library: startEmulator() opens storage, serves the API and the control surface, and stops cleanly.
+import {MembershipRepository} from './web/db/memberships.js';
 import {randomBytes} from 'node:crypto';
 import {existsSync, mkdtempSync} from 'node:fs';
 import {rm} from 'node:fs/promises';
@@ -183,6 +184,8 @@ export interface RunningEmulator {
   adminToken: string;
   dataDir: string;
   orgId: string;
+  /** Someone owns the default org already (signed in to the account page on an earlier run): true at start. */
+  owned: boolean;
   clock: Clock;
   db: Database;
   repos: Repositories;
@@ -308,6 +311,7 @@ async function startIn(
       adminToken: ctx.adminToken,
       dataDir,
       orgId: ctx.orgId,
+      owned: (await new MembershipRepository(ctx.db).members(ctx.orgId)).some((m) => m.role === 'owner'),
       clock: ctx.clock,
       db: ctx.db,
       repos: ctx.repos,

@@ -38,10 +38,35 @@ export abstract class BaseCommand extends Command {
     return {error: {code: e.code, message: e.message}};
   }
 
+  /** For a flag this command does not have, the one it has that is spelled most like it (`--jsn`: `--json`). */
+  private flagsMeant(err: Error): string[] {
+    const unknown = (err as {flags?: unknown}).flags;
+    if (!(err instanceof Errors.CLIError) || !Array.isArray(unknown)) return [];
+    const known = [
+      ...Object.keys(this.ctor.flags ?? {}),
+      ...Object.keys(this.ctor.baseFlags ?? {}),
+      'json',
+      'help',
+    ];
+    return unknown.flatMap((given: unknown) => {
+      const name = String(given).replace(/^--?/, '').replace(/=.*$/, '');
+      const best = known
+        .map((k) => ({k, d: editDistance(name, k)}))
+        .sort((a, b) => a.d - b.d)
+        .find((c) => c.d <= Math.max(1, Math.floor(c.k.length / 3)));
+      return best
+        ? [
+            `Did you mean --${best.k}? (\`svc ${this.id?.replaceAll(':', ' ') ?? ''} --help\` lists every flag)`,
+          ]
+        : [];
+    });
+  }
+
   protected override async catch(err: Error & {exitCode?: number}): Promise<unknown> {
     // `this.exit(n)` is how a command asks for an exit code, not a failure.
     if (err instanceof Errors.ExitError) throw err;
     const e = toUserError(err);
+    e.suggestions.push(...this.flagsMeant(err));
     // Where it happened goes to stderr: a person asked for it, and stdout stays the JSON document.
     if (debugEnabled(this.argv, process.env)) process.stderr.write(`${debugReport(err)}\n`);
     process.exitCode = e.exitCode;
@@ -61,4 +86,21 @@ export abstract class BaseCommand extends Command {
     // Printed above; oclif's printer would wrap it at 80 columns behind " ›   " prefixes, even in a pipe.
     throw new Errors.ExitError(e.exitCode);
   }
+}
+
+/** Letters to insert, delete or change to turn one word into the other. */
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({length: b.length + 1}, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      row[j] = Math.min(
+        (prev[j] as number) + 1,
+        (row[j - 1] as number) + 1,
+        (prev[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
+    }
+    prev = row;
+  }
+  return prev[b.length] as number;
 }

@@ -4,6 +4,7 @@
 import {Errors} from '@oclif/core';
 import {
   ApiUrlError,
+  DEFAULT_API_URL,
   isLoopbackHost,
   ApiError,
   EmulatorControlError,
@@ -128,8 +129,12 @@ function apiNextSteps(err: ApiError): string[] {
     case 'vault_unavailable':
       return ['For the emulator: start it without --no-vault-key'];
     case 'network_error':
-      return err instanceof NetworkError && isLoopbackUrl(err.url)
-        ? ['Is the emulator running? `svc emulator start`']
+      if (err instanceof NetworkError && isLoopbackUrl(err.url))
+        return ['Is the emulator running? `svc emulator start`'];
+      return keyWithoutAddress(err)
+        ? [
+            `SVC_API_KEY is set without SVC_API_URL, so svc tried the service's address, ${DEFAULT_API_URL}. For an emulator, name its address too: SVC_API_URL=http://127.0.0.1:4010 (or --api-url)`,
+          ]
         : ['Check your network connection and the API address (--api-url or SVC_API_URL)'];
     case 'unexpected_redirect':
       return [CHECK_ADDRESS];
@@ -140,6 +145,17 @@ function apiNextSteps(err: ApiError): string[] {
         ? ['The service had a problem; try again shortly']
         : [];
   }
+}
+
+/** A key from the environment sent to the default address because no address was named with it. */
+function keyWithoutAddress(err: ApiError, env: NodeJS.ProcessEnv = process.env): boolean {
+  return (
+    err instanceof NetworkError &&
+    DEFAULT_API_URL !== undefined &&
+    err.url.startsWith(DEFAULT_API_URL) &&
+    Boolean(env.SVC_API_KEY?.trim()) &&
+    !env.SVC_API_URL
+  );
 }
 
 function isLoopbackUrl(url: string): boolean {

@@ -7,6 +7,9 @@ export const ExitCode = {
   notRunning: 3,
   unauthorized: 4,
   forbidden: 5,
+  /** `svc emulator exec`: the command could not be run (the shell's codes: not executable, not found). */
+  commandNotExecutable: 126,
+  commandNotFound: 127,
 } as const;
 
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];

@@ -6,6 +6,7 @@ import {
   DELIVERY_STATUSES,
   type ErrorCode,
   EVENT_BODY_ID_PATTERNS,
+  ID_PATTERNS,
   EVENT_TYPES,
   type EventType,
   SANDBOX_LINK_KINDS,
@@ -101,6 +102,12 @@ export const SandboxSchema = z.object({
   last_error: z.string().optional(),
   expires_at: z.string().optional(),
 });
+
+/** The sandbox an event is about, as the contract gives it: its id's exact shape, `expires_at` a date-time. */
+export const ContractSandboxSchema = SandboxSchema.extend({
+  id: z.string().regex(ID_PATTERNS.sandbox),
+  expires_at: timestamp.optional(),
+});
 export type SandboxSnapshot = Exact<z.infer<typeof SandboxSchema>>;
 
 /** The event body, exactly (ids read by prefix only, so a longer id from the service still parses): `last_error` and `expires_at` only when present. */
@@ -136,9 +143,17 @@ export type SandboxLink = Exact<z.infer<typeof SandboxLinkSchema>>;
 export const CreatedSandboxLinkSchema = SandboxLinkSchema.omit({status: true}).extend({url: z.string()});
 export type CreatedSandboxLink = Exact<z.infer<typeof CreatedSandboxLinkSchema>>;
 
-/** The body of one event type: EventSchema with `type` fixed, as receivers of that type see it. */
+/**
+ * The body of one event type as the contract gives it (the published JSON Schemas): EventSchema with `type`
+ * fixed and every id in its exact shape. Receivers parse with EventSchema, which reads ids by prefix only.
+ */
 export function eventSchemaFor(type: EventType) {
-  return EventSchema.extend({type: z.literal(type)});
+  return EventSchema.extend({
+    id: z.string().regex(ID_PATTERNS.event),
+    type: z.literal(type),
+    org_id: z.string().regex(ID_PATTERNS.org),
+    data: z.looseObject({sandbox: ContractSandboxSchema}),
+  });
 }
 
 export function listOf<T extends z.ZodType>(item: T) {

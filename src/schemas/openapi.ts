@@ -22,7 +22,7 @@ import {
   eventSchemaFor,
   listOf,
   OrgSchema,
-  SandboxSchema,
+  ContractSandboxSchema,
   WebhookEndpointSchema,
 } from './index.js';
 
@@ -78,7 +78,7 @@ function componentSchemas(): Record<string, JsonSchema> {
     id: 'Delivery',
     description: 'One event sent to one endpoint, with the number of attempts made so far.',
   });
-  registry.add(SandboxSchema, {id: 'Sandbox', description: 'The sandbox an event is about.'});
+  registry.add(ContractSandboxSchema, {id: 'Sandbox', description: 'The sandbox an event is about.'});
   for (const type of EVENT_TYPES) {
     registry.add(eventSchemaFor(type), {
       id: eventComponentName(type),
@@ -174,12 +174,23 @@ function read(summary: string, operationId: string, tag: string, schema: string,
   };
 }
 
+/**
+ * What a refused write takes: any body or none, of any type (it is refused whatever it carries), so a validating
+ * proxy in front of a deployment passes it on to get the 403.
+ */
+const ANY_BODY = {
+  required: false,
+  description: 'Any body, or none, of any media type: the write is refused whatever it carries.',
+  content: {'*/*': {schema: {}}},
+};
+
 function refusedWrite(summary: string, operationId: string, tag: string, description: string, extra = {}) {
   return {
     operationId,
     summary,
     description,
     tags: [tag],
+    requestBody: ANY_BODY,
     responses: {'403': responseRef('Forbidden'), ...AUTH_RESPONSES},
     ...extra,
   };

@@ -49,7 +49,8 @@ export function runName(holder: RelayHolder): string {
 
 /** What a run of `svc listen` reports as it goes; the command hands in the screen that shows it. */
 export interface ListenReport {
-  ready(relay: RelayRegistration, forwardUrl: URL): void;
+  /** apiUrl: the emulator whose relay this is. */
+  ready(relay: RelayRegistration, forwardUrl: URL, apiUrl: string): void;
   received(delivery: RelayDelivery): void;
   answered(delivery: RelayDelivery, forwardUrl: URL, result: ForwardResult): void;
   disconnected(reason: string): void;
@@ -134,7 +135,7 @@ export async function listen(options: ListenOptions): Promise<void> {
     if (session.relay.created) out.newSecretNote();
     return;
   }
-  out.ready(session.relay, forwardUrl as URL);
+  out.ready(session.relay, forwardUrl as URL, session.info.api_url);
   // undici loads only once there is something to relay: every other command shares this module's imports.
   const {Agent, request} = await import('undici');
   const http: Http = {dispatcher: new Agent({keepAliveTimeout: 4_000}), request};

@@ -1,4 +1,5 @@
 // `svc login`: read a key from standard input, check it against GET /v1/org, and only then store it.
+import {emulatorDataDir} from '../lib/paths.js';
 import type {ClientOptions} from '@svc/client';
 import type {FileCredentialStore} from '../auth/file-store.js';
 import {KeychainStore} from '../auth/keychain-store.js';
@@ -47,7 +48,9 @@ async function pointAtRunningEmulator(err: unknown, options: LoginOptions): Prom
   const unreachable = (err as {code?: unknown})?.code === 'network_error';
   if (!unreachable || options.apiUrl !== undefined || options.env.SVC_API_URL) return err;
   const {findRunning} = await import('./emulator/connect.js');
-  const running = await findRunning({env: options.env}).catch(() => undefined);
+  const running = await findRunning({env: options.env, dataDir: emulatorDataDir(options.env)}).catch(
+    () => undefined,
+  );
   if (!running) return err;
   const apiUrl = running.info.api_url;
   return new UserError((err as Error).message, {

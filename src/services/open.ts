@@ -5,7 +5,7 @@ import {defaultFileStore, resolveStoredApiUrl} from '../auth/resolve.js';
 import {isProcessAlive, readRuntimeFile} from '@svc/client';
 import {UserError} from '../lib/errors.js';
 import {emulatorDataDir} from '../lib/paths.js';
-import {sameApiAddress} from './emulator/for-api-url.js';
+import {sameApiAddress} from './emulator/registry.js';
 
 export interface OpenOptions {
   env: NodeJS.ProcessEnv;

@@ -47,7 +47,13 @@ function checkShape(type: EventType, sets: readonly EventSet[]): void {
   if (problems.length > 0) throw shapeError(type, problems);
 }
 
-export function triggerEvent(options: TriggerOptions): Promise<SandboxMove> {
+export interface TriggeredAt {
+  move: SandboxMove;
+  /** The API address of the emulator the event was emitted in. */
+  apiUrl: string;
+}
+
+export function triggerEvent(options: TriggerOptions): Promise<TriggeredAt> {
   if (!(EVENT_TYPES as readonly string[]).includes(options.type)) {
     throw usageError(`unknown event type ${JSON.stringify(options.type)}`, [
       `Use one of: ${EVENT_TYPES.join(', ')}`,
@@ -60,24 +66,29 @@ export function triggerEvent(options: TriggerOptions): Promise<SandboxMove> {
   }
   const sets = options.sets?.map(parseSet);
   if (sets?.length) checkShape(options.type as EventType, sets);
-  return withControl(options, async (control) => {
+  return withControl(options, async (control, info) => {
     try {
-      return await control.trigger({
+      const move = await control.trigger({
         type: options.type as EventType,
         sandbox_id: options.sandboxId,
         last_error: options.lastError,
         set: sets?.length ? sets : undefined,
         org_id: options.org,
       });
+      return {move, apiUrl: info.api_url};
     } catch (err) {
+      if (!(err instanceof EmulatorControlError)) throw err;
       // The sandbox's own fields can still break a shape the sample allowed: the same rule, said the same way.
-      const shapeProblems =
-        err instanceof EmulatorControlError ? err.problems.filter((p) => p.field?.startsWith('set.')) : [];
-      if (shapeProblems.length === 0) throw err;
-      throw shapeError(
-        options.type as EventType,
-        shapeProblems.map((p) => ({field: p.field?.slice(4), message: p.message})),
-      );
+      const shapeProblems = err.problems.filter((p) => p.field?.startsWith('set.'));
+      if (shapeProblems.length > 0) {
+        throw shapeError(
+          options.type as EventType,
+          shapeProblems.map((p) => ({field: p.field?.slice(4), message: p.message})),
+        );
+      }
+      // The emulator checks what the flags carry (a control character in --last-error): a usage error, exit 2.
+      if (err.code === 'invalid_request') throw usageError(err.message);
+      throw err;
     }
   });
 }

@@ -1,6 +1,6 @@
 // One delivery for a person: its state, each attempt with what came back, and the event it carries. Plain
 // strings (no Ink), shared by `svc webhooks deliveries show`, `svc emulator deliveries resend` and the TUI.
-import type {DeliveryAttempt} from '@svc/client';
+import {isLoopbackHost, type DeliveryAttempt} from '@svc/client';
 import type {Delivery} from '../schemas/index.js';
 import {sanitize, sanitizeLines} from './text.js';
 import {relativeTime} from './time.js';
@@ -68,7 +68,17 @@ export interface ShownDeliveryView {
   attempts: DeliveryAttempt[] | null;
 }
 
-export function renderDeliveryDetail(shown: ShownDeliveryView, view: ViewOptions): string {
+/**
+ * Why a delivery shows no attempts: the service lists deliveries only; at a loopback address (an emulator's), no
+ * running emulator serves it.
+ */
+export function withoutDetail(apiUrl: string): string {
+  return isLoopbackHost(new URL(apiUrl).hostname)
+    ? `no running emulator serves ${apiUrl}`
+    : `${apiUrl} lists deliveries only`;
+}
+
+export function renderDeliveryDetail(shown: ShownDeliveryView, view: ViewOptions, apiUrl: string): string {
   const {paint} = view;
   const d = shown.delivery;
   const statusStyle = d.status === 'succeeded' ? 'green' : d.status === 'failed' ? 'red' : 'yellow';
@@ -82,10 +92,7 @@ export function renderDeliveryDetail(shown: ShownDeliveryView, view: ViewOptions
   if (shown.attempts === null) {
     out.push(
       '',
-      paint(
-        'dim',
-        'Attempt detail and the event body come from the emulator; the API lists deliveries only.',
-      ),
+      paint('dim', `Attempt detail and the event body come from the emulator; ${withoutDetail(apiUrl)}.`),
     );
     return `${out.join('\n')}\n`;
   }

@@ -35,7 +35,7 @@ export function renderReady(v: ReadyView): string {
   lines.push(
     'Manage keys and webhook endpoints on the account page:',
     `  open ${v.accountUrl} and sign in with any email address; the sign-in link`,
-    `  appears here and at ${v.accountUrl}/mailbox (the first address to sign in owns this org)`,
+    `  appears here and at ${v.accountUrl}/mailbox${v.owned ? '' : ' (the first address to sign in owns this org)'}`,
     '',
   );
   if (v.cliCanReach === false) {

@@ -23,7 +23,7 @@ export class ListenOutput implements ListenReport {
     this.#paint = painter(!options.json && colorEnabled(options.io.stdout, options.io.env));
   }
 
-  ready(relay: RelayRegistration, forwardUrl: URL): void {
+  ready(relay: RelayRegistration, forwardUrl: URL, apiUrl: string): void {
     if (this.#json) {
       this.#line({
         type: 'ready',
@@ -31,6 +31,7 @@ export class ListenOutput implements ListenReport {
         endpoint_id: relay.endpoint_id,
         events: relay.events,
         forward_to: forwardUrl.href,
+        api_url: apiUrl,
         new_secret: relay.created === true,
         ...(relay.took_over_from ? {took_over_from: relay.took_over_from} : {}),
       });
@@ -44,7 +45,7 @@ export class ListenOutput implements ListenReport {
       : 'the same as in earlier runs';
     this.#err(
       `Ready! Your webhook signing secret is ${relay.secret} (${which}; ^C to quit)\n` +
-        `Forwarding ${relay.events.join(', ')} to ${forwardUrl.href}\n` +
+        `Forwarding ${relay.events.join(', ')} from the emulator at ${apiUrl} to ${forwardUrl.href}\n` +
         `Send one from another terminal: ${this.#svc} trigger ${relay.events[0] ?? 'sandbox.ready'}${dataDirArg(this.#dataDir)}\n`,
     );
   }

@@ -1,7 +1,7 @@
-// "3 minutes ago", "in 29 days": how a person reads timestamps in a table.
+// "3 minutes ago", "in 30 days": how a person reads timestamps in a table.
 const DAY = 24 * 3600;
 
-/** [unit, its length in seconds, the smallest distance shown in it]. Days run to two months so a 30-day key reads "in 29 days". */
+/** [unit, its length in seconds, the smallest distance shown in it]. Days run to two months so a 30-day key reads "in 30 days". */
 const UNITS: [Intl.RelativeTimeFormatUnit, number, number][] = [
   ['year', 365 * DAY, 365 * DAY],
   ['month', 30 * DAY, 60 * DAY],
@@ -18,11 +18,13 @@ export function relativeTime(iso: string | null | undefined, nowMs: number, empt
   const seconds = (at - nowMs) / 1000;
   const abs = Math.abs(seconds);
   const format = new Intl.RelativeTimeFormat('en', {numeric: 'always'});
-  // A moment ago is "just now"; a moment ahead is still ahead ("in 5 seconds"), never "just now".
-  if (abs < 10) return seconds <= 0 ? 'just now' : format.format(Math.ceil(seconds), 'second');
+  // A moment ago is "just now"; a moment ahead is still ahead ("in 5 seconds"), but not within the second a
+  // server's clock is read to (a Date header is whole seconds): not "in 1 second" for what was made just now.
+  if (abs < 10) return seconds < 1 ? 'just now' : format.format(Math.round(seconds), 'second');
   for (const [unit, size, threshold] of UNITS) {
     if (abs >= threshold) {
-      const count = Math.floor(abs / size);
+      // Ahead rounds (a 30-day key made a moment ago expires "in 30 days"); behind counts whole units.
+      const count = seconds > 0 ? Math.round(abs / size) : Math.floor(abs / size);
       return format.format(seconds < 0 ? -count : count, unit);
     }
   }

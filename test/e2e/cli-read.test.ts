@@ -46,7 +46,7 @@ describe('tables for people', {timeout: 90_000}, () => {
     expect(header).toMatch(/^NAME +PREFIX +STATUS +CREATED BY +CREATED +LAST USED +EXPIRES +ID$/);
     const row = rows.find((line) => line.includes(keyId));
     expect(row).toMatch(new RegExp(`^laptop +${secret.slice(0, 8)}… +active +ada@example\\.com +just now`));
-    expect(row).toContain('in 29 days');
+    expect(row).toContain('in 30 days');
     expect(r.stdout + r.stderr).not.toContain(secret);
   });
 

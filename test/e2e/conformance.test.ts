@@ -37,9 +37,9 @@ async function orgState() {
   return {keys: await read('/v1/api-keys'), webhooks: await read('/v1/webhooks')};
 }
 
-const conformance = (apiUrl: string) =>
-  runCli(['conformance', '--json'], {
-    env: {SVC_API_KEY: secret, SVC_API_URL: apiUrl, SVC_CONFIG_DIR: join(root, 'config')},
+const conformance = (apiUrl: string, extra: NodeJS.ProcessEnv = {}, args = ['--json']) =>
+  runCli(['conformance', ...args], {
+    env: {SVC_API_KEY: secret, SVC_API_URL: apiUrl, SVC_CONFIG_DIR: join(root, 'config'), ...extra},
     timeoutMs: 60_000,
   });
 
@@ -101,6 +101,29 @@ describe('svc conformance', {timeout: 90_000}, () => {
     expect(await orgState()).toEqual(before);
   });
 
+  it('never leaves its caller locked out of an emulator: it resets the limiter it tripped, and says so', async () => {
+    await emu.control.resetLimiter();
+    // The emulator found by its data dir, as a command finds it.
+    const found = {SVC_EMULATOR_DATA_DIR: emu.dataDir};
+    const r = await conformance(emu.apiUrl, found, []);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toContain(
+      "Rate limit: the 429 check locked this address out, and the emulator's limiter was reset after it: nothing waits on a 429",
+    );
+    // The very next command with the same key works.
+    const org = await runCli(['org', '--json'], {
+      env: {SVC_API_KEY: secret, SVC_API_URL: emu.apiUrl, SVC_CONFIG_DIR: join(root, 'config')},
+    });
+    expect(org.code, org.stderr).toBe(0);
+
+    const skipped = await conformance(emu.apiUrl, found, ['--json', '--skip-rate-limit']);
+    expect(JSON.parse(skipped.stdout).rate_limit).toEqual({
+      tripped: false,
+      reset: false,
+      summary: 'untouched: the 429 check was left out (--skip-rate-limit)',
+    });
+  });
+
   it('catches a renamed field, a missing Retry-After and a missing Deprecation, and exits 1', async () => {
     await emu.control.resetLimiter();
     const drifting = await driftingDeployment(emu.apiUrl);
@@ -119,6 +142,9 @@ describe('svc conformance', {timeout: 90_000}, () => {
       expect(failed[2].got).toBe('header Retry-After is missing');
       expect(report.failed).toBe(3);
       expect(report.passed).toBe(8);
+      // No emulator serves the proxy's address: the lockout stands, and the report says how to avoid it.
+      expect(report.rate_limit).toMatchObject({tripped: true, reset: false});
+      expect(report.rate_limit.summary).toContain('pass --skip-rate-limit next time');
     } finally {
       await drifting.close();
       await emu.control.resetLimiter();

@@ -215,7 +215,7 @@ describe('svc emulator exec', () => {
     const r = await runCli(['emulator', 'exec', '--json', '--', 'svc-no-such-command-xyz'], {
       env: baseEnv(join(root, 'x')),
     });
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(127);
     expect(JSON.parse(r.stdout).error.code).toBe('command_not_found');
   });
 });

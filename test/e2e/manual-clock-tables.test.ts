@@ -1,4 +1,4 @@
-// Tables count "in 29 days" and "just now" from the emulator's clock when it is moved by hand, as the
+// Tables count "in 30 days" and "just now" from the emulator's clock when it is moved by hand, as the
 // emulator dates every answer with its own clock.
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {type RunningEmulator, startEmulator} from '../../src/emulator/index.js';
@@ -33,13 +33,13 @@ describe('svc keys list against a manual-clock emulator', {timeout: 60_000}, () 
   it('shows creation and expiry relative to the emulator clock', async () => {
     const r = await runCli(['keys', 'list'], {env});
     expect(r.code, r.stderr).toBe(0);
-    expect(rowOf(r.stdout)).toMatch(/ just now .* in 29 days /);
+    expect(rowOf(r.stdout)).toMatch(/ just now .* in 30 days /);
   });
 
   it('follows the clock when it moves', async () => {
     await emu.control.advanceClock('29d23h30m');
     const r = await runCli(['keys', 'list'], {env});
     expect(r.code, r.stderr).toBe(0);
-    expect(rowOf(r.stdout)).toMatch(/ 29 days ago .* in 29 minutes /);
+    expect(rowOf(r.stdout)).toMatch(/ 29 days ago .* in 30 minutes /);
   });
 });

@@ -24,7 +24,7 @@ describe('svc trigger', () => {
     const r = await cli(['trigger', 'sandbox.ready']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(
-      /^Triggered sandbox\.ready \[evt_[0-9A-Za-z]{24}\] for sandbox-\w+ \(sbx_[0-9A-Za-z]{24}, running\); 0 deliveries queued\n$/,
+      /^Triggered sandbox\.ready \[evt_[0-9A-Za-z]{24}\] for sandbox-\w+ \(sbx_[0-9A-Za-z]{24}, running\); 0 deliveries queued in the emulator at http:\/\/127\.0\.0\.1:\d+\n$/,
     );
   });
 

@@ -63,6 +63,24 @@ describe('the OpenAPI document', () => {
     }
   });
 
+  it('gives the three refused writes an optional body of any type, so a validating proxy passes them on', () => {
+    const doc = buildOpenApiDocument();
+    const writes = [
+      ['/v1/api-keys', 'post'],
+      ['/v1/api-keys/{key}', 'delete'],
+      ['/v1/webhooks', 'post'],
+    ] as const;
+    for (const [path, method] of writes) {
+      const op = doc.paths[path]?.[method] as {
+        requestBody?: {required: boolean; content: Record<string, unknown>};
+      };
+      expect(op.requestBody, `${method} ${path}`).toMatchObject({
+        required: false,
+        content: {'*/*': {schema: {}}},
+      });
+    }
+  });
+
   it('is served by the emulator at /_emulator/openapi.json without the admin token, naming its own address', async () => {
     const res = await fetch(`${emu.apiUrl}/_emulator/openapi.json`);
     expect(res.status).toBe(200);
@@ -87,6 +105,19 @@ describe('event schemas', () => {
     expect(validate({...sample, type: other})).toBe(false);
     expect(validate({...sample, data: {}})).toBe(false);
     expect(validate({...sample, extra: 1})).toBe(false);
+
+    // As strict as the contract: ids in their exact shapes (from the definitions), expires_at a date-time.
+    const sandbox = sample.data.sandbox;
+    const withSandbox = (patch: Record<string, unknown>) => ({
+      ...sample,
+      data: {sandbox: {...sandbox, ...patch}},
+    });
+    expect(validate(withSandbox({id: 'sbx_short'}))).toBe(false);
+    expect(validate(withSandbox({id: 'a plain string'}))).toBe(false);
+    expect(validate(withSandbox({expires_at: 'next tuesday'}))).toBe(false);
+    expect(validate(withSandbox({expires_at: '2026-03-02T12:00:00.000Z'}))).toBe(true);
+    expect(validate({...sample, id: `${sample.id}0`})).toBe(false);
+    expect(validate({...sample, org_id: `${sample.org_id}0`})).toBe(false);
 
     const doc = buildOpenApiDocument();
     const hook = doc.webhooks[type] as {post: {requestBody: {content: Record<string, {schema: unknown}>}}};

@@ -78,6 +78,7 @@ describe('renderDeliveryDetail', () => {
         ],
       },
       view,
+      'http://127.0.0.1:4010',
     );
     expect(text).toContain('pending · 2 attempts · last answer 500 · next in 1 minute');
     expect(text).toMatch(/#1\s+2031-05-01 11:58:00Z\s+scheduled\s+500\s+12 ms\s+t=1935395880/);
@@ -91,8 +92,20 @@ describe('renderDeliveryDetail', () => {
     const text = renderDeliveryDetail(
       {delivery, endpoint_id: 'we_0123456789abcdefghijklmn', event: null, attempts: null},
       view,
+      'https://api.svc.dev',
     );
     expect(text).toContain('Attempt detail and the event body come from the emulator');
+    expect(text).toContain('https://api.svc.dev lists deliveries only');
     expect(text).not.toContain('Event body');
+  });
+
+  it('without attempt detail at a loopback address, says no running emulator serves it', () => {
+    const text = renderDeliveryDetail(
+      {delivery, endpoint_id: 'we_0123456789abcdefghijklmn', event: null, attempts: null},
+      view,
+      'http://127.0.0.1:4020',
+    );
+    expect(text).toContain('no running emulator serves http://127.0.0.1:4020');
+    expect(text).not.toContain('lists deliveries only');
   });
 });

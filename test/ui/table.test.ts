@@ -70,8 +70,12 @@ describe('relativeTime', () => {
     ['2026-03-20T12:00:00Z', 'just now'],
     // A moment ahead (a retry due in 5 s) is ahead, never "just now".
     ['2026-03-20T12:00:05Z', 'in 5 seconds'],
-    ['2026-03-20T12:00:00.400Z', 'in 1 second'],
-    ['2026-04-19T11:00:00Z', 'in 29 days'],
+    // Within the second a Date header is read to: made just now, not "in 1 second".
+    ['2026-03-20T12:00:00.400Z', 'just now'],
+    ['2026-03-20T12:00:01.600Z', 'in 2 seconds'],
+    // A 30-day key made a moment ago.
+    ['2026-04-19T11:59:59Z', 'in 30 days'],
+    ['2026-04-19T11:00:00Z', 'in 30 days'],
     ['2026-03-19T12:00:00Z', '1 day ago'],
     ['2026-03-20T09:00:00Z', '3 hours ago'],
     ['2026-06-20T12:00:00Z', 'in 3 months'],

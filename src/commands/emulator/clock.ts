@@ -27,7 +27,7 @@ export default class EmulatorClock extends BaseCommand {
 
   async run() {
     const {args, flags} = await this.parse(EmulatorClock);
-    const state = await emulatorClock({
+    const {state, apiUrl} = await emulatorClock({
       action: args.action as 'advance' | 'set' | undefined,
       value: args.value,
       org: flags.org,
@@ -36,7 +36,7 @@ export default class EmulatorClock extends BaseCommand {
     });
     if (!this.jsonEnabled()) {
       const whose = 'org_id' in state ? ` of ${state.org_id}${state.own ? ', its own' : ''}` : '';
-      this.log(`${state.now} (${state.mode} clock${whose})`);
+      this.log(`${state.now} (${state.mode} clock${whose}, the emulator at ${apiUrl})`);
     }
     return state;
   }

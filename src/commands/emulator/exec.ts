@@ -30,7 +30,8 @@ export default class EmulatorExec extends BaseCommand {
     'allow-local-endpoints': allowLocalEndpointsFlag,
     chaos: emulatorChaosFlag(),
     seed: Flags.string({
-      description: 'load this seed file (JSON) first, without firing events',
+      description:
+        'load this seed file (JSON, or YAML when it ends in .yaml or .yml) first, without firing events',
       helpValue: 'FILE',
     }),
     'secrets-out': Flags.string({

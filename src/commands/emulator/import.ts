@@ -6,14 +6,19 @@ import {renderLoad} from '../../ui/state.js';
 
 export default class EmulatorImport extends BaseCommand {
   static override summary =
-    "Load a seed file into the emulator's state, in place of it or (--merge) beside it";
+    "Load a snapshot or seed file into the emulator's state, in place of it or (--merge) beside it";
   static override description =
     'Works on a running emulator (found through --data-dir or SVC_EMULATOR_DATA_DIR) or on the data dir (or --database-url) of a stopped one. No event is fired and no delivery made. Every problem in the file is reported with its path, and then nothing is loaded.';
   static override examples = [
     '<%= config.bin %> emulator import fixtures/seed.json',
     '<%= config.bin %> emulator import extra-org.json --merge',
   ];
-  static override args = {file: Args.string({description: 'seed file (JSON)', required: true})};
+  static override args = {
+    file: Args.string({
+      description: 'snapshot (from `svc emulator export`) or seed file (JSON, or YAML for a seed)',
+      required: true,
+    }),
+  };
   static override flags = {
     merge: Flags.boolean({description: 'add to the state instead of replacing it'}),
     'data-dir': dataDirFlag(),

@@ -20,7 +20,11 @@ export default class EmulatorStatus extends BaseCommand {
     const {flags} = await this.parse(EmulatorStatus);
     const status = await emulatorStatus({dataDir: flags['data-dir'], env: process.env});
     if (!this.jsonEnabled() && !status.running) {
-      this.log(`No emulator is running for the data dir ${status.data_dir}.`);
+      this.log(
+        status.api_url
+          ? `No running emulator serves ${status.api_url}.`
+          : `No emulator is running for the data dir ${status.data_dir}.`,
+      );
       this.logToStderr(`Start one: \`svc emulator start${dataDirArg(flags['data-dir'])}\``);
     } else if (!this.jsonEnabled() && status.running) {
       this.log(`Emulator running (pid ${status.pid})`);

@@ -13,8 +13,11 @@ export default class EmulatorStop extends BaseCommand {
     const {flags} = await this.parse(EmulatorStop);
     const result = await stopEmulator({dataDir: flags['data-dir'], env: process.env});
     if (!this.jsonEnabled()) {
-      if (result.stopped) this.log(`Stopped the emulator (pid ${result.pid}).`);
-      else this.logToStderr(`Nothing to stop: no emulator is running for the data dir ${result.data_dir}.`);
+      if (result.stopped) this.log(`Stopped the emulator at ${result.api_url} (pid ${result.pid}).`);
+      else
+        this.logToStderr(
+          `Nothing to stop: ${result.api_url ? `no running emulator serves ${result.api_url}` : `no emulator is running for the data dir ${result.data_dir}`}.`,
+        );
     }
     return result;
   }

@@ -51,7 +51,8 @@ export class DeliveryReadRepository {
   constructor(private readonly db: Queryable) {}
 
   /**
-   * The most recent deliveries to one endpoint, newest first, within the retention window by the given clock
+   * The most recent deliveries to one endpoint, newest first (by creation time, then by the order the emulator
+   * created them: a manual clock gives many deliveries one instant), within the retention window by the given clock
    * time; with a status, only those in it.
    */
   async listForEndpoint(endpointId: string, now: Date, status?: DeliveryStatus): Promise<Delivery[]> {
@@ -60,7 +61,7 @@ export class DeliveryReadRepository {
       `SELECT ${DELIVERY_RECORD_COLUMNS}
          FROM deliveries
         WHERE endpoint_id = $1 AND created_at > $2 AND ($3::text IS NULL OR status = $3)
-        ORDER BY created_at DESC, id DESC
+        ORDER BY created_at DESC, seq DESC
         LIMIT ${MAX_DELIVERIES_LISTED}`,
       [endpointId, since, status ?? null],
     );
@@ -92,7 +93,7 @@ export class DeliveryReadRepository {
                 count(*) FILTER (WHERE status = 'failed')::int AS failed,
                 count(*) FILTER (WHERE status = 'pending')::int AS pending
            FROM (SELECT endpoint_id, status,
-                        row_number() OVER (PARTITION BY endpoint_id ORDER BY created_at DESC, id DESC) AS n
+                        row_number() OVER (PARTITION BY endpoint_id ORDER BY created_at DESC, seq DESC) AS n
                    FROM deliveries
                   WHERE endpoint_id = ANY($1::text[]) AND created_at > $2) recent
           WHERE n <= ${MAX_DELIVERIES_LISTED}
@@ -103,7 +104,7 @@ export class DeliveryReadRepository {
         `SELECT DISTINCT ON (endpoint_id) endpoint_id, ${DELIVERY_RECORD_COLUMNS}
            FROM deliveries
           WHERE endpoint_id = ANY($1::text[]) AND created_at > $2
-          ORDER BY endpoint_id, created_at DESC, id DESC`,
+          ORDER BY endpoint_id, created_at DESC, seq DESC`,
         [endpointIds, since],
       ),
     ]);

@@ -95,12 +95,21 @@ export function parseChaosSpec(spec: string): ChaosSettings {
         throw new ChaosSettingsError(`${key} needs a number, e.g. ${CHAOS_EXAMPLE}`);
       out[key] = Number(value);
     } else if (key === 'delay') {
-      const m = /^(\d+(?:ms|s|m)?)(?:-(\d+(?:ms|s|m)?))?$/.exec(value);
-      if (!m) throw new ChaosSettingsError(`delay needs MIN-MAX, e.g. delay=0-5s`);
-      const unit = /(ms|s|m)$/.exec(m[2] ?? m[1] ?? '')?.[1] ?? 's';
-      const withUnit = (t: string) => (/(ms|s|m)$/.test(t) ? t : `${t}${unit}`);
+      const m = /^(\d+(?:ms|s|m|h)?)(?:-(\d+(?:ms|s|m|h)?))?$/.exec(value);
+      if (!m) {
+        throw new ChaosSettingsError(
+          `delay=${value} is not a delay: give MIN-MAX in ms, s or m, at most ${CHAOS_MAX_DELAY_MS / 1000}s, e.g. delay=0-5s`,
+        );
+      }
+      const unit = /(ms|s|m|h)$/.exec(m[2] ?? m[1] ?? '')?.[1] ?? 's';
+      const withUnit = (t: string) => (/(ms|s|m|h)$/.test(t) ? t : `${t}${unit}`);
       out.delay_min_ms = durationMs(withUnit(m[1] as string));
       out.delay_max_ms = durationMs(withUnit(m[2] ?? (m[1] as string)));
+      if (out.delay_max_ms > CHAOS_MAX_DELAY_MS || out.delay_min_ms > CHAOS_MAX_DELAY_MS) {
+        throw new ChaosSettingsError(
+          `delay=${value} is longer than chaos delays go: at most ${CHAOS_MAX_DELAY_MS / 1000}s, e.g. delay=0-${CHAOS_MAX_DELAY_MS / 1000}s`,
+        );
+      }
     } else {
       throw new ChaosSettingsError(`unknown chaos option ${JSON.stringify(key)}; use ${CHAOS_EXAMPLE}`);
     }

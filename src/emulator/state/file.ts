@@ -71,6 +71,98 @@ export function parseStateText(text: string, source: string): unknown {
   try {
     return JSON.parse(text);
   } catch (err) {
-    throw new StateFileError(source, [{field: '', message: `is not valid JSON (${(err as Error).message})`}]);
+    throw new StateFileError(source, [
+      {field: '', message: `is not valid JSON: ${jsonErrorAt(text, err as Error)}`},
+    ]);
+  }
+}
+
+/** The parser's complaint at a line and column (1-based), as YAML's errors are told, never a character offset. */
+export function jsonErrorAt(text: string, err: Error): string {
+  const offset = firstJsonErrorOffset(text);
+  const before = text.slice(0, offset).split('\n');
+  const line = before.length;
+  const column = (before[before.length - 1] ?? '').length + 1;
+  const reason = err.message
+    // V8 quotes the document around the mistake: a seed may hold secrets, and the place is told below.
+    .replace(/, ".*" is not valid JSON$/s, '')
+    .replace(/ (in JSON )?at position \d+.*$/s, '')
+    .replace(/ in JSON$/, '')
+    .replace(/^Unexpected end of JSON input$/, 'the text ends too soon');
+  return `${reason} at line ${line}, column ${column}`;
+}
+
+/** Where the first syntax error of a JSON text is (a character offset): a scanner of JSON's grammar. */
+function firstJsonErrorOffset(text: string): number {
+  let i = 0;
+  const fail = (): never => {
+    throw i;
+  };
+  const space = () => {
+    while (i < text.length && ' \t\n\r'.includes(text[i] as string)) i++;
+  };
+  const literal = (word: string) => {
+    for (const ch of word) {
+      if (text[i] !== ch) fail();
+      i++;
+    }
+  };
+  const string = () => {
+    i++;
+    while (i < text.length && text[i] !== '"') {
+      if (text.charCodeAt(i) < 0x20) fail();
+      if (text[i] === '\\') i++;
+      i++;
+    }
+    if (i >= text.length) fail();
+    i++;
+  };
+  const number = () => {
+    const match = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/.exec(text.slice(i));
+    if (!match || match[0] === '' || match[0] === '-') fail();
+    i += (match as RegExpExecArray)[0].length;
+  };
+  const value = (): void => {
+    space();
+    const ch = text[i];
+    if (ch === '{') container('}', true);
+    else if (ch === '[') container(']', false);
+    else if (ch === '"') string();
+    else if (ch === 't') literal('true');
+    else if (ch === 'f') literal('false');
+    else if (ch === 'n') literal('null');
+    else number();
+  };
+  const container = (close: string, keyed: boolean): void => {
+    i++;
+    space();
+    if (text[i] === close) {
+      i++;
+      return;
+    }
+    for (;;) {
+      if (keyed) {
+        space();
+        if (text[i] !== '"') fail();
+        string();
+        space();
+        if (text[i] !== ':') fail();
+        i++;
+      }
+      value();
+      space();
+      if (text[i] === ',') i++;
+      else if (text[i] === close) {
+        i++;
+        return;
+      } else fail();
+    }
+  };
+  try {
+    value();
+    space();
+    return i < text.length ? i : text.length;
+  } catch (at) {
+    return typeof at === 'number' ? Math.min(at, text.length) : text.length;
   }
 }

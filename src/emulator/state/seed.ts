@@ -23,7 +23,6 @@ import {
   SEED_FORMAT_VERSION,
   SEEDABLE_SANDBOX_STATUSES,
   type Seed,
-  SeedSchema,
 } from '../../schemas/seed.js';
 import {hashSecret} from '../hash.js';
 import type {EmulatorContext} from '../context.js';
@@ -32,7 +31,8 @@ import {newApiKeySecret, newId, newSigningSecret} from '../ids.js';
 import {checkEndpointHost, checkEndpointUrl} from '../net/address-policy.js';
 import {eventTypes, oneOf, Problems, text} from '../ops/validate.js';
 import {parseEmail} from '../web/accounts.js';
-import {formatPath, StateFileError} from './state-file-error.js';
+import {checkSeedShape} from './seed-shape.js';
+import {StateFileError} from './state-file-error.js';
 
 export interface SeededKey {
   id: string;
@@ -110,14 +110,10 @@ export async function planSeed(
       },
     ]);
   }
-  const parsed = SeedSchema.safeParse(document);
-  if (!parsed.success) {
-    throw new StateFileError(
-      source,
-      parsed.error.issues.map((issue) => ({field: formatPath(issue.path), message: issue.message})),
-    );
-  }
-  const seed: Seed = parsed.data;
+  // Shape problems first, in svc's words; the rules are then checked on everything well shaped, so a file's
+  // every problem is reported at once.
+  const shape = checkSeedShape(document);
+  const seed = shape.usable as Partial<Seed> | null;
   const problems = new Problems();
   const warnings: string[] = [];
   const orgIds = new Set<string>();
@@ -125,7 +121,7 @@ export async function planSeed(
   const sandboxIds = new Set<string>();
   const orgs: PlannedOrg[] = [];
 
-  for (const [o, org] of seed.orgs.entries()) {
+  for (const [o, org] of items(seed?.orgs)) {
     const at = `orgs[${o}]`;
     let orgId = org.id;
     if (orgId === undefined) orgId = newId('org');
@@ -139,7 +135,7 @@ export async function planSeed(
     const planned: PlannedOrg = {id: orgId, name, keys: [], webhooks: [], sandboxes: [], people: []};
 
     const keys = org.keys ?? [];
-    for (const [k, key] of keys.entries()) {
+    for (const [k, key] of items(keys)) {
       const kat = `${at}.keys[${k}]`;
       if (k === MAX_ACTIVE_KEYS_PER_ORG) {
         problems.add(
@@ -181,7 +177,7 @@ export async function planSeed(
       });
     }
 
-    for (const [w, hook] of (org.webhooks ?? []).entries()) {
+    for (const [w, hook] of items(org.webhooks)) {
       const wat = `${at}.webhooks[${w}]`;
       if (w === MAX_ENDPOINTS_PER_ORG) {
         problems.add(
@@ -195,9 +191,10 @@ export async function planSeed(
           'cannot be loaded: this emulator runs without a vault key, which signing secrets need',
         );
       }
-      const check = checkEndpointUrl(hook.url, {allowLocal: ctx.allowLocalEndpoints});
-      let url = hook.url;
-      if (!check.ok) problems.add(`${wat}.url`, check.reason.replace(/^url /, ''));
+      const check = checkEndpointUrl(hook.url ?? '', {allowLocal: ctx.allowLocalEndpoints});
+      let url = hook.url ?? '';
+      if (hook.url === undefined) problems.add(`${wat}.url`, 'is required');
+      else if (!check.ok) problems.add(`${wat}.url`, check.reason.replace(/^url /, ''));
       else {
         url = check.normalized;
         if (!ctx.allowLocalEndpoints) {
@@ -229,7 +226,7 @@ export async function planSeed(
       });
     }
 
-    for (const [s, sandbox] of (org.sandboxes ?? []).entries()) {
+    for (const [s, sandbox] of items(org.sandboxes)) {
       const sat = `${at}.sandboxes[${s}]`;
       let id = sandbox.id;
       if (id === undefined) id = newId('sbx');
@@ -251,8 +248,9 @@ export async function planSeed(
 
     const emails = new Set<string>();
     let owners = 0;
-    for (const [p, person] of (org.people ?? []).entries()) {
+    for (const [p, person] of items(org.people)) {
       const pat = `${at}.people[${p}]`;
+      if (typeof person.email !== 'string') continue;
       const email = parseEmail(person.email);
       if (!email.ok) {
         problems.add(`${pat}.email`, email.message.replace(/\.$/, '').replace(/^Enter/, 'must be'));
@@ -266,8 +264,17 @@ export async function planSeed(
     }
     orgs.push(planned);
   }
-  if (problems.list.length > 0) throw new StateFileError(source, problems.list);
+  const all = [...shape.problems, ...problems.list.filter((p) => !shape.reported.has(p.field))];
+  if (all.length > 0) throw new StateFileError(source, all);
   return {orgs, warnings};
+}
+
+/** The items of a list with their places, past any the shape check took out. */
+function items<T>(list: readonly (T | undefined)[] | undefined): [number, T][] {
+  if (!Array.isArray(list)) return [];
+  return list.flatMap((item, i) =>
+    item !== null && typeof item === 'object' ? [[i, item] as [number, T]] : [],
+  );
 }
 
 async function sandboxExists(db: Queryable, id: string): Promise<boolean> {

@@ -40,7 +40,7 @@ const ORDER: Record<SnapshotTable, string> = {
   sandboxes: 'created_at, id',
   sandbox_links: 'created_at, id',
   events: 'created_at, id',
-  deliveries: 'created_at, id',
+  deliveries: 'created_at, seq',
   delivery_attempts: 'delivery_id, attempt',
 };
 

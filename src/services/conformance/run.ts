@@ -24,6 +24,8 @@ export interface ConformanceReport {
   checks: ConformanceCheck[];
   passed: number;
   failed: number;
+  /** The 429 check met the limit: this address is locked out, for Retry-After seconds when it said. */
+  locked_out?: {retry_after: string | null};
 }
 
 export interface ConformanceOptions {
@@ -205,8 +207,8 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
     expect: [403],
   });
 
-  if (options.rateLimit) await rateLimitCheck(options, send, checker, checks);
-  else {
+  const lockedOut = options.rateLimit ? await rateLimitCheck(options, send, checker, checks) : undefined;
+  if (!options.rateLimit) {
     checks.push({
       id: 'auth.rate-limited',
       title: 'Repeated failed authentication is 429 rate_limited, with Retry-After',
@@ -220,6 +222,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
     checks,
     passed: checks.filter((c) => c.status === 'pass').length,
     failed: checks.filter((c) => c.status === 'fail').length,
+    ...(lockedOut ? {locked_out: lockedOut} : {}),
   };
 }
 
@@ -229,7 +232,7 @@ async function rateLimitCheck(
   send: (probe: Pick<Probe, 'method' | 'path' | 'key'>) => Promise<Answer>,
   checker: DocumentChecker,
   checks: ConformanceCheck[],
-): Promise<void> {
+): Promise<ConformanceReport['locked_out']> {
   const max = options.maxFailedAttempts ?? 40;
   const check = {
     id: 'auth.rate-limited',
@@ -242,7 +245,7 @@ async function rateLimitCheck(
       answer = await send({method: 'GET', path: '/v1/org', key: wrongKey()});
     } catch (err) {
       checks.push({...check, status: 'fail', got: `no answer: ${(err as Error).message}`});
-      return;
+      return undefined;
     }
     if (answer.status === 401) continue;
     const problems =
@@ -257,9 +260,10 @@ async function rateLimitCheck(
           ? `429 after ${i + 1} wrong keys, Retry-After ${answer.headers.get('retry-after')}`
           : problems.join('; '),
     });
-    return;
+    return answer.status === 429 ? {retry_after: answer.headers.get('retry-after')} : undefined;
   }
   checks.push({...check, status: 'fail', got: `still 401 after ${max} wrong keys`});
+  return undefined;
 }
 
 function errorCode(answer: Answer): string {

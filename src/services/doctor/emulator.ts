@@ -4,7 +4,7 @@ import {stat} from 'node:fs/promises';
 import {join} from 'node:path';
 import {isProcessAlive, readRuntimeFile, type RuntimeInfo, runtimeFilePath} from '@svc/client';
 import {templateFilesProblem} from '../../emulator/db/template-manifest.js';
-import {sameApiAddress} from '../emulator/for-api-url.js';
+import {sameApiAddress} from '../emulator/registry.js';
 import {check, type DoctorCheck} from './check.js';
 
 /** Where `svc emulator start` keeps the database template it makes, under the user cache dir. */

@@ -11,7 +11,9 @@ export interface ClockOptions extends ConnectOptions {
   org?: string;
 }
 
-export function emulatorClock(options: ClockOptions): Promise<ClockState | OrgClockState> {
+export function emulatorClock(
+  options: ClockOptions,
+): Promise<{state: ClockState | OrgClockState; apiUrl: string}> {
   if (options.action && !options.value) {
     throw usageError(
       options.action === 'advance'
@@ -20,15 +22,17 @@ export function emulatorClock(options: ClockOptions): Promise<ClockState | OrgCl
     );
   }
   const org = options.org;
-  return withControl(options, (control) => {
+  return withControl(options, async (control, info) => {
     // A duration as typed: the emulator checks it and says what it takes.
     const duration = options.value as Duration;
-    if (options.action === 'advance')
-      return org ? control.advanceClock(duration, {org}) : control.advanceClock(duration);
-    if (options.action === 'set')
-      return org
-        ? control.setClock(options.value as string, {org})
-        : control.setClock(options.value as string);
-    return org ? control.orgClock(org) : control.clock();
+    const state =
+      options.action === 'advance'
+        ? await (org ? control.advanceClock(duration, {org}) : control.advanceClock(duration))
+        : options.action === 'set'
+          ? await (org
+              ? control.setClock(options.value as string, {org})
+              : control.setClock(options.value as string))
+          : await (org ? control.orgClock(org) : control.clock());
+    return {state, apiUrl: info.api_url};
   });
 }

@@ -1,10 +1,22 @@
-// Finds the running emulator of a data dir (through its emulator.json) and opens its control client.
-import {EmulatorControl, isProcessAlive, readRuntimeFile, type RuntimeInfo} from '@svc/client';
+// Finds the running emulator a command means and opens its control client: the one of the data dir named
+// (--data-dir, SVC_EMULATOR_DATA_DIR), else the one serving the API address in use (--api-url, SVC_API_URL, the
+// latest login), else the default data dir's.
+import {
+  DEFAULT_API_URL,
+  EmulatorControl,
+  isProcessAlive,
+  readRuntimeFile,
+  type RuntimeInfo,
+} from '@svc/client';
+import {defaultFileStore, resolveStoredApiUrl} from '../../auth/resolve.js';
 import {UserError} from '../../lib/errors.js';
 import {emulatorDataDir} from '../../lib/paths.js';
+import {runningEmulatorFor} from './registry.js';
 
 export interface ConnectOptions {
   dataDir?: string;
+  /** --api-url of the command, when it has one. */
+  apiUrl?: string;
   env: NodeJS.ProcessEnv;
   fetch?: typeof fetch;
 }
@@ -19,8 +31,53 @@ export function notRunning(dataDir: string): UserError {
   });
 }
 
+export function noEmulatorServes(apiUrl: string): UserError {
+  return new UserError(`no running emulator serves ${apiUrl}`, {
+    code: 'emulator_not_running',
+    suggestions: [
+      `Start one there with \`svc emulator start --port ${new URL(apiUrl).port || '80'}\``,
+      'Or pass the --data-dir of the emulator you mean (or set SVC_EMULATOR_DATA_DIR)',
+    ],
+  });
+}
+
+/** The data dir named for this command, which wins over any address. */
+export function namedDataDir(options: Pick<ConnectOptions, 'dataDir' | 'env'>): string | undefined {
+  return options.dataDir ?? (options.env.SVC_EMULATOR_DATA_DIR || undefined);
+}
+
+/**
+ * The API address a command uses, when it is not the service's default (an emulator never serves that): what
+ * `svc org` would talk to.
+ */
+export async function addressInUse(
+  options: Pick<ConnectOptions, 'apiUrl' | 'env'>,
+): Promise<string | undefined> {
+  const apiUrl = await resolveStoredApiUrl({
+    env: options.env,
+    flags: {apiUrl: options.apiUrl},
+    fileStore: defaultFileStore(options.env),
+  }).catch(() => undefined);
+  return apiUrl === undefined || apiUrl === DEFAULT_API_URL ? undefined : apiUrl;
+}
+
+/** Where a command looked when no emulator ran there: the address in use, or the data dir. */
+export async function lookedFor(options: ConnectOptions): Promise<{data_dir: string; api_url?: string}> {
+  const named = namedDataDir(options);
+  const apiUrl = named === undefined ? await addressInUse(options) : undefined;
+  const dataDir = named ?? emulatorDataDir(options.env);
+  return apiUrl === undefined ? {data_dir: dataDir} : {data_dir: dataDir, api_url: apiUrl};
+}
+
 export async function findRunning(options: ConnectOptions): Promise<{info: RuntimeInfo; dataDir: string}> {
-  const dataDir = options.dataDir ?? emulatorDataDir(options.env);
+  const named = namedDataDir(options);
+  const apiUrl = named === undefined ? await addressInUse(options) : undefined;
+  if (apiUrl !== undefined) {
+    const found = await runningEmulatorFor(apiUrl, options.env);
+    if (!found) throw noEmulatorServes(apiUrl);
+    return found;
+  }
+  const dataDir = named ?? emulatorDataDir(options.env);
   const info = await readRuntimeFile(dataDir);
   if (!info || !isProcessAlive(info.pid)) throw notRunning(dataDir);
   return {info, dataDir};

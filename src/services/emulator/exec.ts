@@ -3,6 +3,7 @@ import {spawn} from 'node:child_process';
 import {constants} from 'node:os';
 import type {SignatureClock} from '../../definitions.js';
 import {UserError, usageError} from '../../lib/errors.js';
+import {ExitCode} from '../../lib/exit-codes.js';
 import type {Io} from '../../lib/output.js';
 import {seedSecrets, writeSecretsFile} from './seed-secrets.js';
 import {checkWritableFolder, resolveStartOptions, secretsNote, startOrExplain} from './start.js';
@@ -105,8 +106,14 @@ function run(
       detach();
       reject(
         err.code === 'ENOENT'
-          ? new UserError(`command not found: ${cmd}`, {code: 'command_not_found'})
-          : new UserError(`could not run ${cmd}: ${err.message}`),
+          ? new UserError(`command not found: ${cmd}`, {
+              code: 'command_not_found',
+              exitCode: ExitCode.commandNotFound,
+              suggestions: ['Check its spelling, and that it is installed and on PATH'],
+            })
+          : new UserError(`could not run ${cmd}: ${err.message}`, {
+              exitCode: err.code === 'EACCES' ? ExitCode.commandNotExecutable : ExitCode.error,
+            }),
       );
     });
     child.once('exit', (code, signal) => {

@@ -1,28 +1,24 @@
 // Whether an API address is a running emulator's: then its control surface can add what /v1 does not show.
-import {type EmulatorControl, isProcessAlive, readRuntimeFile} from '@svc/client';
-import {emulatorDataDir} from '../../lib/paths.js';
+import {type EmulatorControl, isProcessAlive, readRuntimeFile, type RuntimeInfo} from '@svc/client';
+import {runningEmulatorFor, sameApiAddress} from './registry.js';
 
-const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
-
-/** Same scheme and port, and the same host (every loopback name counts as one). */
-export function sameApiAddress(a: string, b: string): boolean {
-  try {
-    const x = new URL(a);
-    const y = new URL(b);
-    const host = (h: string) => (LOOPBACK.has(h) ? 'loopback' : h);
-    return x.protocol === y.protocol && x.port === y.port && host(x.hostname) === host(y.hostname);
-  } catch {
-    return false;
-  }
-}
-
-/** The control client of the emulator serving `apiUrl` (found through SVC_EMULATOR_DATA_DIR or the default data dir), if any. */
+/**
+ * The control client of the emulator serving `apiUrl`, if any: the one of the data dir named (the dataDir given,
+ * SVC_EMULATOR_DATA_DIR), else any running emulator noted at that address, whatever its data dir.
+ */
 export async function emulatorControlFor(
   apiUrl: string,
   options: {env: NodeJS.ProcessEnv; dataDir?: string; fetch?: typeof fetch},
 ): Promise<EmulatorControl | undefined> {
-  const info = await readRuntimeFile(options.dataDir ?? emulatorDataDir(options.env));
-  if (!info || !isProcessAlive(info.pid) || !sameApiAddress(info.api_url, apiUrl)) return undefined;
+  const named = options.dataDir ?? (options.env.SVC_EMULATOR_DATA_DIR || undefined);
+  let info: RuntimeInfo | undefined;
+  if (named !== undefined) {
+    info = await readRuntimeFile(named);
+    if (!info || !isProcessAlive(info.pid) || !sameApiAddress(info.api_url, apiUrl)) return undefined;
+  } else {
+    info = (await runningEmulatorFor(apiUrl, options.env))?.info;
+    if (!info) return undefined;
+  }
   const {EmulatorControl} = await import('@svc/client');
   return new EmulatorControl({url: info.api_url, adminToken: info.admin_token, fetch: options.fetch});
 }

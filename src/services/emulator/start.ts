@@ -1,4 +1,5 @@
 // `svc emulator start`: runs the emulator in the foreground until the process is told to stop.
+import {registerEmulator} from './registry.js';
 import {constants} from 'node:fs';
 import {access} from 'node:fs/promises';
 import {dirname, resolve} from 'node:path';
@@ -26,6 +27,8 @@ export interface ReadyView {
   /** Where the data lives, for people: a folder, "in memory" or "PostgreSQL". */
   storage: string;
   orgId: string;
+  /** Someone owns the org already: the first address to sign in no longer becomes its owner. */
+  owned?: boolean;
   clockMode: string;
   /** The delivery chaos every endpoint gets, in the flag's form; absent when deliveries are plain. */
   chaos?: string;
@@ -205,6 +208,7 @@ export async function emulatorStart(options: EmulatorStartOptions): Promise<void
   // Secrets go to a person at a terminal, or to the --secrets-out file; never into a piped log.
   const shown = io.stdout.isTTY === true;
   const seeded = emulator.seeded && !shown ? withoutSecrets(emulator.seeded) : emulator.seeded;
+  const unregister = await registerEmulator(options.env, emulator.dataDir);
   if (options.json) {
     const ready: Record<string, string> = {
       api_url: emulator.apiUrl,
@@ -238,6 +242,7 @@ export async function emulatorStart(options: EmulatorStartOptions): Promise<void
     }
   }
   await emulator.stop();
+  await unregister();
   log('svc emulator: stopped');
   if (saveError !== undefined) {
     throw new UserError(
@@ -274,6 +279,7 @@ function readyMessage(e: RunningEmulator, o: EmulatorStartOptions): string {
     accountUrl: e.accountUrl,
     storage,
     orgId: e.orgId,
+    owned: e.owned,
     clockMode: e.clock.mode,
     chaos: o.chaos === undefined ? undefined : describeChaos(chaosFlag(o.chaos)),
     signatureClock: o.signatureClock ?? 'real',

@@ -1,13 +1,14 @@
 // `svc emulator status`: whether an emulator runs for a data dir, where, and on which clock.
 import {EmulatorControl} from '@svc/client';
 import {UserError} from '../../lib/errors.js';
-import {emulatorDataDir} from '../../lib/paths.js';
-import {type ConnectOptions, findRunning} from './connect.js';
+import {type ConnectOptions, findRunning, lookedFor} from './connect.js';
 
 /** No emulator runs for the data dir: an answer, not a failure. */
 export interface NotRunning {
   running: false;
   data_dir: string;
+  /** The API address in use, when no data dir was named: no running emulator serves it. */
+  api_url?: string;
 }
 
 export interface EmulatorStatus {
@@ -25,7 +26,7 @@ export async function emulatorStatus(options: ConnectOptions): Promise<EmulatorS
     if (err instanceof UserError && err.code === 'emulator_not_running') return undefined;
     throw err;
   });
-  if (!found) return {running: false, data_dir: options.dataDir ?? emulatorDataDir(options.env)};
+  if (!found) return {running: false, ...(await lookedFor(options))};
   const {info, dataDir} = found;
   const control = new EmulatorControl({
     url: info.api_url,

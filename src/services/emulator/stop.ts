@@ -2,8 +2,7 @@
 import {setTimeout as sleep} from 'node:timers/promises';
 import {isProcessAlive} from '@svc/client';
 import {UserError} from '../../lib/errors.js';
-import {emulatorDataDir} from '../../lib/paths.js';
-import {type ConnectOptions, findRunning} from './connect.js';
+import {type ConnectOptions, findRunning, lookedFor} from './connect.js';
 
 export interface StopOptions extends ConnectOptions {
   /** How long to wait for a clean shutdown. Default 15 s. */
@@ -12,13 +11,16 @@ export interface StopOptions extends ConnectOptions {
 
 export async function stopEmulator(
   options: StopOptions,
-): Promise<{stopped: true; pid: number; data_dir: string} | {stopped: false; data_dir: string}> {
+): Promise<
+  | {stopped: true; pid: number; data_dir: string; api_url: string}
+  | {stopped: false; data_dir: string; api_url?: string}
+> {
   const found = await findRunning(options).catch((err: unknown) => {
     if (err instanceof UserError && err.code === 'emulator_not_running') return undefined;
     throw err;
   });
   // Nothing runs there: what stop is for is already so.
-  if (!found) return {stopped: false, data_dir: options.dataDir ?? emulatorDataDir(options.env)};
+  if (!found) return {stopped: false, ...(await lookedFor(options))};
   const {info, dataDir} = found;
   try {
     process.kill(info.pid, 'SIGTERM');
@@ -39,5 +41,5 @@ export async function stopEmulator(
     }
     await sleep(50);
   }
-  return {stopped: true, pid: info.pid, data_dir: dataDir};
+  return {stopped: true, pid: info.pid, data_dir: dataDir, api_url: info.api_url};
 }

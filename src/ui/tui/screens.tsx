@@ -13,6 +13,7 @@ import {
   lastCodeText,
   nextAttemptText,
   prettyEvent,
+  withoutDetail,
 } from '../delivery-detail.js';
 import {sanitize} from '../text.js';
 import {cell, endpointCells, endpointColumnsText, type HealthState, type ListedEndpoint} from './layout.js';
@@ -96,9 +97,12 @@ export function helpLines(source: TuiSource, paint: Painter): React.ReactNode[] 
   ));
   lines.push(
     <Text key="gap"> </Text>,
-    <Text key="live" wrap="wrap" color={paint('gray')}>
-      Screens refresh by themselves, more often while things change, and at once after a resend. Whole
-      answers: `{source.svc ?? 'svc'} webhooks deliveries show DELIVERY_ID`.
+    // One frame row each: a wrapped line would start its continuation with the space it broke at.
+    <Text key="live" wrap="truncate-end" color={paint('gray')}>
+      Screens refresh by themselves, more often while things change, and at once after a resend.
+    </Text>,
+    <Text key="whole" wrap="truncate-end" color={paint('gray')}>
+      Whole answers: `{source.svc ?? 'svc'} webhooks deliveries show DELIVERY_ID`.
     </Text>,
   );
   return lines;
@@ -263,7 +267,7 @@ export function detailBody(
     line(
       <Text color={paint('yellow')}>Attempt detail, the event body and resend come from the emulator;</Text>,
     );
-    line(<Text color={paint('yellow')}>{source.apiUrl} lists deliveries only.</Text>);
+    line(<Text color={paint('yellow')}>{withoutDetail(source.apiUrl)}.</Text>);
     return lines;
   }
   const {detail} = data;

@@ -150,7 +150,9 @@ describe('chaos settings', () => {
     ['duplicate=1.5', /duplicate must be a number from 0 to 1/],
     ['reorder=often', /reorder needs a number/],
     ['delay=5-1s', /ends before it starts/],
-    ['delay=0-2m', /from 0 to 60000/],
+    ['delay=0-2m', /delay=0-2m is longer than chaos delays go: at most 60s, e.g. delay=0-60s/],
+    ['delay=0-2h', /delay=0-2h is longer than chaos delays go: at most 60s/],
+    ['delay=soon', /delay=soon is not a delay: give MIN-MAX in ms, s or m, at most 60s, e.g. delay=0-5s/],
     ['chaos=yes', /unknown chaos option "chaos"/],
     ['seed=-1', /seed needs a number/],
   ])('refuses %s with a message saying what to write', (spec, message) => {

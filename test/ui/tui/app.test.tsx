@@ -621,6 +621,10 @@ describe('states', () => {
     await press('?');
     const frame = await sees('Keys');
     expect(frame).toContain('resend the delivery now');
+    // No line of the help starts with a space left over from a wrap.
+    const note = frame.split('\n').filter((l) => /Screens refresh|Whole answers/.test(l));
+    expect(note.length).toBe(2);
+    for (const line of note) expect(line).toMatch(/^(Screens|Whole)/);
     await press('x');
     await sees(endpoint.id);
   });

@@ -55,13 +55,15 @@ export default class EmulatorDeliveriesResend extends BaseCommand {
         'Find the ids with `svc webhooks deliveries WEBHOOK_ID`',
       ]);
     }
-    const detail = await resendDelivery({
+    const {detail, apiUrl, nowMs} = await resendDelivery({
       deliveryId: args.delivery_id,
       dataDir: flags['data-dir'],
       env: process.env,
     });
     if (!this.jsonEnabled())
-      process.stdout.write(renderDeliveryDetail(detail, await terminalView(process.stdout, process.env)));
+      process.stdout.write(
+        renderDeliveryDetail(detail, await terminalView(process.stdout, process.env, nowMs), apiUrl),
+      );
     return detail;
   }
 }

@@ -19,7 +19,10 @@ export default class EmulatorLimiterReset extends BaseCommand {
   async run() {
     const {flags} = await this.parse(EmulatorLimiterReset);
     const result = await resetLimiter({dataDir: flags['data-dir'], env: process.env});
-    if (!this.jsonEnabled()) this.log('Failed-authentication counts cleared for every address.');
+    if (!this.jsonEnabled())
+      this.log(
+        `Failed-authentication counts cleared for every address by the emulator at ${result.api_url}.`,
+      );
     return result;
   }
 }

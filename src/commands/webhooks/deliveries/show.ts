@@ -1,5 +1,5 @@
 import {Args} from '@oclif/core';
-import {apiUrlFlag} from '../../../lib/flags.js';
+import {apiUrlFlag, dataDirFlag} from '../../../lib/flags.js';
 import {BaseCommand} from '../../../lib/base-command.js';
 import {showDelivery} from '../../../services/webhooks/deliveries/show.js';
 import {renderDeliveryDetail} from '../../../ui/delivery-detail.js';
@@ -21,17 +21,21 @@ export default class WebhooksDeliveriesShow extends BaseCommand {
   };
   static override flags = {
     'api-url': apiUrlFlag(),
+    'data-dir': dataDirFlag(),
   };
 
   async run() {
     const {args, flags} = await this.parse(WebhooksDeliveriesShow);
-    const shown = await showDelivery({
+    const {shown, apiUrl, nowMs} = await showDelivery({
       deliveryId: args.delivery_id,
       env: process.env,
       apiUrl: flags['api-url'],
+      dataDir: flags['data-dir'],
     });
     if (!this.jsonEnabled())
-      process.stdout.write(renderDeliveryDetail(shown, await terminalView(process.stdout, process.env)));
+      process.stdout.write(
+        renderDeliveryDetail(shown, await terminalView(process.stdout, process.env, nowMs), apiUrl),
+      );
     return shown;
   }
 }

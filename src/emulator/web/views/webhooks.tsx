@@ -365,7 +365,7 @@ export function DeliveriesPage(p: {
                   </td>
                   <td data-label="Attempts">
                     <span>
-                      {d.attempts} <span class="muted">of {MAX_DELIVERY_ATTEMPTS}</span>
+                      <AttemptCount attempts={d.attempts} />
                     </span>
                   </td>
                   <td data-label="Last answer">{d.last_status_code ?? <span class="muted">—</span>}</td>
@@ -415,7 +415,7 @@ export function DeliveryPage(p: {
         <div>
           <dt>Attempts</dt>
           <dd>
-            {d.attempts} of {MAX_DELIVERY_ATTEMPTS}
+            <AttemptCount attempts={d.attempts} />
           </dd>
         </div>
         <div>
@@ -507,4 +507,26 @@ function prettyJson(text: string): string {
   } catch {
     return text;
   }
+}
+
+/**
+ * "3 of 9" while the schedule runs; past it (resends add attempts of their own) the count alone, with why:
+ * never "10 of 9".
+ */
+function AttemptCount({attempts}: {attempts: number}) {
+  if (attempts <= MAX_DELIVERY_ATTEMPTS) {
+    return (
+      <>
+        {attempts} <span class="muted">of {MAX_DELIVERY_ATTEMPTS}</span>
+      </>
+    );
+  }
+  return (
+    <>
+      {attempts}{' '}
+      <span class="muted">
+        ({MAX_DELIVERY_ATTEMPTS} scheduled, {attempts - MAX_DELIVERY_ATTEMPTS} resent)
+      </span>
+    </>
+  );
 }

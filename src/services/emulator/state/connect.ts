@@ -6,6 +6,8 @@ import {StateFileError} from '../../../emulator/state/state-file-error.js';
 import {holdsDatabase} from '../../../emulator/db/layout.js';
 import {UserError} from '../../../lib/errors.js';
 import {emulatorDataDir} from '../../../lib/paths.js';
+import {addressInUse, namedDataDir, noEmulatorServes} from '../connect.js';
+import {runningEmulatorFor} from '../registry.js';
 import {resolveStartOptions, startOrExplain} from '../start.js';
 
 export interface StateTargetOptions {
@@ -25,7 +27,19 @@ export async function withStateTarget<T>(
   options: StateTargetOptions,
   fn: (control: EmulatorControl, running: boolean) => Promise<T>,
 ): Promise<T> {
-  const dataDir = options.dataDir ?? emulatorDataDir(options.env);
+  const named = namedDataDir(options);
+  const apiUrl = named === undefined ? await addressInUse(options) : undefined;
+  if (apiUrl !== undefined) {
+    // The emulator behind the address in use; a stopped one is reached by its --data-dir.
+    const found = await runningEmulatorFor(apiUrl, options.env);
+    if (!found) throw noEmulatorServes(apiUrl);
+    const {info} = found;
+    return fn(
+      new EmulatorControl({url: info.api_url, adminToken: info.admin_token, fetch: options.fetch}),
+      true,
+    );
+  }
+  const dataDir = named ?? emulatorDataDir(options.env);
   const info = await readRuntimeFile(dataDir);
   if (info && isProcessAlive(info.pid)) {
     return fn(

@@ -1,6 +1,6 @@
 // `svc webhooks deliveries show`: one delivery with its attempts and event (emulator), or its list record (API).
 import {openSession} from '../../../auth/session.js';
-import type {DeliveryDetail} from '@svc/client';
+import {type DeliveryDetail, EmulatorControlError} from '@svc/client';
 import {isId} from '../../../definitions.js';
 import {UserError, usageError} from '../../../lib/errors.js';
 import type {Delivery} from '../../../schemas/index.js';
@@ -10,6 +10,15 @@ export interface ShowDeliveryOptions {
   deliveryId: string;
   env: NodeJS.ProcessEnv;
   apiUrl?: string;
+  /** The emulator's data dir, when the one serving the API address is not to be found by its address. */
+  dataDir?: string;
+}
+
+/** The delivery, the API address it was read from and that API's clock (an emulator's may be moved by hand). */
+export interface ShownDeliveryAt {
+  shown: ShownDelivery;
+  apiUrl: string;
+  nowMs: number;
 }
 
 /** With `attempts` and `event` null when the API is not an emulator's: /v1 lists deliveries only. */
@@ -20,6 +29,9 @@ export interface ShownDelivery {
   attempts: DeliveryDetail['attempts'] | null;
 }
 
+const LIST_DELIVERIES =
+  'Find its id among an endpoint’s deliveries: `svc webhooks list` shows each endpoint’s id for `svc webhooks deliveries WEBHOOK_ID`';
+
 export function checkDeliveryId(deliveryId: string): void {
   if (!isId('delivery', deliveryId)) {
     throw usageError('that is not a delivery id (they look like dlv_ followed by 24 letters and digits)', [
@@ -28,7 +40,7 @@ export function checkDeliveryId(deliveryId: string): void {
   }
 }
 
-export async function showDelivery(options: ShowDeliveryOptions): Promise<ShownDelivery> {
+export async function showDelivery(options: ShowDeliveryOptions): Promise<ShownDeliveryAt> {
   checkDeliveryId(options.deliveryId);
   const {client, credentials} = await openSession({env: options.env, flags: {apiUrl: options.apiUrl}});
   // The key in use names the org, and proves it still reads, before the emulator shows anything of it.
@@ -39,15 +51,26 @@ export async function showDelivery(options: ShowDeliveryOptions): Promise<ShownD
     orgId: org.id,
     deliveryId: options.deliveryId,
     env: options.env,
+    dataDir: options.dataDir,
+  }).catch((err: unknown) => {
+    if (err instanceof EmulatorControlError && err.code === 'not_found') {
+      throw new UserError(`no delivery ${options.deliveryId} in this org`, {
+        code: 'not_found',
+        cause: err,
+        suggestions: [LIST_DELIVERIES],
+      });
+    }
+    throw err;
   });
-  if (detail) return detail;
+  const at = {apiUrl: credentials.apiUrl, nowMs: client.serverNowMs()};
+  if (detail) return {shown: detail, ...at};
   // The API has no route for one delivery: look for it in each endpoint's list.
   for (const endpoint of await client.listWebhooks()) {
     const delivery = (await client.listDeliveries(endpoint.id)).find((d) => d.id === options.deliveryId);
-    if (delivery) return {delivery, endpoint_id: endpoint.id, event: null, attempts: null};
+    if (delivery) return {shown: {delivery, endpoint_id: endpoint.id, event: null, attempts: null}, ...at};
   }
   throw new UserError(`no delivery ${options.deliveryId} among the 100 most recent of any endpoint`, {
     code: 'not_found',
-    suggestions: ['List an endpoint’s deliveries with `svc webhooks deliveries WEBHOOK_ID`'],
+    suggestions: [LIST_DELIVERIES],
   });
 }

@@ -1,0 +1,102 @@
+// Two emulators on two data dirs, as a newcomer runs them: every command that needs an emulator finds the one
+// serving the API address in use (the latest login, SVC_API_URL), not the default data dir's, says which, and says
+// exactly that no running emulator serves the address when none does. --data-dir still wins.
+import {mkdtemp, rm} from 'node:fs/promises';
+import {tmpdir} from 'node:os';
+import {join} from 'node:path';
+import {afterAll, beforeAll, describe, expect, it} from 'vitest';
+import {type EmulatorProcess, startEmulatorProcess, stopProcess} from '../emulator/delivery/processes.js';
+import {runCli} from '../helpers/run-cli.js';
+
+let root: string;
+let env: NodeJS.ProcessEnv;
+let defaultDir: string;
+let otherDir: string;
+let first: EmulatorProcess | undefined;
+let second: EmulatorProcess | undefined;
+const svc = (args: string[], extra: NodeJS.ProcessEnv = {}, input?: string) =>
+  runCli(args, {env: {...env, ...extra}, input, timeoutMs: 60_000});
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'svc-two-emulators-'));
+  env = {HOME: root, SVC_CONFIG_DIR: join(root, 'config'), SVC_DATA_DIR: join(root, 'data')};
+  defaultDir = join(root, 'data', 'emulator');
+  otherDir = join(root, 'other');
+  first = await startEmulatorProcess(defaultDir, ['--allow-local-endpoints'], env);
+  second = await startEmulatorProcess(otherDir, ['--allow-local-endpoints'], env);
+  const key = await svc(['emulator', 'keys', 'create', '--name', 'dev', '--data-dir', otherDir]);
+  expect(key.code, key.stderr).toBe(0);
+  const login = await svc(['login', '--api-url', second.apiUrl], {}, key.stdout);
+  expect(login.code, login.stderr).toBe(0);
+}, 180_000);
+afterAll(async () => {
+  await stopProcess(first);
+  await stopProcess(second);
+  await rm(root, {recursive: true, force: true});
+});
+
+const sandboxesOf = async (dataDir: string) => {
+  const r = await svc(['emulator', 'sandboxes', 'list', '--json', '--data-dir', dataDir]);
+  return (JSON.parse(r.stdout) as {data: {id: string}[]}).data.map((s) => s.id);
+};
+
+describe('after logging in to a second emulator', {timeout: 180_000}, () => {
+  it('triggers in the emulator the login names, and says which', async () => {
+    const r = await svc(['trigger', 'sandbox.ready', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const id = (JSON.parse(r.stdout) as {sandbox: {id: string}}).sandbox.id;
+    expect(await sandboxesOf(otherDir)).toContain(id);
+    expect(await sandboxesOf(defaultDir)).not.toContain(id);
+
+    const plain = await svc(['trigger', 'sandbox.ready']);
+    expect(plain.stdout).toContain(`in the emulator at ${second?.apiUrl}`);
+    const clock = await svc(['emulator', 'clock']);
+    expect(clock.stdout).toContain(`of the emulator at ${second?.apiUrl}`);
+  });
+
+  it('reads a delivery through the emulator serving the address, with its attempts', async () => {
+    const hook = await svc([
+      'emulator',
+      'webhooks',
+      'create',
+      '--url',
+      'http://127.0.0.1:1/hooks',
+      '--events',
+      'sandbox.error',
+      '--json',
+    ]);
+    expect(hook.code, hook.stderr).toBe(0);
+    const webhookId = (JSON.parse(hook.stdout) as {id: string}).id;
+    expect((await svc(['trigger', 'sandbox.error', '--last-error', 'disk full'])).code).toBe(0);
+    const list = await svc(['webhooks', 'deliveries', webhookId, '--json']);
+    expect(list.code, list.stderr).toBe(0);
+    const deliveryId = (JSON.parse(list.stdout) as {data: {id: string}[]}).data[0]?.id as string;
+    const shown = await svc(['webhooks', 'deliveries', 'show', deliveryId, '--json']);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect((JSON.parse(shown.stdout) as {event: unknown}).event).not.toBeNull();
+  });
+
+  it('SVC_API_URL and --data-dir still choose', async () => {
+    const byEnv = await svc(['trigger', 'sandbox.ready'], {SVC_API_URL: first?.apiUrl});
+    expect(byEnv.code, byEnv.stderr).toBe(0);
+    expect(byEnv.stdout).toContain(`in the emulator at ${first?.apiUrl}`);
+    const byDir = await svc(['trigger', 'sandbox.ready', '--data-dir', defaultDir]);
+    expect(byDir.stdout).toContain(`in the emulator at ${first?.apiUrl}`);
+  });
+
+  it('says exactly that no running emulator serves the address once it stops', async () => {
+    const address = second?.apiUrl as string;
+    const stopped = await svc(['emulator', 'stop']);
+    expect(stopped.code, stopped.stderr).toBe(0);
+    expect(stopped.stdout).toContain(`Stopped the emulator at ${address}`);
+    second = undefined;
+    const r = await svc(['trigger', 'sandbox.ready']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`no running emulator serves ${address}`);
+    const status = await svc(['emulator', 'status']);
+    expect(status.stdout).toContain(`No running emulator serves ${address}.`);
+    // The default data dir's emulator was never touched.
+    const other = await svc(['emulator', 'status', '--data-dir', defaultDir]);
+    expect(other.stdout).toContain(first?.apiUrl);
+  });
+});
