@@ -19,4 +19,4 @@ export {
   retryDelayAfter,
 } from './retry-policy.js';
 export {type AttemptResult, sendAttempt} from './sender.js';
-export {DELIVERY_USER_AGENT, DeliveryWorker, type DeliveryWorkerOptions} from './worker.js';
+export {DeliveryWorker, type DeliveryWorkerOptions} from './worker.js';

@@ -2,6 +2,7 @@
 // receiver, one after another, and grades each answer the way the service would treat it.
 import {setTimeout as sleep} from 'node:timers/promises';
 import {isLoopbackHost} from '../../client/api-url.js';
+import {DELIVERY_TIMEOUT_MS} from '../../definitions.js';
 import {usageError} from '../../lib/errors.js';
 import {currentSvcCommand} from '../../lib/invocation.js';
 import {
@@ -22,7 +23,8 @@ import {
 export type {CheckVerdict} from './receiver-checks.js';
 export {RECEIVER_CHECK_IDS} from './receiver-checks.js';
 
-export interface TestReceiverOptions extends PostOptions {
+/** The checks post with the service's timeout, so that a verdict is the service's. */
+export interface TestReceiverOptions extends Omit<PostOptions, 'timeoutMs'> {
   url: string;
   /** From --secret; SVC_WEBHOOK_SECRET in `env` otherwise. */
   secret?: string;
@@ -65,6 +67,7 @@ export function parseOnly(values: string[] | undefined): string[] | undefined {
 
 /** What came back, in a few words: "200 {"received":true}", "no answer within 10000 ms". */
 export function describeAnswer(a: PostedAnswer): string {
+  if (a.timed_out) return `no answer within ${DELIVERY_TIMEOUT_MS} ms`;
   if (a.status_code === null) return a.error ?? 'no answer';
   const body = (a.response_body ?? '').replace(/\s+/g, ' ').trim();
   const shown = body.length > SNIPPET ? `${body.slice(0, SNIPPET)}…` : body;
@@ -138,7 +141,7 @@ export async function testReceiver(options: TestReceiverOptions): Promise<Receiv
   const only = options.only === undefined ? undefined : parseOnly(options.only);
   const ctx: CheckContext = {
     secret,
-    post: (request) => postDelivery(url, request, options),
+    post: (request) => postDelivery(url, request, {maxResponseBytes: options.maxResponseBytes}),
     nowSeconds: () => Math.floor(Date.now() / 1000),
     startOfSecond: async () => {
       // Within the first 100 ms of a second, an answer a few ms away is judged in the same second it was signed.
