@@ -317,3 +317,14 @@ export const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
  */
 export const PROBLEM_CODES = ['local_url'] as const;
 export type ProblemCode = (typeof PROBLEM_CODES)[number];
+
+/**
+ * Where a `local_url` points, by the emulator's address policy, which decides the way forward: this machine
+ * (localhost, a loopback or unspecified address), another host of a local network (a private address, a single
+ * label, a name that resolves to one), or a public host over plain http.
+ */
+/** The names of this machine as URLs write them: plain http is allowed to them, and every server here shares them. */
+export const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'] as const;
+
+export const LOCAL_URL_KINDS = ['this_machine', 'local_network', 'plain_http'] as const;
+export type LocalUrlKind = (typeof LOCAL_URL_KINDS)[number];

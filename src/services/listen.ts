@@ -13,13 +13,14 @@ import {
 } from '../client/emulator-control.js';
 import type {RuntimeInfo} from '../client/emulator-runtime.js';
 import {describeNetworkError, postDelivery} from '../deliver.js';
-import {DELIVERY_TIMEOUT_MS, EVENT_TYPES, type EventType} from '../definitions.js';
+import {DELIVERY_TIMEOUT_MS, type EventType} from '../definitions.js';
 import {UserError, usageError} from '../lib/errors.js';
 import {ExitCode} from '../lib/exit-codes.js';
 import {currentSvcCommand} from '../lib/invocation.js';
 import type {Io} from '../lib/output.js';
 import {dataDirArg, FORWARD_EXAMPLE} from '../lib/hints.js';
 import {type ConnectOptions, findRunning} from './emulator/connect.js';
+import {parseEventType} from './events/event-type.js';
 
 /** The local server gets the time the service gives any endpoint. */
 export const FORWARD_TIMEOUT_MS = DELIVERY_TIMEOUT_MS;
@@ -80,12 +81,7 @@ export function parseEvents(text: string | undefined): EventType[] | undefined {
     .map((e) => e.trim())
     .filter(Boolean);
   if (events.length === 0) throw usageError('--events needs at least one event type');
-  for (const e of events) {
-    if (!(EVENT_TYPES as readonly string[]).includes(e)) {
-      throw usageError(`unknown event type ${JSON.stringify(e)}`, [`Use some of: ${EVENT_TYPES.join(', ')}`]);
-    }
-  }
-  return [...new Set(events)] as EventType[];
+  return [...new Set(events.map((e) => parseEventType(e, {several: true})))];
 }
 
 export function parseForwardUrl(text: string): URL {

@@ -1,8 +1,9 @@
 // `svc trigger`: emits one event in the running emulator, creating a sandbox when none is named.
 import type {SandboxMove} from '../client/emulator-control.js';
 import {usageError} from '../lib/errors.js';
-import {EVENT_TYPES, type EventType, isId} from '../definitions.js';
+import {isId} from '../definitions.js';
 import {type ConnectOptions, withControl} from './emulator/connect.js';
+import {parseEventType} from './events/event-type.js';
 
 export interface TriggerOptions extends ConnectOptions {
   type: string;
@@ -11,11 +12,7 @@ export interface TriggerOptions extends ConnectOptions {
 }
 
 export function triggerEvent(options: TriggerOptions): Promise<SandboxMove> {
-  if (!(EVENT_TYPES as readonly string[]).includes(options.type)) {
-    throw usageError(`unknown event type ${JSON.stringify(options.type)}`, [
-      `Use one of: ${EVENT_TYPES.join(', ')}`,
-    ]);
-  }
+  const type = parseEventType(options.type);
   if (options.sandboxId !== undefined && !isId('sandbox', options.sandboxId)) {
     throw usageError(
       `${JSON.stringify(options.sandboxId)} is not a sandbox id (sbx_ followed by 24 letters and digits)`,
@@ -23,7 +20,7 @@ export function triggerEvent(options: TriggerOptions): Promise<SandboxMove> {
   }
   return withControl(options, (control) =>
     control.trigger({
-      type: options.type as EventType,
+      type,
       sandbox_id: options.sandboxId,
       last_error: options.lastError,
     }),

@@ -3,6 +3,7 @@ import {
   isId,
   MAX_ENDPOINT_DESCRIPTION_LENGTH,
   MAX_ENDPOINTS_PER_ORG,
+  type LocalUrlKind,
   type ProblemCode,
 } from '../../definitions.js';
 import type {WebhookEndpoint} from '../../schemas/index.js';
@@ -66,8 +67,8 @@ export async function createEndpoint(
   if (!allowLocal) {
     const host = await checkEndpointHost((url as {hostname: string}).hostname, ctx.lookup);
     if (!host.ok) {
-      const [message, code] = urlProblem(host);
-      throw invalidInput([{field: 'url', message, ...(code ? {code} : {})}]);
+      const [message, code, kind] = urlProblem(host);
+      throw invalidInput([{field: 'url', message, ...(code ? {code} : {}), ...(kind ? {kind} : {})}]);
     }
     if (host.warning) warnings.push(host.warning);
   }
@@ -94,10 +95,12 @@ export async function createEndpoint(
 }
 
 /** A refusal of a local or non-public URL names the two ways to receive webhooks locally, and says so by its code. */
-function urlProblem(refusal: UrlRefusal): [message: string, code: ProblemCode | undefined] {
+function urlProblem(
+  refusal: UrlRefusal,
+): [message: string, code: ProblemCode | undefined, kind: LocalUrlKind | undefined] {
   return refusal.local
-    ? [`${refusal.reason}; ${LOCAL_RECEIVER_WAY_OUT}`, 'local_url']
-    : [refusal.reason, undefined];
+    ? [`${refusal.reason}; ${LOCAL_RECEIVER_WAY_OUT}`, 'local_url', refusal.local]
+    : [refusal.reason, undefined, undefined];
 }
 
 /** Deletes an endpoint and, with it, its deliveries. With an org, another org's endpoint is answered as unknown. */

@@ -1,9 +1,10 @@
 // Whether an API address is a running emulator's: then its control surface can add what /v1 does not show.
 import type {EmulatorControl} from '../../client/emulator-control.js';
 import {isProcessAlive, readRuntimeFile} from '../../client/emulator-runtime.js';
+import {LOOPBACK_NAMES} from '../../definitions.js';
 import {emulatorDataDir} from '../../lib/paths.js';
 
-const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
+const LOOPBACK = new Set<string>(LOOPBACK_NAMES);
 
 /** Same scheme and port, and the same host (every loopback name counts as one). */
 export function sameApiAddress(a: string, b: string): boolean {

@@ -1,5 +1,6 @@
 // `svc emulator webhooks create`: adds an endpoint; its signing secret is shown exactly once.
 import {EmulatorControlError} from '../../../client/errors.js';
+import type {LocalUrlKind} from '../../../definitions.js';
 import {UserError} from '../../../lib/errors.js';
 import {currentSvcCommand, shellQuote} from '../../../lib/invocation.js';
 import {dataDirArg, localUrlWaysOut} from '../../../lib/hints.js';
@@ -27,42 +28,15 @@ export interface CreatedWebhookAt {
   apiUrl: string;
 }
 
-/** A refusal of a URL on this machine, which has two ways forward: relay to it, or let the emulator post to it. */
-export function isLocalUrlRefusal(err: unknown): boolean {
-  if (!(err instanceof EmulatorControlError) || err.code !== 'invalid_request') return false;
-  return err.problems.some((p) => p.field === 'url' && p.code === 'local_url');
-}
-
-/** Where a refused URL points, which decides the way forward: this machine, another on its network, or a public host over http. */
-export function urlKind(text: string): 'this-machine' | 'network' | 'remote-http' {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    return 'this-machine';
-  }
-  const host = url.hostname
-    .replace(/^\[|\]$/g, '')
-    .replace(/\.$/, '')
-    .toLowerCase();
-  if (
-    host === 'localhost' ||
-    host.endsWith('.localhost') ||
-    /^(127\.|0\.0\.0\.0$)/.test(host) ||
-    host === '::1'
-  )
-    return 'this-machine';
-  const ipv4 = /^(\d+)\.(\d+)\.\d+\.\d+$/.exec(host);
-  const privateV4 =
-    ipv4 !== null &&
-    (ipv4[1] === '10' ||
-      (ipv4[1] === '172' && Number(ipv4[2]) >= 16 && Number(ipv4[2]) <= 31) ||
-      (ipv4[1] === '192' && ipv4[2] === '168') ||
-      (ipv4[1] === '169' && ipv4[2] === '254') ||
-      (ipv4[1] === '100' && Number(ipv4[2]) >= 64 && Number(ipv4[2]) <= 127));
-  const privateV6 = host.includes(':') && /^(f[cd]|fe[89ab])/.test(host);
-  if (privateV4 || privateV6 || !host.includes('.')) return 'network';
-  return url.protocol === 'http:' ? 'remote-http' : 'network';
+/**
+ * Where a URL the emulator refused as local points, by the emulator's own verdict (the `local_url` problem and
+ * its kind): this machine, a host of a local network, or a public host over plain http. Undefined for any
+ * other refusal.
+ */
+export function localUrlKind(err: unknown): LocalUrlKind | undefined {
+  if (!(err instanceof EmulatorControlError) || err.code !== 'invalid_request') return undefined;
+  const problem = err.problems.find((p) => p.field === 'url' && p.code === 'local_url');
+  return problem ? (problem.kind ?? 'this_machine') : undefined;
 }
 
 export async function createWebhook(options: CreateWebhookOptions): Promise<CreatedWebhookAt> {
@@ -86,12 +60,12 @@ export async function createWebhook(options: CreateWebhookOptions): Promise<Crea
     const userError = toUserError(err);
     const svc = currentSvcCommand(options.env);
     const dir = dataDirArg(options.dataDir);
-    if (isLocalUrlRefusal(err)) {
-      const kind = urlKind(options.url);
+    const kind = localUrlKind(err);
+    if (kind) {
       // The emulator's own way out is general; the steps below are for this URL, so the message keeps its reason.
       const reason = userError.message.replace(/; to receive webhooks on this machine[\s\S]*$/, '');
       const steps =
-        kind === 'remote-http'
+        kind === 'plain_http'
           ? [
               `Use https:// (as the service does): --url ${shellQuote(options.url.replace(/^http:/i, 'https:'))}`,
             ]
@@ -99,7 +73,7 @@ export async function createWebhook(options: CreateWebhookOptions): Promise<Crea
               svc,
               url: options.url,
               dataDir: options.dataDir,
-              onThisMachine: kind === 'this-machine',
+              onThisMachine: kind === 'this_machine',
             });
       throw new UserError(reason, {
         code: userError.code,
