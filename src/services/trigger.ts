@@ -1,7 +1,7 @@
 // `svc trigger`: emits one event in the running emulator, creating a sandbox when none is named.
 import type {SandboxMove} from '../client/emulator-control.js';
 import {usageError} from '../lib/errors.js';
-import {isId} from '../definitions.js';
+import {isId, idShapeText} from '../definitions.js';
 import {type ConnectOptions, withControl} from './emulator/connect.js';
 import {parseEventType} from './events/event-type.js';
 
@@ -14,9 +14,7 @@ export interface TriggerOptions extends ConnectOptions {
 export function triggerEvent(options: TriggerOptions): Promise<SandboxMove> {
   const type = parseEventType(options.type);
   if (options.sandboxId !== undefined && !isId('sandbox', options.sandboxId)) {
-    throw usageError(
-      `${JSON.stringify(options.sandboxId)} is not a sandbox id (sbx_ followed by 24 letters and digits)`,
-    );
+    throw usageError(`${JSON.stringify(options.sandboxId)} is not a sandbox id (${idShapeText('sandbox')})`);
   }
   return withControl(options, (control) =>
     control.trigger({

@@ -1,6 +1,6 @@
 import {Args, Flags} from '@oclif/core';
 import {openSession} from '../../auth/session.js';
-import {DELIVERY_STATUSES, type DeliveryStatus} from '../../definitions.js';
+import {DELIVERY_STATUSES, type DeliveryStatus, MAX_DELIVERIES_LISTED} from '../../definitions.js';
 import {BaseCommand} from '../../lib/base-command.js';
 import {apiUrlFlag} from '../../lib/flags.js';
 import type {Delivery} from '../../schemas/index.js';
@@ -15,7 +15,8 @@ import {renderDeliveries, renderWatchChange, renderWatchStart, terminalView} fro
 const WATCH_INTERVAL_MS = 3000;
 
 export default class WebhooksDeliveries extends BaseCommand {
-  static override summary = 'Show the 100 most recent deliveries to a webhook endpoint, newest first';
+  static override summary =
+    `Show the ${MAX_DELIVERIES_LISTED} most recent deliveries to a webhook endpoint, newest first`;
   static override examples = [
     '<%= config.bin %> webhooks deliveries we_0123456789abcdefghijklmn',
     '<%= config.bin %> webhooks deliveries we_0123456789abcdefghijklmn --status failed --watch',

@@ -2,7 +2,7 @@
 // receiver, one after another, and grades each answer the way the service would treat it.
 import {setTimeout as sleep} from 'node:timers/promises';
 import {isLoopbackHost} from '../../client/api-url.js';
-import {DELIVERY_TIMEOUT_MS} from '../../definitions.js';
+import {DELIVERY_TIMEOUT_MS, FIRST_RETRY_S} from '../../definitions.js';
 import {usageError} from '../../lib/errors.js';
 import {currentSvcCommand} from '../../lib/invocation.js';
 import {
@@ -79,14 +79,16 @@ export function describeAnswer(a: PostedAnswer): string {
 
 function expectedText(check: ReceiverCheck, count: number): string {
   const each = count > 1 ? `${count} answers, each ` : '';
-  return check.expect === 'accept' ? `${each}2xx within 10 s` : `${each}not 2xx (a 4xx naming the reason)`;
+  return check.expect === 'accept'
+    ? `${each}2xx within ${DELIVERY_TIMEOUT_MS / 1000} s`
+    : `${each}not 2xx (a 4xx naming the reason)`;
 }
 
 /** The fix for an accept-check that failed, when the answer shows a cause of its own (slow, redirected). */
 function fixFor(check: ReceiverCheck, answers: PostedAnswer[]): string {
   if (check.expect === 'accept') {
     if (answers.some((a) => a.timed_out)) {
-      return 'Answer within 10 s: acknowledge at once and do slow work afterwards (a queue); the service counts a late answer as a failure and retries after 30 s.';
+      return `Answer within ${DELIVERY_TIMEOUT_MS / 1000} s: acknowledge at once and do slow work afterwards (a queue); the service counts a late answer as a failure and retries after ${FIRST_RETRY_S} s.`;
     }
     const redirect = answers.find(
       (a) => a.status_code !== null && a.status_code >= 300 && a.status_code < 400,
