@@ -59,6 +59,8 @@ export {
   parseChaosSpec,
 } from './delivery/chaos.js';
 export {DEFAULT_RATE_LIMIT} from './auth/rate-limiter.js';
+export {readStateFile} from './state/file.js';
+export {StateFileError} from './state/state-file-error.js';
 export {readRuntimeFile, runtimeFilePath, type RuntimeInfo} from '../client/emulator-runtime.js';
 export type {StateLoadResult};
 export type {Snapshot} from '../schemas/snapshot.js';

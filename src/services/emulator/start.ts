@@ -4,14 +4,9 @@ import {access} from 'node:fs/promises';
 import {dirname, join, resolve} from 'node:path';
 import type {StateLoadResult} from '../../client/emulator-control.js';
 import type {RunningEmulator, StartEmulatorOptions} from '../../emulator/index.js';
-import {
-  CHAOS_EXAMPLE,
-  ChaosSettingsError,
-  describeChaos,
-  parseChaosSpec,
-} from '../../emulator/delivery/chaos.js';
+import {CHAOS_EXAMPLE, ChaosSettingsError, describeChaos, parseChaosSpec} from '../../schemas/chaos.js';
 import {isLoopbackHost} from '../../client/api-url.js';
-import {parseVaultKey, VaultKeyError} from '../../emulator/vault-key.js';
+import {parseVaultKey, VaultKeyError} from '../../schemas/vault-key.js';
 import type {SignatureClock} from '../../definitions.js';
 import {UserError, usageError} from '../../lib/errors.js';
 import {currentSvcCommand} from '../../lib/invocation.js';

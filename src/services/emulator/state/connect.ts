@@ -3,8 +3,7 @@
 // background work, so a stopped emulator's state can be handled the same way.
 import {EmulatorControl} from '../../../client/emulator-control.js';
 import {isProcessAlive, readRuntimeFile} from '../../../client/emulator-runtime.js';
-import {StateFileError} from '../../../emulator/state/state-file-error.js';
-import {holdsDatabase} from '../../../emulator/db/layout.js';
+import {holdsDatabase} from '../../../client/emulator-runtime.js';
 import {UserError} from '../../../lib/errors.js';
 import {emulatorDataDir} from '../../../lib/paths.js';
 import {resolveStartOptions, startOrExplain} from '../start.js';
@@ -65,12 +64,4 @@ function notRunningNorSaved(dataDir: string): UserError {
       'An emulator started with --in-memory keeps its state in a folder of its own: its ready line names it (data_dir)',
     ],
   });
-}
-
-/** The CLI's word for a state file that cannot be loaded: every problem, each with the file and its path. */
-export function stateFileUserError(err: unknown): UserError | undefined {
-  if (err instanceof StateFileError) {
-    return new UserError(err.message, {code: 'invalid_state_file', cause: err});
-  }
-  return undefined;
 }
