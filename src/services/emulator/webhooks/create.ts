@@ -57,38 +57,52 @@ export async function createWebhook(options: CreateWebhookOptions): Promise<Crea
     };
     return {endpoint, apiUrl: info.api_url};
   } catch (err) {
-    const userError = toUserError(err);
-    const svc = currentSvcCommand(options.env);
-    const dir = dataDirArg(options.dataDir);
-    const kind = localUrlKind(err);
-    if (kind) {
-      // The emulator's own way out is general; the steps below are for this URL, so the message keeps its reason.
-      const reason = userError.message.replace(/; to receive webhooks on this machine[\s\S]*$/, '');
-      const steps =
-        kind === 'plain_http'
-          ? [
-              `Use https:// (as the service does): --url ${shellQuote(options.url.replace(/^http:/i, 'https:'))}`,
-            ]
-          : localUrlWaysOut({
-              svc,
-              url: options.url,
-              dataDir: options.dataDir,
-              onThisMachine: kind === 'this_machine',
-            });
-      throw new UserError(reason, {
-        code: userError.code,
-        exitCode: userError.exitCode,
-        suggestions: steps,
-        cause: err,
-      });
-    } else if (userError.code === 'conflict')
-      userError.suggestions.push(
-        `Delete an endpoint you no longer use: \`${svc} webhooks list\` shows their ids, \`${svc} emulator webhooks delete\` followed by one deletes it${dir ? ` (with${dir})` : ''}`,
-      );
-    else if (userError.code === 'vault_unavailable')
-      userError.suggestions.push(
-        `The emulator runs without a vault key: stop it (${svc} emulator stop${dir}) and start it again without --no-vault-key`,
-      );
-    throw userError;
+    throw refusedWebhook(err, options);
   }
+}
+
+/**
+ * The emulator's refusal as the CLI shows it. A URL refused as local keeps the emulator's reason for it (its
+ * problem's message) with the steps for where it points; the limit of endpoints and a missing vault key get the
+ * step that fits; the emulator's message itself is never rewritten.
+ */
+function refusedWebhook(err: unknown, options: CreateWebhookOptions): UserError {
+  const userError = toUserError(err);
+  const svc = currentSvcCommand(options.env);
+  const dir = dataDirArg(options.dataDir);
+  const kind = localUrlKind(err);
+  const problem =
+    err instanceof EmulatorControlError ? err.problems.find((p) => p.code === 'local_url') : undefined;
+  if (kind && problem) {
+    const steps =
+      kind === 'plain_http'
+        ? [
+            `Use https:// (as the service does): --url ${shellQuote(options.url.replace(/^http:/i, 'https:'))}`,
+          ]
+        : localUrlWaysOut({
+            svc,
+            url: options.url,
+            dataDir: options.dataDir,
+            onThisMachine: kind === 'this_machine',
+          });
+    return new UserError(`url ${problem.message}`, {
+      code: userError.code,
+      exitCode: userError.exitCode,
+      suggestions: steps,
+      cause: err,
+    });
+  }
+  const more =
+    userError.code === 'conflict'
+      ? `Delete an endpoint you no longer use: \`${svc} webhooks list\` shows their ids, \`${svc} emulator webhooks delete\` followed by one deletes it${dir ? ` (with${dir})` : ''}`
+      : userError.code === 'vault_unavailable'
+        ? `The emulator runs without a vault key: stop it (${svc} emulator stop${dir}) and start it again without --no-vault-key`
+        : undefined;
+  if (!more) return userError;
+  return new UserError(userError.message, {
+    code: userError.code,
+    exitCode: userError.exitCode,
+    suggestions: [...userError.suggestions, more],
+    cause: err,
+  });
 }
