@@ -20,6 +20,11 @@ export type IdKind = keyof typeof ID_PREFIXES;
 export type IdPrefix = (typeof ID_PREFIXES)[IdKind];
 
 const idShape = (prefix: IdPrefix) => new RegExp(`^${prefix}_[0-9A-Za-z]{${ID_BODY_LENGTH}}$`);
+/** An id's shape as user texts state it: `we_ followed by 24 letters and digits`. */
+export function idShapeText(kind: IdKind, joiner = 'followed by'): string {
+  return `${ID_PREFIXES[kind]}_ ${joiner} ${ID_BODY_LENGTH} letters and digits`;
+}
+
 /** The exact shape of each kind of id: a path segment that does not match names no record. */
 export const ID_PATTERNS: Readonly<Record<IdKind, RegExp>> = Object.freeze({
   org: idShape('org'),
@@ -220,6 +225,12 @@ export const SPECIAL_USE_DOMAINS = Object.freeze([
 export const MAX_ENDPOINT_DESCRIPTION_LENGTH = 200;
 /** The deliveries list returns at most this many, newest first. */
 export const MAX_DELIVERIES_LISTED = 100;
+
+/**
+ * Failed authentications one client address may make within a window (by the emulator clock) before it is
+ * answered 429 rate_limited, with Retry-After.
+ */
+export const AUTH_FAILURE_LIMIT = {maxFailures: 20, windowMs: 60_000} as const;
 /** Events and deliveries are kept this long. */
 export const RETENTION_MS = 30 * 86_400_000;
 /** An attempt succeeds only on a 2xx answer within this time. */
@@ -237,6 +248,8 @@ export const MAX_DELIVERY_ATTEMPTS = RETRY_WAITS_MS.length + 1;
 /** How long one wait for a delivery (`waitForDelivery`) may hold its request at most, and by default. */
 export const MAX_DELIVERY_WAIT_MS = 120_000;
 export const DEFAULT_DELIVERY_WAIT_MS = 30_000;
+/** The first retry's wait in seconds, as user texts state it. */
+export const FIRST_RETRY_S = (RETRY_WAITS_MS[0] as number) / 1000;
 /** A receiver rejects signature timestamps further than this from its clock, in either direction. */
 export const SIGNATURE_TOLERANCE_SECONDS = 300;
 /** Largest request body the receiver integrations read before answering 413 (events are a few kB). */
@@ -409,3 +422,14 @@ export const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
  */
 export const PROBLEM_CODES = ['local_url'] as const;
 export type ProblemCode = (typeof PROBLEM_CODES)[number];
+
+/**
+ * Where a `local_url` points, by the emulator's address policy, which decides the way forward: this machine
+ * (localhost, a loopback or unspecified address), another host of a local network (a private address, a single
+ * label, a name that resolves to one), or a public host over plain http.
+ */
+/** The names of this machine as URLs write them: plain http is allowed to them, and every server here shares them. */
+export const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'] as const;
+
+export const LOCAL_URL_KINDS = ['this_machine', 'local_network', 'plain_http'] as const;
+export type LocalUrlKind = (typeof LOCAL_URL_KINDS)[number];

@@ -1,9 +1,9 @@
 // Which API addresses a key may be sent to: https everywhere, plain http only to this machine.
-import {MAX_API_URL_LENGTH} from '../definitions.js';
+import {LOOPBACK_NAMES, MAX_API_URL_LENGTH} from '../definitions.js';
 import {ApiError} from './errors.js';
 import {redactKeys} from './redact.js';
 
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+const LOOPBACK_HOSTS = new Set<string>(LOOPBACK_NAMES);
 
 /** The address was refused before any request: nothing was sent, so there is no status. */
 export class ApiUrlError extends ApiError {

@@ -1,5 +1,5 @@
 // The typed svc API client. Read-only by design: an API key can only read.
-import {ID_PATTERNS, isId} from '../definitions.js';
+import {ID_PATTERNS, isId, idShapeText} from '../definitions.js';
 import type {ApiKey, Delivery, Org, WebhookEndpoint} from '../schemas/index.js';
 import {localAccountUrl} from './account-address.js';
 import {isLoopbackHost, normalizeApiUrl} from './api-url.js';
@@ -145,7 +145,7 @@ export function createClient(options: ClientOptions): SvcClient {
     async listDeliveries(webhookId, request) {
       if (!isWebhookId(webhookId)) {
         throw new InvalidRequestError(
-          `${JSON.stringify(redactKeys(webhookId).slice(0, 40))} is not a webhook endpoint id (they look like we_ followed by 24 letters and digits)`,
+          `${JSON.stringify(redactKeys(webhookId).slice(0, 40))} is not a webhook endpoint id (they look like ${idShapeText('webhookEndpoint')})`,
         );
       }
       const path = `/v1/webhooks/${encodeURIComponent(webhookId)}/deliveries`;

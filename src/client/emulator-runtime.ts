@@ -3,6 +3,7 @@
 // the control surface's schemas.
 import {readFile, rm, writeFile, rename} from 'node:fs/promises';
 import {join} from 'node:path';
+import {existsSync} from 'node:fs';
 
 export const RUNTIME_FILE = 'emulator.json';
 
@@ -57,4 +58,15 @@ export function isProcessAlive(pid: number): boolean {
     // EPERM: it exists but belongs to someone else.
     return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
+}
+
+/** The PGlite database folder inside a data dir. */
+export const PGDATA = 'pgdata';
+
+/**
+ * True when the data dir holds a database (an emulator ran there, or a state was loaded into it): light enough
+ * for the CLI to ask without loading PGlite.
+ */
+export function holdsDatabase(dataDir: string): boolean {
+  return existsSync(join(dataDir, PGDATA, 'PG_VERSION'));
 }

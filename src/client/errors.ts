@@ -3,7 +3,7 @@
 // of the client's own for failures before or outside an answer), the HTTP `status` when an answer arrived, and
 // a message for people. What to do next and how a process exits are for the caller to decide: the CLI maps
 // these in src/lib/error-mapper.ts.
-import {ERROR_STATUS, type ErrorCode, type ProblemCode} from '../definitions.js';
+import {ERROR_STATUS, type ErrorCode, type LocalUrlKind, type ProblemCode} from '../definitions.js';
 
 /** Codes of failures the service never sends: they happen before a request, or outside the answer's body. */
 export type ClientErrorCode =
@@ -165,6 +165,8 @@ export interface ControlProblem {
   field?: string;
   message: string;
   code?: ProblemCode;
+  /** With `local_url`: where the URL points. */
+  kind?: LocalUrlKind;
 }
 
 /**

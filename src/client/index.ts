@@ -29,7 +29,9 @@ export {ApiUrlError, isLoopbackHost, normalizeApiUrl} from './api-url.js';
 export {DEFAULT_ACCOUNT_URL, DEFAULT_API_URL} from './defaults.js';
 export {accountHostName, accountOrigin, localAccountUrl, portOfAccountHostName} from './account-address.js';
 export {
+  holdsDatabase,
   isProcessAlive,
+  PGDATA,
   RUNTIME_FILE,
   type RuntimeInfo,
   readRuntimeFile,

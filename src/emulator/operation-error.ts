@@ -1,12 +1,14 @@
 // The one error type of the emulator's operations: a code of the service, a message for people and, for bad
 // input, every problem with the field it is in. http-error.ts turns it into the HTTP answer.
-import {ERROR_STATUS, type ErrorCode, type ProblemCode} from '../definitions.js';
+import {ERROR_STATUS, type ErrorCode, type LocalUrlKind, type ProblemCode} from '../definitions.js';
 
 export interface Problem {
   field: string;
   message: string;
   /** Set when a caller may act on the reason (src/definitions.ts PROBLEM_CODES). */
   code?: ProblemCode;
+  /** With `local_url`: where the URL points (src/definitions.ts LOCAL_URL_KINDS). */
+  kind?: LocalUrlKind;
 }
 
 export class OperationError extends Error {

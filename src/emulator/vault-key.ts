@@ -3,6 +3,7 @@
 import {randomBytes} from 'node:crypto';
 import {readFile, writeFile} from 'node:fs/promises';
 import {join} from 'node:path';
+import {parseVaultKey} from '../schemas/vault-key.js';
 import {safeEqual} from './hash.js';
 import type {Repositories} from './db/repositories.js';
 import {createVault, VaultKeyMismatchError, vaultKeyCheckValue} from './vault.js';
@@ -10,14 +11,7 @@ import {createVault, VaultKeyMismatchError, vaultKeyCheckValue} from './vault.js
 /** The emulator_meta entry holding vaultKeyCheckValue of the key the first process started with. */
 export const VAULT_CHECK = 'vault_key_check';
 
-export class VaultKeyError extends Error {}
-
-export function parseVaultKey(base64: string): Buffer {
-  const key = Buffer.from(base64.trim(), 'base64');
-  if (key.length !== 32)
-    throw new VaultKeyError('the vault key must be the base64 encoding of exactly 32 bytes');
-  return key;
-}
+export {parseVaultKey, VaultKeyError} from '../schemas/vault-key.js';
 
 /** Reads <dataDir>/vault.key, creating it (0600) on first use; without a dataDir the key lives only in memory. */
 export async function loadOrCreateVaultKey(dataDir: string | undefined): Promise<Buffer> {

@@ -131,6 +131,7 @@ function apiNextSteps(err: ApiError): string[] {
     case 'network_error':
       if (err instanceof NetworkError && isLoopbackUrl(err.url))
         return ['Is the emulator running? `svc emulator start`'];
+      // (A key with no address never gets this far in a build without a default: nothing is sent.)
       return keyWithoutAddress(err)
         ? [
             `SVC_API_KEY is set without SVC_API_URL, so svc tried the service's address, ${DEFAULT_API_URL}. For an emulator, name its address too: SVC_API_URL=http://127.0.0.1:4010 (or --api-url)`,

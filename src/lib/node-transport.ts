@@ -4,7 +4,7 @@ import type {IncomingMessage} from 'node:http';
 import {bypassesProxy, proxyEnv, proxyFetch} from './proxy.js';
 import type {FetchLike, ResponseLike} from '@svc/client';
 
-/** Far beyond any list the API returns (100 deliveries); protects against an endless body. */
+/** Far beyond any list the API returns (MAX_DELIVERIES_LISTED deliveries); protects against an endless body. */
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
 
 export function nodeHttpFetch(env: NodeJS.ProcessEnv = process.env): FetchLike {

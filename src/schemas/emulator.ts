@@ -9,6 +9,7 @@ import {
   ENDPOINT_CHAOS_SOURCES,
   EVENT_TYPES,
   KEY_EXPIRY_CHOICES,
+  LOCAL_URL_KINDS,
   PROBLEM_CODES,
   SANDBOX_LINK_KINDS,
 } from '../definitions.js';
@@ -31,6 +32,7 @@ export const ProblemSchema = z.looseObject({
   field: z.string().optional(),
   message: z.string(),
   code: z.enum(PROBLEM_CODES).optional(),
+  kind: z.enum(LOCAL_URL_KINDS).optional(),
 });
 export type Problem = Exact<z.infer<typeof ProblemSchema>>;
 

@@ -3,7 +3,6 @@
 // record and its retries reflect what the local server did. Reconnects (with backoff) when the emulator restarts.
 import {randomUUID} from 'node:crypto';
 import {hostname} from 'node:os';
-import {performance} from 'node:perf_hooks';
 import type {Dispatcher} from 'undici';
 import {
   EmulatorControl,
@@ -13,19 +12,15 @@ import {
   type RelayRegistration,
   type RuntimeInfo,
 } from '@svc/client';
-import {DELIVERY_TIMEOUT_MS, EVENT_TYPES, type EventType, RESPONSE_BODY_LIMIT_BYTES} from '../definitions.js';
+import {describeNetworkError, postDelivery} from '../deliver.js';
+import {DELIVERY_TIMEOUT_MS, type EventType} from '../definitions.js';
 import {UserError, usageError} from '../lib/errors.js';
 import {ExitCode} from '../lib/exit-codes.js';
 import {currentSvcCommand} from '../lib/invocation.js';
 import type {Io} from '../lib/output.js';
 import {dataDirArg, FORWARD_EXAMPLE} from '../lib/hints.js';
 import {type ConnectOptions, findRunning} from './emulator/connect.js';
-
-/** undici's client, loaded when listening starts. */
-interface Http {
-  dispatcher: Dispatcher;
-  request: typeof import('undici').request;
-}
+import {parseEventType} from './events/event-type.js';
 
 /** The local server gets the time the service gives any endpoint. */
 export const FORWARD_TIMEOUT_MS = DELIVERY_TIMEOUT_MS;
@@ -87,12 +82,7 @@ export function parseEvents(text: string | undefined): EventType[] | undefined {
     .map((e) => e.trim())
     .filter(Boolean);
   if (events.length === 0) throw usageError('--events needs at least one event type');
-  for (const e of events) {
-    if (!(EVENT_TYPES as readonly string[]).includes(e)) {
-      throw usageError(`unknown event type ${JSON.stringify(e)}`, [`Use some of: ${EVENT_TYPES.join(', ')}`]);
-    }
-  }
-  return [...new Set(events)] as EventType[];
+  return [...new Set(events.map((e) => parseEventType(e, {several: true})))];
 }
 
 export function parseForwardUrl(text: string): URL {
@@ -137,8 +127,8 @@ export async function listen(options: ListenOptions): Promise<void> {
   }
   out.ready(session.relay, forwardUrl as URL, session.info.api_url);
   // undici loads only once there is something to relay: every other command shares this module's imports.
-  const {Agent, request} = await import('undici');
-  const http: Http = {dispatcher: new Agent({keepAliveTimeout: 4_000}), request};
+  const {Agent} = await import('undici');
+  const http: Dispatcher = new Agent({keepAliveTimeout: 4_000});
   let backoff = 0;
   let lost = false;
   const onConnected = () => {
@@ -156,7 +146,7 @@ export async function listen(options: ListenOptions): Promise<void> {
         if (err instanceof RelayTakenOver) throw relayTakenOver(err.by, again as string);
         if (err instanceof UserError && err.code === 'relay_busy') throw err;
         // Said once per outage; the retries after it stay quiet until the stream is back.
-        if (!lost) out.disconnected(describe(err));
+        if (!lost) out.disconnected(describeNetworkError(err));
         lost = true;
       }
       while (!options.signal.aborted) {
@@ -180,7 +170,7 @@ export async function listen(options: ListenOptions): Promise<void> {
       }
     }
   } finally {
-    await http.dispatcher.close().catch(() => undefined);
+    await http.close().catch(() => undefined);
   }
 }
 
@@ -280,7 +270,7 @@ async function connect(
 async function streamDeliveries(
   session: Session,
   forwardUrl: URL,
-  http: Http,
+  http: Dispatcher,
   options: ListenOptions,
   out: ListenReport,
   onConnected: () => void,
@@ -335,7 +325,7 @@ async function handleDelivery(
   delivery: RelayDelivery,
   session: Session,
   forwardUrl: URL,
-  http: Http,
+  http: Dispatcher,
   options: ListenOptions,
   out: ListenReport,
 ): Promise<void> {
@@ -353,65 +343,25 @@ async function handleDelivery(
     });
   } catch (err) {
     // The emulator times the attempt out and retries it; nothing is lost by a report that did not arrive.
-    out.warn(`could not report the answer for ${delivery.event_id}: ${describe(err)}`);
+    out.warn(`could not report the answer for ${delivery.event_id}: ${describeNetworkError(err)}`);
   }
 }
 
-/** POSTs the stored bytes with the emulator's headers; redirects are answers, never followed. */
+/** POSTs the stored bytes with the emulator's headers, as the service posts them. */
 async function forward(
   delivery: RelayDelivery,
   url: URL,
-  http: Http,
+  dispatcher: Dispatcher,
   timeoutMs: number,
 ): Promise<ForwardResult> {
-  const started = performance.now();
-  const elapsed = () => Math.round(performance.now() - started);
-  const signal = AbortSignal.timeout(timeoutMs);
-  try {
-    const res = await http.request(url, {
-      method: 'POST',
-      headers: delivery.headers,
-      body: delivery.body,
-      dispatcher: http.dispatcher,
-      signal,
-    });
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of res.body) {
-      const buf = chunk as Buffer;
-      chunks.push(buf.subarray(0, Math.max(0, RESPONSE_BODY_LIMIT_BYTES - size)));
-      size += buf.length;
-      if (size >= RESPONSE_BODY_LIMIT_BYTES) break;
-    }
-    const error =
-      res.statusCode >= 300 && res.statusCode < 400 ? `redirect (${res.statusCode}) not followed` : null;
-    return {
-      status: res.statusCode,
-      error,
-      durationMs: elapsed(),
-      body: Buffer.concat(chunks).toString('utf8'),
-      refused: false,
-    };
-  } catch (err) {
-    const code =
-      (err as {code?: string; cause?: {code?: string}}).code ??
-      (err as {cause?: {code?: string}}).cause?.code;
-    const timedOut = signal.aborted;
-    return {
-      status: null,
-      error: timedOut ? `timed out after ${timeoutMs} ms` : describe(err),
-      durationMs: elapsed(),
-      body: null,
-      refused: code === 'ECONNREFUSED',
-    };
-  }
-}
-
-export function describe(err: unknown): string {
-  const e = err as {message?: string; code?: string; cause?: {message?: string; code?: string}};
-  const code = e?.cause?.code ?? e?.code;
-  const message = e?.cause?.message ?? e?.message ?? String(err);
-  return code && !message.includes(code) ? `${code}: ${message}` : message;
+  const r = await postDelivery(url, delivery.headers, delivery.body, {dispatcher, timeoutMs});
+  return {
+    status: r.statusCode,
+    error: r.error,
+    durationMs: r.durationMs,
+    body: r.responseBody,
+    refused: r.refused === true,
+  };
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {

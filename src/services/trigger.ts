@@ -1,10 +1,11 @@
 // `svc trigger`: emits one event in the running emulator, creating a sandbox when none is named.
 import {type SandboxMove, EmulatorControlError} from '@svc/client';
 import {usageError} from '../lib/errors.js';
-import {EVENT_TYPES, type EventType, isId} from '../definitions.js';
+import {type EventType, idShapeText, isId} from '../definitions.js';
 import {type EventSet, type ShapeProblem, shapeEvent} from '../schemas/event-shape.js';
 import {type ConnectOptions, withControl} from './emulator/connect.js';
-import {sampleEvent} from './webhooks/sample-event.js';
+import {sampleEvent} from '../schemas/sample-event.js';
+import {parseEventType} from './events/event-type.js';
 
 export interface TriggerOptions extends ConnectOptions {
   type: string;
@@ -54,15 +55,9 @@ export interface TriggeredAt {
 }
 
 export function triggerEvent(options: TriggerOptions): Promise<TriggeredAt> {
-  if (!(EVENT_TYPES as readonly string[]).includes(options.type)) {
-    throw usageError(`unknown event type ${JSON.stringify(options.type)}`, [
-      `Use one of: ${EVENT_TYPES.join(', ')}`,
-    ]);
-  }
+  parseEventType(options.type);
   if (options.sandboxId !== undefined && !isId('sandbox', options.sandboxId)) {
-    throw usageError(
-      `${JSON.stringify(options.sandboxId)} is not a sandbox id (sbx_ followed by 24 letters and digits)`,
-    );
+    throw usageError(`${JSON.stringify(options.sandboxId)} is not a sandbox id (${idShapeText('sandbox')})`);
   }
   const sets = options.sets?.map(parseSet);
   if (sets?.length) checkShape(options.type as EventType, sets);

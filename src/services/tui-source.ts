@@ -1,6 +1,7 @@
-// What the delivery browser reads from, and how it tells failures apart. Nothing here loads anything: the UI
-// imports it, and the UI's start-up is measured.
+// What the delivery browser reads from, and how it tells failures apart (through the one error mapper). Nothing
+// else loads here: the UI imports it, and the UI's start-up is measured.
 import type {DeliveryDetail, EndpointHealth} from '@svc/client';
+import {toUserError} from '../lib/error-mapper.js';
 import {ExitCode} from '../lib/exit-codes.js';
 import type {Delivery, WebhookEndpoint} from '../schemas/index.js';
 
@@ -32,14 +33,17 @@ export interface Trouble {
   message: string;
 }
 
+/** The network's own codes, as the one error mapper keeps them: the API could not be reached or did not answer. */
+const NETWORK_CODES = new Set(['network_error', 'unreachable', 'timeout', 'system_error']);
+
+/** What went wrong, by the one error mapper (lib/error-mapper.ts): its message and code pick the screen. */
 export function describeTrouble(err: unknown): Trouble {
-  const e = err as {code?: unknown; status?: unknown; exitCode?: unknown; message?: unknown};
-  const message = typeof e?.message === 'string' ? e.message : String(err);
-  if (e?.exitCode === ExitCode.unauthorized || e?.status === 401 || e?.code === 'unauthorized')
+  const e = toUserError(err);
+  const message = e.message;
+  if (e.exitCode === ExitCode.unauthorized || e.code === 'unauthorized')
     return {kind: 'unauthorized', message};
-  if (e?.code === 'vault_unavailable' || e?.status === 503) return {kind: 'vault_unavailable', message};
-  if (e?.code === 'network_error' || e?.code === 'unreachable' || e?.status === 0 || e?.code === 'timeout')
-    return {kind: 'network', message};
-  if (e?.code === 'not_found' || e?.status === 404) return {kind: 'not_found', message};
+  if (e.code === 'vault_unavailable') return {kind: 'vault_unavailable', message};
+  if (NETWORK_CODES.has(e.code)) return {kind: 'network', message};
+  if (e.code === 'not_found') return {kind: 'not_found', message};
   return {kind: 'other', message};
 }

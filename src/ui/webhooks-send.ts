@@ -1,4 +1,5 @@
 // What `svc webhooks send` prints for a person: what was posted, what came back, and the answer's first 4 kB.
+import {DELIVERY_TIMEOUT_MS, FIRST_RETRY_S} from '../definitions.js';
 import {STATUS_CODES} from 'node:http';
 import type {Paint} from '../lib/output.js';
 import type {SendWebhookResult} from '../services/webhooks/send.js';
@@ -29,7 +30,7 @@ export function renderSendResult(r: SendWebhookResult, paint: Paint): string {
 export function sendHint(r: SendWebhookResult): string | undefined {
   if (r.accepted) return undefined;
   if (r.timed_out)
-    return 'The service gives a receiver 10 s to answer; it would retry this delivery after 30 s.';
+    return `The service gives a receiver ${DELIVERY_TIMEOUT_MS / 1000} s to answer; it would retry this delivery after ${FIRST_RETRY_S} s.`;
   if (r.status_code !== null && r.status_code >= 300 && r.status_code < 400) {
     return 'The service does not follow redirects: register the final URL (often https:// or a trailing slash).';
   }

@@ -217,3 +217,28 @@ describe('checkEndpointHost', () => {
     expect(asked).toBe(false);
   });
 });
+
+describe('where a URL refused as local points', () => {
+  it('says this machine, a local network or plain http, which the CLI chooses its way out by', async () => {
+    const kind = (url: string) => {
+      const r = checkEndpointUrl(url);
+      return r.ok ? 'accepted' : r.local;
+    };
+    for (const url of [
+      'http://localhost:3000/h',
+      'https://127.0.0.1/h',
+      'https://[::1]/h',
+      'http://0.0.0.0/h',
+    ])
+      expect(kind(url), url).toBe('this_machine');
+    for (const url of ['https://10.0.0.5/h', 'http://192.168.1.4/h', 'https://[fd00::1]/h', 'http://nas/h'])
+      expect(kind(url), url).toBe('local_network');
+    expect(kind('http://hooks.example.com/h')).toBe('plain_http');
+    expect(kind('https://hooks.example.com/h#x')).toBeUndefined();
+    const resolvesPrivate = async () => [{address: '10.1.2.3', family: 4}];
+    expect(await checkEndpointHost('internal.example.com', resolvesPrivate)).toMatchObject({
+      ok: false,
+      local: 'local_network',
+    });
+  });
+});

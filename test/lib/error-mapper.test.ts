@@ -194,22 +194,3 @@ describe('--debug', () => {
     expect(report).toContain('Caused by: Error: socket hang up');
   });
 });
-
-describe('a key from the environment without an address', () => {
-  it('says which address svc tried and how to name one', () => {
-    vi.stubEnv('SVC_API_KEY', `svc_${'a'.repeat(40)}`);
-    vi.stubEnv('SVC_API_URL', '');
-    try {
-      const e = toUserError(
-        new NetworkError('https://api.svc.dev/v1/org', 'the host name could not be resolved'),
-      );
-      expect(e.message).toContain('https://api.svc.dev');
-      expect(e.suggestions.join('\n')).toContain(
-        "SVC_API_KEY is set without SVC_API_URL, so svc tried the service's address, https://api.svc.dev",
-      );
-      expect(e.suggestions.join('\n')).toContain('SVC_API_URL=http://127.0.0.1:4010 (or --api-url)');
-    } finally {
-      vi.unstubAllEnvs();
-    }
-  });
-});

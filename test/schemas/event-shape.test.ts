@@ -3,7 +3,7 @@
 import {describe, expect, it} from 'vitest';
 import {MAX_EVENT_SETS} from '../../src/definitions.js';
 import {checkSets, shapeEvent} from '../../src/schemas/event-shape.js';
-import {sampleEvent} from '../../src/services/webhooks/sample-event.js';
+import {sampleEvent} from '../../src/schemas/sample-event.js';
 
 const ready = () => sampleEvent('sandbox.ready', {now: new Date('2031-01-01T00:00:00Z')});
 

@@ -6,6 +6,7 @@ import {
   EVENT_TYPES,
   type EventType,
   jsonText,
+  MAX_DELIVERIES_LISTED,
 } from '../../definitions.js';
 import {BaseCommand} from '../../lib/base-command.js';
 import {apiUrlFlag} from '../../lib/flags.js';
@@ -21,10 +22,11 @@ import {renderDeliveries, renderWatchChange, renderWatchStart, terminalView} fro
 const WATCH_INTERVAL_MS = 3000;
 
 export default class WebhooksDeliveries extends BaseCommand {
-  static override summary = 'Show the 100 most recent deliveries to a webhook endpoint, newest first';
+  static override summary =
+    `Show the ${MAX_DELIVERIES_LISTED} most recent deliveries to a webhook endpoint, newest first`;
   static override description =
-    'The API takes no filter, so --status and --event-type are applied here, to the 100 deliveries it returns: ' +
-    'a filtered list holds the matching ones among those, not the 100 most recent matching ones.';
+    `The API takes no filter, so --status and --event-type are applied here, to the ${MAX_DELIVERIES_LISTED} deliveries it returns: ` +
+    `a filtered list holds the matching ones among those, not the ${MAX_DELIVERIES_LISTED} most recent matching ones.`;
   static override examples = [
     '<%= config.bin %> webhooks deliveries we_0123456789abcdefghijklmn',
     '<%= config.bin %> webhooks deliveries we_0123456789abcdefghijklmn --status failed --watch',

@@ -2,17 +2,18 @@
 // Only failures count, so a busy client with a good key is never refused. A check that has to wait for a
 // lookup (the key table) holds a reservation while it waits: a reservation counts as a failure until the
 // lookup succeeds, so parallel guesses cannot all pass the check before any of them is recorded.
+import {AUTH_FAILURE_LIMIT} from '../../definitions.js';
 import type {Clock} from '../clock.js';
 import {rateLimited} from './bearer.js';
 
 export interface RateLimitOptions {
-  /** Failures allowed per address within one window before it is refused. Default 20. */
+  /** Failures allowed per address within one window before it is refused. Default: AUTH_FAILURE_LIMIT. */
   maxFailures?: number;
-  /** Window length in milliseconds. Default 60 000. */
+  /** Window length in milliseconds. Default: AUTH_FAILURE_LIMIT. */
   windowMs?: number;
 }
 
-export const DEFAULT_RATE_LIMIT = {maxFailures: 20, windowMs: 60_000} as const;
+export const DEFAULT_RATE_LIMIT = AUTH_FAILURE_LIMIT;
 
 // Bounds memory when many addresses fail; older windows are dropped first.
 const MAX_TRACKED_ADDRESSES = 10_000;

@@ -1,20 +1,11 @@
 // The send step of an attempt: the request every attempt carries (the same headers whether it goes over HTTP or
 // to `svc listen` through the relay), and its sending. Never throws: whatever happens is an AttemptResult.
 import type {Dispatcher} from 'undici';
-import {DELIVERY_HEADERS} from '../../definitions.js';
+import {deliveryHeaders} from '../../deliver.js';
 import type {WebhookSigner} from '@svc/webhooks';
 import type {RelayHub} from './relay-hub.js';
 import type {ClaimedDelivery} from './claim.js';
 import {type AttemptResult, sendAttempt} from './sender.js';
-
-export const DELIVERY_USER_AGENT = 'svc-webhooks/1 (+svc emulator)';
-
-// Lowercase, as Node sends them; the names come from the one list of delivery headers.
-const SIGNATURE_HEADER = DELIVERY_HEADERS.signature.toLowerCase();
-const EVENT_ID_HEADER = DELIVERY_HEADERS.eventId.toLowerCase();
-const EVENT_TYPE_HEADER = DELIVERY_HEADERS.eventType.toLowerCase();
-const DELIVERY_ID_HEADER = DELIVERY_HEADERS.deliveryId.toLowerCase();
-const ATTEMPT_HEADER = DELIVERY_HEADERS.attempt.toLowerCase();
 
 /** The headers of one attempt of `item`, signed at `t`. */
 export function attemptHeaders(
@@ -22,15 +13,13 @@ export function attemptHeaders(
   signer: WebhookSigner,
   t: number,
 ): Record<string, string> {
-  return {
-    'content-type': 'application/json',
-    'user-agent': DELIVERY_USER_AGENT,
-    [SIGNATURE_HEADER]: signer.sign({payload: item.body, timestamp: t}),
-    [EVENT_ID_HEADER]: item.eventId,
-    [EVENT_TYPE_HEADER]: item.eventType,
-    [DELIVERY_ID_HEADER]: item.id,
-    [ATTEMPT_HEADER]: String(item.attempt),
-  };
+  return deliveryHeaders({
+    signature: signer.sign({payload: item.body, timestamp: t}),
+    eventId: item.eventId,
+    eventType: item.eventType,
+    deliveryId: item.id,
+    attempt: item.attempt,
+  });
 }
 
 export interface SendRoute {

@@ -33,8 +33,6 @@ import {endpointSigner, UNREADABLE_SECRET} from './signing.js';
 import {PreparedStatements} from './statements.js';
 import {realTimers, type Timers} from './timers.js';
 
-export {DELIVERY_USER_AGENT} from './attempt-send.js';
-
 /** How long after start the delivery agent (undici) is loaded when no delivery has needed it yet. */
 const AGENT_PRELOAD_DELAY_MS = 250;
 

@@ -3,7 +3,7 @@
 import type {LookupAddress, LookupOneOptions} from 'node:dns';
 import {lookup as dnsLookup} from 'node:dns/promises';
 import ipaddr from 'ipaddr.js';
-import {MAX_ENDPOINT_URL_LENGTH, SPECIAL_USE_DOMAINS} from '../../definitions.js';
+import {type LocalUrlKind, MAX_ENDPOINT_URL_LENGTH, SPECIAL_USE_DOMAINS} from '../../definitions.js';
 
 /** Resolves a host name to every address it has (tests pass a fake one; the emulator needs no network). */
 export type Resolver = (hostname: string) => Promise<LookupAddress[]>;
@@ -41,6 +41,26 @@ function isLocalhostName(host: string): boolean {
   return host === 'localhost' || host.endsWith('.localhost');
 }
 
+/** Where a host refused as local is: this machine, or another host that only a local network reaches. */
+function localKindOf(host: string): LocalUrlKind {
+  if (isLocalhostName(host)) return 'this_machine';
+  const text = bareHostname(host);
+  if (!ipaddr.isValid(text)) return 'local_network';
+  let addr = ipaddr.parse(text);
+  if (addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress())
+    addr = (addr as ipaddr.IPv6).toIPv4Address();
+  const range = addr.range();
+  return range === 'loopback' || range === 'unspecified' ? 'this_machine' : 'local_network';
+}
+
+/** Where a URL refused for its scheme points: a public host over http, or a host of this machine or network. */
+function schemeKindOf(url: URL): LocalUrlKind {
+  const host = url.hostname.replace(/\.$/, '').toLowerCase();
+  if (isLocalhostName(host) || (isIpLiteral(host) && !isPublicAddress(host))) return localKindOf(host);
+  if (!isIpLiteral(host) && !host.includes('.')) return 'local_network';
+  return url.protocol === 'http:' ? 'plain_http' : 'local_network';
+}
+
 /** The special-use domain a host name falls in, if any. */
 function specialUseDomain(host: string): string | undefined {
   return SPECIAL_USE_DOMAINS.find((domain) => host === domain || host.endsWith(`.${domain}`));
@@ -59,11 +79,14 @@ export interface EndpointUrlPolicy {
  */
 export type UrlCheck = {ok: true; url: URL; normalized: string} | UrlRefusal;
 
-/** A refused URL; `local` when the refusal is of an address on this machine, which --allow-local-endpoints lifts. */
+/**
+ * A refused URL; `local` when the refusal is of an address on this machine or its network (or plain http), which
+ * --allow-local-endpoints lifts, saying where it points.
+ */
 export interface UrlRefusal {
   ok: false;
   reason: string;
-  local?: true;
+  local?: LocalUrlKind;
 }
 
 /** Checks the text of a URL without touching the network. Host names still need checkEndpointHost. */
@@ -94,7 +117,7 @@ export function checkEndpointUrl(input: string, policy: EndpointUrlPolicy = {}):
       ok: false,
       ...(policy.allowLocal
         ? {reason: 'url must use https:// or http://'}
-        : {reason: 'url must use https://', local: true}),
+        : {reason: 'url must use https://', local: schemeKindOf(url)}),
     };
   }
   if (url.username !== '' || url.password !== '')
@@ -109,10 +132,12 @@ export function checkEndpointUrl(input: string, policy: EndpointUrlPolicy = {}):
   }
   if (policy.allowLocal) return {ok: true, url, normalized};
   if (isLocalhostName(host))
-    return {ok: false, reason: 'url must point at a public host, not localhost', local: true};
+    return {ok: false, reason: 'url must point at a public host, not localhost', local: 'this_machine'};
   // The WHATWG parser has already turned decimal, hex, octal and short IPv4 forms into dotted quads.
   if (isIpLiteral(host))
-    return isPublicAddress(host) ? {ok: true, url, normalized} : {ok: false, reason: NOT_PUBLIC, local: true};
+    return isPublicAddress(host)
+      ? {ok: true, url, normalized}
+      : {ok: false, reason: NOT_PUBLIC, local: localKindOf(host)};
   const special = specialUseDomain(host);
   if (special) {
     return {
@@ -142,10 +167,12 @@ export async function checkEndpointHost(
 ): Promise<HostCheck> {
   const name = host.replace(/\.$/, '').toLowerCase();
   if (isLocalhostName(name))
-    return {ok: false, reason: 'url must point at a public host, not localhost', local: true};
+    return {ok: false, reason: 'url must point at a public host, not localhost', local: 'this_machine'};
   if (isIpLiteral(name)) {
     const ip = bareHostname(name);
-    return isPublicAddress(ip) ? {ok: true, addresses: [ip]} : {ok: false, reason: NOT_PUBLIC, local: true};
+    return isPublicAddress(ip)
+      ? {ok: true, addresses: [ip]}
+      : {ok: false, reason: NOT_PUBLIC, local: localKindOf(ip)};
   }
   let addresses: string[] = [];
   try {
@@ -166,7 +193,7 @@ export async function checkEndpointHost(
     return {
       ok: false,
       reason: `must point at a public host, and ${name} resolves to a private, loopback or reserved address`,
-      local: true,
+      local: 'local_network',
     };
   }
   return {ok: true, addresses};

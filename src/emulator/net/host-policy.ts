@@ -3,14 +3,12 @@
 // this machine is refused before a route runs.
 import {createMiddleware} from 'hono/factory';
 import type {AppEnv} from '../app-env.js';
+import {LOOPBACK_NAMES} from '../../definitions.js';
 import {HttpError} from '../http-error.js';
 import {accountOrigin, portOfAccountHostName} from '@svc/client';
 import {servedPort} from './request-header.js';
 import {bareHostname, isIpLiteral} from './address-policy.js';
 import {isLinkHostName, LINK_PATH_PREFIX} from './link-host.js';
-
-/** The names every emulator answers to, whatever address it listens on. */
-const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'] as const;
 
 export interface HostPolicyOptions {
   /** The address the emulator listens on (`--host`). */
@@ -79,7 +77,7 @@ const MAPPED_LOOPBACK = /^\[::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}\]$/;
 
 /** Addresses a browser's `*.localhost` names reach: it tries 127.0.0.1 and ::1. */
 function reachedByLocalhostNames(hostname: string): boolean {
-  return ['localhost', '127.0.0.1', '[::1]'].includes(hostname) || isUnspecified(hostname);
+  return (LOOPBACK_NAMES as readonly string[]).includes(hostname) || isUnspecified(hostname);
 }
 
 /**

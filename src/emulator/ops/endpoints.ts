@@ -3,6 +3,7 @@ import {
   isId,
   MAX_ENDPOINT_DESCRIPTION_LENGTH,
   MAX_ENDPOINTS_PER_ORG,
+  type LocalUrlKind,
   type ProblemCode,
 } from '../../definitions.js';
 import type {WebhookEndpoint} from '../../schemas/index.js';
@@ -11,7 +12,14 @@ import {LimitError, OrgGoneError} from '../db/repository-support.js';
 import {endpointRecord} from '../db/webhook-endpoints.js';
 import {newSigningSecret} from '../ids.js';
 import {checkEndpointHost, checkEndpointUrl, type UrlRefusal} from '../net/address-policy.js';
-import {conflict, invalidInput, notFound, vaultUnavailable} from '../operation-error.js';
+import {
+  conflict,
+  invalidInput,
+  notFound,
+  OperationError,
+  type Problem,
+  vaultUnavailable,
+} from '../operation-error.js';
 import {eventTypes, Problems, text} from './validate.js';
 
 /** How to receive webhooks on this machine when the emulator refuses a local URL. */
@@ -56,7 +64,7 @@ export async function createEndpoint(
     max: MAX_ENDPOINT_DESCRIPTION_LENGTH,
     optional: true,
   });
-  problems.throwIfAny();
+  if (problems.list.length > 0) throw refusal(problems.list);
 
   // Encrypting first means a deployment without a vault key refuses here, before anything is stored.
   if (!ctx.vault.available) {
@@ -66,8 +74,8 @@ export async function createEndpoint(
   if (!allowLocal) {
     const host = await checkEndpointHost((url as {hostname: string}).hostname, ctx.lookup);
     if (!host.ok) {
-      const [message, code] = urlProblem(host);
-      throw invalidInput([{field: 'url', message, ...(code ? {code} : {})}]);
+      const [message, code, kind] = urlProblem(host);
+      throw refusal([{field: 'url', message, ...(code ? {code} : {}), ...(kind ? {kind} : {})}]);
     }
     if (host.warning) warnings.push(host.warning);
   }
@@ -94,11 +102,23 @@ export async function createEndpoint(
   }
 }
 
-/** A refusal of a local or non-public URL names the two ways to receive webhooks locally, and says so by its code. */
-function urlProblem(refusal: UrlRefusal): [message: string, code: ProblemCode | undefined] {
+/** A refusal of a local or non-public URL says so by its code, and where the URL points by its kind. */
+function urlProblem(
+  refusal: UrlRefusal,
+): [message: string, code: ProblemCode | undefined, kind: LocalUrlKind | undefined] {
   return refusal.local
-    ? [`${refusal.reason}; ${LOCAL_RECEIVER_WAY_OUT}`, 'local_url']
-    : [refusal.reason, undefined];
+    ? [refusal.reason, 'local_url', refusal.local]
+    : [refusal.reason, undefined, undefined];
+}
+
+/**
+ * The 400 of a refused endpoint: each problem next to its field, and, when the URL was refused as local, the
+ * two ways to receive webhooks locally after them (the problem keeps its reason alone, for pages and the CLI).
+ */
+function refusal(problems: readonly Problem[]): OperationError {
+  const err = invalidInput(problems);
+  if (!problems.some((p) => p.code === 'local_url')) return err;
+  return new OperationError('invalid_request', `${err.message}; ${LOCAL_RECEIVER_WAY_OUT}`, problems);
 }
 
 /** Deletes an endpoint and, with it, its deliveries. With an org, another org's endpoint is answered as unknown. */

@@ -5,6 +5,7 @@ import {
   EVENT_TYPES,
   INVISIBLE_CHARACTER,
   LINE_CONTROL_CHARACTER,
+  type LocalUrlKind,
   type ProblemCode,
 } from '../../definitions.js';
 import {invalidInput, type Problem} from '../operation-error.js';
@@ -12,8 +13,8 @@ import {invalidInput, type Problem} from '../operation-error.js';
 export class Problems {
   readonly list: Problem[] = [];
 
-  add(field: string, message: string, code?: ProblemCode): void {
-    this.list.push(code ? {field, message, code} : {field, message});
+  add(field: string, message: string, code?: ProblemCode, kind?: LocalUrlKind): void {
+    this.list.push(code ? {field, message, code, ...(kind ? {kind} : {})} : {field, message});
   }
 
   /** Throws every problem collected so far as one 400. */

@@ -3,7 +3,6 @@
 import {stat} from 'node:fs/promises';
 import {join} from 'node:path';
 import {isProcessAlive, readRuntimeFile, type RuntimeInfo, runtimeFilePath} from '@svc/client';
-import {templateFilesProblem} from '../../emulator/db/template-manifest.js';
 import {sameApiAddress} from '../emulator/registry.js';
 import {check, type DoctorCheck} from './check.js';
 
@@ -140,6 +139,7 @@ export async function checkTemplate(cacheDir: string): Promise<DoctorCheck> {
       'ok',
       `no database template in ${dir} (the packaged one is used, or one is made on first start)`,
     );
+  const {templateFilesProblem} = await import('../../emulator/index.js');
   const problem = await templateFilesProblem(dir);
   if (problem) {
     return check(

@@ -3,9 +3,7 @@
 // here is refused or answers 500 where a secret is read.
 import {readFile} from 'node:fs/promises';
 import {join} from 'node:path';
-import {safeEqual} from '../../emulator/hash.js';
-import {vaultKeyCheckValue} from '../../emulator/vault.js';
-import {parseVaultKey, VAULT_CHECK} from '../../emulator/vault-key.js';
+import {parseVaultKey} from '../../schemas/vault-key.js';
 import {check, type DoctorCheck} from './check.js';
 
 /** The key an emulator started here would use: SVC_EMULATOR_VAULT_KEY, else <dataDir>/vault.key, else a new one. */
@@ -37,7 +35,7 @@ export const readHeldCheck: ReadHeldCheck = async (databaseUrl, timeoutMs) => {
   await client.connect();
   try {
     const {rows} = await client.query<{value: string}>('SELECT value FROM emulator_meta WHERE key = $1', [
-      VAULT_CHECK,
+      (await import('../../emulator/index.js')).VAULT_CHECK,
     ]);
     return rows[0]?.value;
   } catch (err) {
@@ -97,6 +95,7 @@ export async function checkSharedVault(input: {
       'Set SVC_EMULATOR_VAULT_KEY to the key of the other emulators on this database (their data dir holds it in vault.key)',
     );
   }
+  const {safeEqual, vaultKeyCheckValue} = await import('../../emulator/index.js');
   if (!safeEqual(held, vaultKeyCheckValue(mine.key))) {
     return check(
       'vault_key',

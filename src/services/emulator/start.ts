@@ -5,13 +5,8 @@ import {access} from 'node:fs/promises';
 import {dirname, resolve} from 'node:path';
 import {type StateLoadResult, isLoopbackHost} from '@svc/client';
 import type {RunningEmulator, StartEmulatorOptions} from '../../emulator/index.js';
-import {
-  CHAOS_EXAMPLE,
-  ChaosSettingsError,
-  describeChaos,
-  parseChaosSpec,
-} from '../../emulator/delivery/chaos.js';
-import {parseVaultKey, VaultKeyError} from '../../emulator/vault-key.js';
+import {CHAOS_EXAMPLE, ChaosSettingsError, describeChaos, parseChaosSpec} from '../../schemas/chaos.js';
+import {parseVaultKey, VaultKeyError} from '../../schemas/vault-key.js';
 import {jsonText, type SignatureClock} from '../../definitions.js';
 import {UserError, usageError} from '../../lib/errors.js';
 import {currentSvcCommand} from '../../lib/invocation.js';

@@ -7,7 +7,13 @@ import {z} from 'zod';
 import type {Session} from '../../auth/session.js';
 import {toUserError} from '../../lib/error-mapper.js';
 import {currentSvcCommand, spellSvc} from '../../lib/invocation.js';
-import {API_KEY_STATUSES, DELIVERY_STATUSES, ID_PATTERNS, MAX_DELIVERIES_LISTED} from '../../definitions.js';
+import {
+  API_KEY_STATUSES,
+  DELIVERY_STATUSES,
+  ID_PATTERNS,
+  MAX_DELIVERIES_LISTED,
+  idShapeText,
+} from '../../definitions.js';
 import {DeliveryDetailSchema} from '../../schemas/emulator.js';
 import {ApiKeySchema, DeliverySchema, OrgSchema, WebhookEndpointSchema} from '../../schemas/index.js';
 import {RECEIVER_CHECK_IDS, type ReceiverReport} from '../webhooks/test-receiver.js';
@@ -182,7 +188,7 @@ export async function createMcpServer(deps: McpDependencies): Promise<SvcMcpServ
         webhook_id: z
           .string()
           .regex(ID_PATTERNS.webhookEndpoint)
-          .describe('endpoint id, we_ and 24 letters and digits, from list_webhook_endpoints'),
+          .describe(`endpoint id, ${idShapeText('webhookEndpoint', 'and')}, from list_webhook_endpoints`),
         status: z.enum(DELIVERY_STATUSES).optional().describe('only deliveries with this status'),
       },
       outputSchema: {webhook_id: z.string(), deliveries: z.array(DeliverySchema), ...UntrustedFields},
@@ -209,7 +215,7 @@ export async function createMcpServer(deps: McpDependencies): Promise<SvcMcpServ
         delivery_id: z
           .string()
           .regex(ID_PATTERNS.delivery)
-          .describe('delivery id, dlv_ and 24 letters and digits, from list_deliveries'),
+          .describe(`delivery id, ${idShapeText('delivery', 'and')}, from list_deliveries`),
       },
       outputSchema: {...DeliveryDetailSchema.shape, ...UntrustedFields},
       annotations: readOnly,

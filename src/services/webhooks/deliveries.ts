@@ -1,4 +1,5 @@
 // `svc webhooks deliveries`: recent deliveries to one endpoint, once or re-polled until stopped.
+import {idShapeText} from '../../definitions.js';
 import {isWebhookId, type SvcClient, ApiError, NetworkError, RateLimitedError} from '@svc/client';
 import {usageError} from '../../lib/errors.js';
 import type {EventType} from '../../definitions.js';
@@ -16,10 +17,9 @@ export interface ListDeliveriesOptions {
 
 export function checkWebhookId(webhookId: string): void {
   if (!isWebhookId(webhookId)) {
-    throw usageError(
-      'that is not a webhook endpoint id (they look like we_ followed by 24 letters and digits)',
-      ['List the endpoints and their ids with `svc webhooks list`'],
-    );
+    throw usageError(`that is not a webhook endpoint id (they look like ${idShapeText('webhookEndpoint')})`, [
+      'List the endpoints and their ids with `svc webhooks list`',
+    ]);
   }
 }
 

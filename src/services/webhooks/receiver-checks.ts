@@ -14,7 +14,7 @@ import {newId} from '../../ids.js';
 import type {SvcEvent} from '../../schemas/index.js';
 import {signPayload} from '@svc/webhooks';
 import {deliveryHeaders, type PostedAnswer} from './post-delivery.js';
-import {sampleEvent} from './sample-event.js';
+import {sampleEvent} from '../../schemas/sample-event.js';
 
 export type CheckStatus = 'pass' | 'fail' | 'skip';
 

@@ -11,7 +11,8 @@ import {
   postDelivery,
   senderSecret,
 } from './post-delivery.js';
-import {parseEventType, sampleEvent} from './sample-event.js';
+import {sampleEvent} from '../../schemas/sample-event.js';
+import {parseEventType} from '../events/event-type.js';
 
 export interface SendWebhookOptions {
   url: string;

@@ -2,6 +2,7 @@
 // receiver, one after another, and grades each answer the way the service would treat it.
 import {setTimeout as sleep} from 'node:timers/promises';
 import {isLoopbackHost} from '@svc/client';
+import {DELIVERY_TIMEOUT_MS, FIRST_RETRY_S} from '../../definitions.js';
 import {usageError} from '../../lib/errors.js';
 import {currentSvcCommand} from '../../lib/invocation.js';
 import {
@@ -22,7 +23,8 @@ import {
 export type {CheckVerdict} from './receiver-checks.js';
 export {RECEIVER_CHECK_IDS} from './receiver-checks.js';
 
-export interface TestReceiverOptions extends PostOptions {
+/** The checks post with the service's timeout, so that a verdict is the service's. */
+export interface TestReceiverOptions extends Omit<PostOptions, 'timeoutMs'> {
   url: string;
   /** From --secret; SVC_WEBHOOK_SECRET in `env` otherwise. */
   secret?: string;
@@ -65,6 +67,7 @@ export function parseOnly(values: string[] | undefined): string[] | undefined {
 
 /** What came back, in a few words: "200 {"received":true}", "no answer within 10000 ms". */
 export function describeAnswer(a: PostedAnswer): string {
+  if (a.timed_out) return `no answer within ${DELIVERY_TIMEOUT_MS} ms`;
   if (a.status_code === null) return a.error ?? 'no answer';
   const body = (a.response_body ?? '').replace(/\s+/g, ' ').trim();
   const shown = body.length > SNIPPET ? `${body.slice(0, SNIPPET)}…` : body;
@@ -76,14 +79,16 @@ export function describeAnswer(a: PostedAnswer): string {
 
 function expectedText(check: ReceiverCheck, count: number): string {
   const each = count > 1 ? `${count} answers, each ` : '';
-  return check.expect === 'accept' ? `${each}2xx within 10 s` : `${each}not 2xx (a 4xx naming the reason)`;
+  return check.expect === 'accept'
+    ? `${each}2xx within ${DELIVERY_TIMEOUT_MS / 1000} s`
+    : `${each}not 2xx (a 4xx naming the reason)`;
 }
 
 /** The fix for an accept-check that failed, when the answer shows a cause of its own (slow, redirected). */
 function fixFor(check: ReceiverCheck, answers: PostedAnswer[]): string {
   if (check.expect === 'accept') {
     if (answers.some((a) => a.timed_out)) {
-      return 'Answer within 10 s: acknowledge at once and do slow work afterwards (a queue); the service counts a late answer as a failure and retries after 30 s.';
+      return `Answer within ${DELIVERY_TIMEOUT_MS / 1000} s: acknowledge at once and do slow work afterwards (a queue); the service counts a late answer as a failure and retries after ${FIRST_RETRY_S} s.`;
     }
     const redirect = answers.find(
       (a) => a.status_code !== null && a.status_code >= 300 && a.status_code < 400,
@@ -138,7 +143,7 @@ export async function testReceiver(options: TestReceiverOptions): Promise<Receiv
   const only = options.only === undefined ? undefined : parseOnly(options.only);
   const ctx: CheckContext = {
     secret,
-    post: (request) => postDelivery(url, request, options),
+    post: (request) => postDelivery(url, request, {maxResponseBytes: options.maxResponseBytes}),
     nowSeconds: () => Math.floor(Date.now() / 1000),
     startOfSecond: async () => {
       // Within the first 100 ms of a second, an answer a few ms away is judged in the same second it was signed.

@@ -1,5 +1,6 @@
 // What each screen of the browser shows, line by line: endpoint and delivery rows fitted to the width, one
 // delivery's attempts and event, the help, and the screens for trouble. The frame around them is app.tsx.
+import {MAX_DELIVERIES_LISTED} from '../../definitions.js';
 import {Text} from 'ink';
 import type React from 'react';
 import type {DeliveryDetail} from '@svc/client';
@@ -234,7 +235,7 @@ export function detailBody(
   };
   const delivery = 'detail' in data ? data.detail.delivery : data.listed;
   if (!delivery) {
-    line('This delivery is no longer among the endpoint’s 100 most recent.');
+    line(`This delivery is no longer among the endpoint’s ${MAX_DELIVERIES_LISTED} most recent.`);
     return lines;
   }
   const nowMs = source.now?.() ?? Date.now();

@@ -1,5 +1,5 @@
 import {Args, Flags} from '@oclif/core';
-import {describeChaos} from '../../../emulator/delivery/chaos.js';
+import {describeChaos} from '../../../schemas/chaos.js';
 import {BaseCommand} from '../../../lib/base-command.js';
 import {dataDirFlag} from '../../../lib/flags.js';
 import {webhookChaos} from '../../../services/emulator/webhooks/chaos.js';

@@ -3,7 +3,7 @@ import type {Context} from 'hono';
 import {isId, MAX_ENDPOINTS_PER_ORG} from '../../../definitions.js';
 import {isRelayUrl} from '../../delivery/relay-registry.js';
 import {listDeliveries} from '../../ops/deliveries.js';
-import {createEndpoint, deleteEndpoint, LOCAL_RECEIVER_WAY_OUT, listEndpoints} from '../../ops/endpoints.js';
+import {createEndpoint, deleteEndpoint, listEndpoints} from '../../ops/endpoints.js';
 import {OperationError} from '../../operation-error.js';
 import {type DeliveryDetail, getDeliveryDetail} from '../../ops/delivery-detail.js';
 import {resendDelivery} from '../../ops/resend.js';
@@ -68,11 +68,10 @@ export const registerWebhookRoutes: RegisterRoutes = (app, kit) => {
         return c.redirect('/account/webhooks', 303);
       } catch (err) {
         const errors = formErrors(err, ['url', 'events', 'description']);
-        // A local address on an emulator that refuses them: the operation names the ways to receive events
-        // locally, which the page shows apart from the field's error.
+        // A local address on an emulator that refuses them: the page shows the ways to receive events locally
+        // apart from the field's error.
         const wayOut = err instanceof OperationError && err.problems.some((p) => p.code === 'local_url');
-        if (wayOut && errors.url)
-          errors.url = sentence(errors.url.replace(`; ${LOCAL_RECEIVER_WAY_OUT}`, ''));
+        if (wayOut && errors.url) errors.url = sentence(errors.url);
         return render(
           c,
           NewEndpointPage({

@@ -1,9 +1,7 @@
 // The emulator whose state a command loads, saves or resets: the running one of the data dir, or, when none
 // runs, a short-lived one on the same data dir (or database) that serves only that call and does no
 // background work, so a stopped emulator's state can be handled the same way.
-import {EmulatorControl, isProcessAlive, readRuntimeFile} from '@svc/client';
-import {StateFileError} from '../../../emulator/state/state-file-error.js';
-import {holdsDatabase} from '../../../emulator/db/layout.js';
+import {EmulatorControl, isProcessAlive, readRuntimeFile, holdsDatabase} from '@svc/client';
 import {UserError} from '../../../lib/errors.js';
 import {emulatorDataDir} from '../../../lib/paths.js';
 import {addressInUse, namedDataDir, noEmulatorServes} from '../connect.js';
@@ -78,12 +76,4 @@ function notRunningNorSaved(dataDir: string): UserError {
       'An emulator started with --in-memory keeps its state in a folder of its own: its ready line names it (data_dir)',
     ],
   });
-}
-
-/** The CLI's word for a state file that cannot be loaded: every problem, each with the file and its path. */
-export function stateFileUserError(err: unknown): UserError | undefined {
-  if (err instanceof StateFileError) {
-    return new UserError(err.message, {code: 'invalid_state_file', cause: err});
-  }
-  return undefined;
 }

@@ -1,6 +1,6 @@
 // `svc emulator webhooks chaos`: shows, sets or turns off one endpoint's delivery chaos in the running emulator.
 import type {EndpointChaos} from '@svc/client';
-import {isId} from '../../../definitions.js';
+import {idShapeText, isId} from '../../../definitions.js';
 import {usageError} from '../../../lib/errors.js';
 import {type ConnectOptions, withControl} from '../connect.js';
 import {chaosFlag} from '../start.js';
@@ -15,7 +15,7 @@ export interface WebhookChaosOptions extends ConnectOptions {
 export function webhookChaos(options: WebhookChaosOptions): Promise<EndpointChaos> {
   if (!isId('webhookEndpoint', options.id)) {
     throw usageError(
-      `${JSON.stringify(options.id)} is not a webhook endpoint id (we_ followed by 24 letters and digits)`,
+      `${JSON.stringify(options.id)} is not a webhook endpoint id (${idShapeText('webhookEndpoint')})`,
     );
   }
   if (options.off && options.spec !== undefined) throw usageError('pass either settings or --off, not both');

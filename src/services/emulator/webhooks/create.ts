@@ -1,6 +1,6 @@
 // `svc emulator webhooks create`: adds an endpoint; its signing secret is shown exactly once.
 import {EmulatorControlError} from '@svc/client';
-import type {EventType} from '../../../definitions.js';
+import type {EventType, LocalUrlKind} from '../../../definitions.js';
 import {UserError} from '../../../lib/errors.js';
 import {currentSvcCommand, shellQuote} from '../../../lib/invocation.js';
 import {dataDirArg, localUrlWaysOut} from '../../../lib/hints.js';
@@ -30,42 +30,15 @@ export interface CreatedWebhookAt {
   apiUrl: string;
 }
 
-/** A refusal of a URL on this machine, which has two ways forward: relay to it, or let the emulator post to it. */
-export function isLocalUrlRefusal(err: unknown): boolean {
-  if (!(err instanceof EmulatorControlError) || err.code !== 'invalid_request') return false;
-  return err.problems.some((p) => p.field === 'url' && p.code === 'local_url');
-}
-
-/** Where a refused URL points, which decides the way forward: this machine, another on its network, or a public host over http. */
-export function urlKind(text: string): 'this-machine' | 'network' | 'remote-http' {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    return 'this-machine';
-  }
-  const host = url.hostname
-    .replace(/^\[|\]$/g, '')
-    .replace(/\.$/, '')
-    .toLowerCase();
-  if (
-    host === 'localhost' ||
-    host.endsWith('.localhost') ||
-    /^(127\.|0\.0\.0\.0$)/.test(host) ||
-    host === '::1'
-  )
-    return 'this-machine';
-  const ipv4 = /^(\d+)\.(\d+)\.\d+\.\d+$/.exec(host);
-  const privateV4 =
-    ipv4 !== null &&
-    (ipv4[1] === '10' ||
-      (ipv4[1] === '172' && Number(ipv4[2]) >= 16 && Number(ipv4[2]) <= 31) ||
-      (ipv4[1] === '192' && ipv4[2] === '168') ||
-      (ipv4[1] === '169' && ipv4[2] === '254') ||
-      (ipv4[1] === '100' && Number(ipv4[2]) >= 64 && Number(ipv4[2]) <= 127));
-  const privateV6 = host.includes(':') && /^(f[cd]|fe[89ab])/.test(host);
-  if (privateV4 || privateV6 || !host.includes('.')) return 'network';
-  return url.protocol === 'http:' ? 'remote-http' : 'network';
+/**
+ * Where a URL the emulator refused as local points, by the emulator's own verdict (the `local_url` problem and
+ * its kind): this machine, a host of a local network, or a public host over plain http. Undefined for any
+ * other refusal.
+ */
+export function localUrlKind(err: unknown): LocalUrlKind | undefined {
+  if (!(err instanceof EmulatorControlError) || err.code !== 'invalid_request') return undefined;
+  const problem = err.problems.find((p) => p.field === 'url' && p.code === 'local_url');
+  return problem ? (problem.kind ?? 'this_machine') : undefined;
 }
 
 export async function createWebhook(options: CreateWebhookOptions): Promise<CreatedWebhookAt> {
@@ -88,38 +61,52 @@ export async function createWebhook(options: CreateWebhookOptions): Promise<Crea
     };
     return {endpoint, apiUrl: info.api_url};
   } catch (err) {
-    const userError = toUserError(err);
-    const svc = currentSvcCommand(options.env);
-    const dir = dataDirArg(options.dataDir);
-    if (isLocalUrlRefusal(err)) {
-      const kind = urlKind(options.url);
-      // The emulator's own way out is general; the steps below are for this URL, so the message keeps its reason.
-      const reason = userError.message.replace(/; to receive webhooks on this machine[\s\S]*$/, '');
-      const steps =
-        kind === 'remote-http'
-          ? [
-              `Use https:// (as the service does): --url ${shellQuote(options.url.replace(/^http:/i, 'https:'))}`,
-            ]
-          : localUrlWaysOut({
-              svc,
-              url: options.url,
-              dataDir: options.dataDir,
-              onThisMachine: kind === 'this-machine',
-            });
-      throw new UserError(reason, {
-        code: userError.code,
-        exitCode: userError.exitCode,
-        suggestions: steps,
-        cause: err,
-      });
-    } else if (userError.code === 'conflict')
-      userError.suggestions.push(
-        `Delete an endpoint you no longer use: \`${svc} webhooks list\` shows their ids, \`${svc} emulator webhooks delete\` followed by one deletes it${dir ? ` (with${dir})` : ''}`,
-      );
-    else if (userError.code === 'vault_unavailable')
-      userError.suggestions.push(
-        `The emulator runs without a vault key: stop it (${svc} emulator stop${dir}) and start it again without --no-vault-key`,
-      );
-    throw userError;
+    throw refusedWebhook(err, options);
   }
+}
+
+/**
+ * The emulator's refusal as the CLI shows it. A URL refused as local keeps the emulator's reason for it (its
+ * problem's message) with the steps for where it points; the limit of endpoints and a missing vault key get the
+ * step that fits; the emulator's message itself is never rewritten.
+ */
+function refusedWebhook(err: unknown, options: CreateWebhookOptions): UserError {
+  const userError = toUserError(err);
+  const svc = currentSvcCommand(options.env);
+  const dir = dataDirArg(options.dataDir);
+  const kind = localUrlKind(err);
+  const problem =
+    err instanceof EmulatorControlError ? err.problems.find((p) => p.code === 'local_url') : undefined;
+  if (kind && problem) {
+    const steps =
+      kind === 'plain_http'
+        ? [
+            `Use https:// (as the service does): --url ${shellQuote(options.url.replace(/^http:/i, 'https:'))}`,
+          ]
+        : localUrlWaysOut({
+            svc,
+            url: options.url,
+            dataDir: options.dataDir,
+            onThisMachine: kind === 'this_machine',
+          });
+    return new UserError(`url ${problem.message}`, {
+      code: userError.code,
+      exitCode: userError.exitCode,
+      suggestions: steps,
+      cause: err,
+    });
+  }
+  const more =
+    userError.code === 'conflict'
+      ? `Delete an endpoint you no longer use: \`${svc} webhooks list\` shows their ids, \`${svc} emulator webhooks delete\` followed by one deletes it${dir ? ` (with${dir})` : ''}`
+      : userError.code === 'vault_unavailable'
+        ? `The emulator runs without a vault key: stop it (${svc} emulator stop${dir}) and start it again without --no-vault-key`
+        : undefined;
+  if (!more) return userError;
+  return new UserError(userError.message, {
+    code: userError.code,
+    exitCode: userError.exitCode,
+    suggestions: [...userError.suggestions, more],
+    cause: err,
+  });
 }

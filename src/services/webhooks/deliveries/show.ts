@@ -1,7 +1,7 @@
 // `svc webhooks deliveries show`: one delivery with its attempts and event (emulator), or its list record (API).
 import {openSession} from '../../../auth/session.js';
 import {type DeliveryDetail, EmulatorControlError} from '@svc/client';
-import {isId} from '../../../definitions.js';
+import {idShapeText, isId, MAX_DELIVERIES_LISTED} from '../../../definitions.js';
 import {UserError, usageError} from '../../../lib/errors.js';
 import type {Delivery} from '../../../schemas/index.js';
 import {readDeliveryDetail} from './detail.js';
@@ -34,7 +34,7 @@ const LIST_DELIVERIES =
 
 export function checkDeliveryId(deliveryId: string): void {
   if (!isId('delivery', deliveryId)) {
-    throw usageError('that is not a delivery id (they look like dlv_ followed by 24 letters and digits)', [
+    throw usageError(`that is not a delivery id (they look like ${idShapeText('delivery')})`, [
       'Find the ids with `svc webhooks deliveries WEBHOOK_ID`',
     ]);
   }
@@ -69,8 +69,11 @@ export async function showDelivery(options: ShowDeliveryOptions): Promise<ShownD
     const delivery = (await client.listDeliveries(endpoint.id)).find((d) => d.id === options.deliveryId);
     if (delivery) return {shown: {delivery, endpoint_id: endpoint.id, event: null, attempts: null}, ...at};
   }
-  throw new UserError(`no delivery ${options.deliveryId} among the 100 most recent of any endpoint`, {
-    code: 'not_found',
-    suggestions: [LIST_DELIVERIES],
-  });
+  throw new UserError(
+    `no delivery ${options.deliveryId} among the ${MAX_DELIVERIES_LISTED} most recent of any endpoint`,
+    {
+      code: 'not_found',
+      suggestions: [LIST_DELIVERIES],
+    },
+  );
 }

@@ -1,9 +1,10 @@
-// A sample event of each type, shaped as the service sends it and checked against the wire schema: what
-// `svc webhooks send` posts when no body is given, and the legitimate deliveries of `svc webhooks test-receiver`.
-import {EVENT_TYPES, type EventType} from '../../definitions.js';
-import {newId} from '../../ids.js';
-import {usageError} from '../../lib/errors.js';
-import {EventSchema, type SandboxSnapshot, type SvcEvent} from '../../schemas/index.js';
+// The one sample event of each type, shaped as the service sends it and checked against the wire schema: what
+// `svc events sample` prints, what `svc webhooks send` posts when no body is given, and the legitimate
+// deliveries of `svc webhooks test-receiver`. The sandbox in it is left as the emulator's state machine leaves
+// it for that event (test/schemas/sample-event.test.ts holds the two together).
+import type {EventType} from '../definitions.js';
+import {newId} from '../ids.js';
+import {EventSchema, type SandboxSnapshot, type SvcEvent} from './index.js';
 
 export interface SampleEventOptions {
   now?: Date;
@@ -17,7 +18,7 @@ export interface SampleEventOptions {
 const HOUR_MS = 3_600_000;
 
 /** What the sandbox looks like after the move each event reports (spec §3 and §6). */
-function sandboxFor(type: EventType, now: Date): Omit<SandboxSnapshot, 'id' | 'name'> {
+export function sampleSandboxState(type: EventType, now: Date): Omit<SandboxSnapshot, 'id' | 'name'> {
   switch (type) {
     case 'sandbox.ready':
       return {
@@ -38,13 +39,6 @@ function sandboxFor(type: EventType, now: Date): Omit<SandboxSnapshot, 'id' | 'n
   }
 }
 
-export function parseEventType(text: string): EventType {
-  if (!(EVENT_TYPES as readonly string[]).includes(text)) {
-    throw usageError(`unknown event type ${JSON.stringify(text)}`, [`Use one of: ${EVENT_TYPES.join(', ')}`]);
-  }
-  return text as EventType;
-}
-
 /** A complete event of `type`, valid by EventSchema, with fresh ids unless given. */
 export function sampleEvent(type: EventType, options: SampleEventOptions = {}): SvcEvent {
   const now = options.now ?? new Date();
@@ -54,7 +48,12 @@ export function sampleEvent(type: EventType, options: SampleEventOptions = {}): 
     created_at: now.toISOString(),
     org_id: options.orgId ?? newId('org'),
     data: {
-      sandbox: {id: newId('sandbox'), name: 'sample-sandbox', ...sandboxFor(type, now), ...options.sandbox},
+      sandbox: {
+        id: newId('sandbox'),
+        name: 'sample-sandbox',
+        ...sampleSandboxState(type, now),
+        ...options.sandbox,
+      },
     },
   };
   return EventSchema.parse(event);
