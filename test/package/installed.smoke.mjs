@@ -355,7 +355,8 @@ describe('the installed package', () => {
         '-e',
         'console.log(process.env.SVC_API_KEY ? "key" : "none")',
       ],
-      {env, cwd: empty, timeoutMs: 180_000},
+      // The first run installs the package and its dependencies into npx's cache: minutes on a busy machine.
+      {env, cwd: empty, timeoutMs: 300_000},
     );
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stdout.trim(), 'key');
@@ -365,7 +366,7 @@ describe('the installed package', () => {
       run('npm', ['exec', '--yes', `--package=${TARBALL}`, '--', 'svc', ...args], {
         env: {...env, SVC_API_URL: NOWHERE},
         cwd: empty,
-        timeoutMs: 180_000,
+        timeoutMs: 300_000,
       });
     const org = npx(['org']);
     assert.equal(org.code, 4, org.stderr);
