@@ -1,9 +1,11 @@
-// The package as users get it: `npm pack` (a clean build), installed into a fresh project. Its size (tarball,
-// unpacked, a fresh install's node_modules) against the goals, beside the figures of the package before it
-// was trimmed; `svc --version` from the install against `node -e 0`; and `svc emulator start --in-memory`
-// to its ready line from the install against the same from this tree, runs interleaved.
+// The packages as users get them: `npm pack` (a clean build) of @svc/cli, @svc/webhooks and @svc/client, each
+// installed alone into a fresh project. The CLI's size (tarball, unpacked, a fresh install's node_modules)
+// against its goals, beside the figures of the package before it was trimmed; the libraries' sizes and
+// dependency counts against theirs; `svc --version` from the install against `node -e 0`; and
+// `svc emulator start --in-memory` to its ready line from the install against the same from this tree, runs
+// interleaved.
 import {spawn, spawnSync} from 'node:child_process';
-import {mkdirSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs';
+import {mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import {dirname, join} from 'node:path';
 import {performance} from 'node:perf_hooks';
@@ -12,6 +14,7 @@ import {compareCommands, median, pairedTimeRatio, printTable} from './lib.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const MB = 1024 * 1024;
+const kB = 1024;
 const RUNS = 5;
 // What the package measured before it carried a compact template and only what runs (npm pack's figures).
 const BEFORE = {tarball: 4.1, unpacked: 30.6, install: 126};
@@ -28,6 +31,26 @@ function npm(args, cwd) {
 /** Disk use as `du` counts it (blocks, not bytes), which is how the figure before was taken. */
 function diskUseMb(path) {
   return Number(spawnSync('du', ['-sk', path], {encoding: 'utf8'}).stdout.split(/\s/)[0]) / 1024;
+}
+
+/** Bytes of every file under `dir`, as npm counts a package's unpacked size (not disk blocks). */
+function bytesUnder(dir) {
+  return readdirSync(dir, {recursive: true, withFileTypes: true})
+    .filter((e) => e.isFile())
+    .reduce((sum, e) => sum + statSync(join(e.parentPath ?? e.path, e.name)).size, 0);
+}
+
+/** Every package a project's install holds besides its own dependencies' roots: `npm ls --all`, counted. */
+function installedPackages(app) {
+  const count = (node) =>
+    Object.values(node.dependencies ?? {}).reduce((sum, child) => sum + 1 + count(child), 0);
+  return count(JSON.parse(npm(['ls', '--all', '--json'], app)));
+}
+
+function freshProject(path) {
+  mkdirSync(path);
+  writeFileSync(join(path, 'package.json'), '{"name": "bench-app", "version": "1.0.0", "private": true}\n');
+  return path;
 }
 
 function readyMs(bin, cwd, env) {
@@ -61,13 +84,61 @@ try {
   const out = npm(['pack', '--json', '--pack-destination', work], root);
   const packed = JSON.parse(out.slice(out.search(/^\[/m)))[0];
   const tarball = join(work, packed.filename);
-  const app = join(work, 'app');
-  mkdirSync(app);
-  writeFileSync(join(app, 'package.json'), '{"name": "bench-app", "version": "1.0.0", "private": true}\n');
+  const app = freshProject(join(work, 'app'));
   npm(['install', tarball], app);
   const installed = diskUseMb(join(app, 'node_modules'));
 
-  printTable('The package (sizes in MB; baseline: the package before; ratio: against the goal)', [
+  // The libraries, packed from their folders after the build above, each installed alone.
+  const libs = JSON.parse(
+    npm(['pack', '-w', 'src/webhooks', '-w', 'src/client', '--json', '--pack-destination', work], root),
+  );
+  const lib = {};
+  for (const packedLib of libs) {
+    const project = freshProject(join(work, packedLib.name.replace(/\W/g, '-')));
+    npm(['install', join(work, packedLib.filename)], project);
+    lib[packedLib.name] = {
+      packed: packedLib.size,
+      installed: bytesUnder(join(project, 'node_modules')),
+      own: bytesUnder(join(project, 'node_modules', ...packedLib.name.split('/'))),
+      // Everything in the install but the library itself.
+      dependencies: installedPackages(project) - 1,
+    };
+  }
+  const webhooks = lib['@svc/webhooks'];
+  const client = lib['@svc/client'];
+  printTable('The libraries, each installed alone (ratio: against the goal)', [
+    {
+      case: '@svc/webhooks tarball',
+      value: webhooks.packed / kB,
+      unit: 'kB',
+      ratio: webhooks.packed / kB / 25,
+      target: 1,
+    },
+    {
+      case: '@svc/webhooks installed (file bytes)',
+      value: webhooks.installed / kB,
+      unit: 'kB',
+      ratio: webhooks.installed / kB / 150,
+      target: 1,
+    },
+    {
+      case: '@svc/webhooks dependencies',
+      value: webhooks.dependencies,
+      unit: 'packages',
+      ratio: webhooks.dependencies,
+      target: 0,
+    },
+    {
+      case: `@svc/client installed (file bytes; the client alone ${(client.own / kB).toFixed(0)} kB)`,
+      value: client.installed / MB,
+      unit: 'MB',
+      ratio: client.installed / MB / 8,
+      target: 1,
+    },
+    {case: '@svc/client dependencies', value: client.dependencies, unit: 'packages'},
+  ]);
+
+  printTable('@svc/cli (sizes in MB; baseline: the package before; ratio: against the goal)', [
     {
       case: 'tarball',
       baseline: BEFORE.tarball,
@@ -92,7 +163,7 @@ try {
     },
   ]);
 
-  const bin = join(app, 'node_modules', 'svc', 'bin', 'run.js');
+  const bin = join(app, 'node_modules', '@svc', 'cli', 'bin', 'run.js');
   const env = {
     ...process.env,
     NO_COLOR: '1',

@@ -49,6 +49,8 @@ async function buildLibrary({folder, entries, platform}) {
     ...common,
     format: ['esm', 'cjs'],
     dts: false,
+    // import.meta.url in the CommonJS copies becomes the file's URL: it is a syntax error in a CommonJS file.
+    shims: true,
     define: {...buildSettings(), __SVC_PACKAGE_VERSION__: JSON.stringify(pkg.version)},
   });
   // Bundled declarations (rollup-plugin-dts), made once for ESM; the CommonJS copies differ only in the

@@ -1,67 +1,196 @@
-// Tests the artifact, not the tree: packs the package, installs the tarball into a fresh project and a fresh
-// global prefix outside the source tree, and runs test/package/installed.smoke.mjs from that project with
-// node --test, so everything it imports and runs comes from the installed copy. `npm run test:package`.
+// Tests the artifacts, not the tree: packs @svc/cli (its prepack is a clean build), @svc/webhooks and
+// @svc/client, checks each tarball with publint and @arethetypeswrong/cli, installs each alone into its own
+// fresh project under the temp dir (the CLI also into a global prefix), and runs test/package/*.smoke.mjs from
+// those projects with node --test, so everything they import and run comes from the installed copies.
+//
+//   npm run test:package                       on this Node
+//   npm run test:package -- --node /path/node  the installed packages and the tests run on that Node (npm
+//                                              itself stays this machine's); CI passes each tested version
+//   --keep                                     keep the work folder and say where it is
+//   --packed DIR                               reuse the three tarballs of an earlier run (from --keep)
 import {spawnSync} from 'node:child_process';
-import {copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync} from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import {tmpdir} from 'node:os';
-import {dirname, join} from 'node:path';
+import {delimiter, dirname, join, resolve} from 'node:path';
 import {fileURLToPath} from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const work = mkdtempSync(join(tmpdir(), 'svc-package-'));
-const keep = process.argv.includes('--keep');
+const args = process.argv.slice(2);
+function option(name) {
+  const at = args.indexOf(name);
+  if (at < 0) return undefined;
+  const value = args[at + 1];
+  if (!value) {
+    console.error(`package-smoke: ${name} needs a value`);
+    process.exit(2);
+  }
+  return value;
+}
+const keep = args.includes('--keep');
+const node = resolve(option('--node') ?? process.execPath);
+const packed = option('--packed');
+const work = realpathSync(mkdtempSync(join(tmpdir(), 'svc-package-')));
 
-function npm(args, cwd) {
+const PACKAGES = {cli: '@svc/cli', webhooks: '@svc/webhooks', client: '@svc/client'};
+
+function log(message) {
+  console.error(`package-smoke: ${message}`);
+}
+
+function run(command, commandArgs, {cwd, env = process.env, capture = true} = {}) {
   const started = Date.now();
-  const r = spawnSync('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error'], {
+  const r = spawnSync(command, commandArgs, {
     cwd,
-    stdio: ['ignore', 'pipe', 'inherit'],
+    env,
+    stdio: ['ignore', capture ? 'pipe' : 'inherit', capture ? 'pipe' : 'inherit'],
     encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
   });
-  if (r.status !== 0) {
-    console.error(`package-smoke: npm ${args.join(' ')} failed (exit ${r.status})`);
+  return {code: r.status ?? 1, stdout: r.stdout ?? '', stderr: r.stderr ?? '', ms: Date.now() - started};
+}
+
+function npm(npmArgs, cwd) {
+  const r = run('npm', [...npmArgs, '--no-audit', '--no-fund', '--loglevel=error'], {cwd});
+  if (r.code !== 0) {
+    log(`npm ${npmArgs.join(' ')} failed (exit ${r.code})\n${r.stderr}`);
     process.exit(1);
   }
-  console.error(`package-smoke: npm ${args[0]} ${args.at(-1)} (${Date.now() - started} ms)`);
+  log(`npm ${npmArgs.join(' ')} (${r.ms} ms)`);
   return r.stdout;
+}
+
+/** Packs the three packages into `dir`: the root first, whose prepack builds the libraries too. */
+function pack(dir) {
+  npm(['pack', '--pack-destination', dir], root);
+  npm(['pack', '-w', 'src/webhooks', '-w', 'src/client', '--pack-destination', dir], root);
+  return tarballsIn(dir);
+}
+
+function tarballsIn(dir) {
+  const files = readdirSync(dir);
+  const find = (prefix) => {
+    const file = files.find((f) => f.startsWith(prefix) && f.endsWith('.tgz'));
+    if (!file) {
+      log(`no ${prefix}*.tgz in ${dir}`);
+      process.exit(1);
+    }
+    return join(dir, file);
+  };
+  return {cli: find('svc-cli-'), webhooks: find('svc-webhooks-'), client: find('svc-client-')};
+}
+
+// Every resolution a consumer's TypeScript uses (node10, node16 from CJS and from ESM, bundler), every entry.
+// @svc/cli alone is ESM by design (`svc` is a program; `@svc/cli/emulator` is imported by test suites, and
+// Node >= 20.19 also loads it with require): its profile leaves out the CommonJS-to-ESM rule, and node10,
+// which knows no `exports` and so cannot name `@svc/cli/emulator` at all.
+const ATTW_PROFILE = {cli: ['--profile', 'esm-only'], webhooks: [], client: []};
+
+function lint(tarballs) {
+  const failures = [];
+  for (const [key, tarball] of Object.entries(tarballs)) {
+    const publint = run('npx', ['--no-install', 'publint', '--strict', tarball], {cwd: root});
+    const attw = run(
+      'npx',
+      ['--no-install', 'attw', tarball, '--format', 'table-flipped', ...ATTW_PROFILE[key]],
+      {cwd: root},
+    );
+    for (const [tool, r] of [
+      ['publint', publint],
+      ['attw', attw],
+    ]) {
+      log(`${tool} ${PACKAGES[key]}: ${r.code === 0 ? 'ok' : 'FAILED'}`);
+      if (r.code !== 0) {
+        failures.push(`${tool} ${PACKAGES[key]}`);
+        process.stderr.write(`${r.stdout}${r.stderr}\n`);
+      }
+    }
+  }
+  return failures;
+}
+
+function project(name, extra = {}) {
+  const dir = join(work, name);
+  mkdirSync(dir, {recursive: true});
+  writeFileSync(
+    join(dir, 'package.json'),
+    `${JSON.stringify({name: `svc-smoke-${name.replace(/\W/g, '-')}`, version: '1.0.0', private: true, ...extra}, null, 2)}\n`,
+  );
+  return dir;
+}
+
+/** Runs test files from `app` with node --test on the chosen Node; true when they pass. */
+function smoke(app, files, env) {
+  for (const file of files) copyFileSync(join(root, 'test', 'package', file), join(app, file));
+  log(`node --test ${files.join(' ')} (in ${app}, Node ${nodeVersion})`);
+  const r = run(node, ['--test', '--test-concurrency=1', '--test-reporter=spec', ...files], {
+    cwd: app,
+    env,
+    capture: false,
+  });
+  return r.code === 0;
+}
+
+const nodeVersion = run(node, ['--version']).stdout.trim();
+if (!nodeVersion) {
+  log(`${node} does not run`);
+  process.exit(2);
 }
 
 let status = 1;
 try {
-  // Packing runs prepack, a clean build: the tarball holds what a fresh build makes, nothing left over.
-  npm(['pack', '--pack-destination', work], root);
-  const tarball = join(
-    work,
-    readdirSync(work).find((f) => f.endsWith('.tgz')),
-  );
+  const tarballs = packed ? tarballsIn(resolve(packed)) : pack(work);
+  const failures = lint(tarballs);
 
-  const app = join(work, 'app');
-  mkdirSync(app);
-  writeFileSync(
-    join(app, 'package.json'),
-    `${JSON.stringify({name: 'svc-smoke-app', version: '1.0.0', private: true, type: 'module'}, null, 2)}\n`,
-  );
-  npm(['install', tarball], app);
+  // Each package alone in its own project, as its users install it.
+  const cliApp = project('cli', {type: 'module'});
+  npm(['install', tarballs.cli], cliApp);
   const prefix = join(work, 'global');
-  npm(['install', '--global', '--prefix', prefix, tarball], work);
+  npm(['install', '--global', '--prefix', prefix, tarballs.cli], work);
+  const webhooksApp = project('webhooks', {type: 'module'});
+  npm(['install', tarballs.webhooks], webhooksApp);
+  // Express beside it, in a CommonJS project of its own below it: `npm ls` of the webhooks project shows
+  // only @svc/webhooks, and the Express app still finds it (node_modules above).
+  const expressApp = project(join('webhooks', 'express-app'), {type: 'commonjs'});
+  npm(['install', 'express@5', '--prefer-offline'], expressApp);
+  const clientApp = project('client', {type: 'module'});
+  npm(['install', tarballs.client], clientApp);
 
-  copyFileSync(join(root, 'test', 'package', 'installed.smoke.mjs'), join(app, 'installed.smoke.mjs'));
-  const cache = spawnSync('npm', ['config', 'get', 'cache'], {encoding: 'utf8'}).stdout.trim();
-  const test = spawnSync(process.execPath, ['--test', '--test-reporter=spec', 'installed.smoke.mjs'], {
-    cwd: app,
-    stdio: 'inherit',
-    env: {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      SVC_SMOKE_TARBALL: tarball,
-      SVC_SMOKE_GLOBAL_BIN: join(prefix, 'bin'),
-      SVC_SMOKE_TREE: root,
-      npm_config_cache: cache,
-    },
-  });
-  status = test.status ?? 1;
+  const cache = run('npm', ['config', 'get', 'cache']).stdout.trim();
+  const env = {
+    // The chosen Node first on the PATH: `svc`'s shebang, npx and the tests' own children all run on it.
+    PATH: [dirname(node), process.env.PATH].join(delimiter),
+    HOME: process.env.HOME,
+    SVC_SMOKE_NODE: node,
+    SVC_SMOKE_TREE: root,
+    SVC_SMOKE_WORK: work,
+    SVC_SMOKE_CLI_TARBALL: tarballs.cli,
+    SVC_SMOKE_CLI_APP: cliApp,
+    SVC_SMOKE_GLOBAL_BIN: join(prefix, 'bin'),
+    SVC_SMOKE_WEBHOOKS_APP: webhooksApp,
+    SVC_SMOKE_CLIENT_APP: clientApp,
+    SVC_SMOKE_EXPRESS_APP: expressApp,
+    npm_config_cache: cache,
+  };
+  const passed = [
+    smoke(webhooksApp, ['webhooks.smoke.mjs'], env),
+    smoke(clientApp, ['client.smoke.mjs'], env),
+    smoke(cliApp, ['installed.smoke.mjs', 'template.smoke.mjs'], env),
+  ];
+  if (passed.includes(false)) failures.push('smoke tests');
+  if (failures.length > 0) log(`FAILED on Node ${nodeVersion}: ${failures.join(', ')}`);
+  else log(`all packages pass on Node ${nodeVersion}`);
+  status = failures.length > 0 ? 1 : 0;
 } finally {
-  if (keep) console.error(`package-smoke: kept ${work}`);
-  else rmSync(work, {recursive: true, force: true});
+  if (keep) log(`kept ${work}`);
+  else if (existsSync(work)) rmSync(work, {recursive: true, force: true});
 }
 process.exitCode = status;

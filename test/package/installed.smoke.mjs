@@ -1,23 +1,36 @@
-// The package as users get it: run from a folder where svc was installed from its tarball, far from the source
+// @svc/cli as users get it: run from a folder where it was installed from its tarball, far from the source
 // tree (scripts/package-smoke.js packs it, installs it locally and into a global prefix, and runs this file
 // there with node --test). Everything here goes through the installed copy: its bin, its entry points, its
-// emulator with the template it ships.
+// emulator with the template it ships, and the two libraries it carries (@svc/webhooks and @svc/client come
+// from their own installs: a receiver or a script depends on them, not on the CLI).
 import assert from 'node:assert/strict';
 import {spawn, spawnSync} from 'node:child_process';
-import {mkdirSync, mkdtempSync, realpathSync, rmSync} from 'node:fs';
+import {mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync} from 'node:fs';
 import {createServer} from 'node:http';
 import {tmpdir} from 'node:os';
 import {delimiter, join} from 'node:path';
 import {after, describe, it} from 'node:test';
-import {fileURLToPath} from 'node:url';
+import {createRequire} from 'node:module';
+import {fileURLToPath, pathToFileURL} from 'node:url';
 
 const APP = realpathSync(process.cwd());
 const LOCAL_BIN = join(APP, 'node_modules', '.bin', 'svc');
 const GLOBAL_BIN = process.env.SVC_SMOKE_GLOBAL_BIN;
-const TARBALL = process.env.SVC_SMOKE_TARBALL;
+const TARBALL = process.env.SVC_SMOKE_CLI_TARBALL;
 const TREE = process.env.SVC_SMOKE_TREE;
-assert.ok(GLOBAL_BIN && TARBALL, 'run through scripts/package-smoke.js');
-const SYSTEM_PATH = ['/usr/local/bin', '/usr/bin', '/bin', join(process.execPath, '..')].join(delimiter);
+const WEBHOOKS_APP = process.env.SVC_SMOKE_WEBHOOKS_APP;
+const CLIENT_APP = process.env.SVC_SMOKE_CLIENT_APP;
+assert.ok(GLOBAL_BIN && TARBALL && WEBHOOKS_APP && CLIENT_APP, 'run through scripts/package-smoke.js');
+const INSTALLED = join(APP, 'node_modules', '@svc', 'cli');
+/** An address for commands that must not reach anything: they stop at the missing key. */
+const NOWHERE = 'http://127.0.0.1:9';
+// The Node under test first: `svc`'s shebang and npx run on it.
+const SYSTEM_PATH = [join(process.execPath, '..'), '/usr/local/bin', '/usr/bin', '/bin'].join(delimiter);
+
+/** A library from the project it was installed into alone. */
+function importFrom(app, entry) {
+  return import(pathToFileURL(createRequire(join(app, 'package.json')).resolve(entry)).href);
+}
 
 const home = mkdtempSync(join(tmpdir(), 'svc-smoke-home-'));
 /** A person's environment: their own folders, svc on the PATH only when installed globally. */
@@ -84,7 +97,7 @@ function startEmulator(bin, args, env) {
  * its endpoint exists (the endpoint needs its URL); the signing secret the endpoint gets is handed over after.
  */
 async function startReceiver() {
-  const {createNodeHandler} = await import('@svc/webhooks/node');
+  const {createNodeHandler} = await importFrom(WEBHOOKS_APP, '@svc/webhooks/node');
   const events = [];
   let handle;
   const server = createServer((req, res) => {
@@ -163,53 +176,19 @@ function runHint(text, env, cwd = APP) {
 }
 
 describe('the installed package', () => {
-  it('resolves every entry point from its own install', async () => {
-    const entries = [
-      'svc',
-      '@svc/client',
-      '@svc/webhooks',
-      '@svc/webhooks/web',
-      '@svc/webhooks/node',
-      '@svc/webhooks/express',
-      '@svc/webhooks/fetch',
-      '@svc/cli/emulator',
-    ];
-    for (const entry of entries) {
-      assertInstalled(import.meta.resolve(entry), join(APP, 'node_modules', 'svc'));
-      const loaded = await import(entry);
-      assert.ok(Object.keys(loaded).length > 0, `${entry} exports nothing`);
+  it('resolves @svc/cli/emulator, and the libraries it carries, from its own install', async () => {
+    assertInstalled(import.meta.resolve('@svc/cli/emulator'), INSTALLED);
+    const {startEmulator: start} = await import('@svc/cli/emulator');
+    assert.equal(typeof start, 'function');
+    // @svc/webhooks and @svc/client travel inside the tarball (bundleDependencies), at this very version.
+    const cli = createRequire(join(INSTALLED, 'package.json'));
+    const version = JSON.parse(readFileSync(join(INSTALLED, 'package.json'), 'utf8')).version;
+    for (const library of ['@svc/webhooks', '@svc/client']) {
+      const resolved = cli.resolve(library);
+      assertInstalled(resolved, join(APP, 'node_modules'));
+      const manifest = JSON.parse(readFileSync(cli.resolve(`${library}/package.json`), 'utf8'));
+      assert.equal(manifest.version, version, library);
     }
-    const {signPayload, verifySignature} = await import('@svc/webhooks');
-    const secret = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
-    const header = signPayload({secret, payload: '{"a":1}'});
-    assert.equal(verifySignature({secret, payload: '{"a":1}', header}).secretIndex, 0);
-
-    // The fetch-style integration, as a route handler gets requests: a signed event handled, a forged one refused.
-    const {createFetchHandler} = await import('@svc/webhooks/fetch');
-    const handled = [];
-    const handler = createFetchHandler({secret, onEvent: (event) => void handled.push(event.id)});
-    const event = JSON.stringify({
-      id: 'evt_smoke',
-      type: 'sandbox.ready',
-      created_at: '2026-01-01T00:00:00.000Z',
-      org_id: 'org_smoke',
-      data: {sandbox: {id: 'sbx_smoke', name: 'web', status: 'running', desired_state: 'running'}},
-    });
-    const post = (signature) =>
-      handler(
-        new Request('http://receiver.test/hook', {
-          method: 'POST',
-          headers: {'svc-signature': signature},
-          body: event,
-        }),
-      );
-    assert.equal((await post(signPayload({secret, payload: event}))).status, 200);
-    assert.deepEqual(handled, ['evt_smoke']);
-    assert.equal(
-      (await post(signPayload({secret: `whsec_${Buffer.alloc(32, 8).toString('base64')}`, payload: event})))
-        .status,
-      400,
-    );
   });
 
   it('starts the emulator from @svc/cli/emulator and delivers a signed event that @svc/webhooks/node verifies', async () => {
@@ -220,7 +199,7 @@ describe('the installed package', () => {
       const endpoint = await emu.control.createWebhook({url: receiver.url, events: ['sandbox.ready']});
       receiver.acceptSecret(endpoint.secret);
       const key = await emu.control.createKey({name: 'smoke'});
-      const {createClient} = await import('@svc/client');
+      const {createClient} = await importFrom(CLIENT_APP, '@svc/client');
       const client = createClient({apiUrl: emu.apiUrl, apiKey: key.secret});
       assert.equal((await client.getOrg()).id, emu.orgId);
       await emu.control.trigger({type: 'sandbox.ready'});
@@ -288,13 +267,14 @@ describe('the installed package', () => {
   });
 
   it('prints hints, from a local install, that run as printed from the project and its subfolders', () => {
-    const env = userEnv({XDG_CONFIG_HOME: join(home, 'nobody-config')});
+    // An address named but no key: the hint says how to log in there (nothing listens; no request is made).
+    const env = userEnv({XDG_CONFIG_HOME: join(home, 'nobody-config'), SVC_API_URL: NOWHERE});
     const sub = join(APP, 'src', 'deep');
     mkdirSync(sub, {recursive: true});
     for (const cwd of [APP, sub]) {
       const r = run(LOCAL_BIN, ['org'], {env, cwd});
       assert.equal(r.code, 4);
-      assert.match(r.stderr, /`npx svc login`/);
+      assert.match(r.stderr, /`npx svc login --api-url /);
       // npx finds the project's own svc: the hinted login runs (and, given no key, asks for one on stdin).
       const hint = runHint(r.stderr, {...env, npm_config_cache: process.env.npm_config_cache}, cwd);
       assert.equal(hint.code, 2, `${hint.command}: ${hint.stderr}`);
@@ -308,7 +288,7 @@ describe('the installed package', () => {
       assert.ok(frames.length > 0, debug.stderr);
       for (const frame of frames) assert.ok(!TREE || !frame.includes(TREE), frame);
       assert.ok(
-        frames.some((frame) => frame.includes(join(APP, 'node_modules', 'svc'))),
+        frames.some((frame) => frame.includes(INSTALLED)),
         debug.stderr,
       );
     }
@@ -349,9 +329,10 @@ describe('the installed package', () => {
     } finally {
       assert.equal(await emulator.stop(), 0, emulator.stderr());
     }
-    const r = run('svc', ['org'], {env, cwd: home});
-    assert.equal(r.code, 4);
-    const hint = runHint(r.stderr, env, home);
+    const nowhere = {...env, SVC_API_URL: NOWHERE};
+    const r = run('svc', ['org'], {env: nowhere, cwd: home});
+    assert.equal(r.code, 4, r.stderr);
+    const hint = runHint(r.stderr, nowhere, home);
     assert.match(hint.command, /^svc login/);
     assert.equal(hint.code, 2, hint.stderr);
   });
@@ -374,10 +355,23 @@ describe('the installed package', () => {
         '-e',
         'console.log(process.env.SVC_API_KEY ? "key" : "none")',
       ],
-      {env, cwd: empty, timeoutMs: 180_000},
+      // The first run installs the package and its dependencies into npx's cache: minutes on a busy machine.
+      {env, cwd: empty, timeoutMs: 300_000},
     );
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stdout.trim(), 'key');
+    // Started by npx from its cache, svc hints `npx @svc/cli …`: a bare `npx svc` there would fetch another
+    // package of that name.
+    const npx = (args) =>
+      run('npm', ['exec', '--yes', `--package=${TARBALL}`, '--', 'svc', ...args], {
+        env: {...env, SVC_API_URL: NOWHERE},
+        cwd: empty,
+        timeoutMs: 300_000,
+      });
+    const org = npx(['org']);
+    assert.equal(org.code, 4, org.stderr);
+    assert.match(org.stderr, /`npx @svc\/cli login --api-url /);
+    assert.doesNotMatch(org.stderr, /npx svc\b/);
   });
 });
 

@@ -110,6 +110,17 @@ function toError(fields: Record<string, unknown> | undefined): Error {
   return err;
 }
 
+/**
+ * The worker's Node options: left unset, it inherits the parent's as they are. The source is CommonJS, so a
+ * parent started with --input-type=module hands over the rest without it; options given explicitly are checked
+ * again, and some a process may hold are refused in a worker (Node 24's test runner starts its test files with
+ * --v8-pool-size, --secure-heap and others), so they are handed over only when they must be.
+ */
+function workerExecArgv(): string[] | undefined {
+  if (!process.execArgv.some((arg) => arg.startsWith('--input-type'))) return undefined;
+  return process.execArgv.filter((arg) => !arg.startsWith('--input-type'));
+}
+
 class ThreadDatabase implements Database {
   readonly kind = 'pglite' as const;
   readonly #worker: Worker;
@@ -124,8 +135,7 @@ class ThreadDatabase implements Database {
   constructor(dataDir: string | undefined) {
     this.#worker = new Worker(WORKER_SOURCE, {
       eval: true,
-      // The source is CommonJS; a parent started with --input-type=module would make an evaluated worker ESM.
-      execArgv: process.execArgv.filter((arg) => !arg.startsWith('--input-type')),
+      execArgv: workerExecArgv(),
       workerData: {
         entry: createRequire(import.meta.url).resolve('@electric-sql/pglite'),
         dataDir,
