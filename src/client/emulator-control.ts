@@ -173,7 +173,7 @@ export class EmulatorControl {
    */
   waitForDelivery(options: WaitForDeliveryOptions): Promise<DeliveryDetail> {
     const {timeout, ...rest} = options;
-    return this.#call('POST', '/_emulator/deliveries/wait', DeliveryDetailSchema, {
+    return this.#call('POST', '/_emulator/delivery-wait', DeliveryDetailSchema, {
       ...rest,
       ...(timeout === undefined ? {} : {timeout_ms: timeout}),
     });

@@ -1,7 +1,7 @@
 // `svc tui`: where the delivery browser gets its data. Always /v1 through the client; when the API address is a
 // running emulator's, also its control surface, for attempt detail and resends. No Ink here: the UI is loaded
 // by the command, and takes this source as it is.
-import {defaultFileStore, resolveStoredApiUrl} from '../auth/resolve.js';
+import {defaultFileStore, NoApiAddressError, resolveStoredApiUrl} from '../auth/resolve.js';
 import {type DeliveryDetail, type EmulatorControl, EmulatorControlError} from '@svc/client';
 import {openSession, type Session} from '../auth/session.js';
 import {usageError} from '../lib/errors.js';
@@ -22,10 +22,15 @@ export interface OpenTuiSourceOptions {
 
 export async function openTuiSource(options: OpenTuiSourceOptions): Promise<TuiSource> {
   const flags = {apiUrl: options.apiUrl};
+  // No address yet (none given, no login, no default in this build): the browser opens anyway, says so on its
+  // first screen, and follows the first login made from another terminal.
   const apiUrl = await resolveStoredApiUrl({
     env: options.env,
     flags,
     fileStore: defaultFileStore(options.env),
+  }).catch((err: unknown) => {
+    if (err instanceof NoApiAddressError) return '';
+    throw err;
   });
   const {nodeHttpFetch} = await import('../lib/node-transport.js');
   // Node's own fetch would load all of undici before the first screen; its calls send no body.
@@ -36,7 +41,7 @@ export async function openTuiSource(options: OpenTuiSourceOptions): Promise<TuiS
   // another address (the emulator's): the header, attempt detail and resend follow the session once it opens.
   let current: {apiUrl: string; control: EmulatorControl | undefined} = {
     apiUrl,
-    control: await controlFor(apiUrl),
+    control: apiUrl === '' ? undefined : await controlFor(apiUrl),
   };
   // Opened on first use, so that "not logged in" is a screen of the browser (which keeps trying) rather than an exit.
   let session: Promise<Session> | undefined;

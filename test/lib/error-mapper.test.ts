@@ -1,6 +1,6 @@
 // The CLI's one error mapper: every kind of failure a command meets, as a person and a script see it.
 import {Errors} from '@oclif/core';
-import {describe, expect, it, vi} from 'vitest';
+import {describe, expect, it} from 'vitest';
 import {EmulatorControlError} from '../../src/client/emulator-control.js';
 import {ApiUrlError, normalizeApiUrl} from '../../src/client/api-url.js';
 import {

@@ -5,7 +5,6 @@ import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {type RunningEmulator, startEmulator} from '../../src/emulator/index.js';
-import {DEFAULT_API_URL} from '../../src/client/defaults.js';
 import {openTuiSource, prefetchEndpoints} from '../../src/services/tui.js';
 import {runCli} from '../helpers/run-cli.js';
 
@@ -25,9 +24,10 @@ describe('openTuiSource', () => {
   it('names the address of the login made after it opened, and offers the emulator parts there', async () => {
     const env = {SVC_CONFIG_DIR: join(root, 'config'), SVC_EMULATOR_DATA_DIR: join(root, 'emulator')};
     const source = prefetchEndpoints(await openTuiSource({env}));
-    expect(source.apiUrl).toBe(DEFAULT_API_URL);
+    // No address at all yet (this build has no default): the browser opens and says so.
+    expect(source.apiUrl).toBe('');
     expect(source.emulator).toBe(false);
-    await expect(source.listEndpoints()).rejects.toMatchObject({exitCode: 4});
+    await expect(source.listEndpoints()).rejects.toMatchObject({exitCode: 2, code: 'no_api_url'});
 
     // Another terminal logs in to the emulator.
     const key = await emu.control.createKey({name: 'later'});

@@ -35,8 +35,11 @@ export default class EmulatorClock extends BaseCommand {
       env: process.env,
     });
     if (!this.jsonEnabled()) {
-      const whose = 'org_id' in state ? ` of ${state.org_id}${state.own ? ', its own' : ''}` : '';
-      this.log(`${state.now} (${state.mode} clock${whose}, the emulator at ${apiUrl})`);
+      const whose =
+        'org_id' in state
+          ? `of ${state.org_id}${state.own ? ' (its own)' : ''} in the emulator`
+          : 'of the emulator';
+      this.log(`${state.now} (${state.mode} clock ${whose} at ${apiUrl})`);
     }
     return state;
   }

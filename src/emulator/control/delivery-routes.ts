@@ -27,7 +27,7 @@ export function registerDeliveryControlRoutes(
   });
   // Held until the delivery is recorded as asked (or the time runs out: 408 timeout), woken by the engine's word
   // of changes; the caller reads nothing again and again.
-  app.post('/_emulator/deliveries/wait', async (c) => {
+  app.post('/_emulator/delivery-wait', async (c) => {
     const body = await readJsonObject(c, ['event_id', 'delivery_id', 'status', 'attempts', 'timeout_ms']);
     return c.json(await waitForDelivery(ctx, body, c.req.raw.signal));
   });

@@ -84,6 +84,8 @@ describe('the database template', () => {
       expect(r.rows.map((t) => t.name)).toEqual([
         'api_keys_notify_change',
         'orgs_notify_change',
+        'sandbox_links_notify_change',
+        'sandboxes_notify_change',
         'webhook_endpoints_notify_change',
       ]);
       expect(r.rows.every((t) => t.enabled === 'D')).toBe(true);

@@ -136,7 +136,7 @@ describeEachBackend(EMULATOR_BACKENDS, 'org clocks ($name)', (backend) => {
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(EmulatorControlError);
     expect(err).toMatchObject({status: 408, code: 'timeout'});
-    const bad = await fetch(`${emu.apiUrl}/_emulator/deliveries/wait`, {
+    const bad = await fetch(`${emu.apiUrl}/_emulator/delivery-wait`, {
       method: 'POST',
       headers: {authorization: `Bearer ${emu.adminToken}`, 'content-type': 'application/json'},
       body: JSON.stringify({status: 'done'}),
