@@ -1,7 +1,7 @@
 // The one place where any error a command meets becomes what a person (or a script) sees: a message, a stable
 // code, the next steps and the exit code. Libraries (the API client, the emulator's control client, the
 // receiver library) throw errors that say what happened; the CLI's own conventions are applied here only.
-import {Errors} from '@oclif/core';
+import type {Errors} from '@oclif/core';
 import {
   ApiUrlError,
   DEFAULT_API_URL,
@@ -32,7 +32,7 @@ export function exitCodeForStatus(status: number | undefined): ExitCodeValue {
 /** Turns anything thrown into the error a person sees. Never throws. */
 export function toUserError(err: unknown): UserError {
   if (err instanceof UserError) return err;
-  if (err instanceof Errors.CLIError) return fromOclif(err);
+  if (isOclifError(err)) return fromOclif(err);
   if (err instanceof ApiError) return fromApi(err);
   if (err instanceof EmulatorControlError) {
     return new UserError(err.message, {code: err.code, exitCode: exitCodeForStatus(err.status), cause: err});
@@ -82,6 +82,14 @@ export function debugReport(err: unknown): string {
     current = current instanceof Error ? current.cause : undefined;
   }
   return parts.join('\n');
+}
+
+/**
+ * oclif's errors carry `oclif` (their exit code). Told apart by that, not by class: the screens map errors here
+ * too, and loading oclif for a class check would put it in the TUI's bundle.
+ */
+function isOclifError(err: unknown): err is Errors.CLIError {
+  return err instanceof Error && typeof (err as {oclif?: unknown}).oclif === 'object';
 }
 
 // oclif's own parse errors (unknown flag, missing argument, bad option value) carry exit 2.
