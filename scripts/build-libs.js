@@ -75,6 +75,8 @@ async function buildLibrary({folder, entries, platform}) {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  // A package's own prepack runs this from its folder; the declarations are made relative to the tree's root.
+  process.chdir(root);
   const started = Date.now();
   // `--only webhooks` builds one (what a package's own prepack runs).
   const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
