@@ -52,11 +52,6 @@ async function buildLibrary({folder, entries, platform}) {
     // import.meta.url in the CommonJS copies becomes the file's URL: it is a syntax error in a CommonJS file.
     shims: true,
     define: {...buildSettings(), __SVC_PACKAGE_VERSION__: JSON.stringify(pkg.version)},
-    // Whitespace and syntax only: names stay, so a stack trace from a receiver still reads.
-    esbuildOptions(options) {
-      options.minifyWhitespace = true;
-      options.minifySyntax = true;
-    },
   });
   // Bundled declarations (rollup-plugin-dts), made once for ESM; the CommonJS copies differ only in the
   // extension of the chunks they import, so every moduleResolution a consumer uses finds its own kind.
