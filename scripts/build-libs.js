@@ -24,10 +24,39 @@ export function buildSettings(env = process.env) {
 
 export const LIBRARIES = [
   {folder: 'webhooks', entries: ['index', 'node', 'express', 'fetch', 'web'], platform: 'neutral'},
-  {folder: 'client', entries: ['index'], platform: 'node'},
+  // The client carries the part of zod it uses inside its bundle: it installs with no dependency at all, and
+  // a CLI tarball that holds it needs no copy of zod's whole package beside it.
+  {folder: 'client', entries: ['index'], platform: 'node', inline: ['zod']},
 ];
 
-async function buildLibrary({folder, entries, platform}) {
+/**
+ * The CommonJS files, each made from the ES module file of the same name (`index.js` -> `index.cjs`, every chunk
+ * likewise): one build of the code, so both kinds of consumer run the same code; each pair sits side by side in
+ * the tarball, where gzip stores the second almost for free. `import.meta.url` becomes the file's own URL.
+ */
+async function commonJsFrom(outDir) {
+  const {transform} = await import('esbuild');
+  for (const file of readdirSync(outDir).filter((f) => f.endsWith('.js'))) {
+    const source = readFileSync(join(outDir, file), 'utf8');
+    const usesOwnUrl = source.includes('import.meta.url');
+    const {code} = await transform(source, {
+      format: 'cjs',
+      // Node's platform adds the note of export names Node reads when an ES module imports the file.
+      platform: 'node',
+      target: 'es2022',
+      minifyWhitespace: true,
+      define: usesOwnUrl ? {'import.meta.url': '__svcOwnUrl'} : {},
+      banner: usesOwnUrl ? 'var __svcOwnUrl=require("node:url").pathToFileURL(__filename).href;' : '',
+    });
+    // A chunk loaded later (`import()` in the ES module) is required when it is first asked for.
+    const cjs = code
+      .replace(/\bimport\("(\.\/[^"]+)\.js"\)/g, 'Promise.resolve().then(()=>require("$1.cjs"))')
+      .replace(/\brequire\("(\.\/[^"]+)\.js"\)/g, 'require("$1.cjs")');
+    writeFileSync(join(outDir, file.replace(/\.js$/, '.cjs')), cjs);
+  }
+}
+
+async function buildLibrary({folder, entries, platform, inline = []}) {
   const dir = join(root, 'src', folder);
   const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
   const outDir = join(dir, 'dist');
@@ -40,33 +69,43 @@ async function buildLibrary({folder, entries, platform}) {
     target: 'es2022',
     tsconfig: join(root, 'tsconfig.json'),
     external: [...Object.keys(pkg.dependencies ?? {}), /^node:/],
+    noExternal: inline,
     treeshake: false,
     sourcemap: false,
     clean: false,
     silent: true,
   };
-  await build({
+  const code = {
     ...common,
-    format: ['esm', 'cjs'],
     dts: false,
-    // import.meta.url in the CommonJS copies becomes the file's URL: it is a syntax error in a CommonJS file.
-    shims: true,
     define: {...buildSettings(), __SVC_PACKAGE_VERSION__: JSON.stringify(pkg.version)},
-  });
-  // Bundled declarations (rollup-plugin-dts), made once for ESM; the CommonJS copies differ only in the
-  // extension of the chunks they import, so every moduleResolution a consumer uses finds its own kind.
+    // Local names and whitespace: exported functions and classes keep their names (keepNames), so a
+    // receiver's stack trace still reads.
+    minifyWhitespace: true,
+    minifyIdentifiers: true,
+    keepNames: true,
+  };
+  // Syntax minified too, which drops the definitions a package does not use.
+  await build({...code, format: ['esm'], minifySyntax: true});
+  await commonJsFrom(outDir);
+  // Bundled declarations (rollup-plugin-dts), made once. They are shipped as CommonJS declarations (.d.cts,
+  // importing .cjs chunks); each ESM entry's .d.ts re-exports its .d.cts, so both kinds of consumer, in
+  // every moduleResolution, see one set of types and the package carries them once.
   await build({
     ...common,
     format: ['esm'],
     dts: {only: true, compilerOptions: {composite: false, incremental: false, paths: {}}},
   });
-  // One license text for the project: each package carries a copy made here.
-  copyFileSync(join(root, 'LICENSE'), join(dir, 'LICENSE'));
   for (const file of readdirSync(outDir).filter((f) => f.endsWith('.d.ts'))) {
     const text = readFileSync(join(outDir, file), 'utf8');
-    const cts = text.replace(/(from\s+'\.\/[^']+)\.js'/g, "$1.cjs'");
+    const cts = text.replace(/((?:from\s+|import\s+)'\.\/[^']+)\.js'/g, "$1.cjs'");
     writeFileSync(join(outDir, file.replace(/\.d\.ts$/, '.d.cts')), cts);
+    const entry = file.replace(/\.d\.ts$/, '');
+    if (entries.includes(entry)) writeFileSync(join(outDir, file), `export * from './${entry}.cjs';\n`);
+    else rmSync(join(outDir, file));
   }
+  // One license text for the project: each package carries a copy made here.
+  copyFileSync(join(root, 'LICENSE'), join(dir, 'LICENSE'));
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

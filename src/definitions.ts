@@ -26,18 +26,18 @@ export function idShapeText(kind: IdKind, joiner = 'followed by'): string {
 }
 
 /** The exact shape of each kind of id: a path segment that does not match names no record. */
-export const ID_PATTERNS: Readonly<Record<IdKind, RegExp>> = Object.freeze({
-  org: idShape('org'),
-  apiKey: idShape('key'),
-  webhookEndpoint: idShape('we'),
-  event: idShape('evt'),
-  delivery: idShape('dlv'),
-  sandbox: idShape('sbx'),
-  sandboxLink: idShape('lnk'),
-  user: idShape('usr'),
+export const ID_PATTERNS: Readonly<Record<IdKind, RegExp>> = /* @__PURE__ */ Object.freeze({
+  org: /* @__PURE__ */ idShape('org'),
+  apiKey: /* @__PURE__ */ idShape('key'),
+  webhookEndpoint: /* @__PURE__ */ idShape('we'),
+  event: /* @__PURE__ */ idShape('evt'),
+  delivery: /* @__PURE__ */ idShape('dlv'),
+  sandbox: /* @__PURE__ */ idShape('sbx'),
+  sandboxLink: /* @__PURE__ */ idShape('lnk'),
+  user: /* @__PURE__ */ idShape('usr'),
 });
 /** Any id of the service. */
-export const ANY_ID_PATTERN = new RegExp(
+export const ANY_ID_PATTERN = /* @__PURE__ */ new RegExp(
   `^(${Object.values(ID_PREFIXES).join('|')})_[0-9A-Za-z]{${ID_BODY_LENGTH}}$`,
 );
 
@@ -45,9 +45,9 @@ export const ANY_ID_PATTERN = new RegExp(
  * An id as an event body may carry it, for receivers: the prefix and any number of base62 characters, so
  * that a receiver keeps accepting events should ids ever grow.
  */
-export const EVENT_BODY_ID_PATTERNS = Object.freeze({
-  event: new RegExp(`^${ID_PREFIXES.event}_[0-9A-Za-z]+$`),
-  org: new RegExp(`^${ID_PREFIXES.org}_[0-9A-Za-z]+$`),
+export const EVENT_BODY_ID_PATTERNS = /* @__PURE__ */ Object.freeze({
+  event: /* @__PURE__ */ new RegExp(`^${ID_PREFIXES.event}_[0-9A-Za-z]+$`),
+  org: /* @__PURE__ */ new RegExp(`^${ID_PREFIXES.org}_[0-9A-Za-z]+$`),
 });
 
 export function isId(kind: IdKind, value: unknown): value is string {
@@ -146,7 +146,7 @@ export const SANDBOX_ACTIONS = [
 ] as const;
 export type SandboxAction = (typeof SANDBOX_ACTIONS)[number];
 /** The moves a person or script may ask for; `expire` happens only when `expires_at` passes. */
-export const SANDBOX_REQUESTABLE_ACTIONS = SANDBOX_ACTIONS.filter(
+export const SANDBOX_REQUESTABLE_ACTIONS = /* @__PURE__ */ SANDBOX_ACTIONS.filter(
   (a): a is Exclude<SandboxAction, 'expire'> => a !== 'expire',
 );
 
@@ -157,13 +157,12 @@ export const SANDBOX_REQUESTABLE_ACTIONS = SANDBOX_ACTIONS.filter(
 export const SANDBOX_LINK_KINDS = ['port', 'desktop', 'browser'] as const;
 export type SandboxLinkKind = (typeof SANDBOX_LINK_KINDS)[number];
 /** What people call each kind, one and several. */
-export const SANDBOX_LINK_NOUNS: Readonly<Record<SandboxLinkKind, readonly [string, string]>> = Object.freeze(
-  {
+export const SANDBOX_LINK_NOUNS: Readonly<Record<SandboxLinkKind, readonly [string, string]>> =
+  /* @__PURE__ */ Object.freeze({
     port: ['port session', 'port sessions'],
     desktop: ['desktop link', 'desktop links'],
     browser: ['browser URL', 'browser URLs'],
-  },
-);
+  });
 
 /** A link works while `active`; `revoked`: its key was revoked or expired; `sandbox_stopped`: its sandbox is not running. */
 export const SANDBOX_LINK_STATUSES = ['active', 'revoked', 'sandbox_stopped'] as const;
@@ -210,7 +209,7 @@ export const MAX_ENDPOINT_URL_LENGTH = 2048;
  * local; RFC 7686 onion; RFC 8375 home.arpa; RFC 9476 alt; ICANN's internal): an endpoint host in one of them
  * is refused. The second-level example.com, .net and .org are real, resolvable names and stay allowed.
  */
-export const SPECIAL_USE_DOMAINS = Object.freeze([
+export const SPECIAL_USE_DOMAINS = /* @__PURE__ */ Object.freeze([
   'test',
   'localhost',
   'invalid',
@@ -240,7 +239,7 @@ export function isSuccessStatus(status: number): boolean {
   return status >= 200 && status <= 299;
 }
 /** Waits after failed attempts 1..8 (30 s, 2 min, 10 min, 30 min, 1 h, 3 h, 6 h, 12 h); the ninth failure is final. */
-export const RETRY_WAITS_MS: readonly number[] = Object.freeze([
+export const RETRY_WAITS_MS: readonly number[] = /* @__PURE__ */ Object.freeze([
   30_000, 120_000, 600_000, 1_800_000, 3_600_000, 10_800_000, 21_600_000, 43_200_000,
 ]);
 /** Attempts per delivery, the first included. */
@@ -278,17 +277,17 @@ export const PORT_SESSION_ANSWER_TIMEOUT_MS = 30_000;
 export const SANDBOX_LINK_TOKEN_BYTES = 32;
 
 /** Characters of a link token as its URL carries it (the unpadded base64url of its bytes). */
-export const SANDBOX_LINK_TOKEN_LENGTH = Math.ceil((SANDBOX_LINK_TOKEN_BYTES * 4) / 3);
+export const SANDBOX_LINK_TOKEN_LENGTH = /* @__PURE__ */ Math.ceil((SANDBOX_LINK_TOKEN_BYTES * 4) / 3);
 
 /**
  * Anything in a text shaped like a secret of the service: a key secret, a signing secret (plain or
  * percent-encoded, whole or any run of base64 after `whsec_`), a link token. Logs write `[redacted]` in its place.
  */
-export const SECRET_SHAPES: readonly RegExp[] = Object.freeze([
-  new RegExp(`${API_KEY_SECRET_PREFIX}[0-9A-Za-z]{${API_KEY_SECRET_BODY_LENGTH}}`, 'g'),
-  new RegExp(`${SIGNING_SECRET_PREFIX}(?:[A-Za-z0-9+/]|%2[BbFf]){43}(?:=|%3[Dd])?`, 'g'),
-  new RegExp(`${SIGNING_SECRET_PREFIX}[A-Za-z0-9+=%_-]+`, 'g'),
-  new RegExp(`[A-Za-z0-9_-]{${SANDBOX_LINK_TOKEN_LENGTH},}`, 'g'),
+export const SECRET_SHAPES: readonly RegExp[] = /* @__PURE__ */ Object.freeze([
+  /* @__PURE__ */ new RegExp(`${API_KEY_SECRET_PREFIX}[0-9A-Za-z]{${API_KEY_SECRET_BODY_LENGTH}}`, 'g'),
+  /* @__PURE__ */ new RegExp(`${SIGNING_SECRET_PREFIX}(?:[A-Za-z0-9+/]|%2[BbFf]){43}(?:=|%3[Dd])?`, 'g'),
+  /* @__PURE__ */ new RegExp(`${SIGNING_SECRET_PREFIX}[A-Za-z0-9+=%_-]+`, 'g'),
+  /* @__PURE__ */ new RegExp(`[A-Za-z0-9_-]{${SANDBOX_LINK_TOKEN_LENGTH},}`, 'g'),
 ]);
 
 /** A text with every secret-shaped part replaced by `[redacted]`. */
@@ -413,7 +412,7 @@ export const ERROR_STATUS = {
   gateway_timeout: 504,
 } as const;
 export type ErrorCode = keyof typeof ERROR_STATUS;
-export const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
+export const ERROR_CODES = /* @__PURE__ */ Object.keys(ERROR_STATUS) as ErrorCode[];
 
 /**
  * Why one field of an `invalid_request` was refused, when a caller acts on the reason rather than showing it:
