@@ -2,14 +2,16 @@
 // installed alone into a fresh project. The CLI's size (tarball, unpacked, a fresh install's node_modules)
 // against its goals, beside the figures of the package before it was trimmed; the libraries' sizes and
 // dependency counts against theirs; `svc --version` from the install against `node -e 0`; and
-// `svc emulator start --in-memory` to its ready line from the install against the same from this tree, runs
+// `svc emulator start --in-memory` to its ready line from the install against the same from this tree;
+// `startEmulator({inMemory: true})` in a fresh process from the install, on an empty HOME and a cold cache,
+// against the same from this tree; and `svc emulator exec -- true` on an empty HOME against a warm one. Runs
 // interleaved.
 import {spawn, spawnSync} from 'node:child_process';
 import {mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import {dirname, join} from 'node:path';
 import {performance} from 'node:perf_hooks';
-import {fileURLToPath} from 'node:url';
+import {fileURLToPath, pathToFileURL} from 'node:url';
 import {compareCommands, median, pairedTimeRatio, printTable} from './lib.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -51,6 +53,42 @@ function freshProject(path) {
   mkdirSync(path);
   writeFileSync(join(path, 'package.json'), '{"name": "bench-app", "version": "1.0.0", "private": true}\n');
   return path;
+}
+
+/** The environment of a person who never ran svc: an empty HOME, no cache, no data. */
+function emptyHome(work, name) {
+  const home = mkdtempSync(join(work, `home-${name}-`));
+  return {
+    ...process.env,
+    NO_COLOR: '1',
+    HOME: home,
+    XDG_CACHE_HOME: join(home, '.cache'),
+    XDG_DATA_HOME: join(home, '.local', 'share'),
+    XDG_CONFIG_HOME: join(home, '.config'),
+  };
+}
+
+/** Spawn to exit of a child that starts an in-memory emulator with startEmulator() and stops it. */
+function libraryStartMs(entryUrl, cwd, env) {
+  const script = `const {startEmulator} = await import(${JSON.stringify(entryUrl)});
+const emulator = await startEmulator({inMemory: true, port: 0});
+await emulator.stop();`;
+  const start = performance.now();
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], {cwd, env, encoding: 'utf8'});
+  if (r.status !== 0) throw new Error(`startEmulator from ${entryUrl}: ${r.stderr}`);
+  return performance.now() - start;
+}
+
+/** Spawn to exit of `svc emulator exec -- true`. */
+function execTrueMs(bin, cwd, env) {
+  const start = performance.now();
+  const r = spawnSync(process.execPath, [bin, 'emulator', 'exec', '--', 'true'], {
+    cwd,
+    env,
+    encoding: 'utf8',
+  });
+  if (r.status !== 0) throw new Error(`emulator exec -- true: ${r.stderr}`);
+  return performance.now() - start;
 }
 
 function readyMs(bin, cwd, env) {
@@ -190,6 +228,27 @@ try {
     fromTree.push(b);
     ratios.push(a / b);
   }
+  // The library from the install and from the tree, each in a fresh process on an empty HOME (a cold cache).
+  const installedEntry = pathToFileURL(
+    join(app, 'node_modules', '@svc', 'cli', 'dist', 'src', 'emulator', 'index.js'),
+  ).href;
+  const treeEntry = pathToFileURL(join(root, 'dist', 'src', 'emulator', 'index.js')).href;
+  const library = {install: [], tree: [], ratios: []};
+  const exec = {cold: [], warm: [], ratios: []};
+  const warmHome = emptyHome(work, 'warm');
+  execTrueMs(bin, app, warmHome);
+  for (let r = 0; r < RUNS; r++) {
+    const a = libraryStartMs(installedEntry, app, emptyHome(work, 'lib'));
+    const b = libraryStartMs(treeEntry, root, emptyHome(work, 'lib'));
+    library.install.push(a);
+    library.tree.push(b);
+    library.ratios.push(a / b);
+    const cold = execTrueMs(bin, app, emptyHome(work, 'exec'));
+    const warm = execTrueMs(bin, app, warmHome);
+    exec.cold.push(cold);
+    exec.warm.push(warm);
+    exec.ratios.push(cold / warm);
+  }
   printTable(`Start-up of the installed package (median of ${RUNS}, runs interleaved)`, [
     {
       case: 'svc --version, installed (baseline: node -e 0)',
@@ -205,6 +264,22 @@ try {
       value: median(fromInstall),
       unit: 'ms',
       ratio: median(ratios),
+      target: 1.2,
+    },
+    {
+      case: 'startEmulator({inMemory}) in a fresh process, installed, empty HOME (baseline: the clone)',
+      baseline: median(library.tree),
+      value: median(library.install),
+      unit: 'ms',
+      ratio: median(library.ratios),
+      target: 1.1,
+    },
+    {
+      case: 'svc emulator exec -- true, empty HOME (baseline: a warm HOME)',
+      baseline: median(exec.warm),
+      value: median(exec.cold),
+      unit: 'ms',
+      ratio: median(exec.ratios),
       target: 1.2,
     },
   ]);

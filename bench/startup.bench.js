@@ -1,5 +1,8 @@
 // CLI start-up: `svc --version` (answered before oclif loads, as scripts call it in loops) beside the
 // cheapest possible Node process. A full command that loads oclif is shown for scale, without a target.
+// `SVC_BENCH_NODES=/path/to/node:/path/to/other/node` adds a `--version` row for each of those Node versions,
+// each against its own `node -e 0` (CI installs Node 22, 24 and 26 from the npm registry).
+import {spawnSync} from 'node:child_process';
 import {mkdtempSync, rmSync, writeFileSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
@@ -68,6 +71,29 @@ try {
       ratio: pairedTimeRatio(r, 'svc webhooks verify', 'node -e 0'),
     },
   ]);
+
+  const others = (process.env.SVC_BENCH_NODES ?? '').split(':').filter(Boolean);
+  if (others.length > 0) {
+    const rows = others.map((other) => {
+      const version = spawnSync(other, ['--version'], {encoding: 'utf8'}).stdout.trim();
+      const v = compareCommands(
+        {'node -e 0': [other, '-e', '0'], 'svc --version': [other, bin, '--version']},
+        {runs, env},
+      );
+      return {
+        case: `svc --version on Node ${version}`,
+        baseline: v['node -e 0'].medianMs,
+        value: v['svc --version'].medianMs,
+        unit: 'ms',
+        ratio: pairedTimeRatio(v, 'svc --version', 'node -e 0'),
+        target: 1.1,
+      };
+    });
+    printTable(
+      'svc --version on each Node named by SVC_BENCH_NODES (baseline: node -e 0 of that Node)',
+      rows,
+    );
+  }
 } finally {
   rmSync(dir, {recursive: true, force: true});
 }
