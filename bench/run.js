@@ -9,7 +9,7 @@ import {fileURLToPath} from 'node:url';
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..');
 
-if (!existsSync(join(root, 'dist', 'src', 'index.js'))) {
+if (!existsSync(join(root, 'dist', 'src', 'emulator', 'index.js'))) {
   process.stderr.write('bench: dist/ is missing; run `npm run build` first (or `npm run bench`).\n');
   process.exit(1);
 }
