@@ -16,13 +16,15 @@ import {
   readdirSync,
   readFileSync,
   readSync,
+  rmSync,
   statSync,
   truncateSync,
 } from 'node:fs';
 import {mkdir, readFile, rename, rm, writeFile} from 'node:fs/promises';
 import {createRequire} from 'node:module';
-import {dirname, join, relative, sep} from 'node:path';
+import {basename, dirname, join, relative, sep} from 'node:path';
 import {fileURLToPath} from 'node:url';
+import {isProcessAlive} from '@svc/client';
 import {listMigrations, migrate, wrapPGlite} from './database.js';
 import {templateCacheDir} from '../../user-dirs.js';
 import {PGDATA} from './layout.js';
@@ -159,10 +161,36 @@ function compactAndDescribe(pgdata: string): TemplateManifest {
   return {dirs, files};
 }
 
+/** Where a template for dir is built by the process pid, beside dir: `<dir>.tmp-<pid>-<random>`. */
+const buildFolderOf = (dir: string, pid: number) => `${dir}.tmp-${pid}-${randomBytes(4).toString('hex')}`;
+const BUILD_FOLDER = /\.tmp-(\d+)-[0-9a-f]{8}$/;
+
+/**
+ * Removes the build folders beside dir that a process left when it was killed or interrupted mid-build (its
+ * `finally` never ran): those whose process is gone. A build under way in another process is left alone.
+ */
+export function removeAbandonedBuilds(dir: string): string[] {
+  const parent = dirname(dir);
+  let names: string[];
+  try {
+    names = readdirSync(parent);
+  } catch {
+    return [];
+  }
+  const removed: string[] = [];
+  for (const name of names) {
+    const pid = name.startsWith(`${basename(dir)}.tmp-`) ? BUILD_FOLDER.exec(name)?.[1] : undefined;
+    if (pid === undefined || isProcessAlive(Number(pid))) continue;
+    rmSync(join(parent, name), {recursive: true, force: true});
+    removed.push(join(parent, name));
+  }
+  return removed;
+}
+
 /** Builds a migrated template at dir. Built beside it and renamed into place, so readers never see half of one. */
 export async function prepareTemplate(dir: string, key?: string): Promise<void> {
   const k = key ?? (await templateKey());
-  const tmp = `${dir}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+  const tmp = buildFolderOf(dir, process.pid);
   await mkdir(tmp, {recursive: true});
   try {
     const pg = await openPGlite(join(tmp, PGDATA));
@@ -197,6 +225,7 @@ export async function ensureTemplate(
   packaged: string | undefined = templateLocations().built,
 ): Promise<string> {
   const key = await templateKey();
+  removeAbandonedBuilds(cacheDir);
   if (packaged && (await templateProblem(packaged, key)) === undefined) return packaged;
   if ((await templateProblem(cacheDir, key)) === undefined) return cacheDir;
   const target = cacheDir;

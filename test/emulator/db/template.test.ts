@@ -1,7 +1,18 @@
 // The database template as a package delivers it: the packer drops empty folders and the template's files
 // come without their trailing zeros, yet every copy opens as a complete PostgreSQL data dir; a template that
 // is missing a file or holds one of the wrong length is never used, and is made again where templates are kept.
-import {cpSync, existsSync, readdirSync, rmdirSync, statSync, truncateSync, unlinkSync} from 'node:fs';
+import {spawnSync} from 'node:child_process';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  rmdirSync,
+  statSync,
+  truncateSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import {mkdtemp, readFile, rm} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
@@ -13,6 +24,7 @@ import {
   copyTemplate,
   ensureTemplate,
   PGDATA,
+  removeAbandonedBuilds,
   type TemplateManifest,
   templateKey,
   templateProblem,
@@ -123,6 +135,7 @@ describe('the database template', () => {
     expect(await templateProblem(packedCopy('stale'), 'another-key')).toMatch(/other migrations/);
   });
 
+  // Runs initdb and every migration: seconds on a quiet machine, far more on a busy one.
   it('is made again in the cache when the packaged one and the cached one are both incomplete', async () => {
     const key = await templateKey();
     const damaged = packedCopy('damaged-package');
@@ -137,5 +150,25 @@ describe('the database template', () => {
     const pgdata = join(scratch, 'from-rebuilt', PGDATA);
     await copyTemplate(chosen, pgdata);
     expect(await tablesIn(pgdata)).toContain('orgs');
+  }, 180_000);
+
+  it('removes the build folder a killed or interrupted build left beside the cache, never one still building', async () => {
+    const cache = packedCopy('swept-cache');
+    // A process that has exited: its pid names no running process any more.
+    const gone = spawnSync(process.execPath, ['-e', '0']).pid as number;
+    const abandoned = `${cache}.tmp-${gone}-0badc0de`;
+    const building = `${cache}.tmp-${process.pid}-5eedc0de`;
+    const unrelated = `${cache}-notes.tmp-${gone}-0badc0de`;
+    for (const dir of [abandoned, building, unrelated]) {
+      mkdirSync(join(dir, PGDATA), {recursive: true});
+      writeFileSync(join(dir, PGDATA, 'PG_VERSION'), '17\n');
+    }
+
+    expect(await ensureTemplate(cache, join(scratch, 'no-package'))).toBe(cache);
+    expect(existsSync(abandoned)).toBe(false);
+    expect(existsSync(building)).toBe(true);
+    expect(existsSync(unrelated)).toBe(true);
+    expect(removeAbandonedBuilds(cache)).toEqual([]);
+    expect(removeAbandonedBuilds(join(scratch, 'no-such-folder', 'cache'))).toEqual([]);
   });
 });
