@@ -265,6 +265,9 @@ export async function createMcpServer(deps: McpDependencies): Promise<SvcMcpServ
         passed: z.number().int(),
         failed: z.number().int(),
         skipped: z.number().int(),
+        diagnosis: z
+          .object({code: z.enum(['unreachable', 'secret_mismatch']), message: z.string(), next: z.string()})
+          .optional(),
         ...UntrustedFields,
       },
       annotations: {readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true},
