@@ -13,6 +13,8 @@ export default class WebhooksTestReceiver extends BaseCommand {
     'Sends a battery of deliveries, each signed with the signing secret: valid ones, tampered bodies and ' +
     'headers, timestamps around the 300 s tolerance on both sides, rotation, duplicates, events out of order ' +
     'and a large event, and grades each answer as the service would (2xx within 10 s, no redirect). ' +
+    'A receiver that cannot be reached, or that refuses every correctly signed delivery (most likely it ' +
+    'verifies with another secret), is said so once, not check by check. ' +
     `Give the secret through ${WEBHOOK_SECRET_ENV} rather than --secret.\n\n` +
     `Checks: ${RECEIVER_CHECK_IDS.join(', ')}.\n\nExit 0 only when every check passes.`;
   static override examples = [

@@ -1,5 +1,6 @@
 // `svc webhooks test-receiver` (and the MCP tool test_receiver): runs the receiver checks against a running
-// receiver, one after another, and grades each answer the way the service would treat it.
+// receiver, one after another, and grades each answer the way the service would treat it. A cause the verdicts
+// share (a receiver that cannot be reached, one that verifies with another secret) is said once, as a diagnosis.
 import {setTimeout as sleep} from 'node:timers/promises';
 import {isLoopbackHost} from '@svc/client';
 import {DELIVERY_TIMEOUT_MS, FIRST_RETRY_S} from '../../definitions.js';
