@@ -29,8 +29,26 @@ export function exitCodeForStatus(status: number | undefined): ExitCodeValue {
   return ExitCode.error;
 }
 
-/** Turns anything thrown into the error a person sees. Never throws. */
-export function toUserError(err: unknown): UserError {
+/**
+ * Next steps only the calling command knows, by error code: the limit of keys is met (`conflict`), so revoke
+ * one. They follow the mapper's own steps; the message is never touched.
+ */
+export type StepsByCode = Readonly<Partial<Record<string, readonly string[]>>>;
+
+/** Turns anything thrown into the error a person sees, with the caller's steps for its code. Never throws. */
+export function toUserError(err: unknown, steps: StepsByCode = {}): UserError {
+  const mapped = mapError(err);
+  const more = steps[mapped.code];
+  if (!more || more.length === 0) return mapped;
+  return new UserError(mapped.message, {
+    code: mapped.code,
+    exitCode: mapped.exitCode,
+    suggestions: [...mapped.suggestions, ...more],
+    cause: mapped.cause ?? err,
+  });
+}
+
+function mapError(err: unknown): UserError {
   if (err instanceof UserError) return err;
   if (isOclifError(err)) return fromOclif(err);
   if (err instanceof ApiError) return fromApi(err);

@@ -215,7 +215,7 @@ function relayBusy(err: EmulatorControlError | string, again: string | undefined
   const stop = pid
     ? `Use that svc listen, or stop it (Ctrl-C in its terminal, or \`kill ${pid}\`) and run this one again`
     : 'Use that svc listen, or stop it and run this one again';
-  return new UserError(message.replace(/^this relay/, "this emulator's relay"), {
+  return new UserError(message, {
     code: 'relay_busy',
     exitCode: ExitCode.usage,
     suggestions: [again ? `${stop}, or take the relay from it: \`${again} --take-over\`` : stop],

@@ -88,7 +88,9 @@ describe('svc emulator --chaos and svc emulator webhooks chaos', {timeout: 60_00
   it('sets an endpoint its own chaos, and turns it off with --off', async () => {
     const set = await cli(['emulator', 'webhooks', 'chaos', hookId, 'reorder=0.5,delay=1-2s,seed=9']);
     expect(set.code, set.stderr).toBe(0);
-    expect(set.stdout).toBe(`${hookId}: duplicate=0,reorder=0.5,delay=1-2s,seed=9\n`);
+    expect(set.stdout).toBe(
+      `${hookId} on the emulator at ${emulator?.apiUrl}: duplicate=0,reorder=0.5,delay=1-2s,seed=9\n`,
+    );
     const off = await cli(['emulator', 'webhooks', 'chaos', hookId, '--off', '--json']);
     expect(JSON.parse(off.stdout)).toEqual({endpoint_id: hookId, chaos: null, source: 'none'});
   });

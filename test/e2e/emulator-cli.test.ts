@@ -224,16 +224,18 @@ describe('nothing to do', () => {
   it('revoking a key twice says the second time that it was already revoked', async () => {
     const dataDir = join(root, 'revoke-twice');
     const env = baseEnv(dataDir);
-    await startEmulatorProcess([], env);
+    const {api_url} = (await startEmulatorProcess([], env)).ready;
     const key = JSON.parse(
       (await runCli(['emulator', 'keys', 'create', '--name', 'twice', '--json'], {env})).stdout,
     );
     const first = await runCli(['emulator', 'keys', 'revoke', key.id], {env});
-    expect(first.stdout).toBe(`Revoked twice (${key.id}).\n`);
+    expect(first.stdout).toBe(`Revoked twice (${key.id}) on the emulator at ${api_url}.\n`);
     const second = await runCli(['emulator', 'keys', 'revoke', key.id], {env});
     expect(second.code).toBe(0);
     expect(second.stdout).toBe('');
-    expect(second.stderr).toBe(`Nothing to do: twice (${key.id}) was already revoked.\n`);
+    expect(second.stderr).toBe(
+      `Nothing to do: twice (${key.id}) was already revoked on the emulator at ${api_url}.\n`,
+    );
   }, 60_000);
 
   it('logout with nothing stored says there was nothing to do, and nothing about revoking', async () => {

@@ -43,3 +43,30 @@ describe('svc keys list against a manual-clock emulator', {timeout: 60_000}, () 
     expect(rowOf(r.stdout)).toMatch(/ 29 days ago .* in 30 minutes /);
   });
 });
+
+describe('a manual clock set mid-second, shared by the whole emulator', {timeout: 60_000}, () => {
+  it('reads what was made at that instant as just now, never "in 1 second"', async () => {
+    // The Date header the CLI counts from has whole seconds: .900 of the same second is not in the future.
+    const mid = await startEmulator({
+      port: 0,
+      inMemory: true,
+      clock: 'manual',
+      clockStart: new Date('2031-03-01T00:00:00.900Z'),
+      allowLocalEndpoints: true,
+    });
+    try {
+      const key = await mid.control.createKey({name: 'mid-second', expires: '30'});
+      await mid.control.createWebhook({url: 'http://127.0.0.1:9/hook', events: ['sandbox.ready']});
+      const at = {SVC_API_KEY: key.secret, SVC_API_URL: mid.apiUrl};
+      const keys = await runCli(['keys', 'list'], {env: at});
+      expect(keys.code, keys.stderr).toBe(0);
+      expect(keys.stdout.split('\n').find((l) => l.includes(key.id))).toMatch(/ just now .* in 30 days /);
+      const hooks = await runCli(['webhooks', 'list'], {env: at});
+      expect(hooks.code, hooks.stderr).toBe(0);
+      expect(hooks.stdout).toMatch(/ just now\n/);
+      expect(keys.stdout + hooks.stdout).not.toMatch(/in 1 second/);
+    } finally {
+      await mid.stop();
+    }
+  });
+});

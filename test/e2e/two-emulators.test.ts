@@ -35,6 +35,8 @@ afterAll(async () => {
   await rm(root, {recursive: true, force: true});
 });
 
+const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+
 const sandboxesOf = async (dataDir: string) => {
   const r = await svc(['emulator', 'sandboxes', 'list', '--json', '--data-dir', dataDir]);
   return (JSON.parse(r.stdout) as {data: {id: string}[]}).data.map((s) => s.id);
@@ -84,6 +86,74 @@ describe('after logging in to a second emulator', {timeout: 180_000}, () => {
     expect(byDir.stdout).toContain(`in the emulator at ${first?.apiUrl}`);
   });
 
+  it('names the emulator it acted on in every result it prints, and keeps --json as it was', async () => {
+    const at = `on the emulator at ${second?.apiUrl}`;
+    const hook = await svc([
+      'emulator',
+      'webhooks',
+      'create',
+      '--url',
+      'http://127.0.0.1:1/at',
+      '--events',
+      'sandbox.ready',
+    ]);
+    expect(hook.code, hook.stderr).toBe(0);
+    expect(hook.stderr).toContain(`→ http://127.0.0.1:1/at ${at}. The signing secret is shown once:`);
+    const webhookId = /Added (we_\w+)/.exec(hook.stderr)?.[1] as string;
+    const chaos = await svc(['emulator', 'webhooks', 'chaos', webhookId, 'duplicate=0.5']);
+    expect(chaos.stdout).toMatch(new RegExp(`^${webhookId} ${literal(at)}: `));
+    const calm = await svc(['emulator', 'webhooks', 'chaos', webhookId, '--off']);
+    expect(calm.stdout).toBe(`${webhookId} ${at}: no chaos; deliveries are made plainly\n`);
+
+    const created = await svc(['emulator', 'sandboxes', 'create', '--name', 'named']);
+    expect(created.stdout).toMatch(new RegExp(`^Created .* ${literal(at)}\n$`));
+    const sandboxId = /(sbx_\w+)/.exec(created.stdout)?.[1] as string;
+    const listed = await svc(['emulator', 'sandboxes', 'list']);
+    expect(listed.stderr).toContain(`Sandboxes ${at}:`);
+    expect(listed.stdout).toContain(sandboxId);
+
+    const key = await svc(['emulator', 'keys', 'create', '--name', 'links', '--json']);
+    const keyId = (JSON.parse(key.stdout) as {id: string}).id;
+    const link = await svc([
+      'emulator',
+      'sandboxes',
+      'links',
+      'create',
+      sandboxId,
+      '--kind',
+      'desktop',
+      '--key',
+      keyId,
+    ]);
+    expect(link.code, link.stderr).toBe(0);
+    expect(link.stdout.trim()).toMatch(/^https?:\/\/\S+$/);
+    expect(link.stderr).toContain(`On the emulator at ${second?.apiUrl}:`);
+    const links = await svc(['emulator', 'sandboxes', 'links', 'list', sandboxId]);
+    expect(links.stderr).toContain(`Links ${at}:`);
+
+    const stopped = await svc(['emulator', 'sandboxes', 'action', sandboxId, 'stop']);
+    expect(stopped.stdout).toMatch(new RegExp(`^stop: .* ${literal(at)}\n$`));
+    const revoked = await svc(['emulator', 'keys', 'revoke', keyId]);
+    expect(revoked.stdout).toBe(`Revoked links (${keyId}) ${at}.\n`);
+
+    const fired = await svc(['trigger', 'sandbox.ready']);
+    expect(fired.stdout).toContain(`in the emulator at ${second?.apiUrl}`);
+    const list = await svc(['webhooks', 'deliveries', webhookId, '--json']);
+    const deliveryId = (JSON.parse(list.stdout) as {data: {id: string}[]}).data[0]?.id as string;
+    const resent = await svc(['emulator', 'deliveries', 'resend', deliveryId]);
+    expect(resent.code, resent.stderr).toBe(0);
+    expect(resent.stdout).toMatch(new RegExp(`^Resent ${deliveryId} ${literal(at)}:`));
+    const all = await svc(['emulator', 'deliveries', 'resend', '--failed', '--webhook', webhookId]);
+    expect(all.stdout).toContain(at);
+    const json = await svc(['emulator', 'deliveries', 'resend', deliveryId, '--json']);
+    expect(JSON.parse(json.stdout)).not.toHaveProperty('api_url');
+
+    const deleted = await svc(['emulator', 'webhooks', 'delete', webhookId]);
+    expect(deleted.stdout).toBe(`Deleted ${webhookId} ${at}.\n`);
+    const deletedJson = await svc(['emulator', 'webhooks', 'delete', webhookId, '--json']);
+    expect(deletedJson.code).toBe(1);
+  });
+
   it('says exactly that no running emulator serves the address once it stops', async () => {
     const address = second?.apiUrl as string;
     const stopped = await svc(['emulator', 'stop']);
@@ -93,6 +163,15 @@ describe('after logging in to a second emulator', {timeout: 180_000}, () => {
     const r = await svc(['trigger', 'sandbox.ready']);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(`no running emulator serves ${address}`);
+    for (const args of [
+      ['emulator', 'sandboxes', 'list'],
+      ['emulator', 'webhooks', 'delete', 'we_000000000000000000000000'],
+      ['emulator', 'deliveries', 'resend', '--failed'],
+    ]) {
+      const none = await svc(args);
+      expect(none.code).toBe(1);
+      expect(none.stderr).toContain(`no running emulator serves ${address}`);
+    }
     const status = await svc(['emulator', 'status']);
     expect(status.stdout).toContain(`No running emulator serves ${address}.`);
     // The default data dir's emulator was never touched.

@@ -52,6 +52,7 @@ interface Report {
   passed: number;
   failed: number;
   skipped: number;
+  diagnosis?: {code: string; message: string; next: string};
 }
 
 async function grade(url: string, args: string[] = []) {
@@ -246,6 +247,77 @@ describe('choosing checks and reading the report', () => {
     expect(report.checks[0]?.got).toMatch(/ECONNREFUSED/);
     expect(failed).toEqual(['valid']);
     expect(skipped).toHaveLength(RECEIVER_CHECK_IDS.length - 1);
+    expect(report.diagnosis).toMatchObject({
+      code: 'unreachable',
+      message: expect.stringMatching(/ECONNREFUSED/),
+    });
     expect(code).toBe(1);
   });
+
+  it('a receiver that is down is said once to a person: the network error, the checks not sent, the next step', async () => {
+    const port = await freePort();
+    const r = await runCli(['webhooks', 'test-receiver', `http://127.0.0.1:${port}/webhooks`], {env});
+    expect(r.code).toBe(1);
+    const others = RECEIVER_CHECK_IDS.length - 1;
+    expect(r.stdout.split('\n').filter((l) => l.includes('not sent'))).toEqual([
+      `- ${others} checks not sent: the receiver could not be reached`,
+    ]);
+    expect(r.stdout).toMatch(
+      new RegExp(
+        `The receiver at http://127\\.0\\.0\\.1:${port}/webhooks could not be reached: .*ECONNREFUSED`,
+      ),
+    );
+    const next = /Start the receiver \(or correct the host, port and path of the URL\), then run this again/g;
+    expect(r.stdout.match(next)).toHaveLength(1);
+    expect(r.stdout).not.toMatch(/whose signature verifies/);
+    expect(r.stdout).toMatch(new RegExp(`0 passed, 1 failed, ${others} skipped`));
+  });
 });
+
+describe('a receiver verifying with another secret than the one svc was given', () => {
+  const OTHER = 'whsec_YW5vdGhlci1zZWNyZXQtdGhhbi10aGUtb25lLXN2Yy13YXMtZ2l2ZW4=';
+
+  it('is told the secrets may differ, not that its verification is wrong', {timeout: 60_000}, async () => {
+    const base = await listen(createNodeHandler({...quiet, secret: OTHER}));
+    const {code, report, failed, skipped} = await grade(base);
+    expect(failed).toEqual(['valid']);
+    expect(skipped).toEqual(RECEIVER_CHECK_IDS.filter((id) => id !== 'valid'));
+    expect(report.diagnosis).toMatchObject({
+      code: 'secret_mismatch',
+      message: expect.stringMatching(
+        /refused every correctly signed delivery .*may not share the signing secret/,
+      ),
+      next: expect.stringMatching(/--secret or SVC_WEBHOOK_SECRET/),
+    });
+    expect(report.checks[0]?.fix).toMatch(/same signing secret/);
+    expect(code).toBe(1);
+
+    const r = await runCli(['webhooks', 'test-receiver', base], {env, timeoutMs: 60_000});
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/may not share the signing secret/);
+    expect(r.stdout).not.toMatch(/Try every v1|Accept events in any order|Keep handled event ids/);
+    expect(r.stdout.split('\n').filter((l) => /^✗ /.test(l))).toHaveLength(1);
+  });
+
+  it('one that refuses only some signed deliveries is still graded check by check', {
+    timeout: 60_000,
+  }, async () => {
+    // Verifies with the right secret but refuses large bodies: the valid delivery passes, one check fails.
+    const handler = createNodeHandler(quiet);
+    const base = await listen((req, res) => {
+      if (Number(req.headers['content-length']) > 100_000) res.writeHead(413).end('too large');
+      else handler(req, res);
+    });
+    const {report, failed} = await grade(base);
+    expect(failed).toEqual(['large-body']);
+    expect(report.diagnosis).toBeUndefined();
+  });
+});
+
+async function freePort(): Promise<number> {
+  const gone = createServer();
+  await new Promise<void>((resolve) => gone.listen(0, '127.0.0.1', resolve));
+  const port = (gone.address() as AddressInfo).port;
+  await new Promise<void>((resolve) => gone.close(() => resolve()));
+  return port;
+}

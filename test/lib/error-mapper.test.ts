@@ -177,6 +177,27 @@ describe('toUserError', () => {
   });
 });
 
+describe("a command's own next steps for an error code", () => {
+  it('follow the mapper’s steps, with the message, code and exit code left as mapped', () => {
+    const err = new EmulatorControlError('this org already has 25 active keys', 409, 'conflict');
+    const plain = toUserError(err);
+    const shown = toUserError(err, {conflict: ['Revoke a key you no longer use'], not_found: ['unused']});
+    expect(shown.message).toBe(plain.message);
+    expect(shown.message).toBe(err.message);
+    expect(shown.code).toBe('conflict');
+    expect(shown.exitCode).toBe(plain.exitCode);
+    expect(shown.suggestions).toEqual([...plain.suggestions, 'Revoke a key you no longer use']);
+    expect(shown.cause).toBe(err);
+  });
+
+  it('leave an error of another code as the mapper alone makes it', () => {
+    const err = new UnauthorizedError();
+    expect(toUserError(err, {conflict: ['Revoke a key']})).toEqual(toUserError(err));
+    const own = usageError('--watch is for people', ['poll without it']);
+    expect(toUserError(own, {conflict: ['x']})).toBe(own);
+  });
+});
+
 describe('--debug', () => {
   it('is on with the flag before `--`, or with SVC_DEBUG', () => {
     expect(debugEnabled(['org', '--debug'], {})).toBe(true);

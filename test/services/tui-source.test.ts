@@ -1,11 +1,14 @@
 // Where `svc tui` reads: a browser opened before any login follows the login made meanwhile in another terminal,
 // header address, attempt detail and resend included.
 import {mkdtemp, rm} from 'node:fs/promises';
+import {createServer} from 'node:net';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
+import {createClient} from '../../src/client/index.js';
 import {type RunningEmulator, startEmulator} from '../../src/emulator/index.js';
-import {openTuiSource, prefetchEndpoints} from '../../src/services/tui.js';
+import {toUserError} from '../../src/lib/error-mapper.js';
+import {describeTrouble, openTuiSource, prefetchEndpoints} from '../../src/services/tui.js';
 import {runCli} from '../helpers/run-cli.js';
 
 let root: string;
@@ -61,5 +64,42 @@ describe('openTuiSource', () => {
     expect(await source.endpointHealth?.()).toEqual([
       {endpoint_id: ours.id, recent: 0, failed: 0, pending: 0, last: null},
     ]);
+  });
+});
+
+describe('describeTrouble', () => {
+  // Real failures from a real client: the screen is chosen from the one mapper's code, the words are its message.
+  it('picks the screen by the mapper’s code and shows the mapper’s message, for every kind of failure', async () => {
+    const closed = createServer();
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+    const port = (closed.address() as {port: number}).port;
+    await new Promise<void>((r) => closed.close(() => r()));
+
+    const key = await emu.control.createKey({name: 'trouble'});
+    const caught = async (run: () => Promise<unknown>) =>
+      run().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+    const wrong = `svc_${'x'.repeat(40)}`;
+    const cases: [unknown, string][] = [
+      [await caught(() => createClient({apiUrl: emu.apiUrl, apiKey: wrong}).getOrg()), 'unauthorized'],
+      [
+        await caught(() => createClient({apiUrl: `http://127.0.0.1:${port}`, apiKey: key.secret}).getOrg()),
+        'network',
+      ],
+      [
+        await caught(() =>
+          createClient({apiUrl: emu.apiUrl, apiKey: key.secret}).listDeliveries(`we_${'0'.repeat(24)}`),
+        ),
+        'not_found',
+      ],
+      [await caught(() => emu.control.delivery(`dlv_${'0'.repeat(24)}`)), 'not_found'],
+      [new RangeError('index 7 out of range'), 'other'],
+    ];
+    for (const [err, kind] of cases) {
+      expect(err).toBeDefined();
+      expect(describeTrouble(err)).toEqual({kind, message: toUserError(err).message});
+    }
   });
 });

@@ -4,7 +4,8 @@ import {ExitCode} from '../../lib/exit-codes.js';
 import {colorEnabled, painter} from '../../lib/output.js';
 import {RECEIVER_CHECK_IDS, testReceiver} from '../../services/webhooks/test-receiver.js';
 import {WEBHOOK_SECRET_ENV} from '../../services/webhooks/verify.js';
-import {renderSummary, renderVerdict} from '../../ui/receiver-report.js';
+import {renderDiagnosis, renderSkipped, renderSummary, renderVerdict} from '../../ui/receiver-report.js';
+import type {CheckVerdict} from '../../services/webhooks/test-receiver.js';
 
 export default class WebhooksTestReceiver extends BaseCommand {
   static override summary = 'Grade a running webhook receiver against every duty the spec puts on it';
@@ -12,6 +13,8 @@ export default class WebhooksTestReceiver extends BaseCommand {
     'Sends a battery of deliveries, each signed with the signing secret: valid ones, tampered bodies and ' +
     'headers, timestamps around the 300 s tolerance on both sides, rotation, duplicates, events out of order ' +
     'and a large event, and grades each answer as the service would (2xx within 10 s, no redirect). ' +
+    'A receiver that cannot be reached, or that refuses every correctly signed delivery (most likely it ' +
+    'verifies with another secret), is said so once, not check by check. ' +
     `Give the secret through ${WEBHOOK_SECRET_ENV} rather than --secret.\n\n` +
     `Checks: ${RECEIVER_CHECK_IDS.join(', ')}.\n\nExit 0 only when every check passes.`;
   static override examples = [
@@ -42,15 +45,26 @@ export default class WebhooksTestReceiver extends BaseCommand {
     }
     const json = this.jsonEnabled();
     const paint = painter(colorEnabled(process.stdout));
+    // Verdicts print as they are judged; the skipped ones wait, to be said once per reason.
+    const skipped: CheckVerdict[] = [];
+    const show = (verdict: CheckVerdict) => {
+      if (verdict.status === 'skip') skipped.push(verdict);
+      else this.log(renderVerdict(verdict, paint));
+    };
     const report = await testReceiver({
       url: args.url,
       secret: flags.secret,
       env: process.env,
       only: flags.only,
-      onVerdict: json ? undefined : (verdict) => this.log(renderVerdict(verdict, paint)),
+      onVerdict: json ? undefined : show,
     });
     if (report.failed > 0 || report.skipped > 0) process.exitCode = ExitCode.error;
-    if (!json) this.log(renderSummary(report, paint));
+    if (!json) {
+      for (const line of renderSkipped(skipped, paint)) this.log(line);
+      const diagnosis = renderDiagnosis(report);
+      if (diagnosis) this.log(diagnosis);
+      this.log(renderSummary(report, paint));
+    }
     return report;
   }
 }

@@ -56,156 +56,159 @@ interface Probe {
   expect: number[];
 }
 
-export async function runConformance(options: ConformanceOptions): Promise<ConformanceReport> {
-  const base = options.apiUrl.replace(/\/+$/, '');
-  const checker = new DocumentChecker(buildOpenApiDocument({serverUrl: base}));
-  const checks: ConformanceCheck[] = [];
+type Send = (probe: Pick<Probe, 'method' | 'path' | 'key' | 'body'>) => Promise<Answer>;
 
-  const send = async (probe: Pick<Probe, 'method' | 'path' | 'key' | 'body'>): Promise<Answer> => {
+/** How probes are sent to the deployment and each answer judged against the document into `checks`. */
+function prober(fetchImpl: FetchLike, base: string, checker: DocumentChecker, checks: ConformanceCheck[]) {
+  const send: Send = async (probe) => {
     const headers: Record<string, string> = {accept: 'application/json'};
     if (probe.key !== undefined) headers.authorization = `Bearer ${probe.key}`;
     if (probe.body !== undefined) headers['content-type'] = 'application/json';
-    const res = await options.fetch(`${base}${probe.path}`, {
-      method: probe.method,
-      headers,
-      body: probe.body,
-    });
+    const res = await fetchImpl(`${base}${probe.path}`, {method: probe.method, headers, body: probe.body});
     return {status: res.status, headers: res.headers, body: await res.text()};
   };
-
   const run = async (probe: Probe): Promise<Answer | undefined> => {
     const expected = `${probe.expect.join(' or ')} as documented for ${probe.method} ${probe.template}`;
+    const verdict = {id: probe.id, title: probe.title, expected};
     let answer: Answer;
     try {
       answer = await send(probe);
     } catch (err) {
-      checks.push({
-        id: probe.id,
-        title: probe.title,
-        status: 'fail',
-        expected,
-        got: `no answer: ${(err as Error).message}`,
-      });
+      checks.push({...verdict, status: 'fail', got: `no answer: ${(err as Error).message}`});
       return undefined;
     }
     const problems = probe.expect.includes(answer.status)
       ? checker.problems(probe.method, probe.template, answer)
       : [`status ${answer.status}${errorCode(answer)}`];
     checks.push({
-      id: probe.id,
-      title: probe.title,
+      ...verdict,
       status: problems.length === 0 ? 'pass' : 'fail',
-      expected,
       got: problems.length === 0 ? `${answer.status}, as documented` : problems.join('; '),
     });
     return answer;
   };
+  return {send, run};
+}
 
-  const key = options.apiKey;
-  await run({
-    id: 'org.read',
-    title: 'GET /v1/org answers the org',
+/** The reads a key may make; the endpoints listed name the endpoint whose deliveries are read next. */
+function readProbes(key: string): Probe[] {
+  const read = (id: string, title: string, path: string): Probe => ({
+    id,
+    title,
     method: 'GET',
-    template: '/v1/org',
-    path: '/v1/org',
+    template: path,
+    path,
     key,
     expect: [200],
   });
-  await run({
-    id: 'api-keys.read',
-    title: 'GET /v1/api-keys lists the keys',
+  return [
+    read('org.read', 'GET /v1/org answers the org', '/v1/org'),
+    read('api-keys.read', 'GET /v1/api-keys lists the keys', '/v1/api-keys'),
+    read('webhooks.read', 'GET /v1/webhooks lists the endpoints', '/v1/webhooks'),
+  ];
+}
+
+const DELIVERIES_TEMPLATE = '/v1/webhooks/{webhook}/deliveries';
+const DELIVERIES_TITLE = "GET /v1/webhooks/{webhook}/deliveries lists an endpoint's deliveries";
+
+function deliveriesProbe(endpointId: string, key: string): Probe {
+  return {
+    id: 'deliveries.read',
+    title: DELIVERIES_TITLE,
     method: 'GET',
-    template: '/v1/api-keys',
-    path: '/v1/api-keys',
+    template: DELIVERIES_TEMPLATE,
+    path: `/v1/webhooks/${encodeURIComponent(endpointId)}/deliveries`,
     key,
-    expect: [200],
-  });
-  const webhooks = await run({
-    id: 'webhooks.read',
-    title: 'GET /v1/webhooks lists the endpoints',
-    method: 'GET',
-    template: '/v1/webhooks',
-    path: '/v1/webhooks',
-    key,
-    expect: [200],
-  });
-  const deliveriesTemplate = '/v1/webhooks/{webhook}/deliveries';
-  const firstEndpoint = firstId(webhooks);
-  if (firstEndpoint) {
-    await run({
-      id: 'deliveries.read',
-      title: "GET /v1/webhooks/{webhook}/deliveries lists an endpoint's deliveries",
+    // 503 is the documented answer of a deployment without a vault key.
+    expect: [200, 503],
+  };
+}
+
+/** What every deployment refuses: an unknown endpoint, a missing or wrong key, and each write. */
+function refusalProbes(key: string): Probe[] {
+  return [
+    {
+      id: 'deliveries.unknown-endpoint',
+      title: 'An unknown endpoint is 404 not_found',
       method: 'GET',
-      template: deliveriesTemplate,
-      path: `/v1/webhooks/${encodeURIComponent(firstEndpoint)}/deliveries`,
+      template: DELIVERIES_TEMPLATE,
+      path: `/v1/webhooks/${unknownId('we')}/deliveries`,
       key,
-      // 503 is the documented answer of a deployment without a vault key.
-      expect: [200, 503],
-    });
-  } else {
+      expect: [404],
+    },
+    {
+      id: 'auth.missing-key',
+      title: 'No key is 401 unauthorized',
+      method: 'GET',
+      template: '/v1/org',
+      path: '/v1/org',
+      expect: [401],
+    },
+    {
+      id: 'auth.wrong-key',
+      title: 'A wrong key is 401 unauthorized',
+      method: 'GET',
+      template: '/v1/org',
+      path: '/v1/org',
+      key: wrongKey(),
+      expect: [401],
+    },
+    {
+      id: 'api-keys.create-refused',
+      title: 'POST /v1/api-keys is 403 forbidden for any key',
+      method: 'POST',
+      template: '/v1/api-keys',
+      path: '/v1/api-keys',
+      key,
+      body: '{"name":"svc conformance"}',
+      expect: [403],
+    },
+    {
+      id: 'api-keys.revoke-refused',
+      title: 'DELETE /v1/api-keys/{key} is 403 forbidden for any key',
+      method: 'DELETE',
+      template: '/v1/api-keys/{key}',
+      path: `/v1/api-keys/${unknownId('key')}`,
+      key,
+      expect: [403],
+    },
+    {
+      id: 'webhooks.create-refused',
+      title: 'POST /v1/webhooks is 403 forbidden, with Deprecation',
+      method: 'POST',
+      template: '/v1/webhooks',
+      path: '/v1/webhooks',
+      key,
+      body: '{"url":"https://example.com/hooks","events":["sandbox.ready"]}',
+      expect: [403],
+    },
+  ];
+}
+
+export async function runConformance(options: ConformanceOptions): Promise<ConformanceReport> {
+  const base = options.apiUrl.replace(/\/+$/, '');
+  const checker = new DocumentChecker(buildOpenApiDocument({serverUrl: base}));
+  const checks: ConformanceCheck[] = [];
+  const {send, run} = prober(options.fetch, base, checker, checks);
+  const key = options.apiKey;
+
+  let webhooks: Answer | undefined;
+  for (const probe of readProbes(key)) {
+    const answer = await run(probe);
+    if (probe.id === 'webhooks.read') webhooks = answer;
+  }
+  const firstEndpoint = firstId(webhooks);
+  if (firstEndpoint) await run(deliveriesProbe(firstEndpoint, key));
+  else {
     checks.push({
       id: 'deliveries.read',
-      title: "GET /v1/webhooks/{webhook}/deliveries lists an endpoint's deliveries",
+      title: DELIVERIES_TITLE,
       status: 'skip',
-      expected: `200 as documented for GET ${deliveriesTemplate}`,
+      expected: `200 as documented for GET ${DELIVERIES_TEMPLATE}`,
       got: 'the org has no webhook endpoint to list deliveries of',
     });
   }
-  await run({
-    id: 'deliveries.unknown-endpoint',
-    title: 'An unknown endpoint is 404 not_found',
-    method: 'GET',
-    template: deliveriesTemplate,
-    path: `/v1/webhooks/${unknownId('we')}/deliveries`,
-    key,
-    expect: [404],
-  });
-  await run({
-    id: 'auth.missing-key',
-    title: 'No key is 401 unauthorized',
-    method: 'GET',
-    template: '/v1/org',
-    path: '/v1/org',
-    expect: [401],
-  });
-  await run({
-    id: 'auth.wrong-key',
-    title: 'A wrong key is 401 unauthorized',
-    method: 'GET',
-    template: '/v1/org',
-    path: '/v1/org',
-    key: wrongKey(),
-    expect: [401],
-  });
-  await run({
-    id: 'api-keys.create-refused',
-    title: 'POST /v1/api-keys is 403 forbidden for any key',
-    method: 'POST',
-    template: '/v1/api-keys',
-    path: '/v1/api-keys',
-    key,
-    body: '{"name":"svc conformance"}',
-    expect: [403],
-  });
-  await run({
-    id: 'api-keys.revoke-refused',
-    title: 'DELETE /v1/api-keys/{key} is 403 forbidden for any key',
-    method: 'DELETE',
-    template: '/v1/api-keys/{key}',
-    path: `/v1/api-keys/${unknownId('key')}`,
-    key,
-    expect: [403],
-  });
-  await run({
-    id: 'webhooks.create-refused',
-    title: 'POST /v1/webhooks is 403 forbidden, with Deprecation',
-    method: 'POST',
-    template: '/v1/webhooks',
-    path: '/v1/webhooks',
-    key,
-    body: '{"url":"https://example.com/hooks","events":["sandbox.ready"]}',
-    expect: [403],
-  });
+  for (const probe of refusalProbes(key)) await run(probe);
 
   const lockedOut = options.rateLimit ? await rateLimitCheck(options, send, checker, checks) : undefined;
   if (!options.rateLimit) {
@@ -229,7 +232,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
 /** Last, since it locks this address out: wrong keys until the deployment answers 429, within a bound. */
 async function rateLimitCheck(
   options: ConformanceOptions,
-  send: (probe: Pick<Probe, 'method' | 'path' | 'key'>) => Promise<Answer>,
+  send: Send,
   checker: DocumentChecker,
   checks: ConformanceCheck[],
 ): Promise<ConformanceReport['locked_out']> {

@@ -93,6 +93,21 @@ export async function connectControl(
   };
 }
 
+/** A result with the API address of the emulator it came from, which the command names beside it. */
+export interface At<T> {
+  value: T;
+  apiUrl: string;
+}
+
+/** Like withControl, and says which emulator acted: the address a command prints its result with. */
+export async function withControlAt<T>(
+  options: ConnectOptions,
+  fn: (control: EmulatorControl, info: RuntimeInfo) => Promise<T>,
+): Promise<At<T>> {
+  const {control, info} = await connectControl(options);
+  return {value: await fn(control, info), apiUrl: info.api_url};
+}
+
 /** Runs one control call against the running emulator; its EmulatorControlError reaches the CLI's error mapper. */
 export async function withControl<T>(
   options: ConnectOptions,

@@ -93,32 +93,30 @@ export interface SvcMcpServer {
   drain(): Promise<void>;
 }
 
-/** The SDK loads here, with the command that needs it, never at the CLI's start. */
-export async function createMcpServer(deps: McpDependencies): Promise<SvcMcpServer> {
-  const {McpServer} = await import('@modelcontextprotocol/sdk/server/mcp.js');
-  const inFlight = new Set<Promise<CallToolResult>>();
-  const guarded = (
-    untrusted: readonly UntrustedPath[],
-    run: () => Promise<Record<string, unknown>>,
-  ): Promise<CallToolResult> => {
-    const call = settle(run, untrusted);
-    inFlight.add(call);
-    void call.finally(() => inFlight.delete(call));
-    return call;
-  };
-  const server = new McpServer(
-    {name: 'svc', title: 'svc', version: deps.version},
-    {
-      instructions:
-        'Read-only access to one svc org, the one the API key in use belongs to: the org, its API keys, its ' +
-        'webhook endpoints and their deliveries. Keys and endpoints are created and revoked on the account ' +
-        'page, never here. Start with list_webhook_endpoints to get endpoint ids, then list_deliveries. ' +
-        'test_receiver grades a webhook receiver the user is building (on this machine) with test deliveries. ' +
-        UNTRUSTED_NOTE,
-    },
-  );
-  const readOnly = {readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false};
+/** Runs a tool body as a tracked call whose failure becomes a tool error. */
+type Guard = (
+  untrusted: readonly UntrustedPath[],
+  run: () => Promise<Record<string, unknown>>,
+) => Promise<CallToolResult>;
 
+/** What each tool's registration needs: the server, the dependencies, and the guard every call runs under. */
+interface ToolKit {
+  server: McpServer;
+  deps: McpDependencies;
+  guarded: Guard;
+}
+
+const READ_ONLY = {readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false};
+
+const INSTRUCTIONS =
+  'Read-only access to one svc org, the one the API key in use belongs to: the org, its API keys, its ' +
+  'webhook endpoints and their deliveries. Keys and endpoints are created and revoked on the account ' +
+  'page, never here. Start with list_webhook_endpoints to get endpoint ids, then list_deliveries. ' +
+  'test_receiver grades a webhook receiver the user is building (on this machine) with test deliveries. ' +
+  UNTRUSTED_NOTE;
+
+/** The org the key belongs to. */
+function registerGetOrg({server, deps, guarded}: ToolKit): void {
   server.registerTool(
     'get_org',
     {
@@ -127,7 +125,7 @@ export async function createMcpServer(deps: McpDependencies): Promise<SvcMcpServ
         'The org the API key in use belongs to: its id (org_…), name and creation time.' +
         untrustedSentence(UNTRUSTED.org),
       outputSchema: {...OrgSchema.shape, ...UntrustedFields},
-      annotations: readOnly,
+      annotations: READ_ONLY,
     },
     () =>
       guarded(UNTRUSTED.org, async () => {
@@ -135,7 +133,10 @@ export async function createMcpServer(deps: McpDependencies): Promise<SvcMcpServ
         return client.getOrg();
       }),
   );
+}
 
+/** The org's API keys, filtered by status. */
+function registerListApiKeys({server, deps, guarded}: ToolKit): void {
   server.registerTool(
     'list_api_keys',
     {
@@ -148,7 +149,7 @@ export async function createMcpServer(deps: McpDependencies): Promise<SvcMcpServ
         status: z.enum(API_KEY_STATUSES).optional().describe('only keys in this state'),
       },
       outputSchema: {keys: z.array(ApiKeySchema), ...UntrustedFields},
-      annotations: readOnly,
+      annotations: READ_ONLY,
     },
     ({status}) =>
       guarded(UNTRUSTED.keys, async () => {
@@ -157,7 +158,10 @@ export async function createMcpServer(deps: McpDependencies): Promise<SvcMcpServ
         return {keys: status ? keys.filter((k) => k.status === status) : keys};
       }),
   );
+}
 
+/** The org's endpoints, never a secret. */
+function registerListWebhookEndpoints({server, deps, guarded}: ToolKit): void {
   server.registerTool(
     'list_webhook_endpoints',
     {
@@ -167,7 +171,7 @@ export async function createMcpServer(deps: McpDependencies): Promise<SvcMcpServ
         'Signing secrets are never shown. Pass an id to list_deliveries.' +
         untrustedSentence(UNTRUSTED.endpoints),
       outputSchema: {endpoints: z.array(WebhookEndpointSchema), ...UntrustedFields},
-      annotations: readOnly,
+      annotations: READ_ONLY,
     },
     () =>
       guarded(UNTRUSTED.endpoints, async () => {
@@ -175,7 +179,10 @@ export async function createMcpServer(deps: McpDependencies): Promise<SvcMcpServ
         return {endpoints: await client.listWebhooks()};
       }),
   );
+}
 
+/** The newest deliveries to one endpoint. */
+function registerListDeliveries({server, deps, guarded}: ToolKit): void {
   server.registerTool(
     'list_deliveries',
     {
@@ -192,7 +199,7 @@ export async function createMcpServer(deps: McpDependencies): Promise<SvcMcpServ
         status: z.enum(DELIVERY_STATUSES).optional().describe('only deliveries with this status'),
       },
       outputSchema: {webhook_id: z.string(), deliveries: z.array(DeliverySchema), ...UntrustedFields},
-      annotations: readOnly,
+      annotations: READ_ONLY,
     },
     ({webhook_id, status}) =>
       guarded(UNTRUSTED.deliveries, async () => {
@@ -201,7 +208,10 @@ export async function createMcpServer(deps: McpDependencies): Promise<SvcMcpServ
         return {webhook_id, deliveries: status ? deliveries.filter((d) => d.status === status) : deliveries};
       }),
   );
+}
 
+/** One delivery's attempts, from the emulator serving the address. */
+function registerGetDeliveryAttempts({server, deps, guarded}: ToolKit): void {
   server.registerTool(
     'get_delivery_attempts',
     {
@@ -218,7 +228,7 @@ export async function createMcpServer(deps: McpDependencies): Promise<SvcMcpServ
           .describe(`delivery id, ${idShapeText('delivery', 'and')}, from list_deliveries`),
       },
       outputSchema: {...DeliveryDetailSchema.shape, ...UntrustedFields},
-      annotations: readOnly,
+      annotations: READ_ONLY,
     },
     ({delivery_id}) =>
       guarded(UNTRUSTED.attempts, async () => {
@@ -229,7 +239,10 @@ export async function createMcpServer(deps: McpDependencies): Promise<SvcMcpServ
         return detail;
       }),
   );
+}
 
+/** `svc webhooks test-receiver`'s checks against a receiver on this machine (or elsewhere, when allowed). */
+function registerTestReceiver({server, deps, guarded}: ToolKit): void {
   server.registerTool(
     'test_receiver',
     {
@@ -265,6 +278,9 @@ export async function createMcpServer(deps: McpDependencies): Promise<SvcMcpServ
         passed: z.number().int(),
         failed: z.number().int(),
         skipped: z.number().int(),
+        diagnosis: z
+          .object({code: z.enum(['unreachable', 'secret_mismatch']), message: z.string(), next: z.string()})
+          .optional(),
         ...UntrustedFields,
       },
       annotations: {readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true},
@@ -272,7 +288,34 @@ export async function createMcpServer(deps: McpDependencies): Promise<SvcMcpServ
     ({url, only}) =>
       guarded(UNTRUSTED.receiverChecks, async () => ({...(await deps.testReceiver({url, only}))})),
   );
+}
 
+/** Every tool, in the order a client lists them. */
+const TOOLS: readonly ((kit: ToolKit) => void)[] = [
+  registerGetOrg,
+  registerListApiKeys,
+  registerListWebhookEndpoints,
+  registerListDeliveries,
+  registerGetDeliveryAttempts,
+  registerTestReceiver,
+];
+
+/** The SDK loads here, with the command that needs it, never at the CLI's start. */
+export async function createMcpServer(deps: McpDependencies): Promise<SvcMcpServer> {
+  const {McpServer} = await import('@modelcontextprotocol/sdk/server/mcp.js');
+  const inFlight = new Set<Promise<CallToolResult>>();
+  const guarded: Guard = (untrusted, run) => {
+    const call = settle(run, untrusted);
+    inFlight.add(call);
+    void call.finally(() => inFlight.delete(call));
+    return call;
+  };
+  const server = new McpServer(
+    {name: 'svc', title: 'svc', version: deps.version},
+    {instructions: INSTRUCTIONS},
+  );
+  const kit: ToolKit = {server, deps, guarded};
+  for (const register of TOOLS) register(kit);
   return {
     server,
     drain: async () => {

@@ -1,5 +1,6 @@
 // `svc webhooks test-receiver` (and the MCP tool test_receiver): runs the receiver checks against a running
-// receiver, one after another, and grades each answer the way the service would treat it.
+// receiver, one after another, and grades each answer the way the service would treat it. A cause the verdicts
+// share (a receiver that cannot be reached, one that verifies with another secret) is said once, as a diagnosis.
 import {setTimeout as sleep} from 'node:timers/promises';
 import {isLoopbackHost} from '@svc/client';
 import {DELIVERY_TIMEOUT_MS, FIRST_RETRY_S} from '../../definitions.js';
@@ -37,16 +38,43 @@ export interface TestReceiverOptions extends Omit<PostOptions, 'timeoutMs'> {
   onVerdict?: (verdict: CheckVerdict) => void;
 }
 
+/**
+ * What the verdicts add up to when they share one cause, said once instead of under every check:
+ * `unreachable`, nothing answered the valid delivery; `secret_mismatch`, every correctly signed delivery was
+ * refused with a 4xx, which is what a receiver verifying with another secret does.
+ */
+export interface ReceiverDiagnosis {
+  code: 'unreachable' | 'secret_mismatch';
+  message: string;
+  /** The one next step. */
+  next: string;
+}
+
 export interface ReceiverReport {
   url: string;
   checks: CheckVerdict[];
   passed: number;
   failed: number;
   skipped: number;
+  diagnosis?: ReceiverDiagnosis;
 }
 
 const BASELINE = 'valid';
 const SNIPPET = 120;
+const SAME_SECRET =
+  'Check that the receiver verifies with the same signing secret as svc was given (--secret or SVC_WEBHOOK_SECRET): the secret of the endpoint it serves, shown once when the endpoint was added.';
+const UNREACHABLE_NEXT =
+  'Start the receiver (or correct the host, port and path of the URL), then run this again.';
+
+/** A refusal of the kind a receiver gives a delivery whose signature it cannot verify (not a missing route). */
+function refusedAsUnsigned(a: PostedAnswer): boolean {
+  return (
+    a.status_code !== null &&
+    a.status_code >= 400 &&
+    a.status_code < 500 &&
+    ![404, 405].includes(a.status_code)
+  );
+}
 
 /** `--only a,b --only c` → ids, each known; a usage error lists the known ones. */
 export function parseOnly(values: string[] | undefined): string[] | undefined {
@@ -99,8 +127,11 @@ function fixFor(check: ReceiverCheck, answers: PostedAnswer[]): string {
     if (answers.some((a) => a.status_code === 404 || a.status_code === 405)) {
       return 'Nothing takes a POST at this path: check the URL, or route POST requests on it to your webhook handler.';
     }
-    if (check.id === BASELINE && answers.some((a) => a.status_code === 400 || a.status_code === 401)) {
-      return "A correctly signed delivery was refused: verify with this endpoint's signing secret, the whole whsec_ string as the HMAC key, over the raw body.";
+    if (check.id === BASELINE && answers.some(refusedAsUnsigned)) {
+      return `${SAME_SECRET} If it is, verify with the whole whsec_ string as the HMAC key, over the raw body.`;
+    }
+    if (check.id === BASELINE && answers.some((a) => a.status_code === null && !a.timed_out)) {
+      return UNREACHABLE_NEXT;
     }
   }
   return check.fix;
@@ -159,20 +190,20 @@ export async function testReceiver(options: TestReceiverOptions): Promise<Receiv
 
   const baselineCheck = RECEIVER_CHECKS.find((c) => c.id === BASELINE) as ReceiverCheck;
   const baselineAnswers = await baselineCheck.run(ctx);
-  const baseline = judge(baselineCheck, baselineAnswers);
-  record(baseline);
-  const answered = baselineAnswers.every((a) => a.status_code !== null);
-
-  for (const check of RECEIVER_CHECKS) {
-    if (check.id === BASELINE || (only && !only.includes(check.id))) continue;
-    if (!answered) {
-      record(skipped(check, 'not sent: the receiver did not answer the valid delivery'));
-    } else if (check.expect === 'refuse' && baseline.status !== 'pass') {
-      record(
-        skipped(check, 'not judged: the valid delivery was refused too, so a refusal here proves nothing'),
-      );
-    } else {
-      record(judge(check, await check.run(ctx)));
+  const others = RECEIVER_CHECKS.filter((c) => c.id !== BASELINE && (!only || only.includes(c.id)));
+  let diagnosis: ReceiverDiagnosis | undefined;
+  if (!baselineAnswers.every((a) => a.status_code !== null)) {
+    diagnosis = unreachable(url, baselineAnswers);
+    record(judge(baselineCheck, baselineAnswers));
+    for (const check of others) record(skipped(check, diagnosis ? NOT_REACHED : NOT_SENT));
+  } else if (baselineAnswers.every(refusedAsUnsigned)) {
+    diagnosis = await gradeAfterRefusal(ctx, baselineCheck, baselineAnswers, others, record);
+  } else {
+    const baseline = judge(baselineCheck, baselineAnswers);
+    record(baseline);
+    for (const check of others) {
+      if (check.expect === 'refuse' && baseline.status !== 'pass') record(skipped(check, NOT_JUDGED));
+      else record(judge(check, await check.run(ctx)));
     }
   }
   return {
@@ -181,5 +212,56 @@ export async function testReceiver(options: TestReceiverOptions): Promise<Receiv
     passed: checks.filter((c) => c.status === 'pass').length,
     failed: checks.filter((c) => c.status === 'fail').length,
     skipped: checks.filter((c) => c.status === 'skip').length,
+    ...(diagnosis ? {diagnosis} : {}),
+  };
+}
+
+const NOT_SENT = 'not sent: the receiver did not answer the valid delivery';
+const NOT_REACHED = 'not sent: the receiver could not be reached';
+const NOT_JUDGED = 'not judged: the valid delivery was refused too, so a refusal here proves nothing';
+const REFUSED_LIKE_VALID =
+  'not judged: refused like the valid delivery, as every delivery signed with this secret was';
+
+/** Nothing answered: the network's words once, or none when the receiver took the connection and stayed silent. */
+function unreachable(url: URL, answers: PostedAnswer[]): ReceiverDiagnosis | undefined {
+  const failure = answers.find((a) => a.status_code === null && !a.timed_out);
+  if (!failure) return undefined;
+  return {
+    code: 'unreachable',
+    message: `The receiver at ${url.href} could not be reached: ${failure.error ?? 'no answer'}.`,
+    next: UNREACHABLE_NEXT,
+  };
+}
+
+/**
+ * The valid delivery was refused with a 4xx. The deliveries a receiver must accept, each signed with the same
+ * secret, are sent too: when every one of them is refused as well, the receiver most likely verifies with
+ * another secret, so their refusals say nothing about its code and are not held against it. The deliveries it
+ * must refuse are not judged either way: refusing everything proves nothing.
+ */
+async function gradeAfterRefusal(
+  ctx: CheckContext,
+  baselineCheck: ReceiverCheck,
+  baselineAnswers: PostedAnswer[],
+  others: readonly ReceiverCheck[],
+  record: (verdict: CheckVerdict) => void,
+): Promise<ReceiverDiagnosis | undefined> {
+  const answers = new Map<string, PostedAnswer[]>();
+  for (const check of others) if (check.expect === 'accept') answers.set(check.id, await check.run(ctx));
+  const allRefused = [...answers.values()].every((a) => a.every(refusedAsUnsigned));
+  record(judge(baselineCheck, baselineAnswers));
+  for (const check of others) {
+    const got = answers.get(check.id);
+    if (!got) record(skipped(check, NOT_JUDGED));
+    else if (allRefused) record(skipped(check, REFUSED_LIKE_VALID));
+    else record(judge(check, got));
+  }
+  if (!allRefused) return undefined;
+  const all = [baselineAnswers, ...answers.values()].flat();
+  const codes = [...new Set(all.map((a) => a.status_code))];
+  return {
+    code: 'secret_mismatch',
+    message: `The receiver refused every correctly signed delivery (${all.length} of ${all.length}, status ${codes.join(', ')}): it and svc may not share the signing secret.`,
+    next: SAME_SECRET,
   };
 }

@@ -60,10 +60,12 @@ export default class EmulatorDeliveriesResend extends BaseCommand {
       dataDir: flags['data-dir'],
       env: process.env,
     });
-    if (!this.jsonEnabled())
+    if (!this.jsonEnabled()) {
+      this.log(`Resent ${detail.delivery.id} on the emulator at ${apiUrl}:\n`);
       process.stdout.write(
         renderDeliveryDetail(detail, await terminalView(process.stdout, process.env, nowMs), apiUrl),
       );
+    }
     return detail;
   }
 }

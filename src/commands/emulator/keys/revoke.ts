@@ -13,11 +13,12 @@ export default class EmulatorKeysRevoke extends BaseCommand {
 
   async run() {
     const {args, flags} = await this.parse(EmulatorKeysRevoke);
-    const key = await revokeKey({id: args.id, dataDir: flags['data-dir'], env: process.env});
+    const {value: key, apiUrl} = await revokeKey({id: args.id, dataDir: flags['data-dir'], env: process.env});
     if (!this.jsonEnabled()) {
+      const at = `on the emulator at ${apiUrl}`;
       if (key.already_revoked)
-        this.logToStderr(`Nothing to do: ${key.name} (${key.id}) was already revoked.`);
-      else this.log(`Revoked ${key.name} (${key.id}).`);
+        this.logToStderr(`Nothing to do: ${key.name} (${key.id}) was already revoked ${at}.`);
+      else this.log(`Revoked ${key.name} (${key.id}) ${at}.`);
     }
     return key;
   }

@@ -30,7 +30,7 @@ export default class EmulatorSandboxesAction extends BaseCommand {
 
   async run() {
     const {args, flags} = await this.parse(EmulatorSandboxesAction);
-    const move = await sandboxAction({
+    const {value: move, apiUrl} = await sandboxAction({
       id: args.id,
       action: args.action as (typeof SANDBOX_REQUESTABLE_ACTIONS)[number],
       lastError: flags['last-error'],
@@ -38,7 +38,7 @@ export default class EmulatorSandboxesAction extends BaseCommand {
       dataDir: flags['data-dir'],
       env: process.env,
     });
-    if (!this.jsonEnabled()) this.log(`${args.action}: ${describeMove(move)}`);
+    if (!this.jsonEnabled()) this.log(`${args.action}: ${describeMove(move)} on the emulator at ${apiUrl}`);
     return move;
   }
 }

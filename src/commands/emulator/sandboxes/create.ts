@@ -22,14 +22,14 @@ export default class EmulatorSandboxesCreate extends BaseCommand {
 
   async run() {
     const {flags} = await this.parse(EmulatorSandboxesCreate);
-    const move = await createSandbox({
+    const {value: move, apiUrl} = await createSandbox({
       name: flags.name,
       expiresIn: flags['expires-in'],
       org: flags.org,
       dataDir: flags['data-dir'],
       env: process.env,
     });
-    if (!this.jsonEnabled()) this.log(`Created ${describeMove(move)}`);
+    if (!this.jsonEnabled()) this.log(`Created ${describeMove(move)} on the emulator at ${apiUrl}`);
     return move;
   }
 }

@@ -16,10 +16,17 @@ export default class EmulatorSandboxesList extends BaseCommand {
 
   async run() {
     const {flags} = await this.parse(EmulatorSandboxesList);
-    const data = await listSandboxes({dataDir: flags['data-dir'], org: flags.org, env: process.env});
+    const {value: data, apiUrl} = await listSandboxes({
+      dataDir: flags['data-dir'],
+      org: flags.org,
+      env: process.env,
+    });
     if (!this.jsonEnabled()) {
       if (data.length === 0)
-        this.logToStderr('No sandboxes yet. Create one with `svc emulator sandboxes create`.');
+        this.logToStderr(
+          `No sandboxes yet on the emulator at ${apiUrl}. Create one with \`svc emulator sandboxes create\`.`,
+        );
+      else this.logToStderr(`Sandboxes on the emulator at ${apiUrl}:`);
       for (const s of data) {
         const extra = [
           s.last_error ? `last_error: ${sanitize(s.last_error)}` : '',

@@ -29,7 +29,7 @@ export default class EmulatorWebhooksChaos extends BaseCommand {
 
   async run() {
     const {args, flags} = await this.parse(EmulatorWebhooksChaos);
-    const result = await webhookChaos({
+    const {value: result, apiUrl} = await webhookChaos({
       id: args.id,
       spec: args.settings,
       off: flags.off,
@@ -38,10 +38,11 @@ export default class EmulatorWebhooksChaos extends BaseCommand {
     });
     if (!this.jsonEnabled()) {
       const from = result.source === 'emulator' ? ' (from the emulator’s --chaos)' : '';
+      const at = ` on the emulator at ${apiUrl}`;
       this.log(
         result.chaos
-          ? `${result.endpoint_id}: ${describeChaos(result.chaos)}${from}`
-          : `${result.endpoint_id}: no chaos; deliveries are made plainly`,
+          ? `${result.endpoint_id}${at}: ${describeChaos(result.chaos)}${from}`
+          : `${result.endpoint_id}${at}: no chaos; deliveries are made plainly`,
       );
     }
     return result;

@@ -23,7 +23,7 @@ export default class EmulatorWebhooksCreate extends BaseCommand {
 
   async run() {
     const {flags} = await this.parse(EmulatorWebhooksCreate);
-    const {endpoint} = await createWebhook({
+    const {endpoint, apiUrl} = await createWebhook({
       url: flags.url,
       events: flags.events
         .split(',')
@@ -38,7 +38,7 @@ export default class EmulatorWebhooksCreate extends BaseCommand {
     for (const warning of endpoint.warnings) process.stderr.write(`Warning: ${warning}\n`);
     if (!this.jsonEnabled()) {
       this.logToStderr(
-        `Added ${endpoint.id} for ${endpoint.events.join(', ')} → ${endpoint.url}. The signing secret is shown once:`,
+        `Added ${endpoint.id} for ${endpoint.events.join(', ')} → ${endpoint.url} on the emulator at ${apiUrl}. The signing secret is shown once:`,
       );
       this.log(endpoint.secret);
       this.logToStderr(

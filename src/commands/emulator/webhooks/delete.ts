@@ -13,8 +13,12 @@ export default class EmulatorWebhooksDelete extends BaseCommand {
 
   async run() {
     const {args, flags} = await this.parse(EmulatorWebhooksDelete);
-    const result = await deleteWebhook({id: args.id, dataDir: flags['data-dir'], env: process.env});
-    if (!this.jsonEnabled()) this.log(`Deleted ${result.id}.`);
+    const {value: result, apiUrl} = await deleteWebhook({
+      id: args.id,
+      dataDir: flags['data-dir'],
+      env: process.env,
+    });
+    if (!this.jsonEnabled()) this.log(`Deleted ${result.id} on the emulator at ${apiUrl}.`);
     return result;
   }
 }

@@ -1,6 +1,5 @@
 // `svc emulator keys create`: mints a key through the control surface; the secret is shown exactly once.
 import type {CreatedKey} from '@svc/client';
-import {UserError} from '../../../lib/errors.js';
 import {toUserError} from '../../../lib/error-mapper.js';
 import {currentSvcCommand} from '../../../lib/invocation.js';
 import {dataDirArg} from '../../../lib/hints.js';
@@ -27,19 +26,14 @@ export async function createKey(options: CreateKeyOptions): Promise<CreatedKeyAt
   try {
     return await mintKey(options);
   } catch (err) {
-    const userError = toUserError(err);
-    // At the limit of active keys: the way out is revoking one, a step added to the emulator's own message.
-    if (userError.code !== 'conflict') throw userError;
+    // At the limit of active keys the way out is revoking one: a step for the mapper to give with the
+    // emulator's own message.
     const svc = currentSvcCommand(options.env);
     const dir = dataDirArg(options.dataDir);
-    throw new UserError(userError.message, {
-      code: userError.code,
-      exitCode: userError.exitCode,
-      suggestions: [
-        ...userError.suggestions,
+    throw toUserError(err, {
+      conflict: [
         `Revoke a key you no longer use: \`${svc} keys list\` shows their ids, \`${svc} emulator keys revoke\` followed by one revokes it${dir ? ` (with${dir})` : ''}`,
       ],
-      cause: err,
     });
   }
 }

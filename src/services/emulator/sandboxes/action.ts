@@ -1,7 +1,7 @@
 // `svc emulator sandboxes action`: moves a sandbox (stop, crash, fail, standby, …); each move emits its event.
 import type {SandboxMove} from '@svc/client';
 import type {SANDBOX_REQUESTABLE_ACTIONS} from '../../../definitions.js';
-import {type ConnectOptions, withControl} from '../connect.js';
+import {type At, type ConnectOptions, withControlAt} from '../connect.js';
 
 export interface SandboxActionOptions extends ConnectOptions {
   id: string;
@@ -11,8 +11,8 @@ export interface SandboxActionOptions extends ConnectOptions {
   org?: string;
 }
 
-export function sandboxAction(options: SandboxActionOptions): Promise<SandboxMove> {
-  return withControl(options, (control) =>
+export function sandboxAction(options: SandboxActionOptions): Promise<At<SandboxMove>> {
+  return withControlAt(options, (control) =>
     control.sandboxAction(options.id, options.action, {last_error: options.lastError, org_id: options.org}),
   );
 }

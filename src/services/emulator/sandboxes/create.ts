@@ -1,6 +1,6 @@
 // `svc emulator sandboxes create`: a new sandbox, ready at once (emits sandbox.ready).
 import type {SandboxMove} from '@svc/client';
-import {type ConnectOptions, withControl} from '../connect.js';
+import {type At, type ConnectOptions, withControlAt} from '../connect.js';
 
 export interface CreateSandboxOptions extends ConnectOptions {
   name?: string;
@@ -9,8 +9,8 @@ export interface CreateSandboxOptions extends ConnectOptions {
   org?: string;
 }
 
-export function createSandbox(options: CreateSandboxOptions): Promise<SandboxMove> {
-  return withControl(options, (control) =>
+export function createSandbox(options: CreateSandboxOptions): Promise<At<SandboxMove>> {
+  return withControlAt(options, (control) =>
     control.createSandbox({name: options.name, expires_in: options.expiresIn, org_id: options.org}),
   );
 }

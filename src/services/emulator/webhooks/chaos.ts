@@ -2,7 +2,7 @@
 import type {EndpointChaos} from '@svc/client';
 import {idShapeText, isId} from '../../../definitions.js';
 import {usageError} from '../../../lib/errors.js';
-import {type ConnectOptions, withControl} from '../connect.js';
+import {type At, type ConnectOptions, withControlAt} from '../connect.js';
 import {chaosFlag} from '../start.js';
 
 export interface WebhookChaosOptions extends ConnectOptions {
@@ -12,7 +12,7 @@ export interface WebhookChaosOptions extends ConnectOptions {
   off?: boolean;
 }
 
-export function webhookChaos(options: WebhookChaosOptions): Promise<EndpointChaos> {
+export function webhookChaos(options: WebhookChaosOptions): Promise<At<EndpointChaos>> {
   if (!isId('webhookEndpoint', options.id)) {
     throw usageError(
       `${JSON.stringify(options.id)} is not a webhook endpoint id (${idShapeText('webhookEndpoint')})`,
@@ -20,7 +20,7 @@ export function webhookChaos(options: WebhookChaosOptions): Promise<EndpointChao
   }
   if (options.off && options.spec !== undefined) throw usageError('pass either settings or --off, not both');
   const settings = options.spec === undefined ? undefined : chaosFlag(options.spec);
-  return withControl(options, (control) => {
+  return withControlAt(options, (control) => {
     if (options.off) return control.setChaos(options.id, null);
     if (settings) return control.setChaos(options.id, settings);
     return control.getChaos(options.id);

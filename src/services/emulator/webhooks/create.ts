@@ -71,7 +71,6 @@ export async function createWebhook(options: CreateWebhookOptions): Promise<Crea
  * step that fits; the emulator's message itself is never rewritten.
  */
 function refusedWebhook(err: unknown, options: CreateWebhookOptions): UserError {
-  const userError = toUserError(err);
   const svc = currentSvcCommand(options.env);
   const dir = dataDirArg(options.dataDir);
   const kind = localUrlKind(err);
@@ -89,6 +88,7 @@ function refusedWebhook(err: unknown, options: CreateWebhookOptions): UserError 
             dataDir: options.dataDir,
             onThisMachine: kind === 'this_machine',
           });
+    const userError = toUserError(err);
     return new UserError(`url ${problem.message}`, {
       code: userError.code,
       exitCode: userError.exitCode,
@@ -96,17 +96,12 @@ function refusedWebhook(err: unknown, options: CreateWebhookOptions): UserError 
       cause: err,
     });
   }
-  const more =
-    userError.code === 'conflict'
-      ? `Delete an endpoint you no longer use: \`${svc} webhooks list\` shows their ids, \`${svc} emulator webhooks delete\` followed by one deletes it${dir ? ` (with${dir})` : ''}`
-      : userError.code === 'vault_unavailable'
-        ? `The emulator runs without a vault key: stop it (${svc} emulator stop${dir}) and start it again without --no-vault-key`
-        : undefined;
-  if (!more) return userError;
-  return new UserError(userError.message, {
-    code: userError.code,
-    exitCode: userError.exitCode,
-    suggestions: [...userError.suggestions, more],
-    cause: err,
+  return toUserError(err, {
+    conflict: [
+      `Delete an endpoint you no longer use: \`${svc} webhooks list\` shows their ids, \`${svc} emulator webhooks delete\` followed by one deletes it${dir ? ` (with${dir})` : ''}`,
+    ],
+    vault_unavailable: [
+      `The emulator runs without a vault key: stop it (${svc} emulator stop${dir}) and start it again without --no-vault-key`,
+    ],
   });
 }

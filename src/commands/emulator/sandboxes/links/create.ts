@@ -44,7 +44,7 @@ export default class EmulatorSandboxesLinksCreate extends BaseCommand {
 
   async run() {
     const {args, flags} = await this.parse(EmulatorSandboxesLinksCreate);
-    const link = await createLink({
+    const {value: link, apiUrl} = await createLink({
       sandboxId: args.sandbox,
       kind: flags.kind as SandboxLinkKind,
       keyId: flags.key,
@@ -55,6 +55,7 @@ export default class EmulatorSandboxesLinksCreate extends BaseCommand {
     if (!this.jsonEnabled()) {
       // Only the URL goes to stdout, so `URL=$(svc emulator sandboxes links create …)` works.
       this.log(link.url);
+      this.logToStderr(`On the emulator at ${apiUrl}:`);
       this.logToStderr(linkCreatedHint({svc: currentSvcCommand(), link, dataDir: flags['data-dir']}));
     }
     return link;

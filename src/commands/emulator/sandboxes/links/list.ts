@@ -22,7 +22,7 @@ export default class EmulatorSandboxesLinksList extends BaseCommand {
 
   async run() {
     const {args, flags} = await this.parse(EmulatorSandboxesLinksList);
-    const {links, nowMs} = await listLinks({
+    const {links, nowMs, apiUrl} = await listLinks({
       sandboxId: args.sandbox,
       dataDir: flags['data-dir'],
       env: process.env,
@@ -30,6 +30,7 @@ export default class EmulatorSandboxesLinksList extends BaseCommand {
     if (!this.jsonEnabled()) {
       const view = await terminalView(process.stdout, process.env, nowMs);
       const svc = currentSvcCommand();
+      this.logToStderr(`Links on the emulator at ${apiUrl}:`);
       process.stdout.write(renderSandboxLinks(links, {...view, svc, dataDir: flags['data-dir']}));
     }
     return {data: links};

@@ -2,7 +2,7 @@
 // behalf of a key as a client holding it would make one; its URL is shown once.
 import type {CreatedSandboxLink} from '../../../../schemas/index.js';
 import type {SandboxLinkKind} from '../../../../definitions.js';
-import {type ConnectOptions, withControl} from '../../connect.js';
+import {type At, type ConnectOptions, withControlAt} from '../../connect.js';
 
 export interface CreateLinkOptions extends ConnectOptions {
   sandboxId: string;
@@ -11,8 +11,8 @@ export interface CreateLinkOptions extends ConnectOptions {
   port?: number;
 }
 
-export function createLink(options: CreateLinkOptions): Promise<CreatedSandboxLink> {
-  return withControl(options, (control) =>
+export function createLink(options: CreateLinkOptions): Promise<At<CreatedSandboxLink>> {
+  return withControlAt(options, (control) =>
     control.createLink(options.sandboxId, {kind: options.kind, key_id: options.keyId, port: options.port}),
   );
 }
