@@ -110,12 +110,33 @@ function isOclifError(err: unknown): err is Errors.CLIError {
   return err instanceof Error && typeof (err as {oclif?: unknown}).oclif === 'object';
 }
 
+const OCLIF_HEADER = /^The following errors? occurred:$/;
+const OCLIF_HELP = /^See more help with --help$/;
+
+/**
+ * oclif's parse errors in svc's words: one sentence, without oclif's own header and help line ("The following
+ * error occurred: … See more help with --help"), flags spelled as they are typed.
+ */
+function oclifSentence(message: string): {text: string; pointedToHelp: boolean} {
+  const lines = message
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean);
+  const text = lines
+    .filter((line) => !OCLIF_HEADER.test(line) && !OCLIF_HELP.test(line))
+    .map((line) => line.replace(/^Missing required flag ([\w-]+)$/, 'missing required flag --$1'))
+    .join('; ');
+  return {text: text || message, pointedToHelp: lines.some((line) => OCLIF_HELP.test(line))};
+}
+
 // oclif's own parse errors (unknown flag, missing argument, bad option value) carry exit 2.
 function fromOclif(err: Errors.CLIError): UserError {
   const usage = err.oclif?.exit === ExitCode.usage;
-  return new UserError(err.message, {
+  const {text, pointedToHelp} = oclifSentence(err.message);
+  return new UserError(text, {
     code: usage ? 'usage' : 'error',
     exitCode: usage ? ExitCode.usage : ExitCode.error,
+    suggestions: pointedToHelp ? ['Run the command with --help to see its flags'] : [],
     cause: err,
   });
 }

@@ -75,7 +75,7 @@ function place(
     const next = node[segment];
     if (next === undefined) node[segment] = {};
     else if (typeof next !== 'object' || next === null || Array.isArray(next)) {
-      return `${segments.slice(0, i + 1).join('.')} is not an object`;
+      return `goes through ${segments.slice(0, i + 1).join('.')}, which is not an object`;
     }
     node = node[segment] as Record<string, unknown>;
   }
@@ -116,7 +116,11 @@ export function shapeEvent(
     const segments = path.split('.');
     const unknown = unknownField(schema, segments);
     if (unknown) {
-      problems.push({field: path, message: `${unknown} is not a field of a ${event.type} event`});
+      const message = `is not a field of a ${event.type} event`;
+      problems.push({
+        field: path,
+        message: unknown === path ? message : `goes through ${unknown}, which ${message}`,
+      });
       continue;
     }
     const notObject = place(shaped, segments, value === null ? undefined : value);
@@ -128,7 +132,8 @@ export function shapeEvent(
     return {
       problems: parsed.error.issues.map((issue) => ({
         field: issue.path.join('.') || '(event)',
-        message: issue.message,
+        // Each message follows its field: "data.sandbox.name does not fit: invalid input: expected string, …".
+        message: `does not fit: ${issue.message.charAt(0).toLowerCase()}${issue.message.slice(1)}`,
       })),
     };
   }

@@ -88,6 +88,19 @@ describe('svc errors', {timeout: 60_000}, () => {
     expect(JSON.parse(r.stdout).error.code).toBe('usage');
   });
 
+  it('names a missing required flag in svc words, as it is typed, with the way to see the flags', async () => {
+    const r = await svc(['emulator', 'webhooks', 'create', '--url', 'http://127.0.0.1:9/hook']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('missing required flag --events');
+    expect(r.stderr).toContain('--help');
+    expect(r.stderr).not.toMatch(/The following error occurred|See more help with/);
+    const json = await svc(['emulator', 'webhooks', 'create', '--url', 'http://127.0.0.1:9/hook', '--json']);
+    expect(JSON.parse(json.stdout).error).toMatchObject({
+      code: 'usage',
+      message: 'missing required flag --events',
+    });
+  });
+
   it('explains a credentials file it cannot reach, with the path, instead of an internal error', async () => {
     // The config dir is a file: reading credentials.json under it fails (ENOTDIR), even for root.
     const notADir = join(configDir, 'not-a-dir');

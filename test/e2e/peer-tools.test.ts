@@ -99,7 +99,8 @@ describe('svc trigger --set', {timeout: 60_000}, () => {
     ]);
     expect(r.code).toBe(2);
     const message = json<{error: {code: string; message: string}}>(r.stdout).error.message;
-    expect(message).toMatch(/data\.sandbox\.nmae .*not a field of a sandbox\.ready event/);
+    expect(message).toMatch(/data\.sandbox\.nmae is not a field of a sandbox\.ready event/);
+    expect(message).not.toMatch(/nmae.*nmae/);
     const types = await cli(['trigger', 'sandbox.ready', '--set', 'data.sandbox.name=42']);
     expect(types.code).toBe(2);
     expect(types.stderr).toMatch(/data\.sandbox\.name .*expected string, received number/);

@@ -40,7 +40,7 @@ describe('shapeEvent', () => {
     ]);
     expect(result.event).toBeUndefined();
     expect(result.problems).toEqual([
-      {field: 'data.sandbox.nmae', message: 'data.sandbox.nmae is not a field of a sandbox.ready event'},
+      {field: 'data.sandbox.nmae', message: 'is not a field of a sandbox.ready event'},
     ]);
     const mixed = shapeEvent(ready(), [
       {path: 'created_at', value: 'x'},
@@ -89,7 +89,7 @@ describe('shapeEvent', () => {
       ]),
     ).toEqual([{field: 'data.sandbox.name', message: 'is set more than once'}]);
     expect(shapeEvent(ready(), [{path: 'data.sandbox.name.first', value: 'a'}]).problems).toEqual([
-      {field: 'data.sandbox.name.first', message: 'data.sandbox.name is not an object'},
+      {field: 'data.sandbox.name.first', message: 'goes through data.sandbox.name, which is not an object'},
     ]);
     const many = Array.from({length: MAX_EVENT_SETS + 1}, (_, i) => ({path: `data.f${i}`, value: i}));
     expect(checkSets(many)).toEqual([{field: 'set', message: `must hold at most ${MAX_EVENT_SETS} values`}]);
