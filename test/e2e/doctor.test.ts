@@ -106,4 +106,29 @@ describe('svc doctor', {timeout: 60_000}, () => {
     });
     expect(r.code).toBe(1);
   });
+
+  it('looks at the emulator serving the address in use, not the default data dir', async () => {
+    // A second emulator on a data dir of its own, noted where this user's commands find running emulators.
+    const svcData = join(root, 'svc-data');
+    const own = join(root, 'own-emu');
+    const second = await startEmulatorProcess(own, [], {SVC_DATA_DIR: svcData});
+    try {
+      const r = await runCli(['doctor', '--json'], {
+        env: {
+          SVC_CONFIG_DIR: join(root, 'config-second'),
+          SVC_CACHE_DIR: join(root, 'cache'),
+          SVC_DATA_DIR: svcData,
+          SVC_API_URL: second.apiUrl,
+        },
+      });
+      const byId = Object.fromEntries((JSON.parse(r.stdout) as Report).checks.map((c) => [c.id, c]));
+      expect(byId.emulator_json).toMatchObject({status: 'ok', detail: expect.stringContaining(own)});
+      expect(byId.emulator_json?.detail).toContain(second.apiUrl);
+      expect(byId.data_dir?.detail).toContain(own);
+      const port = new URL(second.apiUrl).port;
+      expect(byId.dot_localhost?.detail).toContain(`svc-${port}.localhost`);
+    } finally {
+      await stopProcess(second);
+    }
+  });
 });

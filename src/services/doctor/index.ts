@@ -13,6 +13,7 @@ import {checkDataDir, checkRuntimeFile, checkTemplate} from './emulator.js';
 import {checkDotLocalhost, checkForwardTo, checkLocalhost, checkProxy, type Lookup} from './network.js';
 import {checkNodeVersion} from './system.js';
 import {checkSharedVault, type ReadHeldCheck} from './vault.js';
+import {runningEmulatorFor} from '../emulator/registry.js';
 
 export {DOCTOR_LANES, type DoctorCheck, type DoctorReport} from './check.js';
 
@@ -49,7 +50,10 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
     flags: {apiUrl: options.apiUrl},
     fileStore: defaultFileStore(options.env),
   }).catch(() => undefined);
-  const dataDir = options.dataDir ?? emulatorDataDir(options.env);
+  // The emulator of the address in use, as every command finds it; the default data dir when none serves it.
+  const named = options.dataDir ?? (options.env.SVC_EMULATOR_DATA_DIR || undefined);
+  const serving = named === undefined && apiUrl ? await runningEmulatorFor(apiUrl, options.env) : undefined;
+  const dataDir = named ?? serving?.dataDir ?? emulatorDataDir(options.env);
   const credentials = await checkCredentialsFile(configDir(options.env));
   const runtime = await checkRuntimeFile({dataDir, apiUrl: apiUrl ?? ''});
   const running = runtime.running;
