@@ -165,7 +165,18 @@ try {
   npm(['install', tarballs.client], clientApp);
 
   const cache = run('npm', ['config', 'get', 'cache']).stdout.trim();
+  const userconfig = run('npm', ['config', 'get', 'userconfig']).stdout.trim();
   const env = {
+    // How this machine reaches the registry (proxies, trusted certificate authorities, npm's user settings):
+    // the tests hand them to the npx they run, whose HOME is a fresh one.
+    ...Object.fromEntries(
+      Object.entries(process.env).filter(([name]) =>
+        /^(NODE_EXTRA_CA_CERTS|SSL_CERT_FILE|SSL_CERT_DIR|(HTTPS?|NO|ALL)_PROXY|(https?|no|all)_proxy)$/.test(
+          name,
+        ),
+      ),
+    ),
+    npm_config_userconfig: userconfig,
     // The chosen Node first on the PATH: `svc`'s shebang, npx and the tests' own children all run on it.
     PATH: [dirname(node), process.env.PATH].join(delimiter),
     HOME: process.env.HOME,
