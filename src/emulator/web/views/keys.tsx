@@ -14,6 +14,7 @@ import {
   ErrorSummary,
   FieldHelp,
   type FormErrors,
+  Name,
   Notice,
   Page,
   SecretShownOnce,
@@ -153,7 +154,7 @@ export function KeysPage(p: {
             {p.keys.map((k) => (
               <tr key={k.id}>
                 <td data-label="Name" class="strong">
-                  {k.name}
+                  <Name text={k.name} />
                 </td>
                 <td data-label="Prefix">
                   <code>{k.prefix}…</code>

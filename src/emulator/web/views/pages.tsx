@@ -11,6 +11,7 @@ import {
   ErrorSummary,
   FieldHelp,
   type FormErrors,
+  Name,
   Notice,
   Page,
   Time,
@@ -274,7 +275,9 @@ export function TeamPage(p: {
         <tbody>
           {p.members.map((m) => (
             <tr key={m.personId}>
-              <td data-label="Email">{m.email}</td>
+              <td data-label="Email">
+                <Name text={m.email} />
+              </td>
               <td data-label="Role">
                 <span class="badge">{m.role}</span>
               </td>
