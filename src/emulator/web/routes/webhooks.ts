@@ -10,14 +10,9 @@ import {OperationError} from '../../operation-error.js';
 import {clip, formErrors, sentence, statusOf} from '../kit/forms.js';
 import {render} from '../kit/response.js';
 import type {PageKit, RegisterRoutes, SignedIn} from '../page-kit.js';
-import {
-  DeleteEndpointPage,
-  DeliveriesPage,
-  DeliveryPage,
-  type DeliveryView,
-  NewEndpointPage,
-  WebhooksPage,
-} from '../views/webhooks.js';
+import {DeliveriesPage, DeliveryPage, type DeliveryView} from '../views/deliveries.js';
+import {NewEndpointPage} from '../views/endpoint-form.js';
+import {DeleteEndpointPage, WebhooksPage} from '../views/webhooks.js';
 
 export const registerWebhookRoutes: RegisterRoutes = (app, kit) => {
   const page = (handler: (kit: PageKit, c: Context, s: SignedIn) => Promise<Response>) =>
