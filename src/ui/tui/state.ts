@@ -155,6 +155,12 @@ function step(state: TuiState, action: Action): TuiState {
       return splitKeys(action.input, action.key).reduce(readKey, state);
     case 'shown': {
       if (action.screen !== screenKey(state.screen)) return state;
+      const same =
+        action.data === state.data &&
+        action.trouble === state.trouble &&
+        Math.max(action.page, 1) === state.page &&
+        action.detailLines === state.detailLines;
+      if (same && state.pending.length === 0) return state;
       const shown = {
         ...state,
         data: action.data,
