@@ -90,7 +90,7 @@ function keepInList(cache: Map<string, Live<unknown>>, endpoint: WebhookEndpoint
 }
 
 /** The state's effects, each carried out once: quit, resend (its answer reduced in turn), keep a fresher row. */
-function useEffects(
+function useStateEffects(
   state: TuiState,
   dispatch: React.Dispatch<Action>,
   run: {source: TuiSource; cache: Map<string, Live<unknown>>; exit: () => void; refresh: () => void},
@@ -144,7 +144,7 @@ export function App({source, color, size: fixedSize, backoff = LIVE_BACKOFF}: Ap
     if (health && !healthShown.current && screen.name === 'endpoints') refresh();
     healthShown.current = health;
   }, [health, refresh, screen.name]);
-  useEffects(state, dispatch, {source, cache, exit, refresh});
+  useStateEffects(state, dispatch, {source, cache, exit, refresh});
   // One subscription for the app's life (Ink re-subscribes whenever the handler changes).
   useInput(useCallback((input: string, key: Key) => dispatch({type: 'keys', input, key}), []));
 
