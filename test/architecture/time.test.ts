@@ -34,7 +34,6 @@ const NOT_YET_ON_THE_CLOCK = [
   'src/emulator/ops/resend.ts',
   'src/emulator/ops/wait.ts',
   'src/emulator/request-log.ts',
-  'src/emulator/web/page-kit.ts',
 ];
 
 const REAL_TIME = /\bDate\.now\(\)|\bnew Date\(\)|(?<![.\w])setTimeout\(/;

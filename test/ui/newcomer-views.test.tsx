@@ -1,7 +1,7 @@
 // Views a newcomer read wrong, rendered as shipped: the ready message once the org has an owner, and a delivery's
 // attempt count on the account page after a resend.
 import {describe, expect, it} from 'vitest';
-import {DeliveryPage} from '../../src/emulator/web/views/webhooks.js';
+import {DeliveryPage} from '../../src/emulator/web/views/deliveries.js';
 import {MAX_DELIVERY_ATTEMPTS} from '../../src/definitions.js';
 import {renderReady} from '../../src/ui/emulator.js';
 

@@ -5,7 +5,8 @@ import {bodyLimit} from 'hono/body-limit';
 import {MAX_ACCOUNT_FORM_BYTES} from '../../definitions.js';
 import type {AppEnv, EmulatorApp, EmulatorContext} from '../context.js';
 import {answerWrongMethods, errorHandler, HttpError, notFound} from '../http-error.js';
-import {createPageKit, pageHeaders, render} from './page-kit.js';
+import {pageHeaders, render} from './kit/response.js';
+import {PageKit} from './page-kit.js';
 import {registerKeyRoutes} from './routes/keys.js';
 import {registerSignInRoutes} from './routes/sign-in.js';
 import {registerTeamRoutes} from './routes/team.js';
@@ -33,16 +34,45 @@ export function registerAccountPage(main: EmulatorApp, ctx: EmulatorContext): vo
   const toPages = (c: {req: {raw: Request}; env: unknown}) => app.fetch(c.req.raw, c.env);
   main.all('/account', toPages);
   main.all('/account/*', toPages);
+  registerFrontDoor(main);
 
-  // The first address the ready message prints is the API's: a browser opened there is shown the account
-  // page, and anything else is told where things are instead of a bare not_found.
+  const kit = new PageKit(ctx);
+  const ownName = atOwnName(ctx);
+  app.use('/account', ownName);
+  app.use('/account/*', ownName);
+  serveAssets(app, kit);
+  app.use('/account', pageHeaders);
+  app.use('/account/*', pageHeaders);
+  // `use`, not `post`: a route for one method would make every other path under /account answer 405.
+  app.use('/account/*', formSizeLimit(kit));
+
+  // The address with a trailing slash, as people type it and tools write it, is the same page.
+  app.get('/account/', (c) => c.redirect('/account', 308));
+
+  registerSignInRoutes(app, kit);
+  registerTeamRoutes(app, kit);
+  registerKeyRoutes(app, kit);
+  registerWebhookRoutes(app, kit);
+
+  // Anything else under /account: a page, not the API's JSON error.
+  app.all('/account/*', async (c) => {
+    const s = await kit.sessionOf(c);
+    return kit.notFoundPage(c, s && (await kit.viewerOf(s)), 'There is no such page.');
+  });
+}
+
+/**
+ * The first address the ready message prints is the API's: a browser opened there is shown the account page,
+ * and anything else is told where things are instead of a bare not_found. Browsers ask every site for an icon:
+ * a small one of its own rather than a 404 on every page.
+ */
+function registerFrontDoor(main: EmulatorApp): void {
   main.get('/', (c) => {
     if ((c.req.header('accept') ?? '').includes('text/html')) return c.redirect('/account', 302);
     return notFound(
       'this is the svc API: its routes are under /v1 (with an API key), and the account page is at /account',
     ).toResponse();
   });
-  // Browsers ask every site for one; a small icon of its own rather than a 404 on every page.
   main.get('/favicon.ico', () => {
     return new Response(FAVICON_SVG, {
       headers: {
@@ -52,15 +82,16 @@ export function registerAccountPage(main: EmulatorApp, ctx: EmulatorContext): vo
       },
     });
   });
+}
 
-  const kit = createPageKit(ctx);
-  const {assets, files, sessionOf, viewerOf, notFoundPage} = kit;
-
-  // The page lives at its own name (svc-<port>.localhost) when it has one. Opened at a name every server on this
-  // machine shares (localhost, 127.0.0.1), it sends the browser there and does nothing else: a cookie set at such
-  // a name would go along to every other server browsed at it. Safari, which cannot resolve the name by itself
-  // yet, gets a page that tries it and says how to fix it (own-name-page.ts).
-  const atOwnName = async (c: Context<AppEnv>, next: () => Promise<void>): Promise<Response | undefined> => {
+/**
+ * The page lives at its own name (svc-<port>.localhost) when it has one. Opened at a name every server on this
+ * machine shares (localhost, 127.0.0.1), it sends the browser there and does nothing else: a cookie set at such a
+ * name would go along to every other server browsed at it. Safari, which cannot resolve the name by itself yet,
+ * gets a page that tries it and says how to fix it (own-name-page.ts).
+ */
+function atOwnName(ctx: EmulatorContext) {
+  return async (c: Context<AppEnv>, next: () => Promise<void>): Promise<Response | undefined> => {
     if (!ctx.hosts.ownNames || !ctx.hosts.isShared(c.req.header('host') ?? new URL(c.req.url).host)) {
       await next();
       return undefined;
@@ -87,10 +118,11 @@ export function registerAccountPage(main: EmulatorApp, ctx: EmulatorContext): vo
         'cookies reach no other server on this machine; send its requests there',
     );
   };
-  app.use('/account', atOwnName);
-  app.use('/account/*', atOwnName);
+}
 
-  for (const file of files) {
+/** The stylesheet and script, kept by browsers for good (their names change with their content). */
+function serveAssets(app: Hono<AppEnv>, kit: PageKit): void {
+  for (const file of kit.files) {
     app.get(file.path, () => {
       return new Response(file.body, {
         headers: {
@@ -101,38 +133,21 @@ export function registerAccountPage(main: EmulatorApp, ctx: EmulatorContext): vo
       });
     });
   }
+}
 
-  app.use('/account', pageHeaders);
-  app.use('/account/*', pageHeaders);
-  // `use`, not `post`: a route for one method would make every other path under /account answer 405.
-  app.use(
-    '/account/*',
-    bodyLimit({
-      maxSize: MAX_ACCOUNT_FORM_BYTES,
-      onError: (c) =>
-        render(
-          c,
-          ProblemPage({
-            assets,
-            title: 'Form too large',
-            message: `A form here is at most ${MAX_ACCOUNT_FORM_BYTES / 1024} kB. Shorten what you entered and try again.`,
-          }),
-          413,
-        ),
-    }),
-  );
-
-  // The address with a trailing slash, as people type it and tools write it, is the same page.
-  app.get('/account/', (c) => c.redirect('/account', 308));
-
-  registerSignInRoutes(app, kit);
-  registerTeamRoutes(app, kit);
-  registerKeyRoutes(app, kit);
-  registerWebhookRoutes(app, kit);
-
-  // Anything else under /account: a page, not the API's JSON error.
-  app.all('/account/*', async (c) => {
-    const s = await sessionOf(c);
-    return notFoundPage(c, s && (await viewerOf(s)), 'There is no such page.');
+/** Forms have a size limit; a larger one gets a page that says so. */
+function formSizeLimit(kit: PageKit) {
+  return bodyLimit({
+    maxSize: MAX_ACCOUNT_FORM_BYTES,
+    onError: (c) =>
+      render(
+        c,
+        ProblemPage({
+          assets: kit.assets,
+          title: 'Form too large',
+          message: `A form here is at most ${MAX_ACCOUNT_FORM_BYTES / 1024} kB. Shorten what you entered and try again.`,
+        }),
+        413,
+      ),
   });
 }

@@ -155,25 +155,60 @@ export function endpointRow(
 
 const STATUS_TONE: Record<string, Tone> = {succeeded: 'green', pending: 'yellow', failed: 'red'};
 
-function deliveryLayout(width: number) {
+/**
+ * How the TIME column reads a list's rows: the time of day when they are all from one day, else the day and the
+ * minute (`Nov 27 00:51`), so rows a day apart never read `00:51:43` above `02:09:13` as if an hour apart.
+ */
+export interface TimeColumn {
+  width: number;
+  format(iso: string): string;
+}
+
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+function localTime(d: Date): string {
+  return d.toLocaleTimeString('en-GB', {hour12: false});
+}
+
+function localDay(d: Date): string {
+  return `${MONTHS[d.getMonth()]} ${String(d.getDate()).padStart(2, '0')}`;
+}
+
+/** The TIME column for rows created at these times (local time, as the rest of the terminal). */
+export function timeColumn(createdAt: readonly string[]): TimeColumn {
+  const days = new Set(
+    createdAt
+      .map((iso) => new Date(iso))
+      .filter((d) => !Number.isNaN(d.getTime()))
+      .map((d) => d.toDateString()),
+  );
+  const withDay = days.size > 1;
+  return {
+    width: withDay ? 12 : 8,
+    format: (iso) => {
+      const d = new Date(iso);
+      if (Number.isNaN(d.getTime())) return '-';
+      return withDay ? `${localDay(d)} ${localTime(d).slice(0, 5)}` : localTime(d);
+    },
+  };
+}
+
+const TIME_OF_DAY = timeColumn([]);
+
+function deliveryLayout(width: number, time: TimeColumn) {
   // time, type, status, attempts, code, next; the delivery id only where it fits whole.
-  const fixed = 2 + 8 + 2 + 15 + 2 + 9 + 2 + 3 + 2 + 4 + 2;
+  const fixed = 2 + time.width + 2 + 15 + 2 + 9 + 2 + 3 + 2 + 4 + 2;
   const withId = width >= fixed + 14 + 2 + 28;
   return {next: Math.max(Math.min(width - fixed - (withId ? 30 : 0), 16), 4), withId};
 }
 
-export function deliveryColumns(width: number): React.ReactNode {
-  const l = deliveryLayout(width);
+export function deliveryColumns(width: number, time: TimeColumn = TIME_OF_DAY): React.ReactNode {
+  const l = deliveryLayout(width, time);
   return (
     <Text bold wrap="truncate-end">
-      {`  ${cell('TIME', 8)}  ${cell('EVENT', 15)}  ${cell('STATUS', 9)}  ${cell('ATT', 3)}  ${cell('CODE', 4)}  ${cell('NEXT ATTEMPT', l.next)}${l.withId ? `  ${cell('ID', 28)}` : ''}`}
+      {`  ${cell('TIME', time.width)}  ${cell('EVENT', 15)}  ${cell('STATUS', 9)}  ${cell('ATT', 3)}  ${cell('CODE', 4)}  ${cell('NEXT ATTEMPT', l.next)}${l.withId ? `  ${cell('ID', 28)}` : ''}`}
     </Text>
   );
-}
-
-function localTime(iso: string): string {
-  const d = new Date(iso);
-  return Number.isNaN(d.getTime()) ? '-' : d.toLocaleTimeString('en-GB', {hour12: false});
 }
 
 export function deliveryRow(
@@ -182,14 +217,15 @@ export function deliveryRow(
   width: number,
   nowMs: number,
   paint: Painter,
+  time: TimeColumn = TIME_OF_DAY,
 ): React.ReactNode {
-  const l = deliveryLayout(width);
+  const l = deliveryLayout(width, time);
   const code = lastCodeText(d);
   const next = d.status === 'pending' ? nextAttemptText(d.next_attempt_at, nowMs) : '-';
   return (
     <Text key={d.id} wrap="truncate-end" inverse={isSelected}>
       {isSelected ? '> ' : '  '}
-      {cell(localTime(d.created_at), 8)}
+      {cell(time.format(d.created_at), time.width)}
       {'  '}
       {cell(sanitize(d.event_type), 15)}
       {'  '}

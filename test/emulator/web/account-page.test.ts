@@ -6,7 +6,13 @@ import {type RunningEmulator, startEmulator} from '../../../src/emulator/index.j
 import {listEndpoints} from '../../../src/emulator/ops/endpoints.js';
 import {MAX_ACTIVE_KEYS_PER_ORG, MAX_ENDPOINTS_PER_ORG} from '../../../src/definitions.js';
 import type {EventType} from '../../../src/schemas/index.js';
-import {launchChromium, postWithCookies, screenshots, seriousAxeViolations} from '../../helpers/browser.js';
+import {
+  DESKTOP,
+  launchChromium,
+  postWithCookies,
+  screenshots,
+  seriousAxeViolations,
+} from '../../helpers/browser.js';
 import {localhostFetch} from '../../helpers/localhost-fetch.js';
 import {CHROMIUM, describeNeeding} from '../../helpers/requirements.js';
 import {type Receiver, startReceiver, waitFor} from '../delivery/helpers.js';
@@ -744,6 +750,26 @@ describeNeeding([CHROMIUM], 'the account page in Chromium', {timeout: 60_000}, (
     await page.goto(`/account/webhooks/${hook.id}`);
     expect(await page.getByText('Update every 5 seconds').isVisible()).toBe(false);
     expect(await page.getByRole('link', {name: 'Refresh'}).isVisible()).toBe(true);
+  });
+
+  it('keeps a hyphenated key name on one line at desktop width: agent-7, never agent- above 7', async () => {
+    const {page} = await newPage();
+    await page.setViewportSize(DESKTOP);
+    await signIn(page, 'hyphen@example.com');
+    await page.goto('/account/keys');
+    await page.getByLabel('Name').fill('agent-7');
+    await page.getByRole('button', {name: 'Create key'}).click();
+    await page.getByRole('heading', {name: 'Keys', exact: true}).waitFor();
+    const cell = page.getByRole('cell', {name: 'agent-7', exact: true});
+    // The lines the name's text takes: the height of its text over the height of one line.
+    const lines = await cell.evaluate((td) => {
+      const range = document.createRange();
+      range.selectNodeContents(td);
+      return Math.round(
+        range.getBoundingClientRect().height / Number.parseFloat(getComputedStyle(td).lineHeight),
+      );
+    });
+    expect(lines).toBe(1);
   });
 
   it('works from the keyboard alone: sign out reached by Tab and Enter', async () => {

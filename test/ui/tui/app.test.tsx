@@ -191,6 +191,25 @@ describe('the deliveries screen', () => {
     expect(selectedLine(frame)).toMatch(/sandbox\.ready\s+pending\s+3\s+503\s+in \d+ years/);
   });
 
+  it('says the day in the TIME column when the rows are not all from one day', async () => {
+    const {source, state} = fakeSource();
+    const late = delivery({created_at: '2031-05-02T02:09:13.000Z'});
+    const early = delivery({created_at: '2031-05-01T00:51:43.000Z'});
+    state.deliveries = [late, early];
+    show(source);
+    await sees(endpoint.id);
+    await press(KEYS.enter);
+    const frame = await sees(early.id);
+    const rows = frame.split('\n').filter((l) => l.includes('dlv_'));
+    const days = rows.map((l) => l.match(/^[> ] ([A-Z][a-z]{2} \d\d) \d\d:\d\d {2}sandbox/)?.[1]);
+    expect(days.every(Boolean)).toBe(true);
+    expect(new Set(days).size).toBe(2);
+    expect(frame).toMatch(/TIME\s+EVENT\s+STATUS/);
+    // Rows of one day read the time alone.
+    state.deliveries = [late];
+    await until((f) => /^> \d\d:\d\d:\d\d {2}sandbox/m.test(f), 'the time alone');
+  });
+
   it('keeps the selected delivery selected as new ones arrive above it', async () => {
     const {source, state} = fakeSource();
     const older = delivery();

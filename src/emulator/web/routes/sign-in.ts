@@ -1,4 +1,5 @@
-// Sign-in, sign-out, the mailbox, the overview and switching orgs.
+// Sign-in, sign-out, the mailbox, the overview and switching orgs; one named handler per route.
+import type {Context} from 'hono';
 import {
   MAX_ACTIVE_KEYS_PER_ORG,
   MAX_ENDPOINTS_PER_ORG,
@@ -8,6 +9,9 @@ import {
 import {listEndpoints} from '../../ops/endpoints.js';
 import {listKeys} from '../../ops/keys.js';
 import {parseEmail} from '../accounts.js';
+import {clip} from '../kit/forms.js';
+import {render} from '../kit/response.js';
+import {type PageKit, type RegisterRoutes, type SignedIn, serverOrigin} from '../page-kit.js';
 import {
   clearCookie,
   csrfTokenFor,
@@ -17,108 +21,118 @@ import {
   setTokenCookie,
 } from '../security.js';
 import {CheckMailPage, ConfirmSignInPage, HomePage, LinkProblemPage, MailboxPage} from '../views/pages.js';
-import {clip, type RegisterRoutes, render, serverOrigin} from '../page-kit.js';
 
 export const registerSignInRoutes: RegisterRoutes = (app, kit) => {
-  const {
-    ctx,
-    accounts,
-    assets,
-    accountBase,
-    sessionOf,
-    viewerOf,
-    preSessionToken,
-    loginPage,
-    signedIn,
-    formPost,
-    notFoundPage,
-    dropFlash,
-  } = kit;
-
   app.get(
     '/account',
-    signedIn(async (c, s) => {
-      const [keys, endpoints] = await Promise.all([
-        listKeys(ctx, s.session.orgId),
-        listEndpoints(ctx, s.session.orgId),
-      ]);
-      return render(
-        c,
-        HomePage({
-          assets,
-          viewer: s.viewer,
-          activeKeys: keys.filter((k) => k.status === 'active').length,
-          maxKeys: MAX_ACTIVE_KEYS_PER_ORG,
-          endpoints: endpoints.length,
-          maxEndpoints: MAX_ENDPOINTS_PER_ORG,
-          apiUrl: serverOrigin(c),
-          invitations: await accounts.invitations.forPerson(s.session.personId),
-        }),
-      );
-    }),
+    kit.signedIn((c, s) => overviewPage(kit, c, s)),
   );
-
   app.post(
     '/account/login',
-    formPost('pre', async (c, form) => {
-      const parsed = parseEmail(form.get('email'));
-      if (!parsed.ok)
-        return loginPage(c, {email: clip(form.get('email')), errors: {email: parsed.message}}, 400);
-      await accounts.requestSignIn(parsed.email, accountBase(c));
-      return render(c, CheckMailPage({assets, email: parsed.email, minutes: SIGN_IN_LINK_TTL_MS / 60_000}));
-    }),
+    kit.formPost('pre', (c, form) => loginPost(kit, c, form)),
   );
-
-  app.get('/account/sign-in', async (c) => {
-    const token = c.req.query('token');
-    if (!isTokenShaped(token)) return render(c, LinkProblemPage({assets, reason: 'unknown'}), 400);
-    const seen = await accounts.peekLink(token);
-    if (!seen.ok) return render(c, LinkProblemPage({assets, reason: seen.reason}), 400);
-    const s = await sessionOf(c);
-    const csrf = s ? csrfTokenFor(s.id) : preSessionToken(c);
-    return render(c, ConfirmSignInPage({assets, csrf, token, email: seen.email}));
-  });
-
+  app.get('/account/sign-in', (c) => confirmSignInPage(kit, c));
   app.post(
     '/account/sign-in',
-    formPost('pre', async (c, form, s) => {
-      const token = form.get('token');
-      if (!isTokenShaped(token)) return render(c, LinkProblemPage({assets, reason: 'unknown'}), 400);
-      const result = await accounts.signIn(token, s?.session.idHash);
-      if (!result.ok) return render(c, LinkProblemPage({assets, reason: result.reason}), 400);
-      setTokenCookie(c, sessionCookie(c), result.sessionId);
-      clearCookie(c, preSessionCookie(c));
-      return c.redirect('/account', 303);
-    }),
+    kit.formPost('pre', (c, form, s) => signInPost(kit, c, form, s)),
   );
-
   app.post(
     '/account/logout',
-    formPost('session', async (c, _form, s) => {
-      if (s) {
-        await accounts.signOut(s.session);
-        dropFlash(s);
-      }
-      clearCookie(c, sessionCookie(c));
-      return c.redirect('/account', 303);
-    }),
+    kit.formPost('session', (c, _form, s) => logoutPost(kit, c, s)),
   );
-
-  app.get('/account/mailbox', async (c) => {
-    const s = await sessionOf(c);
-    const mails = accounts.mailbox.list();
-    const hashes = mails.flatMap((m) => (m.tokenHash ? [m.tokenHash] : []));
-    const states = await accounts.links.states(hashes, ctx.clock.now());
-    return render(c, MailboxPage({assets, viewer: s && (await viewerOf(s)), mails, states}));
-  });
-
+  app.get('/account/mailbox', (c) => mailboxPage(kit, c));
   app.post(
     '/account/org',
-    formPost('session', async (c, form, s) => {
-      const orgId = form.get('org_id');
-      if (!s || !isId('org', orgId) || !(await accounts.switchOrg(s.session, orgId)))
-        return notFoundPage(c, s?.viewer, 'You do not belong to that org.');
-      return c.redirect('/account', 303);
-    }),
+    kit.formPost('session', (c, form, s) => switchOrgPost(kit, c, form, s)),
   );
 };
+
+/** GET /account: the overview of the org (keys and endpoints in use, invitations waiting for this person). */
+async function overviewPage(kit: PageKit, c: Context, s: SignedIn): Promise<Response> {
+  const [keys, endpoints] = await Promise.all([
+    listKeys(kit.ctx, s.session.orgId),
+    listEndpoints(kit.ctx, s.session.orgId),
+  ]);
+  return render(
+    c,
+    HomePage({
+      assets: kit.assets,
+      viewer: s.viewer,
+      activeKeys: keys.filter((k) => k.status === 'active').length,
+      maxKeys: MAX_ACTIVE_KEYS_PER_ORG,
+      endpoints: endpoints.length,
+      maxEndpoints: MAX_ENDPOINTS_PER_ORG,
+      apiUrl: serverOrigin(c),
+      invitations: await kit.accounts.invitations.forPerson(s.session.personId),
+    }),
+  );
+}
+
+/** POST /account/login: sends a sign-in link to the mailbox. */
+async function loginPost(kit: PageKit, c: Context, form: URLSearchParams): Promise<Response> {
+  const parsed = parseEmail(form.get('email'));
+  if (!parsed.ok)
+    return kit.loginPage(c, {email: clip(form.get('email')), errors: {email: parsed.message}}, 400);
+  await kit.accounts.requestSignIn(parsed.email, kit.accountBase(c));
+  const minutes = SIGN_IN_LINK_TTL_MS / 60_000;
+  return render(c, CheckMailPage({assets: kit.assets, email: parsed.email, minutes}));
+}
+
+/** GET /account/sign-in?token=…: a link from the mailbox, confirmed by a button (a link preview signs no one in). */
+async function confirmSignInPage(kit: PageKit, c: Context): Promise<Response> {
+  const token = c.req.query('token');
+  if (!isTokenShaped(token)) return render(c, LinkProblemPage({assets: kit.assets, reason: 'unknown'}), 400);
+  const seen = await kit.accounts.peekLink(token);
+  if (!seen.ok) return render(c, LinkProblemPage({assets: kit.assets, reason: seen.reason}), 400);
+  const s = await kit.sessionOf(c);
+  const csrf = s ? csrfTokenFor(s.id) : kit.preSessionToken(c);
+  return render(c, ConfirmSignInPage({assets: kit.assets, csrf, token, email: seen.email}));
+}
+
+/** POST /account/sign-in: takes the link and starts the session. */
+async function signInPost(
+  kit: PageKit,
+  c: Context,
+  form: URLSearchParams,
+  s: SignedIn | undefined,
+): Promise<Response> {
+  const token = form.get('token');
+  if (!isTokenShaped(token)) return render(c, LinkProblemPage({assets: kit.assets, reason: 'unknown'}), 400);
+  const result = await kit.accounts.signIn(token, s?.session.idHash);
+  if (!result.ok) return render(c, LinkProblemPage({assets: kit.assets, reason: result.reason}), 400);
+  setTokenCookie(c, sessionCookie(c), result.sessionId);
+  clearCookie(c, preSessionCookie(c));
+  return c.redirect('/account', 303);
+}
+
+/** POST /account/logout */
+async function logoutPost(kit: PageKit, c: Context, s: SignedIn | undefined): Promise<Response> {
+  if (s) {
+    await kit.accounts.signOut(s.session);
+    kit.flashes.drop(s);
+  }
+  clearCookie(c, sessionCookie(c));
+  return c.redirect('/account', 303);
+}
+
+/** GET /account/mailbox: the mail the emulator would have sent, with the state of each link in it. */
+async function mailboxPage(kit: PageKit, c: Context): Promise<Response> {
+  const s = await kit.sessionOf(c);
+  const mails = kit.accounts.mailbox.list();
+  const hashes = mails.flatMap((m) => (m.tokenHash ? [m.tokenHash] : []));
+  const states = await kit.accounts.links.states(hashes, kit.ctx.clock.now());
+  return render(c, MailboxPage({assets: kit.assets, viewer: s && (await kit.viewerOf(s)), mails, states}));
+}
+
+/** POST /account/org: switches to another org of this person's. */
+async function switchOrgPost(
+  kit: PageKit,
+  c: Context,
+  form: URLSearchParams,
+  s: SignedIn | undefined,
+): Promise<Response> {
+  const orgId = form.get('org_id');
+  if (!s || !isId('org', orgId) || !(await kit.accounts.switchOrg(s.session, orgId)))
+    return kit.notFoundPage(c, s?.viewer, 'You do not belong to that org.');
+  return c.redirect('/account', 303);
+}

@@ -1,213 +1,213 @@
-// Webhook endpoints, their deliveries and each delivery's attempts.
+// Webhook endpoints, their deliveries and each delivery's attempts: one named handler per route.
 import type {Context} from 'hono';
 import {isId, MAX_ENDPOINTS_PER_ORG} from '../../../definitions.js';
 import {isRelayUrl} from '../../delivery/relay-registry.js';
 import {listDeliveries} from '../../ops/deliveries.js';
-import {createEndpoint, deleteEndpoint, listEndpoints} from '../../ops/endpoints.js';
-import {OperationError} from '../../operation-error.js';
 import {type DeliveryDetail, getDeliveryDetail} from '../../ops/delivery-detail.js';
+import {createEndpoint, deleteEndpoint, listEndpoints} from '../../ops/endpoints.js';
 import {resendDelivery} from '../../ops/resend.js';
-import type {Viewer} from '../views/layout.js';
-import {ProblemPage} from '../views/pages.js';
-import {
-  DeleteEndpointPage,
-  DeliveriesPage,
-  DeliveryPage,
-  type DeliveryView,
-  NewEndpointPage,
-  WebhooksPage,
-} from '../views/webhooks.js';
-import {clip, formErrors, type RegisterRoutes, render, sentence, statusOf} from '../page-kit.js';
+import {OperationError} from '../../operation-error.js';
+import {clip, formErrors, sentence, statusOf} from '../kit/forms.js';
+import {render} from '../kit/response.js';
+import type {PageKit, RegisterRoutes, SignedIn} from '../page-kit.js';
+import {DeliveriesPage, DeliveryPage, type DeliveryView} from '../views/deliveries.js';
+import {NewEndpointPage} from '../views/endpoint-form.js';
+import {DeleteEndpointPage, WebhooksPage} from '../views/webhooks.js';
 
 export const registerWebhookRoutes: RegisterRoutes = (app, kit) => {
-  const {ctx, assets, signedIn, signedInPost, notFoundPage, takeFlash, putFlash} = kit;
-
-  app.get(
-    '/account/webhooks',
-    signedIn(async (c, s) => {
-      const flash = takeFlash(s, 'webhooks');
-      return render(
-        c,
-        WebhooksPage({
-          assets,
-          viewer: s.viewer,
-          endpoints: await listEndpoints(ctx, s.session.orgId),
-          created: flash?.kind === 'endpoint' ? flash.created : undefined,
-          notice: flash?.kind === 'notice' ? flash.text : undefined,
-        }),
-      );
-    }),
-  );
-
-  app.get(
-    '/account/webhooks/new',
-    signedIn(async (c, s) => {
-      const count = (await listEndpoints(ctx, s.session.orgId)).filter((e) => !isRelayUrl(e.url)).length;
-      if (count >= MAX_ENDPOINTS_PER_ORG) return c.redirect('/account/webhooks', 303);
-      return render(c, NewEndpointPage({assets, viewer: s.viewer, allowLocal: ctx.allowLocalEndpoints}));
-    }),
-  );
-
+  const page = (handler: (kit: PageKit, c: Context, s: SignedIn) => Promise<Response>) =>
+    kit.signedIn((c, s) => handler(kit, c, s));
+  const post = (handler: (kit: PageKit, c: Context, s: SignedIn) => Promise<Response>) =>
+    kit.signedInPost((c, _form, s) => handler(kit, c, s));
+  app.get('/account/webhooks', page(webhooksPage));
+  app.get('/account/webhooks/new', page(newEndpointPage));
   app.post(
     '/account/webhooks',
-    signedInPost(async (c, form, s) => {
-      const url = clip(form.get('url'), 4096).trim();
-      const events = form.getAll('events').slice(0, 20);
-      const descriptionText = clip(form.get('description'), 1000).trim();
-      try {
-        const {endpoint, secret, warnings} = await createEndpoint(ctx, {
-          orgId: s.session.orgId,
-          url,
-          events,
-          description: descriptionText === '' ? null : descriptionText,
-        });
-        putFlash(s, 'webhooks', {
-          kind: 'endpoint',
-          created: {endpointId: endpoint.id, url: endpoint.url, secret, warnings},
-        });
-        return c.redirect('/account/webhooks', 303);
-      } catch (err) {
-        const errors = formErrors(err, ['url', 'events', 'description']);
-        // A local address on an emulator that refuses them: the page shows the ways to receive events locally
-        // apart from the field's error.
-        const wayOut = err instanceof OperationError && err.problems.some((p) => p.code === 'local_url');
-        if (wayOut && errors.url) errors.url = sentence(errors.url);
-        return render(
-          c,
-          NewEndpointPage({
-            assets,
-            viewer: s.viewer,
-            allowLocal: ctx.allowLocalEndpoints,
-            form: {url, events, description: descriptionText},
-            errors,
-            wayOut,
-          }),
-          statusOf(err),
-        );
-      }
-    }),
+    kit.signedInPost((c, form, s) => createEndpointPost(kit, c, form, s)),
   );
-
-  const endpointOf = async (orgId: string, id: string) =>
-    isId('webhookEndpoint', id) ? (await listEndpoints(ctx, orgId)).find((e) => e.id === id) : undefined;
-  const noSuchEndpoint = (c: Context, s: {viewer: Viewer}) =>
-    notFoundPage(c, s.viewer, 'This org has no such webhook endpoint.', '/account/webhooks');
-
-  app.get(
-    '/account/webhooks/:id/delete',
-    signedIn(async (c, s) => {
-      const endpoint = await endpointOf(s.session.orgId, c.req.param('id') as string);
-      if (!endpoint) return noSuchEndpoint(c, s);
-      return render(c, DeleteEndpointPage({assets, viewer: s.viewer, endpoint}));
-    }),
-  );
-
-  app.post(
-    '/account/webhooks/:id/delete',
-    signedInPost(async (c, _form, s) => {
-      const endpoint = await endpointOf(s.session.orgId, c.req.param('id') as string);
-      if (!endpoint) return noSuchEndpoint(c, s);
-      await deleteEndpoint(ctx, {orgId: s.session.orgId, endpointId: endpoint.id});
-      putFlash(s, 'webhooks', {kind: 'notice', text: `The endpoint ${endpoint.url} is deleted.`});
-      return c.redirect('/account/webhooks', 303);
-    }),
-  );
-
-  app.get(
-    '/account/webhooks/:id',
-    signedIn(async (c, s) => {
-      const endpoint = await endpointOf(s.session.orgId, c.req.param('id') as string);
-      if (!endpoint) return noSuchEndpoint(c, s);
-      let deliveries: Awaited<ReturnType<typeof listDeliveries>>;
-      try {
-        deliveries = await listDeliveries(ctx, {orgId: s.session.orgId, endpointId: endpoint.id});
-      } catch (err) {
-        if (!(err instanceof OperationError)) throw err;
-        const message = sentence(err.message);
-        return render(
-          c,
-          ProblemPage({assets, viewer: s.viewer, title: 'Deliveries unavailable', message}),
-          err.status,
-        );
-      }
-      return render(c, DeliveriesPage({assets, viewer: s.viewer, endpoint, deliveries}));
-    }),
-  );
-
-  app.get(
-    '/account/webhooks/:id/deliveries/:delivery',
-    signedIn(async (c, s) => {
-      const endpoint = await endpointOf(s.session.orgId, c.req.param('id') as string);
-      const deliveryId = c.req.param('delivery') as string;
-      const detail = endpoint ? await deliveryOf(deliveryId) : undefined;
-      // The operation finds the delivery by id; it belongs here only when it went to this org's endpoint.
-      if (!endpoint || !detail || detail.endpoint_id !== endpoint.id)
-        return notFoundPage(c, s.viewer, 'This org has no such delivery.', '/account/webhooks');
-      const flash = takeFlash(s, 'delivery');
-      return render(
-        c,
-        DeliveryPage({
-          assets,
-          viewer: s.viewer,
-          endpoint,
-          delivery: deliveryView(detail),
-          notice: flash?.kind === 'notice' ? flash.text : undefined,
-        }),
-      );
-    }),
-  );
-
-  app.post(
-    '/account/webhooks/:id/deliveries/:delivery/resend',
-    signedInPost(async (c, _form, s) => {
-      const endpoint = await endpointOf(s.session.orgId, c.req.param('id') as string);
-      const deliveryId = c.req.param('delivery') as string;
-      const detail = endpoint ? await deliveryOf(deliveryId) : undefined;
-      if (!endpoint || !detail || detail.endpoint_id !== endpoint.id)
-        return notFoundPage(c, s.viewer, 'This org has no such delivery.', '/account/webhooks');
-      const attempter = ctx.resendAttempter?.();
-      const here = `/account/webhooks/${endpoint.id}/deliveries/${deliveryId}`;
-      if (!attempter) {
-        putFlash(s, 'delivery', {
-          kind: 'notice',
-          text: 'Resend is not available: deliveries are not running.',
-        });
-        return c.redirect(here, 303);
-      }
-      try {
-        const after = await resendDelivery(ctx, {deliveryId, attempter});
-        const a = after.attempts.at(-1);
-        const answer = a
-          ? a.status_code !== null
-            ? `HTTP ${a.status_code}`
-            : (a.error ?? 'no answer')
-          : 'sent';
-        const d = after.delivery;
-        const still =
-          d.status === 'pending' && d.next_attempt_at
-            ? ' The delivery is still pending: a resend is outside the retry schedule, whose next attempt stays as it was.'
-            : '';
-        putFlash(s, 'delivery', {
-          kind: 'notice',
-          text: `Resent as attempt ${a?.attempt ?? ''}: ${answer}.${still}`,
-        });
-      } catch (err) {
-        if (!(err instanceof OperationError)) throw err;
-        putFlash(s, 'delivery', {kind: 'notice', text: `Could not resend: ${sentence(err.message)}`});
-      }
-      return c.redirect(here, 303);
-    }),
-  );
-
-  const deliveryOf = async (deliveryId: string) => {
-    try {
-      return await getDeliveryDetail(ctx, {deliveryId});
-    } catch (err) {
-      if (err instanceof OperationError && err.code === 'not_found') return undefined;
-      throw err;
-    }
-  };
+  app.get('/account/webhooks/:id/delete', page(deleteEndpointPage));
+  app.post('/account/webhooks/:id/delete', post(deleteEndpointPost));
+  app.get('/account/webhooks/:id', page(deliveriesPage));
+  app.get('/account/webhooks/:id/deliveries/:delivery', page(deliveryPage));
+  app.post('/account/webhooks/:id/deliveries/:delivery/resend', post(resendPost));
 };
+
+/** GET /account/webhooks: the org's endpoints, with a signing secret just made shown once. */
+async function webhooksPage(kit: PageKit, c: Context, s: SignedIn): Promise<Response> {
+  const flash = kit.flashes.take(s, 'webhooks');
+  return render(
+    c,
+    WebhooksPage({
+      assets: kit.assets,
+      viewer: s.viewer,
+      endpoints: await listEndpoints(kit.ctx, s.session.orgId),
+      created: flash?.kind === 'endpoint' ? flash.created : undefined,
+      notice: flash?.kind === 'notice' ? flash.text : undefined,
+    }),
+  );
+}
+
+/** GET /account/webhooks/new: the form, unless the org has all the endpoints it may have. */
+async function newEndpointPage(kit: PageKit, c: Context, s: SignedIn): Promise<Response> {
+  const count = (await listEndpoints(kit.ctx, s.session.orgId)).filter((e) => !isRelayUrl(e.url)).length;
+  if (count >= MAX_ENDPOINTS_PER_ORG) return c.redirect('/account/webhooks', 303);
+  return render(
+    c,
+    NewEndpointPage({assets: kit.assets, viewer: s.viewer, allowLocal: kit.ctx.allowLocalEndpoints}),
+  );
+}
+
+/** POST /account/webhooks: creates the endpoint (its secret shown once), or the form again with its problems. */
+async function createEndpointPost(
+  kit: PageKit,
+  c: Context,
+  form: URLSearchParams,
+  s: SignedIn,
+): Promise<Response> {
+  const url = clip(form.get('url'), 4096).trim();
+  const events = form.getAll('events').slice(0, 20);
+  const descriptionText = clip(form.get('description'), 1000).trim();
+  try {
+    const {endpoint, secret, warnings} = await createEndpoint(kit.ctx, {
+      orgId: s.session.orgId,
+      url,
+      events,
+      description: descriptionText === '' ? null : descriptionText,
+    });
+    kit.flashes.put(s, 'webhooks', {
+      kind: 'endpoint',
+      created: {endpointId: endpoint.id, url: endpoint.url, secret, warnings},
+    });
+    return c.redirect('/account/webhooks', 303);
+  } catch (err) {
+    const errors = formErrors(err, ['url', 'events', 'description']);
+    // A local address on an emulator that refuses them: the page shows the ways to receive events locally
+    // apart from the field's error.
+    const wayOut = err instanceof OperationError && err.problems.some((p) => p.code === 'local_url');
+    if (wayOut && errors.url) errors.url = sentence(errors.url);
+    return render(
+      c,
+      NewEndpointPage({
+        assets: kit.assets,
+        viewer: s.viewer,
+        allowLocal: kit.ctx.allowLocalEndpoints,
+        form: {url, events, description: descriptionText},
+        errors,
+        wayOut,
+      }),
+      statusOf(err),
+    );
+  }
+}
+
+/** The org's endpoint named in the path, if there is one. */
+async function endpointOf(kit: PageKit, c: Context, s: SignedIn) {
+  const id = c.req.param('id') as string;
+  if (!isId('webhookEndpoint', id)) return undefined;
+  return (await listEndpoints(kit.ctx, s.session.orgId)).find((e) => e.id === id);
+}
+
+const noSuchEndpoint = (kit: PageKit, c: Context, s: SignedIn) =>
+  kit.notFoundPage(c, s.viewer, 'This org has no such webhook endpoint.', '/account/webhooks');
+
+/** GET /account/webhooks/:id/delete: asks before deleting. */
+async function deleteEndpointPage(kit: PageKit, c: Context, s: SignedIn): Promise<Response> {
+  const endpoint = await endpointOf(kit, c, s);
+  if (!endpoint) return noSuchEndpoint(kit, c, s);
+  return render(c, DeleteEndpointPage({assets: kit.assets, viewer: s.viewer, endpoint}));
+}
+
+/** POST /account/webhooks/:id/delete */
+async function deleteEndpointPost(kit: PageKit, c: Context, s: SignedIn): Promise<Response> {
+  const endpoint = await endpointOf(kit, c, s);
+  if (!endpoint) return noSuchEndpoint(kit, c, s);
+  await deleteEndpoint(kit.ctx, {orgId: s.session.orgId, endpointId: endpoint.id});
+  kit.flashes.put(s, 'webhooks', {kind: 'notice', text: `The endpoint ${endpoint.url} is deleted.`});
+  return c.redirect('/account/webhooks', 303);
+}
+
+/** GET /account/webhooks/:id: the endpoint's deliveries. */
+async function deliveriesPage(kit: PageKit, c: Context, s: SignedIn): Promise<Response> {
+  const endpoint = await endpointOf(kit, c, s);
+  if (!endpoint) return noSuchEndpoint(kit, c, s);
+  let deliveries: Awaited<ReturnType<typeof listDeliveries>>;
+  try {
+    deliveries = await listDeliveries(kit.ctx, {orgId: s.session.orgId, endpointId: endpoint.id});
+  } catch (err) {
+    if (!(err instanceof OperationError)) throw err;
+    const message = sentence(err.message);
+    return kit.problemPage(c, {viewer: s.viewer, title: 'Deliveries unavailable', message}, err.status);
+  }
+  return render(c, DeliveriesPage({assets: kit.assets, viewer: s.viewer, endpoint, deliveries}));
+}
+
+/** The endpoint and delivery named in the path, when the delivery went to this org's endpoint. */
+async function deliveryOf(kit: PageKit, c: Context, s: SignedIn) {
+  const endpoint = await endpointOf(kit, c, s);
+  if (!endpoint) return undefined;
+  try {
+    const detail = await getDeliveryDetail(kit.ctx, {deliveryId: c.req.param('delivery') as string});
+    // The operation finds the delivery by id; it belongs here only when it went to this org's endpoint.
+    return detail.endpoint_id === endpoint.id ? {endpoint, detail} : undefined;
+  } catch (err) {
+    if (err instanceof OperationError && err.code === 'not_found') return undefined;
+    throw err;
+  }
+}
+
+const noSuchDelivery = (kit: PageKit, c: Context, s: SignedIn) =>
+  kit.notFoundPage(c, s.viewer, 'This org has no such delivery.', '/account/webhooks');
+
+/** GET /account/webhooks/:id/deliveries/:delivery: one delivery, its attempts and event. */
+async function deliveryPage(kit: PageKit, c: Context, s: SignedIn): Promise<Response> {
+  const found = await deliveryOf(kit, c, s);
+  if (!found) return noSuchDelivery(kit, c, s);
+  const flash = kit.flashes.take(s, 'delivery');
+  return render(
+    c,
+    DeliveryPage({
+      assets: kit.assets,
+      viewer: s.viewer,
+      endpoint: found.endpoint,
+      delivery: deliveryView(found.detail),
+      notice: flash?.kind === 'notice' ? flash.text : undefined,
+    }),
+  );
+}
+
+/** POST …/resend: one manual attempt now; the page then says how it went. */
+async function resendPost(kit: PageKit, c: Context, s: SignedIn): Promise<Response> {
+  const found = await deliveryOf(kit, c, s);
+  if (!found) return noSuchDelivery(kit, c, s);
+  const deliveryId = found.detail.delivery.id;
+  const here = `/account/webhooks/${found.endpoint.id}/deliveries/${deliveryId}`;
+  const attempter = kit.ctx.resendAttempter?.();
+  if (!attempter) {
+    const text = 'Resend is not available: deliveries are not running.';
+    kit.flashes.put(s, 'delivery', {kind: 'notice', text});
+    return c.redirect(here, 303);
+  }
+  try {
+    const after = await resendDelivery(kit.ctx, {deliveryId, attempter});
+    kit.flashes.put(s, 'delivery', {kind: 'notice', text: resentText(after)});
+  } catch (err) {
+    if (!(err instanceof OperationError)) throw err;
+    kit.flashes.put(s, 'delivery', {kind: 'notice', text: `Could not resend: ${sentence(err.message)}`});
+  }
+  return c.redirect(here, 303);
+}
+
+/** How a resend went, in a sentence. */
+function resentText(after: DeliveryDetail): string {
+  const a = after.attempts.at(-1);
+  const answer = a ? (a.status_code !== null ? `HTTP ${a.status_code}` : (a.error ?? 'no answer')) : 'sent';
+  const d = after.delivery;
+  const still =
+    d.status === 'pending' && d.next_attempt_at
+      ? ' The delivery is still pending: a resend is outside the retry schedule, whose next attempt stays as it was.'
+      : '';
+  return `Resent as attempt ${a?.attempt ?? ''}: ${answer}.${still}`;
+}
 
 /** The operation's record as the page shows it: attempts oldest first, the event as indented JSON. */
 function deliveryView(detail: DeliveryDetail): DeliveryView {

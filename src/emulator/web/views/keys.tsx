@@ -14,6 +14,7 @@ import {
   ErrorSummary,
   FieldHelp,
   type FormErrors,
+  Name,
   Notice,
   Page,
   SecretShownOnce,
@@ -53,9 +54,6 @@ export function KeysPage(p: {
   apiUrl: string;
 }) {
   const active = p.keys.filter((k) => k.status === 'active').length;
-  const full = active >= MAX_ACTIVE_KEYS_PER_ORG;
-  const errors = p.errors ?? {};
-  const expires = p.form?.expires ?? DEFAULT_KEY_EXPIRY;
   return (
     <Page title="API keys" assets={p.assets} viewer={p.viewer} section="keys">
       <h1>API keys</h1>
@@ -66,69 +64,93 @@ export function KeysPage(p: {
       {p.created ? <SecretOnce created={p.created} apiUrl={p.apiUrl} svc={p.viewer.svc} /> : null}
       {p.notice ? <Notice kind="success">{p.notice}</Notice> : null}
 
-      <section class="panel" aria-labelledby="create-title">
-        <h2 id="create-title">Create a key</h2>
-        <p class="muted" id="key-count">
-          {active} of {MAX_ACTIVE_KEYS_PER_ORG} active keys in use. Revoked and expired keys do not count.
-        </p>
-        {full ? (
-          <Notice kind="warning">
-            This org has {MAX_ACTIVE_KEYS_PER_ORG} active keys, the most it can hold. Revoke a key you no
-            longer use to make room for a new one.
-          </Notice>
-        ) : (
-          <>
-            <ErrorSummary errors={errors} labels={{name: 'Name', expires: 'Expires', form: ''}} />
-            <form method="post" action="/account/keys" novalidate class="form-grid">
-              <CsrfField token={p.viewer.csrf} />
-              <div class={`field${errors.name ? ' has-error' : ''}`}>
-                <label for="name">Name</label>
-                <FieldHelp
-                  id="name"
-                  rule={`Where the key will live, e.g. "laptop" or "ci". At most ${MAX_NAME_LENGTH} characters.`}
-                  error={errors.name}
-                />
-                <input
-                  id="name"
-                  name="name"
-                  type="text"
-                  autocomplete="off"
-                  maxlength={MAX_NAME_LENGTH}
-                  value={p.form?.name ?? ''}
-                  required
-                  aria-invalid={errors.name ? 'true' : undefined}
-                  aria-describedby={describedBy('name', true, errors.name)}
-                />
-              </div>
-              <fieldset
-                class={`field${errors.expires ? ' has-error' : ''}`}
-                id="expires"
-                aria-describedby={describedBy('expires', true, errors.expires)}
-              >
-                <legend>Expires</legend>
-                <FieldHelp
-                  id="expires"
-                  rule="After this many days the key stops working (401)."
-                  error={errors.expires}
-                />
-                <div class="choices">
-                  {KEY_EXPIRY_CHOICES.map((choice) => (
-                    <label class="choice" key={choice}>
-                      <input type="radio" name="expires" value={choice} checked={expires === choice} />{' '}
-                      {EXPIRY_LABELS[choice]}
-                    </label>
-                  ))}
-                </div>
-              </fieldset>
-              <div>
-                <button type="submit">Create key</button>
-              </div>
-            </form>
-          </>
-        )}
-      </section>
+      <CreateKeyPanel active={active} csrf={p.viewer.csrf} form={p.form} errors={p.errors ?? {}} />
 
       <h2>Keys</h2>
+      <KeysTable keys={p.keys} links={p.links} />
+    </Page>
+  );
+}
+
+/** The form that makes a key, or why none can be made now. */
+function CreateKeyPanel(p: {
+  active: number;
+  csrf: string;
+  form?: {name: string; expires: string};
+  errors: FormErrors;
+}) {
+  const {active, errors} = p;
+  const full = active >= MAX_ACTIVE_KEYS_PER_ORG;
+  const expires = p.form?.expires ?? DEFAULT_KEY_EXPIRY;
+  return (
+    <section class="panel" aria-labelledby="create-title">
+      <h2 id="create-title">Create a key</h2>
+      <p class="muted" id="key-count">
+        {active} of {MAX_ACTIVE_KEYS_PER_ORG} active keys in use. Revoked and expired keys do not count.
+      </p>
+      {full ? (
+        <Notice kind="warning">
+          This org has {MAX_ACTIVE_KEYS_PER_ORG} active keys, the most it can hold. Revoke a key you no longer
+          use to make room for a new one.
+        </Notice>
+      ) : (
+        <>
+          <ErrorSummary errors={errors} labels={{name: 'Name', expires: 'Expires', form: ''}} />
+          <form method="post" action="/account/keys" novalidate class="form-grid">
+            <CsrfField token={p.csrf} />
+            <div class={`field${errors.name ? ' has-error' : ''}`}>
+              <label for="name">Name</label>
+              <FieldHelp
+                id="name"
+                rule={`Where the key will live, e.g. "laptop" or "ci". At most ${MAX_NAME_LENGTH} characters.`}
+                error={errors.name}
+              />
+              <input
+                id="name"
+                name="name"
+                type="text"
+                autocomplete="off"
+                maxlength={MAX_NAME_LENGTH}
+                value={p.form?.name ?? ''}
+                required
+                aria-invalid={errors.name ? 'true' : undefined}
+                aria-describedby={describedBy('name', true, errors.name)}
+              />
+            </div>
+            <fieldset
+              class={`field${errors.expires ? ' has-error' : ''}`}
+              id="expires"
+              aria-describedby={describedBy('expires', true, errors.expires)}
+            >
+              <legend>Expires</legend>
+              <FieldHelp
+                id="expires"
+                rule="After this many days the key stops working (401)."
+                error={errors.expires}
+              />
+              <div class="choices">
+                {KEY_EXPIRY_CHOICES.map((choice) => (
+                  <label class="choice" key={choice}>
+                    <input type="radio" name="expires" value={choice} checked={expires === choice} />{' '}
+                    {EXPIRY_LABELS[choice]}
+                  </label>
+                ))}
+              </div>
+            </fieldset>
+            <div>
+              <button type="submit">Create key</button>
+            </div>
+          </form>
+        </>
+      )}
+    </section>
+  );
+}
+
+/** The org's keys, newest first, each with its links and a way to revoke it. */
+function KeysTable(p: {keys: ApiKey[]; links: ReadonlyMap<string, KeyLinks>}) {
+  return (
+    <>
       {p.keys.length === 0 ? (
         <p class="empty">No keys yet.</p>
       ) : (
@@ -153,7 +175,7 @@ export function KeysPage(p: {
             {p.keys.map((k) => (
               <tr key={k.id}>
                 <td data-label="Name" class="strong">
-                  {k.name}
+                  <Name text={k.name} />
                 </td>
                 <td data-label="Prefix">
                   <code>{k.prefix}…</code>
@@ -186,7 +208,7 @@ export function KeysPage(p: {
           </tbody>
         </table>
       )}
-    </Page>
+    </>
   );
 }
 

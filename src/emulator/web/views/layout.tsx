@@ -97,7 +97,10 @@ function OrgLine({viewer}: {viewer: Viewer}) {
   return (
     <div class="org-line">
       <span>
-        <span class="muted">Org</span> <strong>{viewer.orgName}</strong>{' '}
+        <span class="muted">Org</span>{' '}
+        <strong>
+          <Name text={viewer.orgName} />
+        </strong>{' '}
         <code class="muted">{viewer.orgId}</code> <span class="badge">{viewer.role}</span>
       </span>
       {orgs.length > 1 ? (
@@ -117,6 +120,30 @@ function OrgLine({viewer}: {viewer: Viewer}) {
         </form>
       ) : null}
     </div>
+  );
+}
+
+/** The longest word a name keeps whole; a longer one may break anywhere rather than run off a phone's screen. */
+const WHOLE_WORD_MAX = 24;
+
+/**
+ * A name (a key's, an org's, an address) that breaks only between its words: `agent-7` never reads `agent-` above
+ * `7`, as browsers otherwise break after a hyphen when a column is narrow.
+ */
+export function Name({text}: {text: string}) {
+  return (
+    <>
+      {text.split(/(\s+)/).map((part, i) =>
+        part === '' || /\s/.test(part) || Array.from(part).length > WHOLE_WORD_MAX ? (
+          part
+        ) : (
+          // biome-ignore lint/suspicious/noArrayIndexKey: the words of one text, in order
+          <span class="whole" key={i}>
+            {part}
+          </span>
+        ),
+      )}
+    </>
   );
 }
 

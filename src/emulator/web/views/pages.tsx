@@ -11,6 +11,7 @@ import {
   ErrorSummary,
   FieldHelp,
   type FormErrors,
+  Name,
   Notice,
   Page,
   Time,
@@ -252,7 +253,6 @@ export function TeamPage(p: {
   errors?: FormErrors;
   notice?: string;
 }) {
-  const errors = p.errors ?? {};
   return (
     <Page title="Team" assets={p.assets} viewer={p.viewer} section="team">
       <h1>Team</h1>
@@ -260,83 +260,9 @@ export function TeamPage(p: {
         Owners and admins manage this org's API keys and webhook endpoints. Only the owner invites.
       </p>
       {p.notice ? <Notice kind="success">{p.notice}</Notice> : null}
-      <table class="table">
-        <caption class="sr-only">People in this org</caption>
-        <thead>
-          <tr>
-            <th scope="col">Email</th>
-            <th scope="col">Role</th>
-            <th scope="col">Invited by</th>
-            <th scope="col">Added</th>
-            <th scope="col">Last sign-in</th>
-          </tr>
-        </thead>
-        <tbody>
-          {p.members.map((m) => (
-            <tr key={m.personId}>
-              <td data-label="Email">{m.email}</td>
-              <td data-label="Role">
-                <span class="badge">{m.role}</span>
-              </td>
-              <td data-label="Invited by">{m.invitedBy ?? <span class="muted">—</span>}</td>
-              <td data-label="Added">
-                <Time at={m.createdAt} />
-              </td>
-              <td data-label="Last sign-in">
-                <Time at={m.lastSignInAt} empty="not yet" />
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <MembersTable members={p.members} />
       {p.invitations.length > 0 ? (
-        <>
-          <h2>Invitations waiting</h2>
-          <table class="table">
-            <caption class="sr-only">Invitations not yet accepted</caption>
-            <thead>
-              <tr>
-                <th scope="col">Email</th>
-                <th scope="col">Invited by</th>
-                <th scope="col">Sent</th>
-                {p.canInvite ? (
-                  <th scope="col">
-                    <span class="sr-only">Actions</span>
-                  </th>
-                ) : null}
-              </tr>
-            </thead>
-            <tbody>
-              {p.invitations.map((i) => (
-                <tr key={i.personId}>
-                  <td data-label="Email">{i.email}</td>
-                  <td data-label="Invited by">{i.invitedBy ?? <span class="muted">—</span>}</td>
-                  <td data-label="Sent">
-                    <Time at={i.createdAt} />
-                  </td>
-                  {p.canInvite ? (
-                    <td>
-                      <form
-                        method="post"
-                        action={`/account/team/invitations/${i.personId}/withdraw`}
-                        class="inline"
-                      >
-                        <CsrfField token={p.viewer.csrf} />
-                        <button
-                          type="submit"
-                          class="secondary"
-                          aria-label={`Withdraw the invitation of ${i.email}`}
-                        >
-                          Withdraw
-                        </button>
-                      </form>
-                    </td>
-                  ) : null}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </>
+        <InvitationsTable invitations={p.invitations} canWithdraw={p.canInvite} csrf={p.viewer.csrf} />
       ) : null}
       {p.canInvite ? null : (
         <form method="post" action="/account/team/leave" class="inline">
@@ -347,24 +273,123 @@ export function TeamPage(p: {
         </form>
       )}
       {p.canInvite ? (
-        <section class="panel" aria-labelledby="invite-title">
-          <h2 id="invite-title">Invite an admin</h2>
-          <ErrorSummary errors={errors} labels={{email: 'Email address'}} />
-          <form method="post" action="/account/team" novalidate>
-            <CsrfField token={p.viewer.csrf} />
-            <EmailField
-              rule="They sign in with this address and accept the invitation; then they manage keys and endpoints."
-              autocomplete="off"
-              value={p.email}
-              error={errors.email}
-            />
-            <button type="submit">Invite admin</button>
-          </form>
-        </section>
+        <InvitePanel csrf={p.viewer.csrf} email={p.email} errors={p.errors ?? {}} />
       ) : (
         <p class="muted">Only the org's owner can invite people.</p>
       )}
     </Page>
+  );
+}
+
+/** Who belongs to the org. */
+function MembersTable({members}: {members: Member[]}) {
+  return (
+    <table class="table">
+      <caption class="sr-only">People in this org</caption>
+      <thead>
+        <tr>
+          <th scope="col">Email</th>
+          <th scope="col">Role</th>
+          <th scope="col">Invited by</th>
+          <th scope="col">Added</th>
+          <th scope="col">Last sign-in</th>
+        </tr>
+      </thead>
+      <tbody>
+        {members.map((m) => (
+          <tr key={m.personId}>
+            <td data-label="Email">
+              <Name text={m.email} />
+            </td>
+            <td data-label="Role">
+              <span class="badge">{m.role}</span>
+            </td>
+            <td data-label="Invited by">{m.invitedBy ?? <span class="muted">—</span>}</td>
+            <td data-label="Added">
+              <Time at={m.createdAt} />
+            </td>
+            <td data-label="Last sign-in">
+              <Time at={m.lastSignInAt} empty="not yet" />
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+/** Invitations not yet taken; the owner may withdraw each. */
+function InvitationsTable(p: {invitations: Invitation[]; canWithdraw: boolean; csrf: string}) {
+  return (
+    <>
+      <h2>Invitations waiting</h2>
+      <table class="table">
+        <caption class="sr-only">Invitations not yet accepted</caption>
+        <thead>
+          <tr>
+            <th scope="col">Email</th>
+            <th scope="col">Invited by</th>
+            <th scope="col">Sent</th>
+            {p.canWithdraw ? (
+              <th scope="col">
+                <span class="sr-only">Actions</span>
+              </th>
+            ) : null}
+          </tr>
+        </thead>
+        <tbody>
+          {p.invitations.map((i) => (
+            <tr key={i.personId}>
+              <td data-label="Email">
+                <Name text={i.email} />
+              </td>
+              <td data-label="Invited by">{i.invitedBy ?? <span class="muted">—</span>}</td>
+              <td data-label="Sent">
+                <Time at={i.createdAt} />
+              </td>
+              {p.canWithdraw ? (
+                <td>
+                  <form
+                    method="post"
+                    action={`/account/team/invitations/${i.personId}/withdraw`}
+                    class="inline"
+                  >
+                    <CsrfField token={p.csrf} />
+                    <button
+                      type="submit"
+                      class="secondary"
+                      aria-label={`Withdraw the invitation of ${i.email}`}
+                    >
+                      Withdraw
+                    </button>
+                  </form>
+                </td>
+              ) : null}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </>
+  );
+}
+
+/** The owner's form to invite an admin by address. */
+function InvitePanel(p: {csrf: string; email?: string; errors: FormErrors}) {
+  return (
+    <section class="panel" aria-labelledby="invite-title">
+      <h2 id="invite-title">Invite an admin</h2>
+      <ErrorSummary errors={p.errors} labels={{email: 'Email address'}} />
+      <form method="post" action="/account/team" novalidate>
+        <CsrfField token={p.csrf} />
+        <EmailField
+          rule="They sign in with this address and accept the invitation; then they manage keys and endpoints."
+          autocomplete="off"
+          value={p.email}
+          error={p.errors.email}
+        />
+        <button type="submit">Invite admin</button>
+      </form>
+    </section>
   );
 }
 
