@@ -196,6 +196,11 @@ export const MAX_RELAYS_PER_ORG = 10;
 /** A relay endpoint's name (`svc listen --name`): what people call it, and what its lines show. */
 export const RELAY_NAME_PATTERN = /^[a-z0-9][a-z0-9._-]{0,62}$/;
 export const RELAY_NAME_RULE = '1-63 characters of a-z, 0-9, ., _ or -';
+/** The id a `svc listen` run names itself by while it holds a relay. */
+export const RELAY_LISTENER_ID_PATTERN = /^[A-Za-z0-9_-]{8,64}$/;
+export const RELAY_LISTENER_ID_RULE = '8-64 of A-Z, a-z, 0-9, _ or -';
+/** A machine's name as the run holding a relay gives it; one of another shape is left out. */
+export const RELAY_HOST_NAME_PATTERN = /^[A-Za-z0-9._-]{1,253}$/;
 /**
  * Which time a delivery's `Svc-Signature` carries as `t`: the real time of the attempt (receivers on a real
  * clock accept it however far a manual emulator clock has moved), or the emulator's clock (for receivers whose
