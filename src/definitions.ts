@@ -65,6 +65,10 @@ export const SIGNING_SECRET_PREFIX = 'whsec_';
 export const SIGNING_SECRET_BYTES = 32;
 /** A signing secret exactly: `whsec_` and the base64 (with its padding) of SIGNING_SECRET_BYTES bytes. */
 export const SIGNING_SECRET_PATTERN = /^whsec_[A-Za-z0-9+/]{43}=$/;
+/** A signing secret's shape as user texts state it. */
+export const SIGNING_SECRET_RULE = `${SIGNING_SECRET_PREFIX} and the base64 of ${SIGNING_SECRET_BYTES} bytes (${
+  Math.ceil(SIGNING_SECRET_BYTES / 3) * 4
+} characters, ending in =)`;
 
 // ---- Allowed values -------------------------------------------------------------------------------------
 
