@@ -42,15 +42,6 @@ export const ProblemSchema = z.looseObject({
 });
 export type Problem = Exact<z.infer<typeof ProblemSchema>>;
 
-/** The error shape of /v1, with the refused fields of bad input. */
-export const ControlErrorBodySchema = z.object({
-  error: z.looseObject({
-    code: z.string(),
-    message: z.string(),
-    problems: z.array(z.unknown()).optional(),
-  }),
-});
-
 // ---- Requests -------------------------------------------------------------------------------------------
 
 /** Every request that creates something may name an org; absent means the emulator's default org. */
