@@ -65,6 +65,8 @@ export const SIGNING_SECRET_PREFIX = 'whsec_';
 export const SIGNING_SECRET_BYTES = 32;
 /** A signing secret exactly: `whsec_` and the base64 (with its padding) of SIGNING_SECRET_BYTES bytes. */
 export const SIGNING_SECRET_PATTERN = /^whsec_[A-Za-z0-9+/]{43}=$/;
+/** The emulator's vault key (SVC_EMULATOR_VAULT_KEY, <data-dir>/vault.key), which encrypts stored signing secrets. */
+export const VAULT_KEY_BYTES = 32;
 /** A signing secret's shape as user texts state it. */
 export const SIGNING_SECRET_RULE = `${SIGNING_SECRET_PREFIX} and the base64 of ${SIGNING_SECRET_BYTES} bytes (${
   Math.ceil(SIGNING_SECRET_BYTES / 3) * 4

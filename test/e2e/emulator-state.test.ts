@@ -144,9 +144,10 @@ describe('svc emulator import and reset', {timeout: 90_000}, () => {
   });
 
   it('refuses to merge a snapshot whose records the emulator already has, naming each and what to do', async () => {
-    const dataDir = join(root, 'merge-clash');
     const seed = await file('for-merge.json', seedWithKey());
-    const emu = await start(['--in-memory', '--seed', seed], dataDir);
+    const emu = await start(['--in-memory', '--seed', seed], join(root, 'merge-clash'));
+    // An emulator in memory keeps its state in a folder of its own, which its ready line names.
+    const dataDir = emu.ready.data_dir;
     const out = join(root, 'merge-clash.json');
     const exported = await runCli(['emulator', 'export', '--out', out], {env: env(dataDir)});
     expect(exported.code, exported.stderr).toBe(0);
