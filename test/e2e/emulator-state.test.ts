@@ -156,11 +156,15 @@ describe('svc emulator import and reset', {timeout: 90_000}, () => {
     expect(json.code).toBe(1);
     const error = JSON.parse(json.stdout).error;
     expect(error.code).toBe('conflict');
-    expect(error.message).toContain(`${out}: orgs[0].id: the emulator already has the org ${ORG}`);
+    // The snapshot holds the seeded org beside the emulator's own default org, each named by its place.
+    expect(error.message).toMatch(
+      new RegExp(`: orgs\\[\\d\\]\\.id: the emulator already has the org ${ORG}\\n`),
+    );
+    expect(error.message).toContain(`${out}: orgs[`);
 
     const said = await runCli(['emulator', 'import', out, '--merge'], {env: env(dataDir)});
     expect(said.code).toBe(1);
-    expect(said.stderr).toContain(`orgs[0].id: the emulator already has the org ${ORG}`);
+    expect(said.stderr).toContain(`.id: the emulator already has the org ${ORG}`);
     expect(said.stderr).toContain('without --merge');
     // svc's own words, never the database's.
     expect(said.stderr).not.toMatch(/Key \(|already exists|duplicate key|constraint/);
