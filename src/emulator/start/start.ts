@@ -32,6 +32,10 @@ function defaultPlugins(options: StartEmulatorOptions): EmulatorPlugin[] {
   ];
 }
 
+/**
+ * Starts an emulator (see StartEmulatorOptions) and resolves once it answers, with what a caller holds of it
+ * (RunningEmulator). A start that fails throws EmulatorStartError, naming why, and leaves nothing behind.
+ */
 export async function startEmulator(options: StartEmulatorOptions = {}): Promise<RunningEmulator> {
   if (!options.dataDir && !options.inMemory) {
     throw new TypeError('startEmulator needs a dataDir, or inMemory: true');
