@@ -65,6 +65,12 @@ export const SIGNING_SECRET_PREFIX = 'whsec_';
 export const SIGNING_SECRET_BYTES = 32;
 /** A signing secret exactly: `whsec_` and the base64 (with its padding) of SIGNING_SECRET_BYTES bytes. */
 export const SIGNING_SECRET_PATTERN = /^whsec_[A-Za-z0-9+/]{43}=$/;
+/** The emulator's vault key (SVC_EMULATOR_VAULT_KEY, <data-dir>/vault.key), which encrypts stored signing secrets. */
+export const VAULT_KEY_BYTES = 32;
+/** A signing secret's shape as user texts state it. */
+export const SIGNING_SECRET_RULE = `${SIGNING_SECRET_PREFIX} and the base64 of ${SIGNING_SECRET_BYTES} bytes (${
+  Math.ceil(SIGNING_SECRET_BYTES / 3) * 4
+} characters, ending in =)`;
 
 // ---- Allowed values -------------------------------------------------------------------------------------
 
@@ -195,6 +201,11 @@ export const MAX_RELAYS_PER_ORG = 10;
 /** A relay endpoint's name (`svc listen --name`): what people call it, and what its lines show. */
 export const RELAY_NAME_PATTERN = /^[a-z0-9][a-z0-9._-]{0,62}$/;
 export const RELAY_NAME_RULE = '1-63 characters of a-z, 0-9, ., _ or -';
+/** The id a `svc listen` run names itself by while it holds a relay. */
+export const RELAY_LISTENER_ID_PATTERN = /^[A-Za-z0-9_-]{8,64}$/;
+export const RELAY_LISTENER_ID_RULE = '8-64 of A-Z, a-z, 0-9, _ or -';
+/** A machine's name as the run holding a relay gives it; one of another shape is left out. */
+export const RELAY_HOST_NAME_PATTERN = /^[A-Za-z0-9._-]{1,253}$/;
 /**
  * Which time a delivery's `Svc-Signature` carries as `t`: the real time of the attempt (receivers on a real
  * clock accept it however far a manual emulator clock has moved), or the emulator's clock (for receivers whose

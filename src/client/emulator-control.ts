@@ -6,7 +6,6 @@ import {
   type ChaosSettings,
   type ClockState,
   ClockStateSchema,
-  ControlErrorBodySchema,
   type CreatedKey,
   CreatedKeySchema,
   type CreatedWebhook,
@@ -63,7 +62,7 @@ import {
 import {type Snapshot, SnapshotSchema} from '../schemas/snapshot.js';
 import type {Duration, SandboxAction} from '../definitions.js';
 import type {ClockMoveOptions, WaitForDeliveryOptions} from './control-options.js';
-import {EmulatorControlError} from './errors.js';
+import {EmulatorControlError, errorEnvelopeOf} from './errors.js';
 import {
   type CreatedSandboxLink,
   CreatedSandboxLinkSchema,
@@ -414,19 +413,19 @@ export class EmulatorControl {
 
   async #errorOf(res: Response): Promise<EmulatorControlError> {
     const text = await res.text().catch(() => '');
-    let parsed: z.infer<typeof ControlErrorBodySchema> | undefined;
+    let envelope: ReturnType<typeof errorEnvelopeOf>;
     try {
-      const result = ControlErrorBodySchema.safeParse(JSON.parse(text));
-      if (result.success) parsed = result.data;
+      envelope = errorEnvelopeOf(JSON.parse(text));
     } catch {
       // Not JSON: not our error shape; the status says what there is to say.
     }
-    if (!parsed) return new EmulatorControlError(`the emulator answered ${res.status}`, res.status, 'error');
-    const problems = (parsed.error.problems ?? []).flatMap((p) => {
+    if (!envelope)
+      return new EmulatorControlError(`the emulator answered ${res.status}`, res.status, 'error');
+    const problems = (envelope.problems ?? []).flatMap((p) => {
       const problem = ProblemSchema.safeParse(p);
       return problem.success ? [problem.data] : [];
     });
-    return new EmulatorControlError(parsed.error.message, res.status, parsed.error.code, problems);
+    return new EmulatorControlError(envelope.message, res.status, envelope.code, problems);
   }
 }
 

@@ -4,6 +4,7 @@
 // a message for people. What to do next and how a process exits are for the caller to decide: the CLI maps
 // these in src/lib/error-mapper.ts.
 import {ERROR_STATUS, type ErrorCode, type LocalUrlKind, type ProblemCode} from '../definitions.js';
+import {type ErrorBody, ErrorBodySchema} from '../schemas/index.js';
 
 /** Codes of failures the service never sends: they happen before a request, or outside the answer's body. */
 export type ClientErrorCode =
@@ -144,14 +145,17 @@ export function errorFromResponse(status: number, body: unknown, ctx: ErrorConte
   });
 }
 
-/** The `{error: {code, message}}` body, cleaned for a terminal, or undefined when the body is not that shape. */
+/** The error envelope of an answer (src/schemas: `{error: {code, message, problems?}}`), or undefined when it is not one. */
+export function errorEnvelopeOf(body: unknown): ErrorBody['error'] | undefined {
+  const parsed = ErrorBodySchema.safeParse(body);
+  return parsed.success ? parsed.data.error : undefined;
+}
+
+/** The envelope's code and message, cleaned for a terminal, or undefined when the body is not the envelope. */
 function remoteError(body: unknown): {code: string; message: string} | undefined {
-  if (typeof body !== 'object' || body === null) return undefined;
-  const error = (body as {error?: unknown}).error;
-  if (typeof error !== 'object' || error === null) return undefined;
-  const {code, message} = error as {code?: unknown; message?: unknown};
-  if (typeof code !== 'string' || typeof message !== 'string') return undefined;
-  return {code: clean(code, 64), message: clean(message, 300)};
+  const error = errorEnvelopeOf(body);
+  if (!error) return undefined;
+  return {code: clean(error.code, 64), message: clean(error.message, 300)};
 }
 
 /** A remote message must not be able to move the cursor or recolour the terminal. */

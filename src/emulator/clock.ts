@@ -76,17 +76,25 @@ export function clockListeners() {
   };
 }
 
+/**
+ * A manual clock over a time kept by its maker (`read`): its moves are the maker's, its listeners are told of
+ * every move the maker applies. The one shape of a manual clock, for one process or shared by several.
+ */
+export function manualClockOver(
+  read: () => number,
+  listeners: ReturnType<typeof clockListeners>,
+  moves: Pick<ManualClock, 'advance' | 'set' | 'synced' | 'refresh'>,
+): ManualClock {
+  return {mode: 'manual', now: () => new Date(read()), nowMs: read, onChange: listeners.onChange, ...moves};
+}
+
 export function manualClock(start: Date = new Date()): ManualClock {
   let current = start.getTime();
   if (!Number.isFinite(current) || current < EARLIEST_CLOCK_MS || current > LATEST_CLOCK_MS) {
     throw new ClockRangeError(`a manual clock starts between ${EARLIEST} and ${LATEST}`);
   }
   const listeners = clockListeners();
-  return {
-    mode: 'manual',
-    now: () => new Date(current),
-    nowMs: () => current,
-    onChange: listeners.onChange,
+  return manualClockOver(() => current, listeners, {
     advance(ms) {
       current = checkAdvance(current, ms);
       return listeners.notify(new Date(current));
@@ -97,7 +105,7 @@ export function manualClock(start: Date = new Date()): ManualClock {
     },
     synced: () => Promise.resolve(),
     refresh: () => Promise.resolve(),
-  };
+  });
 }
 
 export {parseDuration} from '../schemas/duration.js';

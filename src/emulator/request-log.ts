@@ -5,6 +5,7 @@ import type {MiddlewareHandler} from 'hono';
 import {ERROR_STATUS, redactSecrets} from '../definitions.js';
 import type {Clock} from './clock.js';
 import type {AppEnv} from './app-env.js';
+import {realTimers, type Timers} from './delivery/timers.js';
 
 /** Entries a process keeps; older ones are dropped. */
 export const REQUEST_LOG_CAPACITY = 5_000;
@@ -40,7 +41,11 @@ export class RequestLog {
   private readonly waiters = new Set<() => void>();
   private closed = false;
 
-  constructor(private readonly capacity = REQUEST_LOG_CAPACITY) {}
+  constructor(
+    private readonly capacity = REQUEST_LOG_CAPACITY,
+    /** A follower's real-time wait for the next entry. */
+    private readonly timers: Timers = realTimers,
+  ) {}
 
   add(entry: Omit<RequestLogEntry, 'seq'>): void {
     const full: RequestLogEntry = {seq: this.next++, ...entry};
@@ -84,13 +89,13 @@ export class RequestLog {
     if (this.closed || this.last > afterSeq) return Promise.resolve();
     return new Promise((resolve) => {
       const done = () => {
-        clearTimeout(timer);
+        cancelWait();
         this.waiters.delete(done);
         signal?.removeEventListener('abort', done);
         resolve();
       };
-      const timer = setTimeout(done, timeoutMs);
-      timer.unref?.();
+      // Every wait ends by close() when the emulator stops, so none holds the process open.
+      const cancelWait = this.timers.setTimeout(done, timeoutMs);
       this.waiters.add(done);
       signal?.addEventListener('abort', done, {once: true});
     });

@@ -1,7 +1,7 @@
 // A manual clock shared by every emulator process on one PostgreSQL: its time lives in emulator_clock, a move
 // through any process is written there and announced on svc_clock, and every process applies the moves in the
 // order of their version numbers, whichever way (its own write, a notification, a re-read) it hears of them.
-import {checkAdvance, checkClockTime, clockListeners, type ManualClock} from './clock.js';
+import {checkAdvance, checkClockTime, clockListeners, type ManualClock, manualClockOver} from './clock.js';
 import type {Database} from './db/database.js';
 import {type DatabaseSignals, SIGNAL_CHANNELS} from './db/notify.js';
 
@@ -85,11 +85,7 @@ export async function openSharedManualClock(
   };
   let pending: Promise<void> = Promise.resolve();
 
-  return {
-    mode: 'manual',
-    now: () => new Date(current),
-    nowMs: () => current,
-    onChange: listeners.onChange,
+  const clock = manualClockOver(() => current, listeners, {
     advance(ms) {
       checkAdvance(current, ms);
       pending = write(
@@ -115,6 +111,9 @@ export async function openSharedManualClock(
       await pending.catch(() => undefined);
       applyRow(await read());
     },
+  });
+  return {
+    ...clock,
     close() {
       for (const u of unsubscribe) u();
     },

@@ -1,5 +1,6 @@
 // Signing secrets are stored encrypted (AES-256-GCM) under the vault key; without a key they cannot be read.
 import {createCipheriv, createDecipheriv, createHmac, randomBytes} from 'node:crypto';
+import {VAULT_KEY_BYTES} from '../definitions.js';
 
 export class VaultUnavailableError extends Error {
   constructor() {
@@ -33,7 +34,7 @@ export function createVault(key: Buffer | null): Vault {
     };
     return {available: false, encrypt: fail, decrypt: fail};
   }
-  if (key.length !== 32) throw new RangeError('the vault key must be 32 bytes');
+  if (key.length !== VAULT_KEY_BYTES) throw new RangeError(`the vault key must be ${VAULT_KEY_BYTES} bytes`);
   return {
     available: true,
     encrypt(plaintext) {

@@ -8,9 +8,15 @@ import {
   CLOCK_MODES,
   ENDPOINT_CHAOS_SOURCES,
   EVENT_TYPES,
+  ID_PATTERNS,
   KEY_EXPIRY_CHOICES,
   LOCAL_URL_KINDS,
   PROBLEM_CODES,
+  RELAY_LISTENER_ID_PATTERN,
+  RELAY_LISTENER_ID_RULE,
+  RELAY_NAME_PATTERN,
+  RELAY_NAME_RULE,
+  RESPONSE_BODY_LIMIT_BYTES,
   SANDBOX_LINK_KINDS,
 } from '../definitions.js';
 import {
@@ -35,15 +41,6 @@ export const ProblemSchema = z.looseObject({
   kind: z.enum(LOCAL_URL_KINDS).optional(),
 });
 export type Problem = Exact<z.infer<typeof ProblemSchema>>;
-
-/** The error shape of /v1, with the refused fields of bad input. */
-export const ControlErrorBodySchema = z.object({
-  error: z.looseObject({
-    code: z.string(),
-    message: z.string(),
-    problems: z.array(z.unknown()).optional(),
-  }),
-});
 
 // ---- Requests -------------------------------------------------------------------------------------------
 
@@ -99,30 +96,53 @@ export const CreateLinkRequestSchema = z.object({
 });
 export type CreateLinkRequest = Exact<z.infer<typeof CreateLinkRequestSchema>>;
 
-export const RegisterRelayRequestSchema = z.object({
-  name: z.string().optional(),
-  events: z.array(z.enum(EVENT_TYPES)).optional(),
-  ...orgField,
+/** The one shape of a relay's registration: the emulator checks a request with it, the client's types come from it. */
+export const RegisterRelayRequestSchema = z.strictObject({
+  name: z
+    .string({error: 'name must be a string'})
+    .regex(RELAY_NAME_PATTERN, {error: `name must be ${RELAY_NAME_RULE}`})
+    .optional(),
+  events: z
+    .array(z.enum(EVENT_TYPES, {error: `events must be among ${EVENT_TYPES.join(', ')}`}))
+    .min(1, {error: 'events must name at least one event type'})
+    .optional(),
+  org_id: z
+    .string({error: 'org_id must be a string'})
+    .regex(ID_PATTERNS.org, {error: 'org_id is not an org id'})
+    .optional(),
   /**
    * The run about to stream: it holds the relay from now on, or is refused at once when another run holds it
    * (409 conflict naming that run). `pid` and `host` name it to a later run refused in turn.
    */
-  listener: z.string().optional(),
-  pid: z.number().int().optional(),
-  host: z.string().optional(),
+  listener: z
+    .string()
+    .regex(RELAY_LISTENER_ID_PATTERN, {error: `listener must be ${RELAY_LISTENER_ID_RULE}`})
+    .optional(),
+  pid: z
+    .number({error: 'pid must be a number'})
+    .int()
+    .min(1)
+    .max(2 ** 31 - 1)
+    .optional(),
+  /** The machine's name as the run knows it; one that is no plain host name is left out rather than refused. */
+  host: z.string({error: 'host must be a string'}).max(253).optional(),
   /** Take the relay from the run holding it (needs `listener`): that run's stream is told by whom, and ends. */
-  take_over: z.boolean().optional(),
+  take_over: z.boolean({error: 'take_over must be true or false'}).optional(),
 });
 export type RegisterRelayRequest = Exact<z.infer<typeof RegisterRelayRequestSchema>>;
 
 /** What `svc listen` reports of one relayed attempt: the local server's answer, or why there was none. */
-export const RelayReportSchema = z.object({
-  delivery_id: z.string(),
-  attempt: z.number().int(),
-  status_code: z.number().int().nullable(),
-  error: z.string().nullable(),
-  duration_ms: z.number(),
-  body: z.string().nullable(),
+export const RelayReportSchema = z.strictObject({
+  delivery_id: z.string({error: 'delivery_id must be a string'}).max(64),
+  attempt: z.number({error: 'attempt must be a number'}).int().min(1).max(100),
+  status_code: z.number().int().min(100).max(999).nullable(),
+  error: z.string().max(2000).nullable(),
+  duration_ms: z.number().min(0).max(3_600_000),
+  /** The first bytes of the answer, as text (a character may take up to 4 bytes). */
+  body: z
+    .string()
+    .max(RESPONSE_BODY_LIMIT_BYTES * 4)
+    .nullable(),
 });
 export type RelayReport = Exact<z.infer<typeof RelayReportSchema>>;
 

@@ -32,8 +32,16 @@ export const EventTypeSchema = z.enum(EVENT_TYPES);
 const timestamp = z.string().meta({format: 'date-time'});
 const nullableTimestamp = timestamp.nullable();
 
+/**
+ * The error envelope of every answer that is not a success, /v1's and the emulator's control surface's alike; the
+ * clients parse both with it. `problems` lists the refused fields of an `invalid_request` (the control surface's).
+ */
 export const ErrorBodySchema = z.object({
-  error: z.looseObject({code: z.string(), message: z.string()}),
+  error: z.looseObject({
+    code: z.string(),
+    message: z.string(),
+    problems: z.array(z.unknown()).optional().catch(undefined),
+  }),
 });
 export type ErrorBody = Exact<z.infer<typeof ErrorBodySchema>>;
 

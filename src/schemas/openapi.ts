@@ -3,6 +3,7 @@
 // fixtures/openapi.json is this document as generated; test/schemas/openapi.test.ts fails when they differ.
 import {z} from 'zod';
 import {
+  API_KEY_SECRET_BODY_LENGTH,
   API_KEY_SECRET_PREFIX,
   DELIVERY_HEADERS,
   DELIVERY_TIMEOUT_MS,
@@ -13,6 +14,7 @@ import {
   MAX_ACTIVE_KEYS_PER_ORG,
   MAX_DELIVERIES_LISTED,
   MAX_DELIVERY_ATTEMPTS,
+  RETENTION_MS,
   SIGNATURE_TOLERANCE_SECONDS,
 } from '../definitions.js';
 import {
@@ -274,7 +276,7 @@ function paths(): OpenApiDocument['paths'] {
           'listDeliveries',
           'Webhooks',
           'DeliveryList',
-          `The ${MAX_DELIVERIES_LISTED} most recent deliveries to the endpoint, newest first; deliveries older than 30 days are gone.`,
+          `The ${MAX_DELIVERIES_LISTED} most recent deliveries to the endpoint, newest first; deliveries older than ${RETENTION_MS / 86_400_000} days are gone.`,
         ),
         responses: {
           '200': {
@@ -362,7 +364,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocum
         bearer: {
           type: 'http',
           scheme: 'bearer',
-          description: `An org API key: \`${API_KEY_SECRET_PREFIX}\` and 40 base62 characters.`,
+          description: `An org API key: \`${API_KEY_SECRET_PREFIX}\` and ${API_KEY_SECRET_BODY_LENGTH} base62 characters.`,
         },
       },
       headers: {

@@ -8,10 +8,12 @@ import {
   DELIVERY_STATUSES,
   EVENT_TYPES,
   ID_PATTERNS,
+  idShapeText,
   ORG_ROLES,
   SANDBOX_LINK_KINDS,
   SANDBOX_STATUSES,
   SIGNING_SECRET_PATTERN,
+  SIGNING_SECRET_RULE,
 } from '../definitions.js';
 
 /** The snapshot format this version of svc writes and reads; a file of a newer format is refused. */
@@ -23,7 +25,7 @@ export const SNAPSHOT_FORMAT_KEY = 'svc_emulator_snapshot';
 const time = z.iso.datetime({offset: true});
 const optionalTime = time.nullable();
 const id = (kind: keyof typeof ID_PATTERNS) =>
-  z.string().regex(ID_PATTERNS[kind], {message: `must be a ${kind} id (prefix and 24 base62)`});
+  z.string().regex(ID_PATTERNS[kind], {message: `must be a ${kind} id (${idShapeText(kind)})`});
 const count = z.number().int().nonnegative();
 
 export const SnapshotOrgSchema = z.strictObject({id: id('org'), name: z.string(), created_at: time});
@@ -69,7 +71,7 @@ export const SnapshotWebhookEndpointSchema = z.strictObject({
   url: z.string(),
   events: z.array(z.enum(EVENT_TYPES)).min(1),
   description: z.string().nullable(),
-  secret: z.string().regex(SIGNING_SECRET_PATTERN, {message: 'must be whsec_ and the base64 of 32 bytes'}),
+  secret: z.string().regex(SIGNING_SECRET_PATTERN, {message: `must be ${SIGNING_SECRET_RULE}`}),
   created_at: time,
 });
 export const SnapshotRelayEndpointSchema = z.strictObject({

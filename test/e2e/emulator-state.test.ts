@@ -142,6 +142,39 @@ describe('svc emulator import and reset', {timeout: 90_000}, () => {
     expect(unloaded.status).toBe(401);
     expect(await emu.stop()).toBe(0);
   });
+
+  it('refuses to merge a snapshot whose records the emulator already has, naming each and what to do', async () => {
+    const seed = await file('for-merge.json', seedWithKey());
+    const emu = await start(['--in-memory', '--seed', seed], join(root, 'merge-clash'));
+    // An emulator in memory keeps its state in a folder of its own, which its ready line names.
+    const dataDir = emu.ready.data_dir;
+    const out = join(root, 'merge-clash.json');
+    const exported = await runCli(['emulator', 'export', '--out', out], {env: env(dataDir)});
+    expect(exported.code, exported.stderr).toBe(0);
+
+    const json = await runCli(['emulator', 'import', out, '--merge', '--json'], {env: env(dataDir)});
+    expect(json.code).toBe(1);
+    const error = JSON.parse(json.stdout).error;
+    expect(error.code).toBe('conflict');
+    // The snapshot holds the seeded org beside the emulator's own default org, each named by its place.
+    expect(error.message).toMatch(
+      new RegExp(`: orgs\\[\\d\\]\\.id: the emulator already has the org ${ORG}\\n`),
+    );
+    expect(error.message).toContain(`${out}: orgs[`);
+
+    const said = await runCli(['emulator', 'import', out, '--merge'], {env: env(dataDir)});
+    expect(said.code).toBe(1);
+    expect(said.stderr).toContain(`.id: the emulator already has the org ${ORG}`);
+    expect(said.stderr).toContain('without --merge');
+    // svc's own words, never the database's.
+    expect(said.stderr).not.toMatch(/Key \(|already exists|duplicate key|constraint/);
+
+    // Without --merge the same file replaces the state.
+    const replaced = await runCli(['emulator', 'import', out, '--json'], {env: env(dataDir)});
+    expect(replaced.code, replaced.stderr).toBe(0);
+    expect(JSON.parse(replaced.stdout)).toMatchObject({kind: 'snapshot', default_org_id: ORG});
+    expect(await emu.stop()).toBe(0);
+  });
 });
 
 describe('snapshots: svc emulator export, start --import and --export-on-exit', {timeout: 90_000}, () => {

@@ -1,5 +1,10 @@
 // Bearer authentication for /v1: a hot request is answered from memory, a revoked key fails on the very next request.
-import {API_KEY_PREFIX_LENGTH, API_KEY_SECRET_PATTERN} from '../../definitions.js';
+import {
+  API_KEY_PREFIX_LENGTH,
+  API_KEY_SECRET_BODY_LENGTH,
+  API_KEY_SECRET_PATTERN,
+  API_KEY_SECRET_PREFIX,
+} from '../../definitions.js';
 import type {Refusal} from '../request-log.js';
 import type {Clock} from '../clock.js';
 import {type ApiKeyRepository, keyStatus, type StoredKey} from '../db/api-keys.js';
@@ -80,7 +85,10 @@ export class Authenticator {
       return {reason: 'missing', detail: 'no Authorization header'};
     const secret = parseBearer(header);
     if (!secret)
-      return {reason: 'malformed', detail: 'not `Authorization: Bearer svc_` and 40 base62 characters'};
+      return {
+        reason: 'malformed',
+        detail: `not \`Authorization: Bearer ${API_KEY_SECRET_PREFIX}\` and ${API_KEY_SECRET_BODY_LENGTH} base62 characters`,
+      };
     const key = await this.keys.findByHash(hashSecret(secret));
     const prefix = secret.slice(0, API_KEY_PREFIX_LENGTH);
     if (!key) return {reason: 'unknown_key', key_prefix: prefix};

@@ -7,6 +7,14 @@ import {readJsonObject} from '../net/read-json.js';
 import {moveOrgClock, readOrgClock} from '../ops/clock.js';
 import {deleteOrg, getOrg, resetOrg} from '../ops/orgs.js';
 
+/** The optional org_id field of a control request: absent means the emulator's default org (undefined here). */
+export function orgIdOf(body: Record<string, unknown>): string | undefined {
+  const value = body.org_id;
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string') throw invalidRequest('org_id must be a string');
+  return value;
+}
+
 /** `{"advance": "30s"}` or `{"set": ISO}`, with `"settle": true` to answer once what the move made due is done. */
 export function clockMoveOf(body: Record<string, unknown>): {
   move: {advance: string} | {set: string};

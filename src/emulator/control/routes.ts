@@ -3,25 +3,17 @@
 import {bodyLimit} from 'hono/body-limit';
 import type {CreatedKey, CreatedWebhook, Health} from '../../schemas/emulator.js';
 import type {EmulatorApp, EmulatorContext} from '../context.js';
-import {HttpError, invalidRequest} from '../http-error.js';
+import {HttpError} from '../http-error.js';
 import {readJsonObject} from '../net/read-json.js';
 import {moveClock, readClock} from '../ops/clock.js';
 import {createEndpoint, deleteEndpoint} from '../ops/endpoints.js';
 import {createKey, revokeKey} from '../ops/keys.js';
 import {createOrg, orgFor} from '../ops/orgs.js';
 import {adminAuth} from './admin-auth.js';
-import {clockMoveOf, registerOrgRoutes} from './org-routes.js';
+import {clockMoveOf, orgIdOf, registerOrgRoutes} from './org-routes.js';
 import {STATE_IMPORT_PATH} from './state-routes.js';
 
 export const MAX_CONTROL_BODY_BYTES = 64 * 1024;
-
-/** An optional org_id field: absent means the emulator's default org. */
-function orgIdOf(body: Record<string, unknown>): string | undefined {
-  const value = body.org_id;
-  if (value === undefined) return undefined;
-  if (typeof value !== 'string') throw invalidRequest('org_id must be a string');
-  return value;
-}
 
 export function registerControlRoutes(app: EmulatorApp, ctx: EmulatorContext): void {
   app.use('/_emulator/*', adminAuth(ctx));

@@ -2,18 +2,12 @@
 import type {List} from '../../schemas/index.js';
 import type {SandboxRecord} from '../../schemas/emulator.js';
 import type {EmulatorApp, EmulatorContext} from '../context.js';
-import {HttpError, invalidRequest} from '../http-error.js';
+import {HttpError} from '../http-error.js';
 import {linkCreation} from '../links/routes.js';
 import {readJsonObject} from '../net/read-json.js';
 import {actOnSandbox, createSandbox, getSandbox, listSandboxes, triggerEvent} from '../ops/sandboxes.js';
 import type {SandboxService} from '../sandboxes/service.js';
-
-function orgIdOf(body: Record<string, unknown>, fallback: string): string {
-  const value = body.org_id;
-  if (value === undefined) return fallback;
-  if (typeof value !== 'string') throw invalidRequest('org_id must be a string');
-  return value;
-}
+import {orgIdOf} from './org-routes.js';
 
 export function registerSandboxRoutes(
   app: EmulatorApp,
@@ -23,7 +17,7 @@ export function registerSandboxRoutes(
   app.post('/_emulator/sandboxes', async (c) => {
     const body = await readJsonObject(c, ['name', 'expires_in', 'org_id'], {emptyAllowed: true});
     const result = await createSandbox(sandboxes(), {
-      orgId: orgIdOf(body, ctx.orgId),
+      orgId: orgIdOf(body) ?? ctx.orgId,
       name: body.name,
       expiresIn: body.expires_in,
       nowMs: ctx.clock.nowMs(),
@@ -49,7 +43,7 @@ export function registerSandboxRoutes(
     // Named with an org, a sandbox of another org is answered like an unknown one.
     if (
       body.org_id !== undefined &&
-      (await getSandbox(sandboxes(), id)).org_id !== orgIdOf(body, ctx.orgId)
+      (await getSandbox(sandboxes(), id)).org_id !== (orgIdOf(body) ?? ctx.orgId)
     ) {
       throw new HttpError(404, 'not_found', 'no such sandbox in this org');
     }
@@ -60,7 +54,7 @@ export function registerSandboxRoutes(
   app.post('/_emulator/trigger', async (c) => {
     const body = await readJsonObject(c, ['type', 'sandbox_id', 'last_error', 'org_id', 'set']);
     const result = await triggerEvent(sandboxes(), {
-      orgId: orgIdOf(body, ctx.orgId),
+      orgId: orgIdOf(body) ?? ctx.orgId,
       type: body.type,
       sandboxId: body.sandbox_id,
       lastError: body.last_error,

@@ -1,5 +1,6 @@
 // A port session's forwarding: one HTTP request to a port of the emulator's host (the developer's machine plays the
 // sandbox), streamed both ways, the body bytes untouched (no decompression, no re-encoding).
+import {realTimers, type Timers} from '../delivery/timers.js';
 import {type IncomingHttpHeaders, request as httpRequest} from 'node:http';
 import {Readable} from 'node:stream';
 import {HttpError} from '../http-error.js';
@@ -80,6 +81,8 @@ export interface ForwardInput {
   by: ForwardedBy;
   /** How long the app has to start answering; then 504. */
   answerTimeoutMs: number;
+  /** The real-time wait for the app's first answer (default: the real timers). */
+  timers?: Timers;
   /** The connection the answer is written to, when served over HTTP: a cut closes it at once. */
   outgoing?: {destroy(): unknown; once(event: 'close', listener: () => void): unknown};
   /**
@@ -109,12 +112,12 @@ export function forward(input: ForwardInput): Promise<Response> {
       } else answering.destroy(error);
     });
     const fail = (error: HttpError) => {
-      clearTimeout(timer);
+      cancelWait();
       outgoing.destroy();
       release();
       reject(error);
     };
-    const timer = setTimeout(
+    const cancelWait = (input.timers ?? realTimers).setTimeout(
       () =>
         fail(
           new HttpError(
@@ -128,7 +131,7 @@ export function forward(input: ForwardInput): Promise<Response> {
     const outgoing = httpRequest(
       {host: SANDBOX_HOST, port, method: request.method, path: input.path, headers},
       (incoming) => {
-        clearTimeout(timer);
+        cancelWait();
         const status = incoming.statusCode ?? 0;
         if (status < 200 || status > 599) {
           incoming.destroy();

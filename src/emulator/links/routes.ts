@@ -138,6 +138,7 @@ function serveLink(ctx: EmulatorContext) {
         path,
         by,
         answerTimeoutMs,
+        timers: traffic?.timers,
         hold,
       });
       c.set('upgraded', status);
@@ -150,6 +151,7 @@ function serveLink(ctx: EmulatorContext) {
         path,
         by,
         answerTimeoutMs,
+        timers: traffic?.timers,
         outgoing: env?.outgoing,
         hold,
       });

@@ -6,17 +6,11 @@
 // next request.
 import type {Clock} from '../clock.js';
 import {type LinkRefusal, type LinkView, linkState} from '../db/sandbox-links.js';
+import {LINK_STATE_TABLES} from '../db/tables.js';
+import {realTimers, type Timers} from '../delivery/timers.js';
 
 /** Why open traffic was cut: the link stopped working, it is gone (a reset), or the emulator is stopping. */
 export type CutReason = LinkRefusal | 'link_gone' | 'unchecked' | 'stopping';
-
-/** The tables whose writes may stop a link (orgs: deleting one deletes its links). */
-export const LINK_STATE_TABLES: ReadonlySet<string> = new Set([
-  'api_keys',
-  'sandboxes',
-  'sandbox_links',
-  'orgs',
-]);
 
 /** Longest real-time wait a timer takes (setTimeout's limit); a later expiry is waited for in steps. */
 const MAX_WAIT_MS = 2 ** 31 - 1;
@@ -28,6 +22,8 @@ export interface LinkTrafficOptions {
   log(line: string): void;
   /** How long an exchange waits for the app to start answering. */
   answerTimeoutMs: number;
+  /** The real-time waits until an expiry comes due (default: the real ones). */
+  timers?: Timers;
 }
 
 interface Open {
@@ -36,6 +32,8 @@ interface Open {
 
 export class LinkTraffic {
   readonly answerTimeoutMs: number;
+  /** Real-time waits: an expiry coming due, an app's first answer. */
+  readonly timers: Timers;
   readonly #o: LinkTrafficOptions;
   readonly #open = new Map<string, Set<Open>>();
   /** When each link with open traffic stops working by the clock alone (its key's or sandbox's expiry). */
@@ -43,11 +41,13 @@ export class LinkTraffic {
   #changes = 0;
   #checking: Promise<void> | undefined;
   #again = false;
-  #timer: NodeJS.Timeout | undefined;
+  /** Cancels the wait for the next expiry, when one is set. */
+  #cancelWait: (() => void) | undefined;
 
   constructor(options: LinkTrafficOptions) {
     this.#o = options;
     this.answerTimeoutMs = options.answerTimeoutMs;
+    this.timers = options.timers ?? realTimers;
   }
 
   /** Counts the changes heard of: a request reads it before it checks its link, and hands it to `open`. */
@@ -92,8 +92,8 @@ export class LinkTraffic {
 
   /** Cuts all open traffic (the emulator is stopping). */
   closeAll(): void {
-    if (this.#timer) clearTimeout(this.#timer);
-    this.#timer = undefined;
+    this.#cancelWait?.();
+    this.#cancelWait = undefined;
     for (const id of [...this.#open.keys()]) this.#cut(id, 'stopping');
   }
 
@@ -152,12 +152,12 @@ export class LinkTraffic {
 
   /** On a real clock, a check when the first expiry comes due (a manual clock tells of its moves instead). */
   #schedule(): void {
-    if (this.#timer) clearTimeout(this.#timer);
-    this.#timer = undefined;
+    this.#cancelWait?.();
+    this.#cancelWait = undefined;
     if (this.#o.clock.mode !== 'real' || this.#due.size === 0) return;
     const wait = Math.min(...this.#due.values()) - this.#o.clock.nowMs();
-    this.#timer = setTimeout(() => this.changed(), Math.max(0, Math.min(wait, MAX_WAIT_MS)));
-    this.#timer.unref();
+    // Stopped by closeAll when the emulator stops.
+    this.#cancelWait = this.timers.setTimeout(() => this.changed(), Math.max(0, Math.min(wait, MAX_WAIT_MS)));
   }
 }
 
@@ -175,7 +175,7 @@ export interface LinkStateSources {
 /** Tells `traffic` of every change that may stop a link; returns what stops listening. */
 export function watchLinkState(traffic: LinkTraffic, sources: LinkStateSources): () => void {
   const onTable = (table: string) => {
-    if (LINK_STATE_TABLES.has(table)) traffic.changed();
+    if ((LINK_STATE_TABLES as readonly string[]).includes(table)) traffic.changed();
   };
   const changed = () => traffic.changed();
   const stops = [

@@ -2,6 +2,7 @@
 // `upgrade` listener with its socket, outside the usual request path; `acceptUpgrades` sends it down that path
 // anyway, so the Host check, the request log and the routes see it like any other request. A port session takes
 // the socket over (`takeUpgrade`) and joins it to the app's; any other route answers it as a plain request.
+import {realTimers, type Timers} from '../delivery/timers.js';
 import {
   request as httpRequest,
   type IncomingMessage,
@@ -59,6 +60,8 @@ export interface TunnelInput extends Held {
   path: string;
   by: ForwardedBy;
   answerTimeoutMs: number;
+  /** The real-time wait for the app's first answer (default: the real timers). */
+  timers?: Timers;
   /** Holds the connection as open traffic of its link until it closes; `cut` ends it at once. Returns the release. */
   hold(cut: (error: HttpError) => void): () => void;
 }
@@ -76,7 +79,7 @@ export function tunnel(input: TunnelInput): Promise<number> {
     let settled = false;
     const settle = (status: number) => {
       settled = true;
-      clearTimeout(timer);
+      cancelWait();
       resolve(status);
     };
     const refuse = (error: HttpError) => {
@@ -93,7 +96,7 @@ export function tunnel(input: TunnelInput): Promise<number> {
         upstream.destroy();
       }
     });
-    const timer = setTimeout(
+    const cancelWait = (input.timers ?? realTimers).setTimeout(
       () =>
         refuse(
           new HttpError(

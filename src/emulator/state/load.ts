@@ -9,6 +9,7 @@ import type {Queryable} from '../db/database.js';
 import type {Problem} from '../operation-error.js';
 import {newId} from '../ids.js';
 import {checkStateDocument, listed} from './document.js';
+import {existingRecords, mergeConflict} from './merge-conflicts.js';
 import {type SeedResult, planSeed, writeSeed} from './seed.js';
 import {checkSnapshot, writeSnapshot} from './snapshot.js';
 import {StateFileError} from './state-file-error.js';
@@ -105,6 +106,10 @@ async function loadSnapshot(
   const replace = input.mode === 'replace';
   await ctx.db.transaction(async (tx) => {
     if (replace) await wipeState(tx);
+    else {
+      const clashes = await existingRecords(tx, snap);
+      if (clashes.length > 0) throw mergeConflict(input.source, clashes);
+    }
     await writeSnapshot(ctx, tx, snap, input.source);
     if (replace) await setDefaultOrg(tx, snap.default_org_id);
   });

@@ -8,6 +8,7 @@ import {
   API_KEY_SECRET_PATTERN,
   API_KEY_SECRET_PREFIX,
   ID_BODY_LENGTH,
+  ID_PREFIXES,
   isId,
   KEY_EXPIRY_CHOICES,
   type KeyExpiryChoice,
@@ -17,6 +18,7 @@ import {
   MAX_ENDPOINTS_PER_ORG,
   MAX_NAME_LENGTH,
   SIGNING_SECRET_PATTERN,
+  SIGNING_SECRET_RULE,
 } from '../../definitions.js';
 import {
   SEED_FORMAT_KEY,
@@ -92,6 +94,21 @@ interface PlannedOrg {
   people: {email: string; role: 'owner' | 'admin'}[];
 }
 
+type SeedOrg = NonNullable<Seed['orgs']>[number];
+
+/** What the checks of one seed share: the problems found, the warnings, and the ids and secrets seen so far. */
+interface Planning {
+  ctx: EmulatorContext;
+  source: string;
+  /** Ids and secrets are checked against what the emulator holds (false when it is about to be replaced). */
+  existing: boolean;
+  problems: Problems;
+  warnings: string[];
+  orgIds: Set<string>;
+  secretHashes: Set<string>;
+  sandboxIds: Set<string>;
+}
+
 /** Checks a parsed seed document against every rule; throws StateFileError naming each problem. */
 export async function planSeed(
   ctx: EmulatorContext,
@@ -99,8 +116,30 @@ export async function planSeed(
   source: string,
   options: {againstEmpty?: boolean} = {},
 ): Promise<{orgs: PlannedOrg[]; warnings: string[]}> {
-  // Replacing the state checks ids and secrets against the file alone: what the emulator holds is going.
-  const existing = !options.againstEmpty;
+  refuseNewerFormat(document, source);
+  // Shape problems first, in svc's words; the rules are then checked on everything well shaped, so a file's
+  // every problem is reported at once.
+  const shape = checkSeedShape(document);
+  const seed = shape.usable as Partial<Seed> | null;
+  const p: Planning = {
+    ctx,
+    source,
+    // Replacing the state checks ids and secrets against the file alone: what the emulator holds is going.
+    existing: !options.againstEmpty,
+    problems: new Problems(),
+    warnings: [],
+    orgIds: new Set(),
+    secretHashes: new Set(),
+    sandboxIds: new Set(),
+  };
+  const orgs: PlannedOrg[] = [];
+  for (const [o, org] of items(seed?.orgs)) orgs.push(await planOrg(p, `orgs[${o}]`, org));
+  const all = [...shape.problems, ...p.problems.list.filter((problem) => !shape.reported.has(problem.field))];
+  if (all.length > 0) throw new StateFileError(source, all);
+  return {orgs, warnings: p.warnings};
+}
+
+function refuseNewerFormat(document: unknown, source: string): void {
   const version = (document as Record<string, unknown> | null)?.[SEED_FORMAT_KEY];
   if (typeof version === 'number' && version > SEED_FORMAT_VERSION) {
     throw new StateFileError(source, [
@@ -110,163 +149,175 @@ export async function planSeed(
       },
     ]);
   }
-  // Shape problems first, in svc's words; the rules are then checked on everything well shaped, so a file's
-  // every problem is reported at once.
-  const shape = checkSeedShape(document);
-  const seed = shape.usable as Partial<Seed> | null;
-  const problems = new Problems();
-  const warnings: string[] = [];
-  const orgIds = new Set<string>();
-  const secretHashes = new Set<string>();
-  const sandboxIds = new Set<string>();
-  const orgs: PlannedOrg[] = [];
+}
 
-  for (const [o, org] of items(seed?.orgs)) {
-    const at = `orgs[${o}]`;
-    let orgId = org.id;
-    if (orgId === undefined) orgId = newId('org');
-    else if (!isId('org', orgId)) {
-      problems.add(`${at}.id`, `must be org_ and ${ID_BODY_LENGTH} letters or digits`);
-    } else if (orgIds.has(orgId)) problems.add(`${at}.id`, 'names an org listed earlier in the file');
-    else if (existing && (await ctx.repos.orgs.get(orgId)))
-      problems.add(`${at}.id`, 'is an org the emulator already has');
-    orgIds.add(orgId);
-    const name = text(problems, `${at}.name`, org.name, {max: MAX_NAME_LENGTH}) ?? '';
-    const planned: PlannedOrg = {id: orgId, name, keys: [], webhooks: [], sandboxes: [], people: []};
+/** One org: its id and name, then each of its keys, endpoints, sandboxes and people. */
+async function planOrg(p: Planning, at: string, org: SeedOrg): Promise<PlannedOrg> {
+  let orgId = org.id;
+  if (orgId === undefined) orgId = newId('org');
+  else if (!isId('org', orgId)) {
+    p.problems.add(`${at}.id`, `must be ${ID_PREFIXES.org}_ and ${ID_BODY_LENGTH} letters or digits`);
+  } else if (p.orgIds.has(orgId)) p.problems.add(`${at}.id`, 'names an org listed earlier in the file');
+  else if (p.existing && (await p.ctx.repos.orgs.get(orgId)))
+    p.problems.add(`${at}.id`, 'is an org the emulator already has');
+  p.orgIds.add(orgId);
+  const name = text(p.problems, `${at}.name`, org.name, {max: MAX_NAME_LENGTH}) ?? '';
+  const planned: PlannedOrg = {id: orgId, name, keys: [], webhooks: [], sandboxes: [], people: []};
+  for (const [k, key] of items(org.keys)) planned.keys.push(await planKey(p, `${at}.keys[${k}]`, k, key));
+  for (const [w, hook] of items(org.webhooks))
+    planned.webhooks.push(await planWebhook(p, `${at}.webhooks[${w}]`, w, hook));
+  for (const [s, sandbox] of items(org.sandboxes))
+    planned.sandboxes.push(await planSandbox(p, `${at}.sandboxes[${s}]`, sandbox));
+  planned.people = planPeople(p, at, org.people);
+  return planned;
+}
 
-    const keys = org.keys ?? [];
-    for (const [k, key] of items(keys)) {
-      const kat = `${at}.keys[${k}]`;
-      if (k === MAX_ACTIVE_KEYS_PER_ORG) {
-        problems.add(
-          kat,
-          `is active key ${k + 1}; an org may have at most ${MAX_ACTIVE_KEYS_PER_ORG} active keys`,
-        );
-      }
-      const keyName = text(problems, `${kat}.name`, key.name, {max: MAX_NAME_LENGTH}) ?? '';
-      const expires =
-        key.expires === undefined
-          ? 'never'
-          : oneOf<KeyExpiryChoice>(problems, `${kat}.expires`, String(key.expires), KEY_EXPIRY_CHOICES);
-      const createdBy = text(problems, `${kat}.created_by`, key.created_by, {
-        max: MAX_EMAIL_LENGTH,
-        optional: true,
-      });
-      let secret = key.secret;
-      if (secret === undefined) secret = newApiKeySecret();
-      else if (!API_KEY_SECRET_PATTERN.test(secret)) {
-        problems.add(
-          `${kat}.secret`,
-          `must be ${API_KEY_SECRET_PREFIX} and ${API_KEY_SECRET_BODY_LENGTH} letters or digits (base62)`,
-        );
-      } else {
-        const hash = hashSecret(secret);
-        if (secretHashes.has(hash)) problems.add(`${kat}.secret`, 'is the secret of a key listed earlier');
-        else if (existing && (await ctx.repos.keys.findByHash(hash))) {
-          problems.add(`${kat}.secret`, 'is the secret of a key the emulator already has');
-        }
-        secretHashes.add(hash);
-      }
-      planned.keys.push({
-        id: newId('key'),
-        name: keyName,
-        secret,
-        generated: key.secret === undefined,
-        createdBy: createdBy ?? null,
-        expires: expires ?? 'never',
-      });
-    }
-
-    for (const [w, hook] of items(org.webhooks)) {
-      const wat = `${at}.webhooks[${w}]`;
-      if (w === MAX_ENDPOINTS_PER_ORG) {
-        problems.add(
-          wat,
-          `is endpoint ${w + 1}; an org may have at most ${MAX_ENDPOINTS_PER_ORG} webhook endpoints`,
-        );
-      }
-      if (!ctx.vault.available) {
-        problems.add(
-          wat,
-          'cannot be loaded: this emulator runs without a vault key, which signing secrets need',
-        );
-      }
-      const check = checkEndpointUrl(hook.url ?? '', {allowLocal: ctx.allowLocalEndpoints});
-      let url = hook.url ?? '';
-      if (hook.url === undefined) problems.add(`${wat}.url`, 'is required');
-      else if (!check.ok) problems.add(`${wat}.url`, check.reason.replace(/^url /, ''));
-      else {
-        url = check.normalized;
-        if (!ctx.allowLocalEndpoints) {
-          const host = await checkEndpointHost(check.url.hostname, ctx.lookup);
-          if (!host.ok) problems.add(`${wat}.url`, host.reason);
-          else if (host.warning) warnings.push(`${source}: ${wat}.url: ${host.warning}`);
-        }
-      }
-      const events = eventTypes(problems, `${wat}.events`, hook.events) ?? [];
-      const description = text(problems, `${wat}.description`, hook.description, {
-        max: MAX_ENDPOINT_DESCRIPTION_LENGTH,
-        optional: true,
-      });
-      let secret = hook.secret;
-      if (secret === undefined) secret = newSigningSecret();
-      else if (!SIGNING_SECRET_PATTERN.test(secret)) {
-        problems.add(
-          `${wat}.secret`,
-          'must be whsec_ and the base64 of 32 bytes (44 characters, ending in =)',
-        );
-      }
-      planned.webhooks.push({
-        id: newId('we'),
-        url,
-        events,
-        description: description ?? null,
-        secret,
-        generated: hook.secret === undefined,
-      });
-    }
-
-    for (const [s, sandbox] of items(org.sandboxes)) {
-      const sat = `${at}.sandboxes[${s}]`;
-      let id = sandbox.id;
-      if (id === undefined) id = newId('sbx');
-      else if (!isId('sandbox', id)) {
-        problems.add(`${sat}.id`, `must be sbx_ and ${ID_BODY_LENGTH} letters or digits`);
-      } else if (sandboxIds.has(id)) problems.add(`${sat}.id`, 'names a sandbox listed earlier in the file');
-      else if (existing && (await sandboxExists(ctx.db, id)))
-        problems.add(`${sat}.id`, 'is a sandbox the emulator already has');
-      sandboxIds.add(id);
-      const sandboxName = text(problems, `${sat}.name`, sandbox.name, {max: MAX_NAME_LENGTH}) ?? '';
-      const status = oneOf(problems, `${sat}.status`, sandbox.status, SEEDABLE_SANDBOX_STATUSES) ?? 'running';
-      const lastError = text(problems, `${sat}.last_error`, sandbox.last_error, {
-        max: MAX_ENDPOINT_DESCRIPTION_LENGTH,
-        optional: true,
-        multiline: true,
-      });
-      planned.sandboxes.push({id, name: sandboxName, status, lastError: lastError ?? null});
-    }
-
-    const emails = new Set<string>();
-    let owners = 0;
-    for (const [p, person] of items(org.people)) {
-      const pat = `${at}.people[${p}]`;
-      if (typeof person.email !== 'string') continue;
-      const email = parseEmail(person.email);
-      if (!email.ok) {
-        problems.add(`${pat}.email`, email.message.replace(/\.$/, '').replace(/^Enter/, 'must be'));
-        continue;
-      }
-      if (emails.has(email.email)) problems.add(`${pat}.email`, 'is listed twice in this org');
-      emails.add(email.email);
-      if (person.role === 'owner' && ++owners > 1)
-        problems.add(`${pat}.role`, 'an org has one owner at most');
-      planned.people.push({email: email.email, role: person.role});
-    }
-    orgs.push(planned);
+async function planKey(
+  p: Planning,
+  at: string,
+  index: number,
+  key: NonNullable<SeedOrg['keys']>[number],
+): Promise<PlannedOrg['keys'][number]> {
+  if (index === MAX_ACTIVE_KEYS_PER_ORG) {
+    p.problems.add(
+      at,
+      `is active key ${index + 1}; an org may have at most ${MAX_ACTIVE_KEYS_PER_ORG} active keys`,
+    );
   }
-  const all = [...shape.problems, ...problems.list.filter((p) => !shape.reported.has(p.field))];
-  if (all.length > 0) throw new StateFileError(source, all);
-  return {orgs, warnings};
+  const name = text(p.problems, `${at}.name`, key.name, {max: MAX_NAME_LENGTH}) ?? '';
+  const expires =
+    key.expires === undefined
+      ? 'never'
+      : oneOf<KeyExpiryChoice>(p.problems, `${at}.expires`, String(key.expires), KEY_EXPIRY_CHOICES);
+  const createdBy = text(p.problems, `${at}.created_by`, key.created_by, {
+    max: MAX_EMAIL_LENGTH,
+    optional: true,
+  });
+  let secret = key.secret;
+  if (secret === undefined) secret = newApiKeySecret();
+  else if (!API_KEY_SECRET_PATTERN.test(secret)) {
+    p.problems.add(
+      `${at}.secret`,
+      `must be ${API_KEY_SECRET_PREFIX} and ${API_KEY_SECRET_BODY_LENGTH} letters or digits (base62)`,
+    );
+  } else {
+    const hash = hashSecret(secret);
+    if (p.secretHashes.has(hash)) p.problems.add(`${at}.secret`, 'is the secret of a key listed earlier');
+    else if (p.existing && (await p.ctx.repos.keys.findByHash(hash))) {
+      p.problems.add(`${at}.secret`, 'is the secret of a key the emulator already has');
+    }
+    p.secretHashes.add(hash);
+  }
+  return {
+    id: newId('key'),
+    name,
+    secret,
+    generated: key.secret === undefined,
+    createdBy: createdBy ?? null,
+    expires: expires ?? 'never',
+  };
+}
+
+async function planWebhook(
+  p: Planning,
+  at: string,
+  index: number,
+  hook: NonNullable<SeedOrg['webhooks']>[number],
+): Promise<PlannedOrg['webhooks'][number]> {
+  if (index === MAX_ENDPOINTS_PER_ORG) {
+    p.problems.add(
+      at,
+      `is endpoint ${index + 1}; an org may have at most ${MAX_ENDPOINTS_PER_ORG} webhook endpoints`,
+    );
+  }
+  if (!p.ctx.vault.available) {
+    p.problems.add(
+      at,
+      'cannot be loaded: this emulator runs without a vault key, which signing secrets need',
+    );
+  }
+  const url = await planWebhookUrl(p, `${at}.url`, hook.url);
+  const events = eventTypes(p.problems, `${at}.events`, hook.events) ?? [];
+  const description = text(p.problems, `${at}.description`, hook.description, {
+    max: MAX_ENDPOINT_DESCRIPTION_LENGTH,
+    optional: true,
+  });
+  let secret = hook.secret;
+  if (secret === undefined) secret = newSigningSecret();
+  else if (!SIGNING_SECRET_PATTERN.test(secret))
+    p.problems.add(`${at}.secret`, `must be ${SIGNING_SECRET_RULE}`);
+  return {
+    id: newId('we'),
+    url,
+    events,
+    description: description ?? null,
+    secret,
+    generated: hook.secret === undefined,
+  };
+}
+
+/** An endpoint's URL, normalized, by the rules of registration (its host resolved unless local ones are allowed). */
+async function planWebhookUrl(p: Planning, at: string, given: string | undefined): Promise<string> {
+  if (given === undefined) {
+    p.problems.add(at, 'is required');
+    return '';
+  }
+  const check = checkEndpointUrl(given, {allowLocal: p.ctx.allowLocalEndpoints});
+  if (!check.ok) {
+    p.problems.add(at, check.reason.replace(/^url /, ''));
+    return given;
+  }
+  if (!p.ctx.allowLocalEndpoints) {
+    const host = await checkEndpointHost(check.url.hostname, p.ctx.lookup);
+    if (!host.ok) p.problems.add(at, host.reason);
+    else if (host.warning) p.warnings.push(`${p.source}: ${at}: ${host.warning}`);
+  }
+  return check.normalized;
+}
+
+async function planSandbox(
+  p: Planning,
+  at: string,
+  sandbox: NonNullable<SeedOrg['sandboxes']>[number],
+): Promise<PlannedOrg['sandboxes'][number]> {
+  let id = sandbox.id;
+  if (id === undefined) id = newId('sbx');
+  else if (!isId('sandbox', id)) {
+    p.problems.add(`${at}.id`, `must be ${ID_PREFIXES.sandbox}_ and ${ID_BODY_LENGTH} letters or digits`);
+  } else if (p.sandboxIds.has(id)) p.problems.add(`${at}.id`, 'names a sandbox listed earlier in the file');
+  else if (p.existing && (await sandboxExists(p.ctx.db, id)))
+    p.problems.add(`${at}.id`, 'is a sandbox the emulator already has');
+  p.sandboxIds.add(id);
+  const name = text(p.problems, `${at}.name`, sandbox.name, {max: MAX_NAME_LENGTH}) ?? '';
+  const status = oneOf(p.problems, `${at}.status`, sandbox.status, SEEDABLE_SANDBOX_STATUSES) ?? 'running';
+  const lastError = text(p.problems, `${at}.last_error`, sandbox.last_error, {
+    max: MAX_ENDPOINT_DESCRIPTION_LENGTH,
+    optional: true,
+    multiline: true,
+  });
+  return {id, name, status, lastError: lastError ?? null};
+}
+
+/** An org's people: each email once, one owner at most. */
+function planPeople(p: Planning, at: string, people: SeedOrg['people']): PlannedOrg['people'] {
+  const planned: PlannedOrg['people'] = [];
+  const emails = new Set<string>();
+  let owners = 0;
+  for (const [i, person] of items(people)) {
+    const pat = `${at}.people[${i}]`;
+    if (typeof person.email !== 'string') continue;
+    const email = parseEmail(person.email);
+    if (!email.ok) {
+      p.problems.add(`${pat}.email`, email.message.replace(/\.$/, '').replace(/^Enter/, 'must be'));
+      continue;
+    }
+    if (emails.has(email.email)) p.problems.add(`${pat}.email`, 'is listed twice in this org');
+    emails.add(email.email);
+    if (person.role === 'owner' && ++owners > 1)
+      p.problems.add(`${pat}.role`, 'an org has one owner at most');
+    planned.push({email: email.email, role: person.role});
+  }
+  return planned;
 }
 
 /** The items of a list with their places, past any the shape check took out. */

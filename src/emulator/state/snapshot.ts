@@ -17,6 +17,7 @@ import type {Problem} from '../operation-error.js';
 import {vaultUnavailable} from '../operation-error.js';
 import {listed} from './document.js';
 import {endpointHostProblems, type SnapshotRuleOptions, snapshotRuleProblems} from './snapshot-rules.js';
+import {mergeConflict} from './merge-conflicts.js';
 import {formatPath, StateFileError} from './state-file-error.js';
 
 /** Each table's columns, as the snapshot names them: its schema's fields. */
@@ -237,11 +238,15 @@ export async function writeSnapshot(
         [JSON.stringify(rows)],
       );
     } catch (err) {
-      // Merging a snapshot whose rows the emulator already holds: say which, and write nothing.
-      const pg = err as {code?: string; detail?: string};
+      // A clash the check before the write did not foresee: said in svc's words (never the database's), and
+      // nothing is written.
+      const pg = err as {code?: string};
       if (pg.code === '23505' || pg.code === '23503') {
-        throw new StateFileError(source, [
-          {field: table, message: `cannot be merged: ${pg.detail ?? (err as Error).message}`},
+        throw mergeConflict(source, [
+          {
+            field: table,
+            message: 'cannot be merged: one of its rows clashes with a record the emulator already has',
+          },
         ]);
       }
       throw err;

@@ -255,9 +255,36 @@ describe('a snapshot that cannot be loaded', () => {
     );
   });
 
-  it('is refused when merged into a state that already holds its rows, naming the row', async () => {
+  it('is refused when merged into a state that already holds its rows, naming each record and what to do', async () => {
     await emu.control.importState({source: 'state.json', document: snapshot, mode: 'replace'});
     const err = await refusal(snapshot, 'merge');
-    expect(err.message).toMatch(/state\.json: orgs: cannot be merged: Key \(id\)=\(org_\w+\) already exists/);
+    // A conflict, in svc's own words: never the database's "Key (id)=(…) already exists".
+    expect(err.status).toBe(409);
+    expect(err.code).toBe('conflict');
+    expect(err.message).not.toMatch(/Key \(|already exists|duplicate key|constraint/);
+    const org = snapshot.orgs[0]?.id as string;
+    const key = snapshot.api_keys[0]?.id as string;
+    expect(err.message).toContain(`state.json: orgs[0].id: the emulator already has the org ${org}`);
+    expect(err.message).toContain(`state.json: api_keys[0].id: the emulator already has the API key ${key}`);
+    expect(err.problems.map((p) => p.field)).toContain('orgs[0].id');
+    expect(err.message).toMatch(/import it without merging \(`svc emulator import FILE` without --merge/);
+    expect(err.message).toMatch(/or remove those records from the emulator or from the file first/);
+  });
+
+  it('merges a snapshot whose records are all new beside what the emulator holds', async () => {
+    await emu.control.importState({source: 'state.json', document: snapshot, mode: 'replace'});
+    const fresh = await startEmulator({...base});
+    try {
+      await fresh.control.createKey({name: 'other'});
+      const other = await fresh.exportState();
+      const result = await emu.control.importState({source: 'other.json', document: other, mode: 'merge'});
+      expect(result.kind).toBe('snapshot');
+      const merged = await emu.exportState();
+      expect(merged.orgs.map((o) => o.id)).toEqual(
+        expect.arrayContaining([...snapshot.orgs, ...other.orgs].map((o) => o.id)),
+      );
+    } finally {
+      await fresh.stop();
+    }
   });
 });

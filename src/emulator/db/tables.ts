@@ -1,0 +1,28 @@
+// The tables of the emulator's state, named once: those a snapshot holds (src/schemas/snapshot.ts, in the order
+// they load), those it leaves out, and the parts of them that the read cache and the sandbox links watch.
+import {SNAPSHOT_TABLES} from '../../schemas/snapshot.js';
+
+/** Tables of the state a snapshot leaves out: account-page sign-in links and sessions, and the orgs' own clocks. */
+const UNSNAPSHOTTED_TABLES = ['sign_in_links', 'account_sessions', 'org_clocks'] as const;
+
+/** Every table of the emulator's state (not its clock nor its meta rows). */
+export const STATE_TABLES = [...SNAPSHOT_TABLES, ...UNSNAPSHOTTED_TABLES] as const;
+export type StateTable = (typeof STATE_TABLES)[number];
+
+/** The tables whose rows the read cache holds (see createRepositories); a write to one clears the cache. */
+export const CACHED_TABLES = [
+  'orgs',
+  'api_keys',
+  'webhook_endpoints',
+] as const satisfies readonly StateTable[];
+
+/** Further tables whose writes a process is told of: they decide whether a sandbox link works. */
+export const NOTICED_TABLES = ['sandboxes', 'sandbox_links'] as const satisfies readonly StateTable[];
+
+/** The tables whose writes may stop a sandbox link (orgs: deleting one deletes its links). */
+export const LINK_STATE_TABLES = [
+  'api_keys',
+  'sandboxes',
+  'sandbox_links',
+  'orgs',
+] as const satisfies readonly StateTable[];

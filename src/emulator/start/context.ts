@@ -1,0 +1,190 @@
+// The context of a starting emulator: its clock, repositories, vault, default org, authenticator and limiters,
+// then the state it starts from (an import, a seed, the demo key, the start key).
+import {randomBytes} from 'node:crypto';
+import {join} from 'node:path';
+import {PORT_SESSION_ANSWER_TIMEOUT_MS} from '../../definitions.js';
+import {Authenticator} from '../auth/authenticator.js';
+import {AuthFailureLimiter} from '../auth/rate-limiter.js';
+import {type Clock, manualClock, realClock} from '../clock.js';
+import type {EmulatorContext} from '../context.js';
+import {SIGNAL_CHANNELS} from '../db/notify.js';
+import {ReadCache} from '../db/read-cache.js';
+import {createRepositories, type Repositories} from '../db/repositories.js';
+import {CACHED_TABLES} from '../db/tables.js';
+import {type DemoKey, demoKey} from '../demo-key.js';
+import {LinkTraffic, watchLinkState} from '../links/traffic.js';
+import {systemResolver} from '../net/address-policy.js';
+import type {HostPolicy} from '../net/host-policy.js';
+import {createKey} from '../ops/keys.js';
+import {openOrgClocks} from '../org-clocks.js';
+import {RequestLog} from '../request-log.js';
+import {openSharedManualClock} from '../shared-clock.js';
+import {readStateFile} from '../state/file.js';
+import {type LoadMode, type LoadResult as StateLoadResult, loadState} from '../state/load.js';
+import {StateFileError} from '../state/state-file-error.js';
+import {createVault, VaultKeyMismatchError} from '../vault.js';
+import {checkVaultKey} from '../vault-key.js';
+import {EmulatorStartError, type StartEmulatorOptions} from './options.js';
+import type {Stores} from './stores.js';
+
+export interface StartingContext {
+  ctx: EmulatorContext;
+  demo: DemoKey | undefined;
+  /** The start key, being made: awaited once the server listens. */
+  makingStartKey: Promise<{id: string; secret: string}> | undefined;
+  seeded: StateLoadResult | undefined;
+  imported: StateLoadResult | undefined;
+}
+
+/** What every route and operation shares, then the state the emulator starts from. */
+export async function createContext(
+  stores: Stores,
+  options: StartEmulatorOptions,
+  hosts: HostPolicy,
+  dataDir: string,
+  log: (line: string) => void,
+): Promise<StartingContext> {
+  const {db, signals} = stores;
+  const clock = await openClock(stores, options, log);
+  // On a shared PostgreSQL the caches hold only while word of other processes' writes can reach this one.
+  const live = signals ? () => signals.live : undefined;
+  const repos = createRepositories(db, new ReadCache(db, {trusted: live}));
+  if (stores.vaultKey.status === 'rejected') throw stores.vaultKey.reason;
+  // A database in memory holds no secret stored under another key, and no later process will open it to check.
+  if (stores.vaultKey.value && !stores.throwaway)
+    await refuseUnlikeVaultKey(repos, dataDir, options, stores.vaultKey.value);
+  const orgId = await defaultOrg(repos, clock, options.demo ?? false, stores.throwaway);
+  const orgClocks = await openOrgClocks(db, clock, signals, log);
+  stores.onCleanup(() => orgClocks.close());
+  const auth = new Authenticator(repos.keys, clock, log, {trusted: live, orgNow: orgClocks.now});
+  forgetCachesOnWord(stores, auth);
+  const linkTraffic = new LinkTraffic({
+    read: (ids) => repos.links.findByIds(ids),
+    clock,
+    log,
+    answerTimeoutMs: options.portSessionAnswerTimeoutMs ?? PORT_SESSION_ANSWER_TIMEOUT_MS,
+  });
+  const ctx: EmulatorContext = {
+    db,
+    repos,
+    clock,
+    orgClocks,
+    vault: createVault(stores.vaultKey.value),
+    auth,
+    limiter: new AuthFailureLimiter(clock, options.rateLimit),
+    controlLimiter: new AuthFailureLimiter(clock, options.rateLimit),
+    requestLog: new RequestLog(),
+    orgId,
+    adminToken: `adm_${randomBytes(24).toString('base64url')}`,
+    allowLocalEndpoints: options.allowLocalEndpoints ?? false,
+    hosts,
+    lookup: options.lookup ?? systemResolver,
+    log,
+    svc: options.svcCommand ?? 'npx svc',
+    signals,
+    endpointDeletions: new Set(),
+    linkTraffic,
+  };
+  stores.onCleanup(watchLinkState(linkTraffic, {db, signals, clock}));
+  if (ctx.allowLocalEndpoints) {
+    log(
+      'WARNING: --allow-local-endpoints is on: webhook endpoints may use http:// and loopback or private ' +
+        'addresses. Never run a shared emulator like this.',
+    );
+  }
+  return {ctx, ...(await loadStartState(ctx, options, dataDir))};
+}
+
+/** The emulator's clock: real, manual, or (on a shared PostgreSQL) manual and shared by every process. */
+async function openClock(
+  stores: Stores,
+  options: StartEmulatorOptions,
+  log: (line: string) => void,
+): Promise<Clock> {
+  if (options.clock !== 'manual') return realClock();
+  const start = options.clockStart ?? realClock().now();
+  if (!stores.signals) return manualClock(start);
+  const shared = await openSharedManualClock(stores.db, stores.signals, start, log);
+  stores.onCleanup(() => shared.close());
+  return shared;
+}
+
+/** On a shared PostgreSQL, another process's write to a cached table (or a lost connection) empties the caches. */
+function forgetCachesOnWord(stores: Stores, auth: Authenticator): void {
+  const {db, signals} = stores;
+  if (!signals) return;
+  const forgetAll = () => {
+    db.invalidate();
+    auth.forgetAll();
+  };
+  signals.on(SIGNAL_CHANNELS.change, (table) => {
+    if ((CACHED_TABLES as readonly string[]).includes(table)) forgetAll();
+  });
+  signals.onReconnect(forgetAll);
+}
+
+/** The state the emulator starts from: an imported file, a seed, the demo key, and the start key (begun here). */
+async function loadStartState(
+  ctx: EmulatorContext,
+  options: StartEmulatorOptions,
+  dataDir: string,
+): Promise<Omit<StartingContext, 'ctx'>> {
+  const imported = options.importFile ? await loadAtStart(ctx, options.importFile, 'replace') : undefined;
+  const seeded = options.seed ? await loadAtStart(ctx, options.seed, 'merge') : undefined;
+  const demo = options.demo ? await demoKey(ctx, dataDir) : undefined;
+  const makingStartKey = options.startKey
+    ? createKey(ctx, {
+        orgId: ctx.orgId,
+        name: options.startKey.name,
+        createdBy: options.startKey.createdBy,
+      }).then((made) => ({id: made.key.id, secret: made.secret}))
+    : undefined;
+  return {demo, makingStartKey, seeded, imported};
+}
+
+/** Loads a seed at start; a file that cannot be loaded stops the start with every problem in it. */
+async function loadAtStart(ctx: EmulatorContext, path: string, mode: LoadMode): Promise<StateLoadResult> {
+  try {
+    const document = await readStateFile(path);
+    return await loadState(ctx, {document, source: path, mode, makeDefault: true});
+  } catch (err) {
+    if (err instanceof StateFileError) throw new EmulatorStartError(err.message, 'invalid_state_file');
+    throw err;
+  }
+}
+
+/** The default org: the one the database names, else a new one. A database fresh from the template names none. */
+async function defaultOrg(repos: Repositories, clock: Clock, demo: boolean, fresh: boolean): Promise<string> {
+  const name = demo ? 'Demo org' : 'Emulator org';
+  if (fresh) return (await repos.orgs.createDefault(name, clock.now())).id;
+  const known = await repos.meta.get('default_org_id');
+  if (known && (await repos.orgs.get(known))) {
+    if (demo) await repos.orgs.rename(known, 'Demo org');
+    return known;
+  }
+  const org = await repos.orgs.create(name, clock.now());
+  return repos.meta.setIfAbsent('default_org_id', org.id);
+}
+
+async function refuseUnlikeVaultKey(
+  repos: Repositories,
+  dataDir: string,
+  options: StartEmulatorOptions,
+  key: Buffer,
+): Promise<void> {
+  try {
+    await checkVaultKey(repos, key);
+  } catch (err) {
+    if (!(err instanceof VaultKeyMismatchError)) throw err;
+    const where = options.databaseUrl
+      ? 'Give every process sharing this database the same SVC_EMULATOR_VAULT_KEY: the one the first ' +
+        "process was given, or the contents of its data dir's vault.key if it was given none"
+      : options.vaultKey
+        ? `Start it with the vault key it was first started with (the one in ${join(dataDir, 'vault.key')}, unless another was given)`
+        : `Put back the vault.key its data dir (${dataDir}) was first given, or start with a fresh \`dataDir\` option`;
+    throw new EmulatorStartError(
+      `this process's vault key is not the one the database's signing secrets were stored under, so it could sign no delivery. ${where}.`,
+      'vault_key_mismatch',
+    );
+  }
+}
