@@ -23,16 +23,10 @@ const CLOCK_MODULES = [
 /** Files that still read real time, each a step still to take. */
 const NOT_YET_ON_THE_CLOCK = [
   'src/emulator/control/relay-routes.ts',
-  'src/emulator/db/notify.ts',
-  'src/emulator/delivery/changes.ts',
-  'src/emulator/delivery/plugin.ts',
-  'src/emulator/delivery/relay-hub.ts',
   'src/emulator/index.ts',
   'src/emulator/links/proxy.ts',
   'src/emulator/links/traffic.ts',
   'src/emulator/links/upgrade.ts',
-  'src/emulator/ops/resend.ts',
-  'src/emulator/ops/wait.ts',
   'src/emulator/request-log.ts',
   'src/emulator/web/page-kit.ts',
 ];
