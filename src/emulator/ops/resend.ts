@@ -55,6 +55,7 @@ export async function resendDelivery(ctx: EmulatorContext, input: ResendInput): 
       url: target.url,
       secretCiphertext: target.secret_ciphertext,
       relay: Boolean(target.relay),
+      offsetMs: Number(target.offset_ms),
     };
     let sent: Awaited<ReturnType<Attempter['attemptNow']>>;
     try {
