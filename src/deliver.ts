@@ -67,6 +67,11 @@ export interface PostOptions {
   maxResponseBytes?: number;
   /** Aborts the post without a verdict; the result then has `aborted`. */
   signal?: AbortSignal;
+  /**
+   * False: the connection closes once the answer is in (`Connection: close`), so no idle socket is left behind
+   * to keep the receiver's `server.close()` waiting. Default: it may be kept for the next post.
+   */
+  keepAlive?: boolean;
 }
 
 /** What a network error says, with its code when the message leaves it out. */
@@ -92,6 +97,23 @@ function redirectError(status: number, location: unknown): string | null {
   if (status < 300 || status >= 400) return null;
   const to = typeof location === 'string' && location ? ` to ${location}` : '';
   return `redirect (${status}${to}) not followed`;
+}
+
+/** The request of one post; without keep-alive it asks for the connection to close after the answer. */
+function postRequest(
+  url: URL,
+  headers: Record<string, string>,
+  body: string | Uint8Array,
+  keepAlive: boolean,
+): Dispatcher.DispatchOptions {
+  return {
+    origin: url.origin,
+    path: url.pathname + url.search,
+    method: 'POST',
+    headers,
+    body,
+    reset: !keepAlive,
+  };
 }
 
 /**
@@ -189,10 +211,7 @@ export function postDelivery(
       },
     };
     try {
-      options.dispatcher.dispatch(
-        {origin: url.origin, path: url.pathname + url.search, method: 'POST', headers, body},
-        handler,
-      );
+      options.dispatcher.dispatch(postRequest(url, headers, body, options.keepAlive !== false), handler);
     } catch (err) {
       failed(err);
     }

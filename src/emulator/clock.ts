@@ -24,6 +24,29 @@ export interface ManualClock extends Clock {
   refresh(): Promise<void>;
 }
 
+/**
+ * Real time, which waits (leases, sleeps, retries, timeouts) run on whatever the emulator's clock says: injected
+ * as one object so a test can fake every wait. Not the time the service's rules run on (that is a Clock).
+ */
+export interface Timers {
+  /** Real milliseconds since the epoch, as Date.now. */
+  now(): number;
+  /**
+   * Runs `fn` once after `ms`; the function returned cancels it. A `background` wait does not keep the process
+   * alive on its own.
+   */
+  setTimeout(fn: () => void, ms: number, options?: {background?: boolean}): () => void;
+}
+
+export const realTimers: Timers = {
+  now: () => Date.now(),
+  setTimeout(fn, ms, options) {
+    const timer = setTimeout(fn, ms);
+    if (options?.background) timer.unref();
+    return () => clearTimeout(timer);
+  },
+};
+
 export function realClock(): Clock {
   return {
     mode: 'real',

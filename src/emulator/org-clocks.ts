@@ -34,110 +34,132 @@ interface Row {
   version: string | number;
 }
 
+const ADVANCE_SQL = `INSERT INTO org_clocks (org_id, offset_ms) VALUES ($1, $2)
+    ON CONFLICT (org_id) DO UPDATE SET offset_ms = org_clocks.offset_ms + EXCLUDED.offset_ms,
+                                       version = org_clocks.version + 1
+  RETURNING org_id, offset_ms::text, version::text`;
+
+const SET_SQL = `INSERT INTO org_clocks (org_id, offset_ms) VALUES ($1, $2)
+    ON CONFLICT (org_id) DO UPDATE SET offset_ms = EXCLUDED.offset_ms, version = org_clocks.version + 1
+  RETURNING org_id, offset_ms::text, version::text`;
+
 export async function openOrgClocks(
   db: Database,
   base: Clock,
   signals?: DatabaseSignals,
   log: (line: string) => void = () => undefined,
 ): Promise<OrgClocks> {
-  const offsets = new Map<string, {ms: number; version: number}>();
-  const listeners = new Set<(orgId: string) => void>();
-  const tell = (orgId: string) => {
-    for (const listener of listeners) listener(orgId);
-  };
-  const apply = (orgId: string, ms: number, version: number) => {
-    const known = offsets.get(orgId);
-    if (known && known.version >= version && version !== 0) return;
-    if (ms === 0 && version === 0) offsets.delete(orgId);
-    else offsets.set(orgId, {ms, version});
-    if ((known?.ms ?? 0) !== ms) tell(orgId);
-  };
-  const readAll = async () => {
-    const {rows} = await db.query<Row>('SELECT org_id, offset_ms::text, version::text FROM org_clocks');
-    const seen = new Set<string>();
-    for (const r of rows) {
-      seen.add(r.org_id);
-      apply(r.org_id, Number(r.offset_ms), Number(r.version));
-    }
-    for (const orgId of [...offsets.keys()]) if (!seen.has(orgId)) apply(orgId, 0, 0);
-  };
-  await readAll();
+  const clocks = new OrgClockSet(db, base, signals, log);
+  await clocks.open();
+  return clocks;
+}
 
-  let schema = '';
-  const unsubscribe: (() => void)[] = [];
-  if (signals) {
-    const {rows} = await db.query<{schema: string}>('SELECT current_schema() AS schema');
-    schema = rows[0]?.schema ?? '';
-    unsubscribe.push(
+/**
+ * The offsets known here, kept in the order of their version numbers whichever way a move is heard of (this
+ * process's own write, a notification, a re-read), and the listeners told when one changes.
+ */
+class OrgClockSet implements OrgClocks {
+  readonly #offsets = new Map<string, {ms: number; version: number}>();
+  readonly #listeners = new Set<(orgId: string) => void>();
+  readonly #unsubscribe: (() => void)[] = [];
+  /** The schema this emulator's tables live in: emulators on other schemas hear the same channel. */
+  #schema = '';
+
+  constructor(
+    private readonly db: Database,
+    private readonly base: Clock,
+    private readonly signals: DatabaseSignals | undefined,
+    private readonly log: (line: string) => void,
+  ) {}
+
+  async open(): Promise<void> {
+    await this.reload();
+    const signals = this.signals;
+    if (!signals) return;
+    const {rows} = await this.db.query<{schema: string}>('SELECT current_schema() AS schema');
+    this.#schema = rows[0]?.schema ?? '';
+    this.#unsubscribe.push(
       signals.on(SIGNAL_CHANNELS.orgClock, (payload) => {
         const [ofSchema, orgId, version, ms] = payload.split(':');
-        if (ofSchema === schema && orgId) apply(orgId, Number(ms), Number(version));
+        if (ofSchema === this.#schema && orgId) this.#apply(orgId, Number(ms), Number(version));
       }),
       signals.onReconnect(() => {
-        readAll().catch((err: unknown) => log(`could not re-read the org clocks: ${(err as Error).message}`));
+        this.reload().catch((err: unknown) =>
+          this.log(`could not re-read the org clocks: ${(err as Error).message}`),
+        );
       }),
     );
   }
 
-  const announce = async (orgId: string, ms: number, version: number) => {
-    apply(orgId, ms, version);
-    if (!signals) return;
-    await signals.notify(SIGNAL_CHANNELS.orgClock, `${schema}:${orgId}:${version}:${ms}`);
-    await signals.sync();
-  };
-  const offsetMs = (orgId: string) => offsets.get(orgId)?.ms ?? 0;
-  const now = (orgId: string) => new Date(base.nowMs() + offsetMs(orgId));
-  const store = async (orgId: string, sql: string, ms: number) => {
-    const {rows} = await db.query<Row>(sql, [orgId, ms]);
-    const row = rows[0];
-    if (row) await announce(orgId, Number(row.offset_ms), Number(row.version));
-    return now(orgId);
-  };
+  // Arrow functions, so they can be handed on alone (`orgNow: orgClocks.now`).
+  readonly offsetMs = (orgId: string): number => this.#offsets.get(orgId)?.ms ?? 0;
 
-  return {
-    offsetMs,
-    now,
-    clockFor(orgId) {
-      return {
-        mode: base.mode,
-        now: () => now(orgId),
-        nowMs: () => base.nowMs() + offsetMs(orgId),
-        onChange: base.onChange,
-      };
-    },
-    advance(orgId, ms) {
-      checkAdvance(now(orgId).getTime(), ms);
-      return store(
-        orgId,
-        `INSERT INTO org_clocks (org_id, offset_ms) VALUES ($1, $2)
-           ON CONFLICT (org_id) DO UPDATE SET offset_ms = org_clocks.offset_ms + EXCLUDED.offset_ms,
-                                              version = org_clocks.version + 1
-         RETURNING org_id, offset_ms::text, version::text`,
-        ms,
-      );
-    },
-    set(orgId, to) {
-      const ms = checkClockTime(to.getTime()) - base.nowMs();
-      return store(
-        orgId,
-        `INSERT INTO org_clocks (org_id, offset_ms) VALUES ($1, $2)
-           ON CONFLICT (org_id) DO UPDATE SET offset_ms = EXCLUDED.offset_ms, version = org_clocks.version + 1
-         RETURNING org_id, offset_ms::text, version::text`,
-        ms,
-      );
-    },
-    async forget(orgId, tx) {
-      await (tx ?? db).query('DELETE FROM org_clocks WHERE org_id = $1', [orgId]);
-      // Version 0: gone, whatever version was known.
-      await announce(orgId, 0, 0);
-    },
-    reload: readAll,
-    onChange(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
-    close() {
-      for (const u of unsubscribe.splice(0)) u();
-    },
-  };
+  readonly now = (orgId: string): Date => new Date(this.base.nowMs() + this.offsetMs(orgId));
+
+  clockFor(orgId: string): Clock {
+    return {
+      mode: this.base.mode,
+      now: () => this.now(orgId),
+      nowMs: () => this.base.nowMs() + this.offsetMs(orgId),
+      onChange: this.base.onChange,
+    };
+  }
+
+  advance(orgId: string, ms: number): Promise<Date> {
+    checkAdvance(this.now(orgId).getTime(), ms);
+    return this.#store(orgId, ADVANCE_SQL, ms);
+  }
+
+  set(orgId: string, to: Date): Promise<Date> {
+    return this.#store(orgId, SET_SQL, checkClockTime(to.getTime()) - this.base.nowMs());
+  }
+
+  async forget(orgId: string, tx?: Queryable): Promise<void> {
+    await (tx ?? this.db).query('DELETE FROM org_clocks WHERE org_id = $1', [orgId]);
+    // Version 0: gone, whatever version was known.
+    await this.#announce(orgId, 0, 0);
+  }
+
+  onChange(listener: (orgId: string) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  async reload(): Promise<void> {
+    const {rows} = await this.db.query<Row>('SELECT org_id, offset_ms::text, version::text FROM org_clocks');
+    const seen = new Set<string>();
+    for (const r of rows) {
+      seen.add(r.org_id);
+      this.#apply(r.org_id, Number(r.offset_ms), Number(r.version));
+    }
+    for (const orgId of [...this.#offsets.keys()]) if (!seen.has(orgId)) this.#apply(orgId, 0, 0);
+  }
+
+  close(): void {
+    for (const u of this.#unsubscribe.splice(0)) u();
+  }
+
+  /** A move heard of; an older version than the one known changes nothing (version 0: the clock is gone). */
+  #apply(orgId: string, ms: number, version: number): void {
+    const known = this.#offsets.get(orgId);
+    if (known && known.version >= version && version !== 0) return;
+    if (ms === 0 && version === 0) this.#offsets.delete(orgId);
+    else this.#offsets.set(orgId, {ms, version});
+    if ((known?.ms ?? 0) !== ms) for (const listener of this.#listeners) listener(orgId);
+  }
+
+  /** Writes a move, and resolves with the org's new time once every process sharing the database knows it. */
+  async #store(orgId: string, sql: string, ms: number): Promise<Date> {
+    const {rows} = await this.db.query<Row>(sql, [orgId, ms]);
+    const row = rows[0];
+    if (row) await this.#announce(orgId, Number(row.offset_ms), Number(row.version));
+    return this.now(orgId);
+  }
+
+  async #announce(orgId: string, ms: number, version: number): Promise<void> {
+    this.#apply(orgId, ms, version);
+    if (!this.signals) return;
+    await this.signals.notify(SIGNAL_CHANNELS.orgClock, `${this.#schema}:${orgId}:${version}:${ms}`);
+    await this.signals.sync();
+  }
 }

@@ -22,12 +22,6 @@ const CLOCK_MODULES = [
 
 /** Files that still read real time, each a step still to take. */
 const NOT_YET_ON_THE_CLOCK = [
-  'src/emulator/db/notify.ts',
-  'src/emulator/delivery/changes.ts',
-  'src/emulator/delivery/plugin.ts',
-  'src/emulator/delivery/relay-hub.ts',
-  'src/emulator/ops/resend.ts',
-  'src/emulator/ops/wait.ts',
 ];
 
 const REAL_TIME = /\bDate\.now\(\)|\bnew Date\(\)|(?<![.\w])setTimeout\(/;

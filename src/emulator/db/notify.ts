@@ -3,6 +3,7 @@
 // listens; when it is lost, caches stop trusting themselves until it is back, and everyone is told to re-read.
 import {randomBytes} from 'node:crypto';
 import type pg from 'pg';
+import {realTimers, type Timers} from '../clock.js';
 
 /** Channel names; the change channel is also named by migration 008's trigger. */
 export const SIGNAL_CHANNELS = {
@@ -47,6 +48,8 @@ export interface ListenOptions {
   log?: (line: string) => void;
   /** The longest sync() waits for its echo before giving up (the connection may be down). */
   syncTimeoutMs?: number;
+  /** Real time for the reconnect back-off and the sync timeout; tests pass fake ones. Default: the process's. */
+  timers?: Timers;
 }
 
 const RECONNECT_FIRST_MS = 50;
@@ -56,148 +59,204 @@ const RECONNECT_MAX_MS = 2_000;
 export async function listenToDatabase(options: ListenOptions): Promise<DatabaseSignals> {
   const {default: pgModule} = await import('pg');
   const log = options.log ?? (() => undefined);
+  const timers = options.timers ?? realTimers;
+  const hub = new SignalHub(log, timers);
+  const connection = new NotificationConnection(
+    () => new pgModule.Client({connectionString: options.connectionString, keepAlive: true}),
+    hub,
+    timers,
+    log,
+  );
+  // The first connection failing rejects here: the emulator does not start without its signals.
+  await connection.connect();
   const syncTimeoutMs = options.syncTimeoutMs ?? 2_000;
-  const listeners = new Map<string, Set<(payload: string) => void>>();
-  const reconnectListeners = new Set<() => void>();
-  const syncWaiters = new Map<string, () => void>();
-  let client: pg.Client | undefined;
-  let live = false;
-  let closed = false;
-  let retryMs = RECONNECT_FIRST_MS;
-  let retryTimer: NodeJS.Timeout | undefined;
-
-  const dispatch = (channel: string, payload: string) => {
-    if (channel === SIGNAL_CHANNELS.sync) {
-      const waiter = syncWaiters.get(payload);
-      if (waiter) {
-        syncWaiters.delete(payload);
-        waiter();
-      }
-      return;
-    }
-    for (const listener of listeners.get(channel) ?? []) {
-      try {
-        listener(payload);
-      } catch (err) {
-        log(`a database signal listener failed: ${(err as Error).message}`);
-      }
-    }
-  };
-
-  const lost = (c: pg.Client, reason: string) => {
-    if (client !== c) return;
-    const wasLive = live;
-    client = undefined;
-    live = false;
-    c.removeAllListeners();
-    c.on('error', () => undefined);
-    c.end().catch(() => undefined);
-    // Nobody waits for an echo that cannot come.
-    for (const waiter of syncWaiters.values()) waiter();
-    syncWaiters.clear();
-    // A connection that never came up is retried by whoever was connecting.
-    if (closed || !wasLive) return;
-    log(`lost the database notification connection (${reason}); caches are bypassed until it is back`);
-    scheduleReconnect();
-  };
-
-  const connect = async (): Promise<void> => {
-    // Keep-alive probes notice a connection that died without a word (a network gone), not only a closed one.
-    const c = new pgModule.Client({connectionString: options.connectionString, keepAlive: true});
-    c.on('error', (err) => lost(c, err.message));
-    c.on('end', () => lost(c, 'closed by the server'));
-    c.on('notification', (n) => dispatch(n.channel, n.payload ?? ''));
-    client = c;
-    try {
-      await c.connect();
-      for (const channel of Object.values(SIGNAL_CHANNELS)) await c.query(`LISTEN ${channel}`);
-    } catch (err) {
-      lost(c, (err as Error).message);
-      throw err;
-    }
-    if (closed) {
-      await c.end().catch(() => undefined);
-      return;
-    }
-    live = true;
-  };
-
-  const scheduleReconnect = () => {
-    if (closed || retryTimer) return;
-    retryTimer = setTimeout(async () => {
-      retryTimer = undefined;
-      try {
-        await connect();
-      } catch {
-        retryMs = Math.min(retryMs * 2, RECONNECT_MAX_MS);
-        scheduleReconnect();
-        return;
-      }
-      retryMs = RECONNECT_FIRST_MS;
-      log('the database notification connection is back');
-      for (const listener of reconnectListeners) listener();
-    }, retryMs);
-    retryTimer.unref();
-  };
-
-  await connect();
-  // (The first connection failing rejects above: the emulator does not start without its signals.)
-
   return {
     get live() {
-      return live;
+      return connection.live;
     },
-    on(channel, listener) {
-      let set = listeners.get(channel);
-      if (!set) {
-        set = new Set();
-        listeners.set(channel, set);
-      }
-      set.add(listener);
-      return () => set.delete(listener);
-    },
-    onReconnect(listener) {
-      reconnectListeners.add(listener);
-      return () => reconnectListeners.delete(listener);
-    },
+    on: (channel, listener) => hub.on(channel, listener),
+    onReconnect: (listener) => hub.onReconnect(listener),
     async notify(channel, payload = '') {
       await options.send('SELECT pg_notify($1, $2)', [channel, payload]);
     },
     async sync() {
-      if (!live) return;
+      if (!connection.live) return;
       const token = randomBytes(9).toString('base64url');
-      const echoed = new Promise<void>((resolve) => {
-        const timer = setTimeout(() => {
-          syncWaiters.delete(token);
-          resolve();
-        }, syncTimeoutMs);
-        timer.unref();
-        syncWaiters.set(token, () => {
-          clearTimeout(timer);
-          resolve();
-        });
-      });
+      const echoed = hub.echoOf(token, syncTimeoutMs);
       try {
         await options.send('SELECT pg_notify($1, $2)', [SIGNAL_CHANNELS.sync, token]);
       } catch {
-        syncWaiters.get(token)?.();
-        syncWaiters.delete(token);
+        hub.echoed(token);
       }
       await echoed;
     },
-    async close() {
-      closed = true;
-      if (retryTimer) clearTimeout(retryTimer);
-      live = false;
-      const c = client;
-      client = undefined;
-      for (const waiter of syncWaiters.values()) waiter();
-      syncWaiters.clear();
-      if (c) {
-        c.removeAllListeners();
-        c.on('error', () => undefined);
-        await c.end().catch(() => undefined);
-      }
-    },
+    close: () => connection.close(),
   };
+}
+
+/** Who listens to what, and who waits for the echo of a sync: what the notifications are handed to. */
+class SignalHub {
+  readonly #listeners = new Map<string, Set<(payload: string) => void>>();
+  readonly #reconnectListeners = new Set<() => void>();
+  readonly #syncWaiters = new Map<string, () => void>();
+
+  constructor(
+    private readonly log: (line: string) => void,
+    private readonly timers: Timers,
+  ) {}
+
+  on(channel: string, listener: (payload: string) => void): () => void {
+    let set = this.#listeners.get(channel);
+    if (!set) {
+      set = new Set();
+      this.#listeners.set(channel, set);
+    }
+    set.add(listener);
+    return () => set.delete(listener);
+  }
+
+  onReconnect(listener: () => void): () => void {
+    this.#reconnectListeners.add(listener);
+    return () => this.#reconnectListeners.delete(listener);
+  }
+
+  dispatch(channel: string, payload: string): void {
+    if (channel === SIGNAL_CHANNELS.sync) {
+      this.echoed(payload);
+      return;
+    }
+    for (const listener of this.#listeners.get(channel) ?? []) {
+      try {
+        listener(payload);
+      } catch (err) {
+        this.log(`a database signal listener failed: ${(err as Error).message}`);
+      }
+    }
+  }
+
+  reconnected(): void {
+    for (const listener of this.#reconnectListeners) listener();
+  }
+
+  /** Resolves when `token` comes back, or after `timeoutMs`. */
+  echoOf(token: string, timeoutMs: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const cancel = this.timers.setTimeout(
+        () => {
+          this.#syncWaiters.delete(token);
+          resolve();
+        },
+        timeoutMs,
+        {background: true},
+      );
+      this.#syncWaiters.set(token, () => {
+        cancel();
+        resolve();
+      });
+    });
+  }
+
+  echoed(token: string): void {
+    const waiter = this.#syncWaiters.get(token);
+    this.#syncWaiters.delete(token);
+    waiter?.();
+  }
+
+  /** Nobody waits for an echo that cannot come. */
+  releaseSyncs(): void {
+    for (const waiter of this.#syncWaiters.values()) waiter();
+    this.#syncWaiters.clear();
+  }
+}
+
+/** The one listening connection: made, lost, made again with a growing back-off, closed. */
+class NotificationConnection {
+  live = false;
+  #client: pg.Client | undefined;
+  #closed = false;
+  #retryMs = RECONNECT_FIRST_MS;
+  #cancelRetry: (() => void) | undefined;
+
+  constructor(
+    private readonly newClient: () => pg.Client,
+    private readonly hub: SignalHub,
+    private readonly timers: Timers,
+    private readonly log: (line: string) => void,
+  ) {}
+
+  async connect(): Promise<void> {
+    // Keep-alive probes notice a connection that died without a word (a network gone), not only a closed one.
+    const c = this.newClient();
+    c.on('error', (err) => this.#lost(c, err.message));
+    c.on('end', () => this.#lost(c, 'closed by the server'));
+    c.on('notification', (n) => this.hub.dispatch(n.channel, n.payload ?? ''));
+    this.#client = c;
+    try {
+      await c.connect();
+      for (const channel of Object.values(SIGNAL_CHANNELS)) await c.query(`LISTEN ${channel}`);
+    } catch (err) {
+      this.#lost(c, (err as Error).message);
+      throw err;
+    }
+    if (this.#closed) {
+      await c.end().catch(() => undefined);
+      return;
+    }
+    this.live = true;
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#cancelRetry?.();
+    this.live = false;
+    const c = this.#client;
+    this.#client = undefined;
+    this.hub.releaseSyncs();
+    if (c) await quiet(c);
+  }
+
+  #lost(c: pg.Client, reason: string): void {
+    if (this.#client !== c) return;
+    const wasLive = this.live;
+    this.#client = undefined;
+    this.live = false;
+    void quiet(c);
+    this.hub.releaseSyncs();
+    // A connection that never came up is retried by whoever was connecting.
+    if (this.#closed || !wasLive) return;
+    this.log(`lost the database notification connection (${reason}); caches are bypassed until it is back`);
+    this.#scheduleReconnect();
+  }
+
+  #scheduleReconnect(): void {
+    if (this.#closed || this.#cancelRetry) return;
+    this.#cancelRetry = this.timers.setTimeout(
+      () => {
+        this.#cancelRetry = undefined;
+        void this.#reconnect();
+      },
+      this.#retryMs,
+      {background: true},
+    );
+  }
+
+  async #reconnect(): Promise<void> {
+    try {
+      await this.connect();
+    } catch {
+      this.#retryMs = Math.min(this.#retryMs * 2, RECONNECT_MAX_MS);
+      this.#scheduleReconnect();
+      return;
+    }
+    this.#retryMs = RECONNECT_FIRST_MS;
+    this.log('the database notification connection is back');
+    this.hub.reconnected();
+  }
+}
+
+/** Ends a client whose errors no longer matter. */
+async function quiet(c: pg.Client): Promise<void> {
+  c.removeAllListeners();
+  c.on('error', () => undefined);
+  await c.end().catch(() => undefined);
 }

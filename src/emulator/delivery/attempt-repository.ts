@@ -4,6 +4,7 @@ import type {AttemptTrigger} from '../../definitions.js';
 import type {DeliveryAttempt} from '../../schemas/emulator.js';
 import type {Database, Queryable} from '../db/database.js';
 import type {DeliveryRow} from '../db/deliveries.js';
+import {orgOffsetSql} from '../db/org-clocks.js';
 import type {PreparedStatements, Statement} from './statements.js';
 
 export interface AttemptRecord {
@@ -108,9 +109,14 @@ export interface ResendTargetRow {
   url: string;
   secret_ciphertext: string;
   relay: boolean;
+  /** How far the delivery's org clock runs ahead of the emulator's: a resend is made at the org's time. */
+  offset_ms: string | number;
 }
 
-/** The delivery and the bytes of its event, if it was created after `since`. */
+/**
+ * The delivery and the bytes of its event, if it was created after `since` (emulator-clock time) as its org's
+ * clock reads it: an org with a clock of its own keeps what its own time says, as the purge does.
+ */
 export async function findDeliveryWithEvent(
   q: Queryable,
   deliveryId: string,
@@ -120,7 +126,7 @@ export async function findDeliveryWithEvent(
     `SELECT d.id, d.endpoint_id, d.event_id, d.event_type, d.status, d.attempts, d.created_at, d.last_attempt_at,
             d.next_attempt_at, d.last_status_code, e.body
        FROM deliveries d JOIN events e ON e.id = d.event_id
-      WHERE d.id = $1 AND d.created_at > $2`,
+      WHERE d.id = $1 AND d.created_at > $2::timestamptz + ${orgOffsetSql('d.org_id')} * interval '1 millisecond'`,
     [deliveryId, since],
   );
   return found.rows[0];
@@ -143,7 +149,8 @@ export async function findResendTarget(
 ): Promise<ResendTargetRow | undefined> {
   const found = await q.query<ResendTargetRow>(
     `SELECT d.id, d.endpoint_id, d.event_id, d.event_type, e.body, w.url, w.secret_ciphertext,
-            EXISTS (SELECT 1 FROM relay_endpoints r WHERE r.endpoint_id = w.id) AS relay
+            EXISTS (SELECT 1 FROM relay_endpoints r WHERE r.endpoint_id = w.id) AS relay,
+            ${orgOffsetSql('d.org_id')}::text AS offset_ms
        FROM deliveries d JOIN events e ON e.id = d.event_id JOIN webhook_endpoints w ON w.id = d.endpoint_id
       WHERE d.id = $1`,
     [deliveryId],

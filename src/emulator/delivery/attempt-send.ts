@@ -33,6 +33,8 @@ export interface SendRoute {
   allowLocalEndpoints: boolean;
   /** Cuts the attempt short without a verdict (shutdown). */
   signal: AbortSignal;
+  /** False when no attempt follows at once: the connection to the receiver closes after this one. */
+  keepAlive?: boolean;
 }
 
 /** One attempt of `item` with these headers, over the relay or HTTP. */
@@ -63,6 +65,7 @@ export function sendSigned(
     maxResponseBytes: route.maxResponseBytes,
     allowLocalEndpoints: route.allowLocalEndpoints,
     signal: route.signal,
+    keepAlive: route.keepAlive,
   });
 }
 

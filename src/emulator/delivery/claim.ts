@@ -303,3 +303,19 @@ export async function nextDueAt(
   const at = r.rows[0]?.at;
   return at ? new Date(at) : null;
 }
+
+/**
+ * How many deliveries are due at the emulator-clock time `now` (each by its org's clock) and can be attempted by
+ * some process sharing the database: every one but those of relay endpoints that no `svc listen` holds now.
+ */
+export async function countDueAnywhere(db: Database, now: Date): Promise<number> {
+  const r = await db.query<{n: number}>(
+    `SELECT count(*)::int AS n
+       FROM deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
+      WHERE d.status = 'pending' AND d.next_attempt_at <= $1::timestamptz + ${ORG_OFFSET} * interval '1 millisecond'
+        AND (NOT EXISTS (SELECT 1 FROM relay_endpoints r WHERE r.endpoint_id = w.id)
+             OR EXISTS (SELECT 1 FROM relay_holders h WHERE h.endpoint_id = w.id AND h.expires_at > clock_timestamp()))`,
+    [now],
+  );
+  return Number(r.rows[0]?.n ?? 0);
+}

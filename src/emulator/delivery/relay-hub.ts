@@ -8,6 +8,7 @@ import type {
   RelayReport,
 } from '../../schemas/emulator.js';
 import type {AttemptResult} from './sender.js';
+import {realTimers, type Timers} from './timers.js';
 
 export type {RelayDelivery};
 
@@ -54,7 +55,8 @@ export function describeHolder(holder: RelayHolder): string {
 interface Waiting {
   endpointId: string;
   started: number;
-  timer: NodeJS.Timeout;
+  /** Cancels the answer's timeout. */
+  cancel(): void;
   resolve(result: AttemptResult): void;
 }
 
@@ -62,7 +64,14 @@ export class RelayHub {
   readonly #connections = new Map<string, RelayConnection>();
   readonly #holders = new Map<string, RelayHolder>();
   readonly #waiting = new Map<string, Waiting>();
+  readonly #timers: Timers;
+
   readonly #listeners = new Set<() => void>();
+
+  /** `timers`: the real time an answer is waited for (tests pass fake ones). */
+  constructor(timers: Timers = realTimers) {
+    this.#timers = timers;
+  }
 
   /**
    * Attaches a listener to an endpoint and returns the detach function. Who may hold the relay is the lease's
@@ -168,7 +177,7 @@ export class RelayHub {
     const key = waitKey(message.delivery_id, message.attempt);
     return new Promise<AttemptResult>((resolve) => {
       const started = performance.now();
-      const timer = setTimeout(() => {
+      const cancel = this.#timers.setTimeout(() => {
         this.#waiting.delete(key);
         resolve({
           ok: false,
@@ -178,7 +187,7 @@ export class RelayHub {
           responseBody: null,
         });
       }, timeoutMs);
-      this.#waiting.set(key, {endpointId, started, timer, resolve});
+      this.#waiting.set(key, {endpointId, started, cancel, resolve});
       connection.send(message);
     });
   }
@@ -189,7 +198,7 @@ export class RelayHub {
     const waiting = this.#waiting.get(key);
     if (!waiting || waiting.endpointId !== endpointId) return false;
     this.#waiting.delete(key);
-    clearTimeout(waiting.timer);
+    waiting.cancel();
     waiting.resolve({
       ok,
       statusCode: report.status_code,
@@ -213,7 +222,7 @@ export class RelayHub {
     for (const [key, waiting] of this.#waiting) {
       if (waiting.endpointId !== endpointId) continue;
       this.#waiting.delete(key);
-      clearTimeout(waiting.timer);
+      waiting.cancel();
       waiting.resolve({
         ok: false,
         statusCode: null,

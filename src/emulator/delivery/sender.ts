@@ -15,6 +15,8 @@ export interface SendOptions {
   allowLocalEndpoints: boolean;
   /** Aborts the attempt without a verdict (the worker is shutting down); the result then has `aborted`. */
   signal?: AbortSignal;
+  /** False: the connection closes after the answer (see PostOptions.keepAlive). */
+  keepAlive?: boolean;
 }
 
 /** `url` may come parsed (a lane parses its endpoint's URL once). */

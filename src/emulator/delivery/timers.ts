@@ -1,20 +1,10 @@
-// The real time the delivery worker waits on (leases, sleeps, retries of a failed write), injected as one object
-// so a test can fake every wait. The emulator clock (clock.ts) is another thing: the time the service's rules
-// run on, which a manual clock stops; leases and sleeps run on real time whatever that clock says.
-export interface Timers {
-  /** Real milliseconds since the epoch, as Date.now. */
-  now(): number;
-  /** Runs `fn` once after `ms`; the function returned cancels it. */
-  setTimeout(fn: () => void, ms: number): () => void;
-}
+// The real time the delivery engine waits on (leases, sleeps, retries of a failed write), injected as one object
+// so a test can fake every wait. The interface and the process's own timers live beside the emulator clock
+// (../clock.ts), which is another thing: the time the service's rules run on, which a manual clock stops; leases
+// and sleeps run on real time whatever that clock says.
+import type {Timers} from '../clock.js';
 
-export const realTimers: Timers = {
-  now: () => Date.now(),
-  setTimeout(fn, ms) {
-    const timer = setTimeout(fn, ms);
-    return () => clearTimeout(timer);
-  },
-};
+export {realTimers, type Timers} from '../clock.js';
 
 /** Resolves after `ms` of the given timers. */
 export function wait(timers: Timers, ms: number): Promise<void> {

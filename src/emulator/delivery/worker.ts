@@ -1,139 +1,48 @@
 // The delivery worker: claims due deliveries under a lease, runs one lane per endpoint (so each endpoint sees its
-// deliveries in order), and takes each attempt through its steps: sign (signing.ts), send (attempt-send.ts),
-// record (attempt-record.ts, in group commits, retries scheduled by the emulator clock). It wakes when told (new
-// event, clock moved, listener attached) or when the next one is due. Every real-time wait goes through the
-// injected timers (timers.ts), so a test can fake them all.
+// deliveries in order; lane.ts takes each attempt through its steps: sign, send, record), and between claims
+// runs its chores (maintenance.ts). It wakes when told (new event, clock moved, listener attached) or when the
+// next one is due. Chaos duplicates (chaos-duplicate.ts) and resends (resend-entry.ts) are made through the same
+// attempt maker. Every real-time wait goes through the injected timers (timers.ts), so a test can fake them all.
 import {randomBytes} from 'node:crypto';
 import {setMaxListeners} from 'node:events';
-import type {Dispatcher} from 'undici';
-import type {Clock} from '../clock.js';
-import type {Database} from '../db/database.js';
-import type {Vault} from '../vault.js';
-import type {Resolver} from '../net/address-policy.js';
-import type {AttemptTrigger} from '../../definitions.js';
-import type {WebhookSigner} from '@svc/webhooks';
-import {postponeFirstAttempt, recordResend} from './attempt-repository.js';
-import type {ChaosPlan} from './chaos.js';
-import type {RelayHub} from './relay-hub.js';
-import {AttemptWriter, attemptRecord} from './attempt-record.js';
-import {attemptHeaders, parseTarget, type SendRoute, sendSigned} from './attempt-send.js';
-import type {AttemptRecord} from './attempt-repository.js';
-import {
-  type ClaimedDelivery,
-  claimDue,
-  claimEndpointAfter,
-  extendLease,
-  nextDueAt,
-  releaseAllLeases,
-  releaseLeases,
-} from './claim.js';
-import {DELIVERY_TIMEOUT_MS, RESPONSE_BODY_LIMIT_BYTES} from './retry-policy.js';
-import type {AttemptResult} from './sender.js';
-import {endpointSigner, UNREADABLE_SECRET} from './signing.js';
+import {AttemptMaker} from './attempt-maker.js';
+import {AttemptWriter} from './attempt-record.js';
+import type {Attempter} from './attempter.js';
+import {type ClaimedDelivery, claimDue, nextDueAt, releaseAllLeases, releaseLeases} from './claim.js';
+import {type LaneContext, message, runLane} from './lane.js';
+import {Maintenance} from './maintenance.js';
+import {type AttemptMade, attemptNow, holdEndpoint} from './resend-entry.js';
 import {PreparedStatements} from './statements.js';
 import {realTimers, type Timers} from './timers.js';
+import {type DeliveryWorkerOptions, type TunedWorkerOptions, withDefaults} from './worker-options.js';
+
+export type {DeliveryWorkerOptions};
 
 /** How long after start the delivery agent (undici) is loaded when no delivery has needed it yet. */
 const AGENT_PRELOAD_DELAY_MS = 250;
-
-export interface DeliveryWorkerOptions {
-  db: Database;
-  clock: Clock;
-  /** Real time for leases, sleeps and write retries; tests pass fake ones. Default: the process's. */
-  timers?: Timers;
-  /**
-   * Unix milliseconds a signature's `t` is taken from, given how far the delivery's org clock runs ahead of the
-   * emulator's; the real time unless the emulator is told otherwise.
-   */
-  signatureNowMs?: (orgOffsetMs: number) => number;
-  vault: Vault;
-  relay?: RelayHub;
-  /** Lets endpoints on loopback/private addresses and plain http:// be delivered to (local development). */
-  allowLocalEndpoints?: boolean;
-  /** Name resolution for delivery targets; injectable so tests can simulate DNS rebinding offline. */
-  resolver?: Resolver;
-  /** Replaces the delivery agent entirely (benchmarks); the caller owns and closes it. */
-  dispatcher?: Dispatcher;
-  /** Real-time limit of one attempt; the spec's 10 s unless a test shortens it. */
-  timeoutMs?: number;
-  maxResponseBytes?: number;
-  /** Endpoints served at once; each has at most one attempt in flight. */
-  maxLanes?: number;
-  /** Deliveries one lane takes per claim, sent one after another. */
-  perEndpoint?: number;
-  /** Outcomes a lane hands to the writer at a time while it keeps sending. */
-  recordChunk?: number;
-  claimLimit?: number;
-  leaseMs?: number;
-  /** Longest sleep without a known due time: picks up other processes' writes and expired leases. */
-  idleMs?: number;
-  /**
-   * This process alone uses the database (PGlite owns its data dir): claims read instead of locking and
-   * leasing, and leases left by an earlier run are freed at start.
-   */
-  exclusiveDatabase?: boolean;
-  /**
-   * Attempts recorded between two VACUUM (ANALYZE) runs of the delivery tables, on a database this process owns.
-   * PGlite has no autovacuum: without this, every retry and every purge leaves dead rows and index entries
-   * behind for good, and the planner never learns how large the tables have grown.
-   */
-  vacuumEvery?: number;
-  /**
-   * Claimed deliveries were handed back unsent (shutdown, a lane that could not go on): on a shared database,
-   * tells the other processes, which may take them at once.
-   */
-  onHandBack?: () => void;
-  /** Delivery chaos (duplicates, held-back and delayed first attempts); none when absent. */
-  chaos?: ChaosPlan;
-  /** Told after attempts were recorded. */
-  onRecorded?: () => void;
-  /** Clock-driven chores (sandbox expiry, retention); returns when it next needs to run, if known. */
-  sweep?: (now: Date) => Promise<Date | null>;
-  log?: (line: string) => void;
-}
 
 interface IdleWaiter {
   afterPass: number;
   resolve(): void;
 }
 
-const SWEEP_INTERVAL_MS = 1_000;
-
-export class DeliveryWorker {
-  readonly #o: Required<
-    Pick<
-      DeliveryWorkerOptions,
-      | 'timeoutMs'
-      | 'maxResponseBytes'
-      | 'maxLanes'
-      | 'perEndpoint'
-      | 'claimLimit'
-      | 'leaseMs'
-      | 'idleMs'
-      | 'vacuumEvery'
-      | 'recordChunk'
-    >
-  > &
-    DeliveryWorkerOptions;
+export class DeliveryWorker implements Attempter {
+  readonly #o: TunedWorkerOptions;
   readonly #owner = `w_${randomBytes(6).toString('hex')}`;
   readonly #lanes = new Map<string, Promise<void>>();
   readonly #shutdown = new AbortController();
   readonly #idleWaiters: IdleWaiter[] = [];
   readonly #unsubscribe: (() => void)[] = [];
-  readonly #writer: AttemptWriter;
   readonly #statements: PreparedStatements;
-  readonly #timers: Timers;
-  /** Created on first need: undici loads only once something is to be delivered (or just after start). */
-  #dispatcher: Promise<Dispatcher> | undefined;
-  #ownsDispatcher = false;
+  readonly #maker: AttemptMaker;
+  readonly #maintenance: Maintenance;
+  readonly #lane: LaneContext;
+  readonly timers: Timers;
   #loop: Promise<void> | undefined;
   #kicked = false;
   #wake: (() => void) | undefined;
   #stopping = false;
   #pass = 0;
-  #sweepDue = true;
-  #lastSweepReal = 0;
-  #nextSweepAt: Date | null = null;
   #pausedLogged = false;
   /** Counts notify() calls, so a lane knows whether anything arrived for the loop while it ran. */
   #kicks = 0;
@@ -144,27 +53,32 @@ export class DeliveryWorker {
   #lanesFull = false;
 
   constructor(options: DeliveryWorkerOptions) {
-    this.#o = {
-      timeoutMs: DELIVERY_TIMEOUT_MS,
-      maxResponseBytes: RESPONSE_BODY_LIMIT_BYTES,
-      maxLanes: 16,
-      perEndpoint: 128,
-      recordChunk: 32,
-      claimLimit: 1024,
-      leaseMs: 60_000,
-      idleMs: 5_000,
-      vacuumEvery: 20_000,
-      // An option passed as undefined means "the default", not "no limit".
-      ...(Object.fromEntries(
-        Object.entries(options).filter(([, v]) => v !== undefined),
-      ) as DeliveryWorkerOptions),
-    };
+    const o = withDefaults(options);
+    this.#o = o;
     // Every attempt in flight listens to the shutdown signal: one per lane, more than EventTarget's default of
     // ten, which would print a leak warning on the emulator's stderr.
-    setMaxListeners(this.#o.maxLanes + 8, this.#shutdown.signal);
-    this.#timers = options.timers ?? realTimers;
-    this.#statements = new PreparedStatements(options.db);
-    this.#writer = new AttemptWriter(options.db, this.#statements, this.#timers, options.onRecorded);
+    setMaxListeners(o.maxLanes + 8, this.#shutdown.signal);
+    this.timers = options.timers ?? realTimers;
+    this.#statements = new PreparedStatements(o.db);
+    const writer = new AttemptWriter(o.db, this.#statements, this.timers, o.onRecorded);
+    this.#maker = new AttemptMaker({...o, signal: this.#shutdown.signal});
+    this.#maintenance = new Maintenance({
+      ...o,
+      timers: this.timers,
+      writer,
+      vacuumEvery: o.exclusiveDatabase ? o.vacuumEvery : undefined,
+    });
+    this.#lane = {
+      ...o,
+      statements: this.#statements,
+      writer,
+      maker: this.#maker,
+      timers: this.timers,
+      owner: this.#owner,
+      exclusiveDatabase: Boolean(o.exclusiveDatabase),
+      stopping: () => this.#stopping,
+      log: (line) => this.#log(line),
+    };
   }
 
   get timeoutMs(): number {
@@ -177,8 +91,8 @@ export class DeliveryWorker {
     // emulator stopped at once (`svc emulator exec` around a quick command) neither loads it nor waits for it.
     if (!this.#o.dispatcher) {
       this.#unsubscribe.push(
-        this.#timers.setTimeout(() => {
-          if (!this.#stopping) this.#agent().catch(() => undefined);
+        this.timers.setTimeout(() => {
+          if (!this.#stopping) this.#maker.agent().catch(() => undefined);
         }, AGENT_PRELOAD_DELAY_MS),
       );
     }
@@ -189,7 +103,7 @@ export class DeliveryWorker {
 
   /** A clock moved (the emulator's or an org's): deliveries and chores may be due now. */
   timeMoved(): void {
-    this.#sweepDue = true;
+    this.#maintenance.clockMoved();
     this.notify();
   }
 
@@ -202,7 +116,7 @@ export class DeliveryWorker {
     wake?.();
   }
 
-  /** Resolves once everything due at the current clock time has been attempted and recorded. */
+  /** Resolves once everything due at the current clock time has been attempted and recorded here. */
   settled(): Promise<void> {
     return new Promise((resolve) => {
       this.#idleWaiters.push({afterPass: this.#pass, resolve});
@@ -220,28 +134,17 @@ export class DeliveryWorker {
     await this.#loop;
     await Promise.allSettled(this.#lanes.values());
     for (const waiter of this.#idleWaiters.splice(0)) waiter.resolve();
-    if (this.#ownsDispatcher)
-      await (await this.#dispatcher?.catch(() => undefined))?.close().catch(() => undefined);
+    await this.#maker.close();
   }
 
-  #agent(): Promise<Dispatcher> {
-    if (this.#dispatcher) return this.#dispatcher;
-    if (this.#o.dispatcher) {
-      this.#dispatcher = Promise.resolve(this.#o.dispatcher);
-      return this.#dispatcher;
-    }
-    this.#ownsDispatcher = true;
-    this.#dispatcher = import('./delivery-agent.js').then(({createDeliveryAgent}) =>
-      createDeliveryAgent({
-        allowLocalEndpoints: Boolean(this.#o.allowLocalEndpoints),
-        resolver: this.#o.resolver,
-      }),
-    );
-    // A failed load is retried by the next lane rather than remembered.
-    this.#dispatcher.catch(() => {
-      this.#dispatcher = undefined;
-    });
-    return this.#dispatcher;
+  /** Runs `fn` (a resend) between the endpoint's scheduled attempts, never beside one (resend-entry.ts). */
+  holdEndpoint<T>(endpointId: string, fn: () => Promise<T>): Promise<T> {
+    return holdEndpoint(this.#lanes, endpointId, fn, () => this.notify());
+  }
+
+  /** One attempt now, outside the schedule (a resend); the caller holds the endpoint and records the outcome. */
+  attemptNow(item: ClaimedDelivery): Promise<AttemptMade> {
+    return attemptNow(this.#maker, this.#o.vault, item);
   }
 
   async #run(): Promise<void> {
@@ -255,17 +158,10 @@ export class DeliveryWorker {
       this.#pass += 1;
       let delayMs = this.#o.idleMs;
       try {
-        await this.#maybeSweep();
-        await this.#maybeVacuum();
+        await this.#maintenance.run();
         // A stop asked for meanwhile ends the pass here: nothing has been claimed that it would have to finish.
         if (this.#stopping) break;
-        let claimed = 0;
-        if (this.#o.vault.available) {
-          if (this.#lanes.size < this.#o.maxLanes) claimed = await this.#claimAndStart();
-        } else if (!this.#pausedLogged) {
-          this.#pausedLogged = true;
-          this.#log('deliveries paused: without a vault key no signing secret can be read');
-        }
+        const claimed = await this.#claimIfSigning();
         // A full claim suggests more is due for endpoints not served yet; otherwise lanes finishing (or new
         // events) kick the loop, so there is nothing to compute until then.
         if (this.#kicked || (claimed >= this.#o.claimLimit && this.#lanes.size < this.#o.maxLanes)) continue;
@@ -282,30 +178,20 @@ export class DeliveryWorker {
     }
   }
 
-  async #maybeSweep(): Promise<void> {
-    const sweep = this.#o.sweep;
-    if (!sweep) return;
-    const realNow = this.#timers.now();
-    const clockNow = this.#o.clock.now();
-    const due =
-      this.#sweepDue ||
-      realNow - this.#lastSweepReal >= SWEEP_INTERVAL_MS ||
-      (this.#nextSweepAt !== null && this.#nextSweepAt <= clockNow);
-    if (!due) return;
-    this.#sweepDue = false;
-    this.#lastSweepReal = realNow;
-    this.#nextSweepAt = await sweep(clockNow);
-  }
-
-  async #maybeVacuum(): Promise<void> {
-    if (!this.#o.exclusiveDatabase || this.#writer.written < this.#o.vacuumEvery) return;
-    this.#writer.written = 0;
-    // Short next to the attempts it follows. The lanes keep sending meanwhile; only their records wait.
-    await this.#o.db.query('VACUUM (ANALYZE) deliveries, delivery_attempts, events, sandboxes');
+  /** Claims when a lane is free and secrets can be read (deliveries pause without the vault key). */
+  async #claimIfSigning(): Promise<number> {
+    if (this.#o.vault.available) {
+      return this.#lanes.size < this.#o.maxLanes ? this.#claimAndStart() : 0;
+    }
+    if (!this.#pausedLogged) {
+      this.#pausedLogged = true;
+      this.#log('deliveries paused: without a vault key no signing secret can be read');
+    }
+    return 0;
   }
 
   async #claimAndStart(): Promise<number> {
-    const realNow = this.#timers.now();
+    const realNow = this.timers.now();
     const claimed = await claimDue(this.#o.db, this.#statements, {
       now: this.#o.clock.now(),
       realNow: new Date(realNow),
@@ -335,7 +221,7 @@ export class DeliveryWorker {
       }
       started += 1;
       const kicksAtStart = this.#kicks;
-      const lane = this.#runLane(endpointId, items).finally(() => {
+      const lane = runLane(this.#lane, endpointId, items).finally(() => {
         this.#lanes.delete(endpointId);
         // More may be due for this endpoint only if its batch was full or something happened meanwhile;
         // otherwise waking the loop would just cost an empty claim.
@@ -359,263 +245,6 @@ export class DeliveryWorker {
     return claimed.length - overflow.length;
   }
 
-  async #runLane(endpointId: string, items: ClaimedDelivery[]): Promise<void> {
-    // Outcomes go to the writer in chunks while the lane keeps sending, so the database (on its own thread)
-    // records one chunk while the next is sent, rather than all lanes sending and then all lanes writing.
-    const records: AttemptRecord[] = [];
-    const writes: Promise<void>[] = [];
-    const flush = () => {
-      if (records.length === 0) return;
-      const written = this.#writer.write(records.splice(0));
-      // Handled now, reported below: a rejection must not go unobserved while the lane is still sending.
-      written.catch(() => undefined);
-      writes.push(written);
-    };
-    let unsent: string[] = [];
-    let leaseUntil = this.#timers.now() + this.#o.leaseMs;
-    let signer: WebhookSigner | undefined;
-    let target: URL | string | undefined;
-    let dispatcher: Dispatcher | undefined;
-    // On a database this process owns, a lane whose batch was full reads the endpoint's next batch half-way
-    // through sending this one, and carries on with it: no pause for the loop's next claim between batches.
-    let batch = items;
-    let next: Promise<ClaimedDelivery[]> | undefined;
-    let i = 0;
-    try {
-      for (; ; i++) {
-        if (i >= batch.length) {
-          if (!next) break;
-          const more = await next;
-          next = undefined;
-          if (more.length === 0) break;
-          batch = more;
-          i = 0;
-        }
-        if (!next && i === batch.length >> 1) next = this.#readAhead(endpointId, batch);
-        const item = batch[i] as ClaimedDelivery;
-        const relay = this.#o.relay;
-        if (this.#stopping || (item.relay && !relay?.isConnected(endpointId))) {
-          unsent = batch.slice(i).map((d) => d.id);
-          break;
-        }
-        // A lane may outlive its lease when receivers are slow; renew before an attempt could cross it.
-        if (!this.#o.exclusiveDatabase && this.#timers.now() + this.#o.timeoutMs + 5_000 > leaseUntil) {
-          leaseUntil = this.#timers.now() + this.#o.leaseMs;
-          await extendLease(
-            this.#o.db,
-            batch.slice(i).map((d) => d.id),
-            new Date(leaseUntil),
-            this.#owner,
-          );
-        }
-        // Chaos decides a first attempt's fate once: postponed (it comes back later, marked chaos), or sent
-        // now and perhaps once more.
-        const chaos = item.scheduledAttempt === 1 ? this.#o.chaos?.decide(endpointId, item.id) : undefined;
-        if (chaos && chaos.postponeMs > 0) {
-          await postponeFirstAttempt(this.#o.db, item.id, new Date(this.#nowMs(item) + chaos.postponeMs));
-          continue;
-        }
-        const trigger: AttemptTrigger = chaos?.resumed ? 'chaos' : 'scheduled';
-        const startedAt = new Date(this.#nowMs(item));
-        // Sign: one key per lane, the secret decrypted and prepared for HMAC once, not per attempt.
-        signer ??= endpointSigner(this.#o.vault, item.secretCiphertext);
-        if (!signer) {
-          // An unreadable secret (the vault key changed) is a failed attempt, so the schedule still ends.
-          records.push(this.#record(item, startedAt, UNREADABLE_SECRET, null));
-          continue;
-        }
-        const t = this.#signatureT(item);
-        if (!item.relay) {
-          target ??= parseTarget(item.url);
-          dispatcher ??= await this.#agent();
-        }
-        // Send.
-        const result = await this.#send(endpointId, item, signer, t, target, dispatcher);
-        if (result.aborted) {
-          unsent = batch.slice(i).map((d) => d.id);
-          break;
-        }
-        // Record.
-        records.push(this.#record(item, startedAt, result, t, trigger));
-        if (chaos?.duplicate) {
-          // The same event once more, as the service may send it: recorded after the attempt it repeats.
-          flush();
-          await Promise.all(writes);
-          await this.#duplicate(endpointId, item, signer, target, dispatcher);
-        }
-        if (records.length >= this.#o.recordChunk) flush();
-      }
-    } catch (err) {
-      this.#log(`delivery lane ${endpointId}: ${message(err)}`);
-      // The item that failed was not recorded: it and the rest of the batch are handed back.
-      unsent = batch.slice(i).map((d) => d.id);
-    }
-    flush();
-    const outcomes = await Promise.allSettled(writes);
-    const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
-    // Unrecorded attempts are made again (after the lease runs out, or on the next claim here): at least once.
-    if (failed) this.#log(`could not record attempts of endpoint ${endpointId}: ${message(failed.reason)}`);
-    try {
-      if (!this.#o.exclusiveDatabase && unsent.length > 0) {
-        await releaseLeases(this.#o.db, unsent, this.#owner);
-        this.#o.onHandBack?.();
-      }
-    } catch (err) {
-      this.#log(`could not hand back ${unsent.length} delivery(ies): ${message(err)}`);
-    }
-  }
-
-  /** The endpoint's batch after `batch`, read while `batch` is sent; only for a full batch on an owned database. */
-  #readAhead(endpointId: string, batch: ClaimedDelivery[]): Promise<ClaimedDelivery[]> | undefined {
-    const last = batch[batch.length - 1];
-    if (
-      !this.#o.exclusiveDatabase ||
-      this.#stopping ||
-      batch.length < this.#o.perEndpoint ||
-      !last?.dueAt ||
-      last.seq === undefined
-    )
-      return undefined;
-    const ahead = claimEndpointAfter(this.#o.db, this.#statements, {
-      endpointId,
-      now: this.#o.clock.now(),
-      after: {dueAt: last.dueAt, seq: last.seq},
-      limit: this.#o.perEndpoint,
-    });
-    // Handled now; awaited (and reported) when the lane reaches it.
-    ahead.catch(() => undefined);
-    return ahead;
-  }
-
-  /**
-   * The `t` of a signature made now: what signatureNowMs says (the emulator passes the real time unless told to
-   * sign on its clock), else the worker's clock.
-   */
-  #signatureT(item: ClaimedDelivery): number {
-    const offsetMs = item.offsetMs ?? 0;
-    return Math.floor((this.#o.signatureNowMs?.(offsetMs) ?? this.#o.clock.nowMs() + offsetMs) / 1000);
-  }
-
-  /** The time of the item's org: the emulator's clock, or the org's own clock when it has one. */
-  #nowMs(item: ClaimedDelivery): number {
-    return this.#o.clock.nowMs() + (item.offsetMs ?? 0);
-  }
-
-  /** A chaos duplicate of `item`'s attempt: the next attempt number, freshly signed, outside the schedule. */
-  async #duplicate(
-    endpointId: string,
-    item: ClaimedDelivery,
-    signer: WebhookSigner,
-    target: URL | string | undefined,
-    dispatcher: Dispatcher | undefined,
-  ): Promise<void> {
-    const copy = {...item, attempt: item.attempt + 1};
-    const startedAt = new Date(this.#nowMs(item));
-    const t = this.#signatureT(item);
-    const result = await this.#send(endpointId, copy, signer, t, target, dispatcher);
-    if (result.aborted) return;
-    await recordResend(this.#o.db, {
-      deliveryId: item.id,
-      attempt: copy.attempt,
-      startedAt,
-      durationMs: result.durationMs,
-      statusCode: result.statusCode,
-      error: result.error,
-      responseBody: result.responseBody,
-      signatureT: t,
-      trigger: 'chaos',
-    });
-  }
-
-  /** One attempt of `item`, signed at `t`, over the relay or HTTP; never throws. */
-  #send(
-    endpointId: string,
-    item: ClaimedDelivery,
-    signer: WebhookSigner,
-    t: number,
-    target: URL | string | undefined,
-    dispatcher: Dispatcher | undefined,
-  ): Promise<AttemptResult> {
-    const route: SendRoute = {
-      relay: this.#o.relay,
-      target,
-      dispatcher,
-      timeoutMs: this.#o.timeoutMs,
-      maxResponseBytes: this.#o.maxResponseBytes,
-      allowLocalEndpoints: Boolean(this.#o.allowLocalEndpoints),
-      signal: this.#shutdown.signal,
-    };
-    return sendSigned(endpointId, item, attemptHeaders(item, signer, t), route);
-  }
-
-  /**
-   * Runs `fn` while no lane serves the endpoint and none can start for it: a resend goes out between the
-   * endpoint's scheduled attempts, never beside one, so attempt numbers cannot collide and the endpoint still
-   * sees one request at a time.
-   */
-  async holdEndpoint<T>(endpointId: string, fn: () => Promise<T>): Promise<T> {
-    for (let lane = this.#lanes.get(endpointId); lane; lane = this.#lanes.get(endpointId)) {
-      await lane.catch(() => undefined);
-    }
-    const run = fn();
-    const held = run.then(
-      () => undefined,
-      () => undefined,
-    );
-    this.#lanes.set(endpointId, held);
-    try {
-      return await run;
-    } finally {
-      if (this.#lanes.get(endpointId) === held) this.#lanes.delete(endpointId);
-      this.notify();
-    }
-  }
-
-  /**
-   * One attempt now, outside the schedule (a resend): freshly signed, the same body, the same headers as a
-   * scheduled attempt. The caller holds the endpoint (holdEndpoint) and records the outcome.
-   */
-  async attemptNow(
-    item: ClaimedDelivery,
-  ): Promise<{startedAt: Date; signatureT: number | null; result: AttemptResult}> {
-    const startedAt = new Date(this.#nowMs(item));
-    if (item.relay && !this.#o.relay?.isConnected(item.endpointId)) {
-      return {
-        startedAt,
-        signatureT: null,
-        result: {
-          ok: false,
-          statusCode: null,
-          error: 'no relay listener attached (is `svc listen` running?)',
-          durationMs: 0,
-          responseBody: null,
-        },
-      };
-    }
-    const signer = endpointSigner(this.#o.vault, item.secretCiphertext);
-    if (!signer) return {startedAt, signatureT: null, result: UNREADABLE_SECRET};
-    const t = this.#signatureT(item);
-    const dispatcher = item.relay ? undefined : await this.#agent();
-    const result = await this.#send(item.endpointId, item, signer, t, parseTarget(item.url), dispatcher);
-    return {startedAt, signatureT: t, result};
-  }
-
-  #record(
-    item: ClaimedDelivery,
-    startedAt: Date,
-    result: AttemptResult,
-    signatureT: number | null,
-    trigger: AttemptTrigger = 'scheduled',
-  ): AttemptRecord {
-    return attemptRecord(item, {
-      startedAt,
-      finishedAt: new Date(this.#nowMs(item)),
-      result,
-      signatureT,
-      trigger,
-    });
-  }
-
   /**
    * Real milliseconds to sleep before the next look: until the next due time on a real clock, bounded. On a
    * shared database, also soon after a claim that came back short while something is due now: another process
@@ -628,19 +257,20 @@ export class DeliveryWorker {
     const now = this.#o.clock.nowMs();
     const due = await nextDueAt(
       this.#o.db,
-      new Date(this.#timers.now()),
+      new Date(this.timers.now()),
       [...this.#lanes.keys()],
       this.#o.relay?.connectedIds() ?? [],
     );
     let delay = this.#o.idleMs;
     if (due && (!manual || due.getTime() <= now)) delay = Math.min(delay, Math.max(20, due.getTime() - now));
-    if (this.#nextSweepAt) delay = Math.min(delay, Math.max(20, this.#nextSweepAt.getTime() - now));
+    const sweepAt = this.#maintenance.nextSweepAt;
+    if (sweepAt) delay = Math.min(delay, Math.max(20, sweepAt.getTime() - now));
     return delay;
   }
 
   #sleep(ms: number): Promise<void> {
     return new Promise((resolve) => {
-      const cancel = this.#timers.setTimeout(() => {
+      const cancel = this.timers.setTimeout(() => {
         this.#wake = undefined;
         resolve();
       }, ms);
@@ -663,8 +293,4 @@ export class DeliveryWorker {
   #log(line: string): void {
     this.#o.log?.(line);
   }
-}
-
-function message(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

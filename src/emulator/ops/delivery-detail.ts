@@ -14,7 +14,10 @@ export function checkDeliveryId(deliveryId: string): void {
   if (!isId('delivery', deliveryId)) throw notFound('no delivery with this id');
 }
 
-/** The delivery within the retention window (the list shows nothing older either), or not_found. */
+/**
+ * The delivery within the retention window of its org's clock (the list shows nothing older either), or
+ * not_found.
+ */
 export async function getDeliveryDetail(
   ctx: Pick<EmulatorContext, 'db' | 'clock'>,
   input: {deliveryId: string},

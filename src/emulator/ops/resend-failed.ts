@@ -3,7 +3,7 @@
 import {isId, RETENTION_MS} from '../../definitions.js';
 import type {ResendFailedResult} from '../../schemas/emulator.js';
 import {parseDuration} from '../clock.js';
-import type {EmulatorContext} from '../context.js';
+import {type EmulatorContext, orgNow} from '../context.js';
 import type {Attempter} from '../delivery/attempter.js';
 import {notFound, vaultUnavailable} from '../operation-error.js';
 import {resendDelivery} from './resend.js';
@@ -13,7 +13,7 @@ export interface ResendFailedInput {
   orgId: string;
   /** Only deliveries to this endpoint of the org. */
   endpointId?: unknown;
-  /** Only deliveries created within this duration of the emulator clock's now (`90m`, `1d`). */
+  /** Only deliveries created within this duration of the org clock's now (`90m`, `1d`). */
   since?: unknown;
   attempter: Attempter;
 }
@@ -41,7 +41,7 @@ export async function resendFailedDeliveries(
   if (endpointId !== undefined && !endpoints.some((e) => e.id === endpointId)) {
     throw notFound('no webhook endpoint with this id');
   }
-  const now = ctx.clock.now().getTime();
+  const now = orgNow(ctx, input.orgId).getTime();
   const since = new Date(now - Math.min(sinceMs ?? RETENTION_MS, RETENTION_MS));
   const ids = await ctx.repos.deliveries.failedSince(
     endpointId ? [endpointId] : endpoints.map((e) => e.id),

@@ -18,6 +18,7 @@ import {
 } from '../delivery/attempt-repository.js';
 import type {Attempter} from '../delivery/attempter.js';
 import type {ClaimedDelivery} from '../delivery/claim.js';
+import {wait} from '../delivery/timers.js';
 import {checkDeliveryId, type DeliveryDetail, getDeliveryDetail} from './delivery-detail.js';
 import {conflict, notFound, vaultUnavailable} from '../operation-error.js';
 
@@ -54,6 +55,7 @@ export async function resendDelivery(ctx: EmulatorContext, input: ResendInput): 
       url: target.url,
       secretCiphertext: target.secret_ciphertext,
       relay: Boolean(target.relay),
+      offsetMs: Number(target.offset_ms),
     };
     let sent: Awaited<ReturnType<Attempter['attemptNow']>>;
     try {
@@ -96,9 +98,10 @@ async function takeLease(
   owner: string,
   leaseMs: number,
 ): Promise<number> {
-  const giveUpAt = Date.now() + (input.leaseWaitMs ?? 15_000);
+  const timers = input.attempter.timers;
+  const giveUpAt = timers.now() + (input.leaseWaitMs ?? 15_000);
   for (;;) {
-    const now = Date.now();
+    const now = timers.now();
     const lease = await leaseForResend(ctx.db, {
       deliveryId: input.deliveryId,
       now: new Date(now),
@@ -107,9 +110,9 @@ async function takeLease(
     });
     if (lease === 'gone') throw notFound('no delivery with this id');
     if (lease !== 'held') return lease.attempts;
-    if (Date.now() >= giveUpAt) {
+    if (timers.now() >= giveUpAt) {
       throw conflict('an attempt of this delivery is in flight; try again in a few seconds');
     }
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await wait(timers, 200);
   }
 }

@@ -88,12 +88,13 @@ export async function waitForDelivery(
 ): Promise<DeliveryDetail> {
   const w = wanted(input);
   const changes = ctx.deliveryChanges;
-  const deadline = Date.now() + w.timeoutMs;
+  // Real time, on the delivery engine's timers; without an engine nothing comes, so no time needs counting.
+  const remaining = changes?.countdown(w.timeoutMs) ?? (() => w.timeoutMs);
   for (;;) {
     const seen = changes?.version ?? 0;
     const id = await find(ctx, w);
     if (id) return getDeliveryDetail(ctx, {deliveryId: id});
-    const left = deadline - Date.now();
+    const left = remaining();
     if (left <= 0 || signal?.aborted) break;
     if (!changes) throw conflict('this emulator runs no delivery engine, so no delivery will come');
     await changes.after(seen, left, signal);

@@ -2,7 +2,7 @@
 // expiry and the times it shows and signs, and no other org's; reset and delete take one org's state away.
 import {afterEach, describe, expect, it} from 'vitest';
 import {EmulatorControlError} from '../../../src/client/emulator-control.js';
-import {RETRY_WAITS_MS} from '../../../src/definitions.js';
+import {RETENTION_MS, RETRY_WAITS_MS} from '../../../src/definitions.js';
 import {type RunningEmulator, startEmulator} from '../../../src/emulator/index.js';
 import {verifySignature} from '../../../src/webhooks/index.js';
 import {EMULATOR_BACKENDS} from '../../helpers/emulator-backends.js';
@@ -88,6 +88,71 @@ describeEachBackend(EMULATOR_BACKENDS, 'org clocks ($name)', (backend) => {
     expect(key.created_at).toBe(moved.now);
     // The emulator's clock stayed.
     expect((await emu.control.clock()).now).toBe(START.toISOString());
+  });
+
+  it("makes a resend at the org's own time, signed at it", async () => {
+    const emu = await emulator();
+    const a = await emu.control.createOrg({name: 'resend'});
+    const r = await startReceiver();
+    cleanups.push(() => r.close());
+    await emu.control.createWebhook({url: r.url, events: ['sandbox.error'], org_id: a.id});
+    const moved = await emu.control.advanceClock('2h', {org: a.id});
+    const event = await emu.control.trigger({type: 'sandbox.error', org_id: a.id});
+    const first = await emu.control.waitForDelivery({
+      event_id: event.event?.id as string,
+      status: 'succeeded',
+    });
+    expect(first.attempts[0]?.started_at).toBe(moved.now);
+
+    const resent = await emu.control.resendDelivery(first.delivery.id);
+    expect(resent.attempts).toHaveLength(2);
+    expect(resent.attempts[1]).toMatchObject({trigger: 'manual', started_at: moved.now});
+    expect(resent.attempts[1]?.signature_t).toBe(Math.floor(new Date(moved.now).getTime() / 1000));
+    expect(resent.delivery.last_attempt_at).toBe(moved.now);
+  });
+
+  it("makes a chaos duplicate at the org's own time, signed at it", async () => {
+    const emu = await emulator();
+    const a = await emu.control.createOrg({name: 'chaos'});
+    const r = await startReceiver();
+    cleanups.push(() => r.close());
+    const wh = await emu.control.createWebhook({url: r.url, events: ['sandbox.error'], org_id: a.id});
+    await emu.control.setChaos(wh.id, {
+      seed: 1,
+      duplicate: 1,
+      reorder: 0,
+      delay_min_ms: 0,
+      delay_max_ms: 0,
+    });
+    const moved = await emu.control.advanceClock('3h', {org: a.id});
+    const event = await emu.control.trigger({type: 'sandbox.error', org_id: a.id});
+    const detail = await emu.control.waitForDelivery({event_id: event.event?.id as string, attempts: 2});
+    expect(detail.attempts.map((x) => x.trigger)).toEqual(['scheduled', 'chaos']);
+    for (const attempt of detail.attempts) {
+      expect(attempt.started_at).toBe(moved.now);
+      expect(attempt.signature_t).toBe(Math.floor(new Date(moved.now).getTime() / 1000));
+    }
+  });
+
+  it("keeps a delivery's detail for the retention of its org's own clock", async () => {
+    const emu = await emulator();
+    const [a, b] = await Promise.all([
+      emu.control.createOrg({name: 'kept a'}),
+      emu.control.createOrg({name: 'kept b'}),
+    ]);
+    const r = await startReceiver();
+    cleanups.push(() => r.close());
+    const ids: string[] = [];
+    for (const org of [a, b]) {
+      await emu.control.createWebhook({url: r.url, events: ['sandbox.error'], org_id: org.id});
+      const event = await emu.control.trigger({type: 'sandbox.error', org_id: org.id});
+      ids.push((await emu.control.waitForDelivery({event_id: event.event?.id as string})).delivery.id);
+    }
+    const [ofA, ofB] = ids as [string, string];
+    await emu.control.advanceClock(`${RETENTION_MS / 1000 + 1}s`, {org: a.id, settle: true});
+    // Past retention on org a's clock, gone for it; org b's clock never moved.
+    await expect(emu.control.delivery(ofA)).rejects.toMatchObject({status: 404, code: 'not_found'});
+    expect((await emu.control.delivery(ofB)).delivery.id).toBe(ofB);
   });
 
   it("expires an org's keys on its own clock only", async () => {

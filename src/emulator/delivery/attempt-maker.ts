@@ -1,0 +1,103 @@
+// What every attempt of the worker shares, whether scheduled, a chaos duplicate or a resend: the org's time it is
+// made at, the `t` it is signed at, the transport it goes over (undici, loaded on first need) and the send itself.
+import type {Dispatcher} from 'undici';
+import type {WebhookSigner} from '@svc/webhooks';
+import type {Clock} from '../clock.js';
+import type {Resolver} from '../net/address-policy.js';
+import {attemptHeaders, type SendRoute, sendSigned} from './attempt-send.js';
+import type {ClaimedDelivery} from './claim.js';
+import type {RelayHub} from './relay-hub.js';
+import type {AttemptResult} from './sender.js';
+
+export interface AttemptMakerOptions {
+  clock: Clock;
+  /** Unix milliseconds a signature's `t` is taken from, given the org clock's offset; default the worker's clock. */
+  signatureNowMs?: (orgOffsetMs: number) => number;
+  relay?: RelayHub;
+  allowLocalEndpoints?: boolean;
+  resolver?: Resolver;
+  /** Replaces the delivery agent entirely (benchmarks); the caller owns and closes it. */
+  dispatcher?: Dispatcher;
+  timeoutMs: number;
+  maxResponseBytes: number;
+  /** Cuts every attempt in flight short (the worker stopping). */
+  signal: AbortSignal;
+}
+
+/** Where one attempt goes: the endpoint's parsed URL and the transport, both fetched once per lane. */
+export interface AttemptTarget {
+  target: URL | string | undefined;
+  dispatcher: Dispatcher | undefined;
+  /** False when no attempt to the same receiver follows at once: the connection closes after this one. */
+  keepAlive?: boolean;
+}
+
+export class AttemptMaker {
+  readonly #o: AttemptMakerOptions;
+  /** Created on first need: undici loads only once something is to be delivered (or just after start). */
+  #dispatcher: Promise<Dispatcher> | undefined;
+  #ownsDispatcher = false;
+
+  constructor(options: AttemptMakerOptions) {
+    this.#o = options;
+  }
+
+  get relay(): RelayHub | undefined {
+    return this.#o.relay;
+  }
+
+  /** The time of the item's org: the emulator's clock, or the org's own clock when it has one. */
+  orgNowMs(item: ClaimedDelivery): number {
+    return this.#o.clock.nowMs() + (item.offsetMs ?? 0);
+  }
+
+  /**
+   * The `t` of a signature made now: what signatureNowMs says (the emulator passes the real time unless told to
+   * sign on its clock), else the worker's clock.
+   */
+  signatureT(item: ClaimedDelivery): number {
+    const offsetMs = item.offsetMs ?? 0;
+    return Math.floor((this.#o.signatureNowMs?.(offsetMs) ?? this.#o.clock.nowMs() + offsetMs) / 1000);
+  }
+
+  /** One attempt of `item`, signed at `t`, over the relay or HTTP; never throws. */
+  send(item: ClaimedDelivery, signer: WebhookSigner, t: number, to: AttemptTarget): Promise<AttemptResult> {
+    const route: SendRoute = {
+      relay: this.#o.relay,
+      target: to.target,
+      dispatcher: to.dispatcher,
+      timeoutMs: this.#o.timeoutMs,
+      maxResponseBytes: this.#o.maxResponseBytes,
+      allowLocalEndpoints: Boolean(this.#o.allowLocalEndpoints),
+      signal: this.#o.signal,
+      keepAlive: to.keepAlive,
+    };
+    return sendSigned(item.endpointId, item, attemptHeaders(item, signer, t), route);
+  }
+
+  /** The transport of HTTP attempts, loaded on first call; a failed load is tried again by the next call. */
+  agent(): Promise<Dispatcher> {
+    if (this.#dispatcher) return this.#dispatcher;
+    if (this.#o.dispatcher) {
+      this.#dispatcher = Promise.resolve(this.#o.dispatcher);
+      return this.#dispatcher;
+    }
+    this.#ownsDispatcher = true;
+    this.#dispatcher = import('./delivery-agent.js').then(({createDeliveryAgent}) =>
+      createDeliveryAgent({
+        allowLocalEndpoints: Boolean(this.#o.allowLocalEndpoints),
+        resolver: this.#o.resolver,
+      }),
+    );
+    this.#dispatcher.catch(() => {
+      this.#dispatcher = undefined;
+    });
+    return this.#dispatcher;
+  }
+
+  /** Closes the transport if this maker loaded it. */
+  async close(): Promise<void> {
+    if (!this.#ownsDispatcher) return;
+    await (await this.#dispatcher?.catch(() => undefined))?.close().catch(() => undefined);
+  }
+}

@@ -1,0 +1,69 @@
+// The worker's chores between claims: the clock-driven sweep (sandbox expiry, retention), run when a clock moved,
+// when it said it would next be needed, or at least every second of real time; and VACUUM (ANALYZE) of the
+// delivery tables on a database this process owns, which PGlite (without autovacuum) needs to stay fast.
+import type {Clock, Timers} from '../clock.js';
+import type {Database} from '../db/database.js';
+import type {AttemptWriter} from './attempt-record.js';
+
+const SWEEP_INTERVAL_MS = 1_000;
+
+export interface MaintenanceOptions {
+  db: Database;
+  clock: Clock;
+  timers: Timers;
+  writer: AttemptWriter;
+  /** Clock-driven chores; returns when it next needs to run, if known. */
+  sweep?: (now: Date) => Promise<Date | null>;
+  /** Attempts recorded between two VACUUM runs; only on a database this process owns. */
+  vacuumEvery?: number;
+}
+
+export class Maintenance {
+  readonly #o: MaintenanceOptions;
+  #sweepDue = true;
+  #lastSweepReal = 0;
+  #nextSweepAt: Date | null = null;
+
+  constructor(options: MaintenanceOptions) {
+    this.#o = options;
+  }
+
+  /** When the sweep said it next needs to run (emulator-clock time), if known. */
+  get nextSweepAt(): Date | null {
+    return this.#nextSweepAt;
+  }
+
+  /** A clock moved: the sweep runs at the next pass. */
+  clockMoved(): void {
+    this.#sweepDue = true;
+  }
+
+  /** The chores that are due, one after another. */
+  async run(): Promise<void> {
+    await this.#maybeSweep();
+    await this.#maybeVacuum();
+  }
+
+  async #maybeSweep(): Promise<void> {
+    const sweep = this.#o.sweep;
+    if (!sweep) return;
+    const realNow = this.#o.timers.now();
+    const clockNow = this.#o.clock.now();
+    const due =
+      this.#sweepDue ||
+      realNow - this.#lastSweepReal >= SWEEP_INTERVAL_MS ||
+      (this.#nextSweepAt !== null && this.#nextSweepAt <= clockNow);
+    if (!due) return;
+    this.#sweepDue = false;
+    this.#lastSweepReal = realNow;
+    this.#nextSweepAt = await sweep(clockNow);
+  }
+
+  async #maybeVacuum(): Promise<void> {
+    const every = this.#o.vacuumEvery;
+    if (every === undefined || this.#o.writer.written < every) return;
+    this.#o.writer.written = 0;
+    // Short next to the attempts it follows. The lanes keep sending meanwhile; only their records wait.
+    await this.#o.db.query('VACUUM (ANALYZE) deliveries, delivery_attempts, events, sandboxes');
+  }
+}
