@@ -166,17 +166,19 @@ try {
 
   const cache = run('npm', ['config', 'get', 'cache']).stdout.trim();
   const userconfig = run('npm', ['config', 'get', 'userconfig']).stdout.trim();
-  const env = {
-    // How this machine reaches the registry (proxies, trusted certificate authorities, npm's user settings):
-    // the tests hand them to the npx they run, whose HOME is a fresh one.
-    ...Object.fromEntries(
-      Object.entries(process.env).filter(([name]) =>
-        /^(NODE_EXTRA_CA_CERTS|SSL_CERT_FILE|SSL_CERT_DIR|(HTTPS?|NO|ALL)_PROXY|(https?|no|all)_proxy)$/.test(
-          name,
-        ),
+  // How this machine reaches the registry (proxies, trusted certificate authorities, npm's user settings): the
+  // tests hand them, named in SVC_SMOKE_NETWORK_VARS, to the npx they run, whose HOME is a fresh one.
+  const network = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) =>
+      /^(NODE_EXTRA_CA_CERTS|SSL_CERT_FILE|SSL_CERT_DIR|(HTTPS?|NO|ALL)_PROXY|(https?|no|all)_proxy)$/.test(
+        name,
       ),
     ),
-    npm_config_userconfig: userconfig,
+  );
+  network.npm_config_userconfig = userconfig;
+  const env = {
+    ...network,
+    SVC_SMOKE_NETWORK_VARS: Object.keys(network).join(','),
     // The chosen Node first on the PATH: `svc`'s shebang, npx and the tests' own children all run on it.
     PATH: [dirname(node), process.env.PATH].join(delimiter),
     HOME: process.env.HOME,

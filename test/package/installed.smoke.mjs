@@ -5,9 +5,9 @@
 // from their own installs: a receiver or a script depends on them, not on the CLI).
 import assert from 'node:assert/strict';
 import {spawn, spawnSync} from 'node:child_process';
-import {existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync} from 'node:fs';
+import {mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync} from 'node:fs';
 import {createServer} from 'node:http';
-import {homedir, tmpdir} from 'node:os';
+import {tmpdir} from 'node:os';
 import {delimiter, join} from 'node:path';
 import {after, describe, it} from 'node:test';
 import {createRequire} from 'node:module';
@@ -35,22 +35,19 @@ function importFrom(app, entry) {
 const home = mkdtempSync(join(tmpdir(), 'svc-smoke-home-'));
 /**
  * What a person's machine brings besides their folders: how it reaches the registry (proxies, the certificate
- * authorities it trusts, npm's own settings). Without them, npx on a machine behind a TLS-inspecting proxy waits
- * on failing fetches until the test gives up.
+ * authorities it trusts, npm's own settings; scripts/package-smoke.js names them). Without them, npx on a machine
+ * behind a TLS-inspecting proxy waits on failing fetches until the test gives up.
  */
 const NETWORK = Object.fromEntries(
-  Object.entries(process.env).filter(([name]) =>
-    /^(NODE_EXTRA_CA_CERTS|SSL_CERT_FILE|SSL_CERT_DIR|(HTTPS?|NO|ALL)_PROXY|(https?|no|all)_proxy)$/.test(
-      name,
-    ),
-  ),
+  (process.env.SVC_SMOKE_NETWORK_VARS ?? '')
+    .split(',')
+    .filter(Boolean)
+    .map((name) => [name, process.env[name]]),
 );
-const NPM_USER_CONFIG = process.env.npm_config_userconfig ?? join(homedir(), '.npmrc');
 /** A person's environment: their own folders, svc on the PATH only when installed globally. */
 function userEnv(extra = {}) {
   return {
     ...NETWORK,
-    ...(existsSync(NPM_USER_CONFIG) ? {npm_config_userconfig: NPM_USER_CONFIG} : {}),
     PATH: SYSTEM_PATH,
     HOME: home,
     XDG_CONFIG_HOME: join(home, 'config'),
