@@ -3,7 +3,7 @@
 // the shared definitions (src/definitions.ts, src/schemas) travel inside each package instead of being copied
 // by hand. Code shared by a package's entries sits in chunks of that package, so `@svc/webhooks` and
 // `@svc/webhooks/node` hand out the same error classes. `node scripts/build-libs.js`.
-import {copyFileSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
+import {copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
 import {dirname, join} from 'node:path';
 import {fileURLToPath} from 'node:url';
 import {build} from 'tsup';
@@ -30,12 +30,17 @@ export const LIBRARIES = [
 ];
 
 /**
- * The CommonJS files, each made from the ES module file of the same name (`index.js` -> `index.cjs`, every chunk
- * likewise): one build of the code, so both kinds of consumer run the same code; each pair sits side by side in
- * the tarball, where gzip stores the second almost for free. `import.meta.url` becomes the file's own URL.
+ * The CommonJS files, each made from the ES module file of the same name (`dist/index.js` ->
+ * `dist/cjs/index.js`, every chunk likewise; `dist/cjs/package.json` marks the folder CommonJS): one build of the
+ * code, so both kinds of consumer run the same code. npm packs files grouped by extension and then by path, so
+ * each CommonJS file sits a few kilobytes after its twin, where gzip stores it almost for free (the `.cjs`
+ * extension would have put every declaration file between them). `import.meta.url` becomes the file's own URL.
  */
 async function commonJsFrom(outDir) {
   const {transform} = await import('esbuild');
+  const cjsDir = join(outDir, 'cjs');
+  mkdirSync(cjsDir, {recursive: true});
+  writeFileSync(join(cjsDir, 'package.json'), '{"type": "commonjs"}\n');
   for (const file of readdirSync(outDir).filter((f) => f.endsWith('.js'))) {
     const source = readFileSync(join(outDir, file), 'utf8');
     const usesOwnUrl = source.includes('import.meta.url');
@@ -49,10 +54,8 @@ async function commonJsFrom(outDir) {
       banner: usesOwnUrl ? 'var __svcOwnUrl=require("node:url").pathToFileURL(__filename).href;' : '',
     });
     // A chunk loaded later (`import()` in the ES module) is required when it is first asked for.
-    const cjs = code
-      .replace(/\bimport\("(\.\/[^"]+)\.js"\)/g, 'Promise.resolve().then(()=>require("$1.cjs"))')
-      .replace(/\brequire\("(\.\/[^"]+)\.js"\)/g, 'require("$1.cjs")');
-    writeFileSync(join(outDir, file.replace(/\.js$/, '.cjs')), cjs);
+    const cjs = code.replace(/\bimport\("(\.\/[^"]+\.js)"\)/g, 'Promise.resolve().then(()=>require("$1"))');
+    writeFileSync(join(cjsDir, file), cjs);
   }
 }
 

@@ -223,7 +223,7 @@ describe('@svc/webhooks installed alone', () => {
       const {info} = express;
       for (const resolved of info.resolved) assert.ok(resolved.startsWith(`${INSTALLED}/`), resolved);
       assert.ok(
-        info.resolved.every((r) => r.endsWith('.cjs')),
+        info.resolved.every((r) => r.includes('/dist/cjs/')),
         info.resolved.join(', '),
       );
       assert.equal(info.sameErrorClass, true);
