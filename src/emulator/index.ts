@@ -9,6 +9,7 @@
 // The CLI enters the emulator here too, as every user of the package does (test/architecture holds it).
 export {startEmulator} from './start/start.js';
 export {EmulatorStartError, type RunningEmulator, type StartEmulatorOptions} from './start/options.js';
+export {type AboutOption, StartOptionError, type StartOptionName} from './start-option.js';
 export {createApp} from './app.js';
 export {EmulatorControl, EmulatorControlError} from '@svc/client';
 // Every record a test holds, by name (the control client's answers and requests, the /v1 records).
