@@ -1,7 +1,7 @@
 // Which key and which address a command uses, and why: SVC_API_KEY over a stored key; --api-url or
 // SVC_API_URL over the default; a stored key only ever for the exact address it was stored for.
 import {DEFAULT_ACCOUNT_URL, DEFAULT_API_URL, isLoopbackHost, normalizeApiUrl} from '@svc/client';
-import {API_KEY_SECRET_PATTERN} from '../definitions.js';
+import {API_KEY_SECRET_BODY_LENGTH, API_KEY_SECRET_PATTERN, API_KEY_SECRET_PREFIX} from '../definitions.js';
 import {UserError} from '../lib/errors.js';
 import {ExitCode} from '../lib/exit-codes.js';
 import {configDir} from '../lib/paths.js';
@@ -120,7 +120,7 @@ export async function resolveCredentials(options: ResolveOptions): Promise<Resol
   if (fromEnv !== undefined) {
     if (!apiKeyShapeOk(fromEnv)) {
       throw new UserError(
-        'SVC_API_KEY does not look like an svc API key (svc_ followed by 40 letters and digits)',
+        `SVC_API_KEY does not look like an svc API key (${API_KEY_SECRET_PREFIX} followed by ${API_KEY_SECRET_BODY_LENGTH} letters and digits)`,
         {
           code: 'invalid_api_key',
           exitCode: ExitCode.unauthorized,

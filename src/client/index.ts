@@ -15,6 +15,7 @@ export {
   type ControlProblem,
   EmulatorControlError,
   type ErrorContext,
+  errorEnvelopeOf,
   errorFromResponse,
   ForbiddenError,
   InvalidRequestError,

@@ -3,13 +3,14 @@
 import {chmodSync, lstatSync, readdirSync, type Stats} from 'node:fs';
 import {mkdir, stat} from 'node:fs/promises';
 import {join} from 'node:path';
+import {StartOptionError} from './start-option.js';
 
 const PRIVATE_DIR = 0o700;
 const PRIVATE_FILE = 0o600;
 
 /** The data dir cannot be made private; the message says why and what to do. */
-export class DataDirError extends Error {
-  constructor(message: string) {
+export class DataDirError extends StartOptionError {
+  constructor(message: ConstructorParameters<typeof StartOptionError>[0]) {
     super(message);
     this.name = 'DataDirError';
   }
@@ -22,7 +23,10 @@ export class DataDirError extends Error {
  */
 export async function makeDataDirPrivate(dir: string): Promise<void> {
   const notAFolder = () =>
-    new DataDirError(`the data dir ${dir} is not a folder; pick another with the \`dataDir\` option`);
+    new DataDirError({
+      option: 'dataDir',
+      says: (name) => `the data dir ${dir} is not a folder; pick another with ${name}`,
+    });
   await mkdir(dir, {recursive: true, mode: PRIVATE_DIR}).catch((err: NodeJS.ErrnoException) => {
     throw err.code === 'EEXIST' || err.code === 'ENOTDIR' ? notAFolder() : err;
   });
@@ -36,11 +40,13 @@ export async function makeDataDirPrivate(dir: string): Promise<void> {
 
 function privatise(path: string, info: Stats, uid: number | undefined): void {
   if (uid !== undefined && info.uid !== uid) {
-    throw new DataDirError(
-      `the emulator's data dir must belong to you, but ${path} belongs to another user (uid ${info.uid}); ` +
+    throw new DataDirError({
+      option: 'dataDir',
+      says: (name) =>
+        `the emulator's data dir must belong to you, but ${path} belongs to another user (uid ${info.uid}); ` +
         'it holds API key hashes, signing secrets and the admin token, so pick a folder of your own with ' +
-        'the `dataDir` option (or SVC_EMULATOR_DATA_DIR), or change its owner',
-    );
+        `${name} (or SVC_EMULATOR_DATA_DIR), or change its owner`,
+    });
   }
   const wanted = info.isDirectory() ? PRIVATE_DIR : PRIVATE_FILE;
   if (!info.isDirectory() && !info.isFile()) return;
@@ -48,10 +54,13 @@ function privatise(path: string, info: Stats, uid: number | undefined): void {
     try {
       chmodSync(path, wanted);
     } catch (err) {
-      throw new DataDirError(
-        `could not make ${path} private (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); ` +
-          'the emulator refuses to keep secrets where others can read them: pick another with the `dataDir` option',
-      );
+      const why = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+      throw new DataDirError({
+        option: 'dataDir',
+        says: (name) =>
+          `could not make ${path} private (${why}); ` +
+          `the emulator refuses to keep secrets where others can read them: pick another with ${name}`,
+      });
     }
   }
   if (!info.isDirectory()) return;

@@ -9,41 +9,11 @@
 // The CLI enters the emulator here too, as every user of the package does (test/architecture holds it).
 export {startEmulator} from './start/start.js';
 export {EmulatorStartError, type RunningEmulator, type StartEmulatorOptions} from './start/options.js';
+export {type AboutOption, StartOptionError, type StartOptionName} from './start-option.js';
 export {createApp} from './app.js';
 export {EmulatorControl, EmulatorControlError} from '@svc/client';
 // Every record a test holds, by name (the control client's answers and requests, the /v1 records).
-export type {
-  ApiKey,
-  ClockMoveOptions,
-  ClockState,
-  CreatedKey,
-  CreatedWebhook,
-  CreateKeyRequest,
-  CreateOrgRequest,
-  CreateSandboxRequest,
-  CreateWebhookRequest,
-  Delivery,
-  DeliveryAttempt,
-  DeliveryDetail,
-  DeliveryStatus,
-  Duration,
-  EndpointHealth,
-  EventType,
-  KeyRecord,
-  Org,
-  OrgClockState,
-  OrgDeleted,
-  OrgReset,
-  Ready,
-  SandboxAction,
-  SandboxActionRequest,
-  SandboxMove,
-  SandboxRecord,
-  SvcEvent,
-  TriggerRequest,
-  WaitForDeliveryOptions,
-  WebhookEndpoint,
-} from '@svc/client';
+export type * from './records.js';
 export type {EmulatorContext, EmulatorPlugin} from './context.js';
 export {checkEndpointHost, checkEndpointUrl, isPublicAddress, type Resolver} from './net/address-policy.js';
 export {OperationError, type Problem} from './operation-error.js';

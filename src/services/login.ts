@@ -3,6 +3,7 @@ import {emulatorDataDir} from '../lib/paths.js';
 import type {ClientOptions} from '@svc/client';
 import type {FileCredentialStore} from '../auth/file-store.js';
 import {KeychainStore} from '../auth/keychain-store.js';
+import {API_KEY_SECRET_BODY_LENGTH, API_KEY_SECRET_PREFIX} from '../definitions.js';
 import {
   apiKeyShapeOk,
   defaultFileStore,
@@ -97,7 +98,7 @@ export async function login(options: LoginOptions): Promise<LoginResult> {
         code: 'usage',
         exitCode: ExitCode.usage,
         suggestions: [
-          'Run it again and paste the key (svc_ and 40 letters and digits); keys are made on the account page, or with `svc emulator keys create`',
+          `Run it again and paste the key (${API_KEY_SECRET_PREFIX} and ${API_KEY_SECRET_BODY_LENGTH} letters and digits); keys are made on the account page, or with \`svc emulator keys create\``,
         ],
       });
     }
@@ -108,11 +109,14 @@ export async function login(options: LoginOptions): Promise<LoginResult> {
   }
   if (!apiKeyShapeOk(apiKey)) {
     // The input may be some other secret pasted by mistake: describe it, never echo it.
-    throw new UserError('that does not look like an svc API key (svc_ followed by 40 letters and digits)', {
-      code: 'invalid_api_key',
-      exitCode: ExitCode.usage,
-      suggestions: ['Copy the key from the account page where it was created; it is shown only once'],
-    });
+    throw new UserError(
+      `that does not look like an svc API key (${API_KEY_SECRET_PREFIX} followed by ${API_KEY_SECRET_BODY_LENGTH} letters and digits)`,
+      {
+        code: 'invalid_api_key',
+        exitCode: ExitCode.usage,
+        suggestions: ['Copy the key from the account page where it was created; it is shown only once'],
+      },
+    );
   }
 
   const [{createClient}, {nodeHttpFetch}] = await Promise.all([

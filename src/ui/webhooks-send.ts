@@ -1,5 +1,5 @@
 // What `svc webhooks send` prints for a person: what was posted, what came back, and the answer's first 4 kB.
-import {DELIVERY_TIMEOUT_MS, FIRST_RETRY_S} from '../definitions.js';
+import {DELIVERY_TIMEOUT_MS, FIRST_RETRY_S, RESPONSE_BODY_LIMIT_BYTES} from '../definitions.js';
 import {STATUS_CODES} from 'node:http';
 import type {Paint} from '../lib/output.js';
 import type {SendWebhookResult} from '../services/webhooks/send.js';
@@ -22,7 +22,8 @@ export function renderSendResult(r: SendWebhookResult, paint: Paint): string {
   ];
   const body = bodyLines(r.response_body);
   if (body.length > 0) lines.push('', ...body);
-  if (r.response_truncated) lines.push(paint('dim', '… (first 4 kB shown)'));
+  if (r.response_truncated)
+    lines.push(paint('dim', `… (first ${RESPONSE_BODY_LIMIT_BYTES / 1024} kB shown)`));
   return lines.join('\n');
 }
 

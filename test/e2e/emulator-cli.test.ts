@@ -1,6 +1,6 @@
 // `svc emulator …` as a user runs it: real processes, real signals, the data dir on disk.
 import {type ChildProcessWithoutNullStreams, spawn} from 'node:child_process';
-import {mkdtemp, rm, stat} from 'node:fs/promises';
+import {mkdtemp, rm, stat, writeFile} from 'node:fs/promises';
 import {existsSync} from 'node:fs';
 import {createServer} from 'node:http';
 import type {AddressInfo} from 'node:net';
@@ -181,6 +181,17 @@ describe('svc emulator start', () => {
       holder.closeAllConnections();
       await new Promise((resolve) => holder.close(resolve));
     }
+  });
+
+  it('on a data dir that is a file: exit 1, and the flag to pick another named', async () => {
+    const file = join(root, 'data-is-a-file');
+    await writeFile(file, 'not a folder');
+    const failed = await runCli(['emulator', 'start', '--port', '0', '--data-dir', file], {
+      env: baseEnv(file),
+    });
+    expect(failed.code, failed.stderr).toBe(1);
+    expect(failed.stderr).toContain(`the data dir ${file} is not a folder; pick another with --data-dir`);
+    expect(failed.stderr).not.toContain('`dataDir`');
   });
 
   it('never echoes a database URL password', async () => {

@@ -23,6 +23,17 @@ afterAll(async () => {
 });
 
 describe('a failed start', () => {
+  it('on a data dir that is a file names the `dataDir` option, and is about no other', async () => {
+    const file = join(root, 'a-file');
+    await writeFile(file, 'not a folder');
+    const failed = await startEmulator({dataDir: file, port: 0}).catch((err: unknown) => err);
+    expect(failed).toBeInstanceOf(EmulatorStartError);
+    expect(failed).toMatchObject({code: 'data_dir_not_private', option: 'dataDir'});
+    expect((failed as EmulatorStartError).message).toBe(
+      `the data dir ${file} is not a folder; pick another with the \`dataDir\` option`,
+    );
+  });
+
   it('of an in-memory emulator leaves no temporary folder', async () => {
     // Temporary folders are made under TMPDIR; this test file's process owns its own.
     const scratch = join(root, 'tmp');
@@ -33,6 +44,14 @@ describe('a failed start', () => {
       const failed = await startEmulator({inMemory: true, port}).catch((err: unknown) => err);
       expect(failed).toBeInstanceOf(EmulatorStartError);
       expect((failed as EmulatorStartError).code).toBe('port_in_use');
+      // The library names its own option, in its own words; a CLI names its flag from `option`.
+      expect((failed as EmulatorStartError).option).toBe('port');
+      expect((failed as EmulatorStartError).message).toBe(
+        `port ${port} on 127.0.0.1 is already in use; pick another with the \`port\` option`,
+      );
+      expect((failed as EmulatorStartError).naming('--port')).toBe(
+        `port ${port} on 127.0.0.1 is already in use; pick another with --port`,
+      );
     } finally {
       if (before === undefined) delete process.env.TMPDIR;
       else process.env.TMPDIR = before;
@@ -59,6 +78,7 @@ describe('a failed start', () => {
     const failed = (await startEmulator({dataDir: dir, port: 0}).catch((err: unknown) => err)) as Error;
     expect(failed.message).toContain(join(dir, 'pgdata'));
     expect(failed.message).toMatch(/move the data dir away and start again \(or use the `inMemory` option\)/);
+    expect(failed).toMatchObject({option: 'inMemory'});
     expect(readdirSync(join(dir, 'pgdata'))).toContain('PG_VERSION');
   });
 });

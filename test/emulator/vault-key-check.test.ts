@@ -3,7 +3,7 @@
 // whose vault.key was swapped) always; on a shared PostgreSQL (processes with unlike keys, or none) when
 // SVC_TEST_DATABASE_URL is set.
 import {randomBytes} from 'node:crypto';
-import {mkdtemp, rm} from 'node:fs/promises';
+import {mkdtemp, rm, writeFile} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
@@ -50,6 +50,23 @@ describe('a data dir started with another vault key', {timeout: 60_000}, () => {
     const again = await start(first);
     expect((await again.control.health()).ok).toBe(true);
     await again.stop();
+  });
+
+  it('with its vault.key swapped names the `dataDir` option as the way out', async () => {
+    const other = await mkdtemp(join(tmpdir(), 'svc-vault-swapped-'));
+    try {
+      const emu = await startEmulator({port: 0, dataDir: other, lookup: publicLookup});
+      await emu.control.createWebhook({url: 'https://hooks.example.com/swapped', events: ['sandbox.ready']});
+      await emu.stop();
+      await writeFile(join(other, 'vault.key'), `${randomBytes(32).toString('base64')}\n`, {mode: 0o600});
+      const err = await refusal(startEmulator({port: 0, dataDir: other}));
+      expect(err).toMatchObject({code: 'vault_key_mismatch', option: 'dataDir'});
+      expect(err.message).toContain(`Put back the vault.key its data dir (${other}) was first given`);
+      expect(err.message).toContain('start with a fresh data dir (the `dataDir` option)');
+      expect(err.naming('--data-dir')).toContain('start with a fresh data dir (--data-dir)');
+    } finally {
+      await rm(other, {recursive: true, force: true});
+    }
   });
 
   it('judges a database from before the check by one of its stored secrets', async () => {

@@ -1,5 +1,5 @@
 import {Flags} from '@oclif/core';
-import {AUTH_FAILURE_LIMIT} from '../../definitions.js';
+import {AUTH_FAILURE_LIMIT, VAULT_KEY_BYTES} from '../../definitions.js';
 import {BaseCommand} from '../../lib/base-command.js';
 import {
   allowLocalEndpointsFlag,
@@ -20,7 +20,7 @@ export default class EmulatorStart extends BaseCommand {
     `Serves the svc API (/v1) and the emulator's control surface on one port until Ctrl+C (SIGINT) or SIGTERM, then finishes in-flight requests and closes the database. State lives in the data dir and survives restarts.
 
 Repeated failed authentications from one address get 429 rate_limited after ${AUTH_FAILURE_LIMIT.maxFailures} failures within ${AUTH_FAILURE_LIMIT.windowMs / 1000} seconds (by the emulator clock), with Retry-After.
-Environment: SVC_EMULATOR_DATA_DIR (data dir), SVC_EMULATOR_DATABASE_URL (PostgreSQL URL), SVC_EMULATOR_VAULT_KEY (base64 of 32 bytes; default: generated into <data-dir>/vault.key).`;
+Environment: SVC_EMULATOR_DATA_DIR (data dir), SVC_EMULATOR_DATABASE_URL (PostgreSQL URL), SVC_EMULATOR_VAULT_KEY (base64 of ${VAULT_KEY_BYTES} bytes; default: generated into <data-dir>/vault.key).`;
   static override examples = [
     '<%= config.bin %> emulator start',
     '<%= config.bin %> emulator start --port 0 --in-memory --json',

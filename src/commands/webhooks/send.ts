@@ -1,5 +1,5 @@
 import {Args, Flags} from '@oclif/core';
-import {EVENT_TYPES} from '../../definitions.js';
+import {DELIVERY_TIMEOUT_MS, EVENT_TYPES, RESPONSE_BODY_LIMIT_BYTES} from '../../definitions.js';
 import {BaseCommand} from '../../lib/base-command.js';
 import {ExitCode} from '../../lib/exit-codes.js';
 import {colorEnabled, painter} from '../../lib/output.js';
@@ -12,9 +12,9 @@ export default class WebhooksSend extends BaseCommand {
   static override description =
     'Posts a sample event of --type (or your own body, byte for byte) with every Svc-* header and a ' +
     'signature made with the signing secret, without following redirects, and prints the status, the time ' +
-    `and the first 4 kB of the answer. Give the secret through ${WEBHOOK_SECRET_ENV} rather than --secret: ` +
+    `and the first ${RESPONSE_BODY_LIMIT_BYTES / 1024} kB of the answer. Give the secret through ${WEBHOOK_SECRET_ENV} rather than --secret: ` +
     'a flag is visible in shell history and the process list.\n\n' +
-    'Exit 0 when the receiver answered 2xx within 10 s, 1 otherwise (with the same output).';
+    `Exit 0 when the receiver answered 2xx within ${DELIVERY_TIMEOUT_MS / 1000} s, 1 otherwise (with the same output).`;
   static override examples = [
     `${WEBHOOK_SECRET_ENV}=whsec_… <%= config.bin %> webhooks send http://127.0.0.1:3000/webhooks`,
     `${WEBHOOK_SECRET_ENV}=whsec_… <%= config.bin %> webhooks send http://127.0.0.1:3000/webhooks --type sandbox.error --json`,

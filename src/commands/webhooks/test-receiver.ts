@@ -1,4 +1,5 @@
 import {Args, Flags} from '@oclif/core';
+import {DELIVERY_TIMEOUT_MS, SIGNATURE_TOLERANCE_SECONDS} from '../../definitions.js';
 import {BaseCommand} from '../../lib/base-command.js';
 import {ExitCode} from '../../lib/exit-codes.js';
 import {colorEnabled, painter} from '../../lib/output.js';
@@ -11,8 +12,8 @@ export default class WebhooksTestReceiver extends BaseCommand {
   static override summary = 'Grade a running webhook receiver against every duty the spec puts on it';
   static override description =
     'Sends a battery of deliveries, each signed with the signing secret: valid ones, tampered bodies and ' +
-    'headers, timestamps around the 300 s tolerance on both sides, rotation, duplicates, events out of order ' +
-    'and a large event, and grades each answer as the service would (2xx within 10 s, no redirect). ' +
+    `headers, timestamps around the ${SIGNATURE_TOLERANCE_SECONDS} s tolerance on both sides, rotation, duplicates, events out of order ` +
+    `and a large event, and grades each answer as the service would (2xx within ${DELIVERY_TIMEOUT_MS / 1000} s, no redirect). ` +
     'A receiver that cannot be reached, or that refuses every correctly signed delivery (most likely it ' +
     'verifies with another secret), is said so once, not check by check. ' +
     `Give the secret through ${WEBHOOK_SECRET_ENV} rather than --secret.\n\n` +

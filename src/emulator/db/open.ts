@@ -5,6 +5,7 @@ import {join} from 'node:path';
 import {type Database, migrate, wrapPgPool} from './database.js';
 import {openPGliteThread, openPGliteThreadInMemory} from './pglite-thread.js';
 import {copyTemplate, ensureTemplate, PGDATA} from './template.js';
+import {StartOptionError} from '../start-option.js';
 
 export interface StorageOptions {
   /** Directory holding pgdata/ (PGlite). Ignored for the database when databaseUrl is given. */
@@ -94,12 +95,16 @@ export async function openStorage(options: StorageOptions): Promise<OpenedStorag
       await copyTemplate(await ensureTemplate(options.templateCacheDir), pgdata);
     }
     const db = await openPGliteThread(pgdata).catch((err: unknown) => {
-      throw new Error(
+      throw new StartOptionError(
         fresh
           ? `a new database made in ${pgdata} could not be opened (${messageOf(err)}); the emulator's ` +
               'database template is damaged: reinstall svc, or remove the template kept in the user cache'
-          : `the database in ${pgdata} could not be opened (${messageOf(err)}); if it is damaged, move the ` +
-              'data dir away and start again (or use the `inMemory` option)',
+          : {
+              option: 'inMemory',
+              says: (name) =>
+                `the database in ${pgdata} could not be opened (${messageOf(err)}); if it is damaged, move the ` +
+                `data dir away and start again (or use ${name})`,
+            },
       );
     });
     try {

@@ -28,6 +28,7 @@ import {isProcessAlive} from '@svc/client';
 import {listMigrations, migrate, wrapPGlite} from './database.js';
 import {templateCacheDir} from '../../user-dirs.js';
 import {PGDATA} from './layout.js';
+import {StartOptionError} from '../start-option.js';
 import {
   TEMPLATE_META,
   type TemplateManifest,
@@ -68,8 +69,8 @@ END $$`;
 // the old segment is deleted instead of being renamed into a future one, full of old records.
 const COMPACT_WAL = ['SET wal_recycle = off', 'SELECT pg_switch_wal()', 'CHECKPOINT'];
 
-export class TemplateError extends Error {
-  constructor(message: string) {
+export class TemplateError extends StartOptionError {
+  constructor(message: ConstructorParameters<typeof StartOptionError>[0]) {
     super(message);
     this.name = 'TemplateError';
   }
@@ -233,10 +234,12 @@ export async function ensureTemplate(
     await prepareTemplate(target, key);
   } catch (err) {
     const why = err instanceof Error ? err.message : String(err);
-    throw new TemplateError(
-      `the emulator's database template could not be made in ${target} (${why}); check that the folder is ` +
-        'writable and the disk has room, or use the `inMemory` option',
-    );
+    throw new TemplateError({
+      option: 'inMemory',
+      says: (name) =>
+        `the emulator's database template could not be made in ${target} (${why}); check that the folder is ` +
+        `writable and the disk has room, or use ${name}`,
+    });
   }
   return target;
 }

@@ -176,14 +176,21 @@ async function refuseUnlikeVaultKey(
     await checkVaultKey(repos, key);
   } catch (err) {
     if (!(err instanceof VaultKeyMismatchError)) throw err;
-    const where = options.databaseUrl
-      ? 'Give every process sharing this database the same SVC_EMULATOR_VAULT_KEY: the one the first ' +
-        "process was given, or the contents of its data dir's vault.key if it was given none"
-      : options.vaultKey
-        ? `Start it with the vault key it was first started with (the one in ${join(dataDir, 'vault.key')}, unless another was given)`
-        : `Put back the vault.key its data dir (${dataDir}) was first given, or start with a fresh \`dataDir\` option`;
+    const mismatch =
+      "this process's vault key is not the one the database's signing secrets were stored under, so it could sign no delivery.";
+    if (options.databaseUrl || options.vaultKey) {
+      const where = options.databaseUrl
+        ? 'Give every process sharing this database the same SVC_EMULATOR_VAULT_KEY: the one the first ' +
+          "process was given, or the contents of its data dir's vault.key if it was given none"
+        : `Start it with the vault key it was first started with (the one in ${join(dataDir, 'vault.key')}, unless another was given)`;
+      throw new EmulatorStartError(`${mismatch} ${where}.`, 'vault_key_mismatch');
+    }
     throw new EmulatorStartError(
-      `this process's vault key is not the one the database's signing secrets were stored under, so it could sign no delivery. ${where}.`,
+      {
+        option: 'dataDir',
+        says: (name) =>
+          `${mismatch} Put back the vault.key its data dir (${dataDir}) was first given, or start with a fresh data dir (${name}).`,
+      },
       'vault_key_mismatch',
     );
   }

@@ -13,6 +13,7 @@ import type {DeliveryPluginOptions} from '../delivery/plugin.js';
 import type {Resolver} from '../net/address-policy.js';
 import type {Snapshot} from '../../schemas/snapshot.js';
 import type {LoadResult as StateLoadResult} from '../state/load.js';
+import {type AboutOption, StartOptionError} from '../start-option.js';
 
 export interface StartEmulatorOptions {
   /** Default 4010; 0 picks a free port. */
@@ -120,9 +121,10 @@ export interface RunningEmulator {
   [Symbol.asyncDispose](): Promise<void>;
 }
 
-export class EmulatorStartError extends Error {
+/** Why a start failed (`code`); `option` names the option it is about, when it is about one. */
+export class EmulatorStartError extends StartOptionError {
   constructor(
-    message: string,
+    message: AboutOption | string,
     readonly code:
       | 'already_running'
       | 'port_in_use'

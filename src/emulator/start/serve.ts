@@ -137,7 +137,10 @@ function listen(
       reject(
         err.code === 'EADDRINUSE'
           ? new EmulatorStartError(
-              `port ${port} on ${host} is already in use; pick another with the \`port\` option`,
+              {
+                option: 'port',
+                says: (name) => `port ${port} on ${host} is already in use; pick another with ${name}`,
+              },
               'port_in_use',
             )
           : new EmulatorStartError(`could not listen on ${host}:${port}: ${err.message}`, 'start_failed'),

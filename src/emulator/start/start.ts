@@ -155,7 +155,7 @@ async function claimDataDir(dataDir: string): Promise<void> {
   try {
     await makeDataDirPrivate(dataDir);
   } catch (err) {
-    if (err instanceof DataDirError) throw new EmulatorStartError(err.message, 'data_dir_not_private');
+    if (err instanceof DataDirError) throw new EmulatorStartError(err.about, 'data_dir_not_private');
     throw err;
   }
   const existing = await readRuntimeFile(dataDir);

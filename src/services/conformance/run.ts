@@ -3,7 +3,7 @@
 // against the OpenAPI document svc ships. It only reads: the writes it sends are the ones every key is refused.
 import {randomBytes} from 'node:crypto';
 import {API_KEY_SECRET_PREFIX, ID_BODY_LENGTH} from '../../definitions.js';
-import type {FetchLike} from '@svc/client';
+import {errorEnvelopeOf, type FetchLike} from '@svc/client';
 import {buildOpenApiDocument} from '../../schemas/openapi.js';
 import {type Answer, DocumentChecker} from './document.js';
 
@@ -270,13 +270,8 @@ async function rateLimitCheck(
 }
 
 function errorCode(answer: Answer): string {
-  let code = '';
-  try {
-    const found = (JSON.parse(answer.body) as {error?: {code?: unknown}}).error?.code;
-    if (typeof found === 'string') code = ` ${found}`;
-  } catch {
-    // Not the error shape: the status says enough.
-  }
+  const found = errorEnvelopeOf(jsonOf(answer.body))?.code;
+  const code = found === undefined ? '' : ` ${found}`;
   if (answer.status !== 429) return code;
   // Most likely this address's own doing: the 429 check of an earlier run locks it out for a while.
   const wait = answer.headers.get('retry-after');
@@ -285,9 +280,14 @@ function errorCode(answer: Answer): string {
 
 function firstId(answer: Answer | undefined): string | undefined {
   if (answer?.status !== 200) return undefined;
+  const first = (jsonOf(answer.body) as {data?: {id?: unknown}[]} | undefined)?.data?.[0]?.id;
+  return typeof first === 'string' ? first : undefined;
+}
+
+/** The parsed body, or undefined when it is no JSON (then the status says enough). */
+function jsonOf(body: string): unknown {
   try {
-    const first = (JSON.parse(answer.body) as {data?: {id?: unknown}[]}).data?.[0]?.id;
-    return typeof first === 'string' ? first : undefined;
+    return JSON.parse(body);
   } catch {
     return undefined;
   }

@@ -4,7 +4,12 @@ import {constants} from 'node:fs';
 import {access} from 'node:fs/promises';
 import {dirname, resolve} from 'node:path';
 import {type StateLoadResult, isLoopbackHost} from '@svc/client';
-import type {RunningEmulator, StartEmulatorOptions} from '../../emulator/index.js';
+import type {
+  RunningEmulator,
+  StartEmulatorOptions,
+  StartOptionError,
+  StartOptionName,
+} from '../../emulator/index.js';
 import {CHAOS_EXAMPLE, ChaosSettingsError, describeChaos, parseChaosSpec} from '../../schemas/chaos.js';
 import {parseVaultKey, VaultKeyError} from '../../schemas/vault-key.js';
 import {jsonText, type SignatureClock} from '../../definitions.js';
@@ -140,12 +145,12 @@ export function chaosFlag(spec: string): ReturnType<typeof parseChaosSpec> {
 
 export async function startOrExplain(options: StartEmulatorOptions): Promise<RunningEmulator> {
   // The emulator (HTTP server, database, delivery worker) loads only for the commands that start one.
-  const {EmulatorStartError, startEmulator} = await import('../../emulator/index.js');
+  const {EmulatorStartError, StartOptionError, startEmulator} = await import('../../emulator/index.js');
   try {
     return await startEmulator(options);
   } catch (err) {
     if (err instanceof EmulatorStartError) {
-      const message = asFlags(err.message);
+      const message = inFlags(err);
       if (err.code === 'invalid_option') throw usageError(message);
       throw new UserError(message, {
         code: err.code,
@@ -158,30 +163,23 @@ export async function startOrExplain(options: StartEmulatorOptions): Promise<Run
       });
     }
     // Connection errors from pg may quote the URL's host but never the password; keep only the message.
-    throw new UserError(`the emulator could not start: ${asFlags((err as Error).message)}`, {
+    const message = err instanceof StartOptionError ? inFlags(err) : (err as Error).message;
+    throw new UserError(`the emulator could not start: ${message}`, {
       code: 'start_failed',
     });
   }
 }
 
 /** The library's errors name its options (`the \`port\` option`); the CLI's name the flags that set them. */
-const OPTION_FLAGS: Record<string, string> = {
+const OPTION_FLAGS: Record<StartOptionName, string> = {
   port: '--port',
   dataDir: '--data-dir',
   inMemory: '--in-memory',
   databaseUrl: '--database-url',
 };
 
-function asFlags(message: string): string {
-  return message
-    .replace(/use the `(\w+)` option/g, (all, option: string) =>
-      OPTION_FLAGS[option] ? `pass ${OPTION_FLAGS[option]}` : all,
-    )
-    .replace(/(?:a fresh )?(?:the )?`(\w+)` option/g, (all, option: string) => {
-      const flag = OPTION_FLAGS[option];
-      if (!flag) return all;
-      return all.startsWith('a fresh') ? `a fresh ${flag}` : flag;
-    });
+function inFlags(err: StartOptionError): string {
+  return err.option ? err.naming(OPTION_FLAGS[err.option]) : err.message;
 }
 
 /** Said where the secrets a seed left were not printed. */

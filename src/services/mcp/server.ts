@@ -10,8 +10,12 @@ import {currentSvcCommand, spellSvc} from '../../lib/invocation.js';
 import {
   API_KEY_STATUSES,
   DELIVERY_STATUSES,
+  DELIVERY_TIMEOUT_MS,
   ID_PATTERNS,
   MAX_DELIVERIES_LISTED,
+  RECEIVER_CHECK_LARGE_BODY_BYTES,
+  RESPONSE_BODY_LIMIT_BYTES,
+  SIGNATURE_TOLERANCE_SECONDS,
   idShapeText,
 } from '../../definitions.js';
 import {DeliveryDetailSchema} from '../../schemas/emulator.js';
@@ -218,7 +222,7 @@ function registerGetDeliveryAttempts({server, deps, guarded}: ToolKit): void {
       title: 'Show a delivery’s attempts (emulator)',
       description:
         'One delivery with every attempt (number, start time, signature timestamp, scheduled or manual, the ' +
-        "receiver's status code or network error, duration, first 4 kB of its answer) and the event sent. " +
+        `receiver's status code or network error, duration, first ${RESPONSE_BODY_LIMIT_BYTES / 1024} kB of its answer) and the event sent. ` +
         'Available when the API address is a running svc emulator; the hosted service reports only counts.' +
         untrustedSentence(UNTRUSTED.attempts),
       inputSchema: {
@@ -249,9 +253,9 @@ function registerTestReceiver({server, deps, guarded}: ToolKit): void {
       title: 'Grade a webhook receiver',
       description:
         'Sends signed test deliveries to a running webhook receiver and grades each answer as the service ' +
-        'would: a valid delivery (2xx within 10 s, no redirect), tampered bodies and headers (refused), ' +
-        'timestamps 301 s old or ahead (refused) and 299 s (accepted), secret rotation, the same event twice, ' +
-        'events out of order and a 256 KiB event. Touches nothing at svc; the receiver gets sample events and ' +
+        `would: a valid delivery (2xx within ${DELIVERY_TIMEOUT_MS / 1000} s, no redirect), tampered bodies and headers (refused), ` +
+        `timestamps ${SIGNATURE_TOLERANCE_SECONDS + 1} s old or ahead (refused) and ${SIGNATURE_TOLERANCE_SECONDS - 1} s (accepted), secret rotation, the same event twice, ` +
+        `events out of order and a ${RECEIVER_CHECK_LARGE_BODY_BYTES / 1024} KiB event. Touches nothing at svc; the receiver gets sample events and ` +
         'its handler runs for those it accepts. The signing secret is SVC_WEBHOOK_SECRET in the server’s ' +
         'environment, never an argument. Only loopback URLs unless the user started `svc mcp ' +
         '--allow-remote-receivers`. Each failed check carries what came back and the fix.' +

@@ -1,4 +1,5 @@
 import {Flags} from '@oclif/core';
+import {AUTH_FAILURE_LIMIT} from '../../../definitions.js';
 import {BaseCommand} from '../../../lib/base-command.js';
 import {resetLimiter} from '../../../services/emulator/limiter/reset.js';
 
@@ -6,7 +7,7 @@ export default class EmulatorLimiterReset extends BaseCommand {
   static override summary = "Forget every address's failed authentications, so nothing waits on a 429";
   static override description =
     'Failed API keys (on /v1) and failed admin tokens (on the control surface) are counted per address; ' +
-    'after 20 within a minute the address gets 429 until the minute ends. Tests that assert 401s can ' +
+    `after ${AUTH_FAILURE_LIMIT.maxFailures} within ${AUTH_FAILURE_LIMIT.windowMs / 1000} seconds the address gets 429 until that window ends. Tests that assert 401s can ` +
     'run this between cases.';
   static override examples = ['<%= config.bin %> emulator limiter reset'];
   static override flags = {
