@@ -2,6 +2,7 @@
 // would make them on the service. Whether a link works is decided on every request from its key and its sandbox
 // (db/sandbox-links.ts), so revoking the key or stopping the sandbox stops it at once.
 import {
+  idShapeText,
   isId,
   MAX_SANDBOX_PORT,
   MIN_SANDBOX_PORT,
@@ -51,7 +52,7 @@ export async function createLink(ctx: EmulatorContext, input: CreateLinkInput): 
   if (port === input.emulatorPort)
     problems.add('port', "is this emulator's own port: a port session forwards to your app's port");
   if (!isId('apiKey', input.keyId))
-    problems.add('key_id', 'must be an API key id (key_ and 24 letters or digits)');
+    problems.add('key_id', `must be an API key id (${idShapeText('apiKey')})`);
   problems.throwIfAny();
   const keyId = input.keyId as string;
   if (kind === 'port' && !input.portSessionOrigin) {
