@@ -3,10 +3,18 @@
 // answered before an ES module loader starts; everything else runs the bundled CLI.
 const argv = process.argv.slice(2);
 if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
-  const {readFileSync} = require('node:fs');
+  const {readFileSync, writeSync} = require('node:fs');
   const {join} = require('node:path');
   const pkg = JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8'));
-  process.stdout.write(`svc/${pkg.version} ${process.platform}-${process.arch} node-${process.version}\n`);
+  // Straight to file descriptor 1: process.stdout would first build a stream (and load its modules), which
+  // costs more than everything else here.
+  const line = `svc/${pkg.version} ${process.platform}-${process.arch} node-${process.version}\n`;
+  try {
+    writeSync(1, line);
+  } catch {
+    // A non-blocking stdout that is full right now (EAGAIN): the stream waits for room.
+    process.stdout.write(line);
+  }
 } else {
   run().catch((err) => {
     // Errors of commands are rendered by the CLI itself; this is a failure to load it at all.
