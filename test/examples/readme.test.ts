@@ -133,3 +133,23 @@ describe("the README's command lines", () => {
     expect(problems).toEqual([]);
   });
 });
+
+describe("the README's endpoint examples", {timeout: 120_000}, () => {
+  it('each make an endpoint the emulator takes, as printed', async () => {
+    const creates = commands.filter((l) => l.startsWith('svc emulator webhooks create '));
+    expect(creates.length).toBeGreaterThan(0);
+    const running = await spawnEmulator(['--in-memory'], env as Record<string, string>);
+    try {
+      for (const line of creates) {
+        const args = line
+          .replace(/\s#.*$/, '')
+          .split(/\s+/)
+          .slice(1);
+        const r = await runCli([...args, '--data-dir', running.ready.data_dir], {env});
+        expect(r.code, `${line}: ${r.stderr}`).toBe(0);
+      }
+    } finally {
+      await running.stop();
+    }
+  });
+});
