@@ -7,7 +7,7 @@ import {
 } from '../../../definitions.js';
 import type {DeliveryAttempt} from '../../../schemas/emulator.js';
 import type {Delivery, WebhookEndpoint} from '../../../schemas/index.js';
-import {type Assets, CsrfField, Notice, Page, Time, type Viewer} from './layout.js';
+import {type Assets, CsrfField, EventTags, Notice, Page, Time, type Viewer} from './layout.js';
 
 /** One delivery as its page shows it; its attempts are the records every reader of attempts uses. */
 export interface DeliveryView {
@@ -36,13 +36,7 @@ export function DeliveriesPage(p: {
         <a href="/account/webhooks">← Webhook endpoints</a>
       </p>
       <h1 class="endpoint-url endpoint-title">{e.url}</h1>
-      <p class="tags">
-        {e.events.map((t) => (
-          <span class="tag" key={t}>
-            {t}
-          </span>
-        ))}
-      </p>
+      <EventTags events={e.events} />
       {e.description ? <p>{e.description}</p> : null}
       <div class="bar">
         <h2>Deliveries</h2>

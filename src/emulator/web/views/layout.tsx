@@ -147,6 +147,19 @@ export function Name({text}: {text: string}) {
   );
 }
 
+/** The event types an endpoint receives, one tag each. */
+export function EventTags({events}: {events: readonly string[]}) {
+  return (
+    <p class="tags">
+      {events.map((t) => (
+        <span class="tag" key={t}>
+          {t}
+        </span>
+      ))}
+    </p>
+  );
+}
+
 export type FormErrors = Record<string, string>;
 
 /** The list of what is wrong, first on the page, each linking to its field; the script moves focus here. */

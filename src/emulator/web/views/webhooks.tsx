@@ -4,7 +4,16 @@
 import {MAX_ENDPOINTS_PER_ORG} from '../../../definitions.js';
 import type {WebhookEndpoint} from '../../../schemas/index.js';
 import {isRelayUrl} from '../../delivery/relay-registry.js';
-import {type Assets, CsrfField, Notice, Page, SecretShownOnce, Time, type Viewer} from './layout.js';
+import {
+  type Assets,
+  CsrfField,
+  EventTags,
+  Notice,
+  Page,
+  SecretShownOnce,
+  Time,
+  type Viewer,
+} from './layout.js';
 
 export interface NewEndpointSecret {
   endpointId: string;
@@ -64,13 +73,7 @@ export function WebhooksPage(p: {
                 <a href={`/account/webhooks/${e.id}`}>{e.url}</a>
               </h2>
               {e.description ? <p>{e.description}</p> : null}
-              <p class="tags">
-                {e.events.map((t) => (
-                  <span class="tag" key={t}>
-                    {t}
-                  </span>
-                ))}
-              </p>
+              <EventTags events={e.events} />
               <p class="muted">
                 <code>{e.id}</code> · added <Time at={e.created_at} />
               </p>
