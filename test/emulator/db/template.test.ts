@@ -171,4 +171,18 @@ describe('the database template', () => {
     expect(removeAbandonedBuilds(cache)).toEqual([]);
     expect(removeAbandonedBuilds(join(scratch, 'no-such-folder', 'cache'))).toEqual([]);
   });
+
+  it('is made by one PGlite release that every install gets: the package pins it exactly, no range', async () => {
+    // The template's key names the PGlite version. A range such as ^0.5.16 lets an install resolve a newer
+    // release than the build used, and then the shipped template is refused and every start runs initdb.
+    const pkg = JSON.parse(await readFile(new URL('../../../package.json', import.meta.url), 'utf8')) as {
+      dependencies: Record<string, string>;
+    };
+    const wanted = pkg.dependencies['@electric-sql/pglite'];
+    expect(wanted).toMatch(/^\d+\.\d+\.\d+$/);
+    const installed = JSON.parse(
+      await readFile(new URL('../../../node_modules/@electric-sql/pglite/package.json', import.meta.url), 'utf8'),
+    ) as {version: string};
+    expect(installed.version).toBe(wanted);
+  });
 });
