@@ -1,6 +1,7 @@
 // Tests the single executable as a user gets it (docs/binary.md): builds it from the current dist/ (or takes the
 // one named by --binary PATH), copies it to a fresh folder far from the source tree, and runs
-// test/binary/executable.smoke.mjs with node --test, which runs every svc from that copy with no node on the PATH.
+// test/binary/launcher.smoke.mjs and test/binary/executable.smoke.mjs with node --test, which run every svc from
+// that copy with no node on the PATH.
 // `npm run test:binary` (after `npm run build`), or `npm run test:binary -- --binary dist/binary/svc-linux-x64`.
 import {spawnSync} from 'node:child_process';
 import {chmodSync, copyFileSync, mkdtempSync, rmSync} from 'node:fs';
@@ -28,7 +29,13 @@ try {
   chmodSync(copy, 0o755);
   const test = spawnSync(
     process.execPath,
-    ['--test', '--test-reporter=spec', join(root, 'test', 'binary', 'executable.smoke.mjs')],
+    [
+      '--test',
+      '--test-reporter=spec',
+      '--test-concurrency=1',
+      join(root, 'test', 'binary', 'launcher.smoke.mjs'),
+      join(root, 'test', 'binary', 'executable.smoke.mjs'),
+    ],
     {stdio: 'inherit', env: {...process.env, SVC_BINARY: copy}},
   );
   status = test.status ?? 1;

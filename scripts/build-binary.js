@@ -3,7 +3,9 @@
 // executable application support (`node --build-sea`) embeds two assets: the files svc runs
 // from (the package's runtime files: bin, dist, the manifest, the production dependencies) as one gzip payload,
 // and their index (path, size, SHA-256). The main script (src/binary/main.ts) writes them to a folder named after
-// the build's hash the first time, checks them every time, and runs the CLI from there.
+// the build's hash the first time, checks them every time, and runs the CLI from there. The file users get is that
+// program behind a short POSIX shell launcher (src/binary/launcher.sh), which checks the machine the first time,
+// writes the program beside those files and runs it from there.
 // Run after the build: `npm run build:binary` (`node scripts/build-binary.js` when dist/ is current).
 import {spawnSync} from 'node:child_process';
 import {createHash} from 'node:crypto';
@@ -20,6 +22,7 @@ import {
 import {dirname, join, relative} from 'node:path';
 import {fileURLToPath} from 'node:url';
 import {gzipSync} from 'node:zlib';
+import {elfNeeds, GLIBC_OWN} from './elf-needs.js';
 import {fetchNode} from './node-for-binary.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -176,6 +179,57 @@ async function bundleScripts(work, define) {
   return {main, start};
 }
 
+/** CRC-32 (polynomial 0x04C11DB7, most significant bit first) of each byte value, for posixCksum. */
+const CKSUM_TABLE = new Uint32Array(256).map((_, i) => {
+  let c = i << 24;
+  for (let k = 0; k < 8; k++) c = c & 0x80000000 ? (c << 1) ^ 0x04c11db7 : c << 1;
+  return c >>> 0;
+});
+
+/** What POSIX `cksum` prints first for bytes: the CRC of the bytes, then of their length, complemented. */
+function posixCksum(bytes) {
+  let crc = 0;
+  for (let i = 0; i < bytes.length; i++) crc = (crc << 8) ^ CKSUM_TABLE[((crc >>> 24) ^ bytes[i]) & 0xff];
+  for (let n = bytes.length; n > 0; n = Math.floor(n / 256))
+    crc = (crc << 8) ^ CKSUM_TABLE[((crc >>> 24) ^ n) & 0xff];
+  return ~crc >>> 0;
+}
+
+/** The launcher's lines are padded to a whole number of these, so that the program starts on a block boundary. */
+const BLOCK = 4096;
+
+/**
+ * The file users get: src/binary/launcher.sh, filled in for this build, then the program. The launcher runs on
+ * any machine with a POSIX shell and says in one line what a machine lacks (docs/binary.md).
+ */
+function withLauncher(bytes, {version, hash}) {
+  const {libraries, glibc} = elfNeeds(bytes);
+  const extra = libraries.filter((name) => !GLIBC_OWN.test(name));
+  const needs = [`Linux on x86-64 with glibc ${glibc} or newer`, ...extra]
+    .join(', ')
+    .replace(/, ([^,]+)$/, ' and $1');
+  const engine = /^>=\s*([\d.]+)$/.exec(
+    JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).engines.node,
+  );
+  if (!engine) fail('package.json engines.node is not of the form >=VERSION');
+  const fill = (offset) =>
+    readFileSync(join(root, 'src', 'binary', 'launcher.sh'), 'utf8')
+      .replace('@VERSION@', version)
+      .replace('@BUILD@', hash)
+      .replace('@OFFSET@', String(offset))
+      .replace('@SIZE@', String(bytes.length))
+      .replace('@CKSUM@', String(posixCksum(bytes)))
+      .replace('@GLIBC@', glibc)
+      .replace('@NEEDS@', needs)
+      .replace('@NODE@', `${engine[1]} or newer`);
+  const unpadded = Buffer.byteLength(fill(BLOCK * 1000));
+  const offset = Math.ceil((unpadded + 2) / BLOCK) * BLOCK;
+  const text = fill(offset);
+  const pad = offset - Buffer.byteLength(text);
+  if (pad < 2 || /@[A-Z0-9]+@/.test(text)) fail('the launcher could not be filled in');
+  return Buffer.concat([Buffer.from(`${text}#${'-'.repeat(pad - 2)}\n`), bytes]);
+}
+
 if (`${process.platform}-${process.arch}` !== TARGET) {
   fail(
     `builds the ${TARGET} executable only, and only on ${TARGET} (this is ${process.platform}-${process.arch})`,
@@ -198,9 +252,10 @@ mkdirSync(work, {recursive: true});
 const {main, start} = await bundleScripts(work, {version, hash});
 writeFileSync(join(work, 'index.json'), JSON.stringify(index));
 writeFileSync(join(work, 'payload.gz'), gzipSync(bytes, {level: 9}));
+const program = join(work, 'program');
 const config = {
   main,
-  output: OUTPUT,
+  output: program,
   disableExperimentalSEAWarning: true,
   assets: {
     'start.cjs': start,
@@ -209,8 +264,9 @@ const config = {
   },
 };
 writeFileSync(join(work, 'sea-config.json'), JSON.stringify(config, null, 2));
-rmSync(OUTPUT, {force: true});
 run(node, ['--build-sea', join(work, 'sea-config.json')], {cwd: work});
+rmSync(OUTPUT, {force: true});
+writeFileSync(OUTPUT, withLauncher(readFileSync(program), {version, hash}), {mode: 0o755});
 chmodSync(OUTPUT, 0o755);
 rmSync(work, {recursive: true, force: true});
 const mb = (n) => `${(n / 1024 / 1024).toFixed(1)} MB`;

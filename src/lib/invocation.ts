@@ -16,9 +16,15 @@ export interface InvocationContext {
   executable?: string;
 }
 
-/** The executable's own path when this process is svc built as one file, else undefined. */
-export function runningExecutable(): string | undefined {
-  return isSea() ? process.execPath : undefined;
+/**
+ * The executable's own path when this process is svc built as one file, else undefined: the file people run, whose
+ * launcher (docs/binary.md) names itself in SVC_EXECUTABLE for the program it starts from the cache, else the
+ * program itself.
+ */
+export function runningExecutable(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  if (!isSea()) return undefined;
+  const launcher = env.SVC_EXECUTABLE;
+  return launcher && isAbsolute(launcher) && existsSync(launcher) ? launcher : process.execPath;
 }
 
 /** The executable by its name when the PATH finds this very file under it, else by its absolute path. */

@@ -1,7 +1,7 @@
 // svc as one executable (docs/binary.md), on a machine as it would be without Node: scripts/binary-smoke.js copies
 // the executable far from the tree and runs this file with node --test. Every svc here is that file, started with a
-// PATH that holds no node (a folder of links to the few system tools the run needs: a shell, python3, tmux), and
-// every receiver is Python's standard library. Only this test's own driving (spawning, the MCP client) runs on Node.
+// PATH that holds no node (a folder of links to the few system tools the run needs: a shell and what the launcher
+// runs, python3, tmux), and every receiver is Python's standard library. Only this test's own driving (spawning, the MCP client) runs on Node.
 import assert from 'node:assert/strict';
 import {spawn, spawnSync} from 'node:child_process';
 import {
@@ -13,14 +13,14 @@ import {
   readFileSync,
   rmSync,
   statSync,
-  symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import {get as httpGet} from 'node:http';
 import {tmpdir} from 'node:os';
-import {basename, dirname, join} from 'node:path';
+import {dirname, join} from 'node:path';
 import {after, before, describe, it} from 'node:test';
 import {fileURLToPath} from 'node:url';
+import {LAUNCHER_TOOLS, linkTools} from './machine.mjs';
 
 const BIN = process.env.SVC_BINARY;
 assert.ok(BIN && existsSync(BIN), 'run through scripts/binary-smoke.js (SVC_BINARY names the executable)');
@@ -35,9 +35,7 @@ const home = join(work, 'home');
 const tools = join(work, 'tools');
 mkdirSync(home);
 mkdirSync(tools);
-for (const tool of ['/bin/sh', PYTHON, TMUX, '/bin/cat', '/usr/bin/env', '/bin/true']) {
-  symlinkSync(tool, join(tools, basename(tool)));
-}
+linkTools(tools, [...LAUNCHER_TOOLS, PYTHON, TMUX, 'env', 'true']);
 
 function userEnv(extra = {}) {
   return {

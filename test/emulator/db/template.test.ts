@@ -181,7 +181,10 @@ describe('the database template', () => {
     const wanted = pkg.dependencies['@electric-sql/pglite'];
     expect(wanted).toMatch(/^\d+\.\d+\.\d+$/);
     const installed = JSON.parse(
-      await readFile(new URL('../../../node_modules/@electric-sql/pglite/package.json', import.meta.url), 'utf8'),
+      await readFile(
+        new URL('../../../node_modules/@electric-sql/pglite/package.json', import.meta.url),
+        'utf8',
+      ),
     ) as {version: string};
     expect(installed.version).toBe(wanted);
   });
