@@ -2,7 +2,8 @@
 // with node:crypto, over the same ~1 KB body, given as a Buffer (what express.raw() and node:http hand
 // over) and as a string (what request.text() hands over). Also beside standardwebhooks' Webhook.verify
 // (its own signing scheme, `id.t.body`, so it verifies input it signed itself), and beside stripe-node's
-// verifier (stripe is a development dependency, for this comparison only).
+// verifier (stripe is a development dependency, for this comparison only). The WebCrypto verifiers (for edge
+// runtimes) are held to WebCrypto's own floor, the same HMAC through crypto.subtle.
 //
 // The receiver integrations (@svc/webhooks/node, /express, /fetch) are measured against the same work
 // written by hand on the same request objects: read the body, constructEvent, answer 200. What they add
@@ -85,6 +86,21 @@ function floorAndParse() {
 function floorAndParseString() {
   floorString();
   return JSON.parse(text);
+}
+
+// WebCrypto's own floor, for the async verifiers (runtimes without node:crypto): the same HMAC through
+// crypto.subtle, whose every call is a promise and a trip to a worker thread, with the same message built and
+// the same constant-time compare. The key imported once (as AsyncWebhookVerifier keeps it), or on every call (as
+// the one-shot verifySignatureAsync must).
+const subtle = globalThis.crypto.subtle;
+const v1Bytes = Buffer.from(v1Hex, 'hex');
+const importSecret = () =>
+  subtle.importKey('raw', Buffer.from(secret), {name: 'HMAC', hash: 'SHA-256'}, false, ['sign']);
+const webKey = await importSecret();
+async function webFloorWith(key) {
+  const message = Buffer.concat([Buffer.from(`${tText}.`), body]);
+  const mac = new Uint8Array(await subtle.sign('HMAC', key, message));
+  if (!timingSafeEqual(mac, v1Bytes)) throw new Error('WebCrypto floor: mismatch');
 }
 
 const standard = new Webhook(secret);
@@ -230,6 +246,8 @@ const cases = {
   constructEvent: () => constructEvent({secret, payload: body, header}),
   'constructEvent, string body': () => constructEvent({secret, payload: text, header}),
   'WebhookVerifier.verify': () => verifier.verify({payload: body, header}),
+  'WebCrypto floor': () => webFloorWith(webKey),
+  'WebCrypto floor, key imported per call': async () => webFloorWith(await importSecret()),
   verifySignatureAsync: () => verifySignatureAsync({secret, payload: body, header}),
   'AsyncWebhookVerifier.verify': () => asyncVerifier.verify({payload: body, header}),
   'standardwebhooks verify': () => standard.verify(body, standardHeaders),
@@ -264,6 +282,9 @@ printTable(
     vs('verifySignature, string body', 'hex floor, string body'),
     vs('WebhookVerifier.verify', 'hex floor'),
     vs('hex floor', 'floor'),
+    vs('AsyncWebhookVerifier.verify', 'WebCrypto floor', 1.1),
+    vs('verifySignatureAsync', 'WebCrypto floor, key imported per call', 1.1),
+    vs('WebCrypto floor', 'floor'),
     vs('verifySignatureAsync', 'floor'),
     vs('AsyncWebhookVerifier.verify', 'floor'),
     vs('standardwebhooks verify', 'floor'),

@@ -72,10 +72,13 @@ export async function signPayloadAsync(options: SignPayloadOptions): Promise<str
   return `t=${text},v1=${toHex(mac)}`;
 }
 
-/** `keys(i)` gives the CryptoKey of `secrets[i]`, imported only when that secret is tried. */
+/**
+ * `keys(i)` gives the CryptoKey of `secrets[i]`, imported only when that secret is tried: the key itself once it
+ * is at hand, so that a kept key costs no await.
+ */
 async function verifyWith(
   request: VerifyRequest,
-  keys: (index: number) => Promise<CryptoKey>,
+  keys: (index: number) => CryptoKey | Promise<CryptoKey>,
   secrets: readonly string[],
   tolerance: number,
 ): Promise<VerifiedSignature> {
@@ -95,7 +98,13 @@ async function verifyWith(
   if (decoded.length > 0) {
     const message = signedMessage(parsed.timestampText, payload);
     for (let i = 0; i < secrets.length && secretIndex < 0; i++) {
-      const expected = await hmac(subtle, await keys(i), message);
+      const key = keys(i);
+      const mac = await subtle.sign(
+        'HMAC',
+        'then' in key ? await key : key,
+        message as Uint8Array<ArrayBuffer>,
+      );
+      const expected = new Uint8Array(mac);
       for (const signature of decoded) {
         if (constantTimeEqual(expected, signature)) {
           secretIndex = i;
@@ -130,7 +139,7 @@ export async function constructEventAsync(options: VerifySignatureOptions): Prom
  */
 export class AsyncWebhookVerifier {
   readonly #secrets: readonly string[];
-  readonly #keys: (Promise<CryptoKey> | undefined)[];
+  readonly #keys: (CryptoKey | Promise<CryptoKey> | undefined)[];
   readonly #tolerance: number;
 
   constructor(options: WebhookVerifierOptions) {
@@ -139,16 +148,21 @@ export class AsyncWebhookVerifier {
     this.#tolerance = toleranceOf(options.toleranceSeconds);
   }
 
-  #key = (index: number): Promise<CryptoKey> => {
-    let key = this.#keys[index];
-    if (!key) {
-      key = importKey(subtleCrypto(), this.#secrets[index]!);
-      // A failed import (no WebCrypto) is not remembered, so a later call can try again.
-      key.catch(() => {
-        this.#keys[index] = undefined;
-      });
-      this.#keys[index] = key;
-    }
+  #key = (index: number): CryptoKey | Promise<CryptoKey> => {
+    const kept = this.#keys[index];
+    if (kept) return kept;
+    const key = importKey(subtleCrypto(), this.#secrets[index]!);
+    this.#keys[index] = key;
+    // Kept as the key itself once imported; a failed import (no WebCrypto) is not kept, so a later call can try
+    // again.
+    key.then(
+      (imported) => {
+        if (this.#keys[index] === key) this.#keys[index] = imported;
+      },
+      () => {
+        if (this.#keys[index] === key) this.#keys[index] = undefined;
+      },
+    );
     return key;
   };
 
