@@ -49,8 +49,11 @@ function run(command, args, options = {}) {
   return r.stdout;
 }
 
-/** Files nothing loads at run time: source maps, type declarations, TypeScript sources, docs. */
-const SKIPPED = /(\.map|\.[cm]?tsx?|\.md|\.markdown|\.tsbuildinfo|\.v8cache)$/i;
+/**
+ * Files nothing loads at run time: source maps, type declarations, TypeScript sources, docs. Source maps by their
+ * full ending: PostgreSQL's pg_filenode.map files in the database template are data the database needs.
+ */
+const SKIPPED = /(\.[cm]?js\.map|\.d\.[cm]?ts\.map|\.[cm]?tsx?|\.md|\.markdown|\.tsbuildinfo|\.v8cache)$/i;
 
 /** PGlite's extension archives (amcheck, pgcrypto, …): the emulator's database loads none of them. */
 const UNUSED = {'@electric-sql/pglite': /\.tar\.gz$/};

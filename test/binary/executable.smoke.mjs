@@ -319,6 +319,12 @@ describe('the single executable, with no node on the PATH', () => {
     );
     // The command's own exit code comes back.
     assert.equal(svc(['emulator', 'exec', '--', '/bin/sh', '-c', 'exit 7'], {env}).code, 7);
+    // The executable carries the database template whole (PostgreSQL's pg_filenode.map files included): no start,
+    // here or in the tests before, made one in the cache, which would mean initdb at every user's first start.
+    assert.deepEqual(
+      readdirSync(join(env.XDG_CACHE_HOME, 'svc')).filter((name) => name.includes('template')),
+      [],
+    );
 
     const started = await startEmulator(['--data-dir', dataDir, '--port', '0'], env);
     const status = JSON.parse(svc(['emulator', 'status', '--data-dir', dataDir, '--json'], {env}).stdout);
