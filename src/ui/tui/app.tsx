@@ -3,7 +3,7 @@
 // writer puts only the lines that changed on screen.
 import {type Key, Text, useApp, useInput, useStdout} from 'ink';
 import type React from 'react';
-import {useCallback, useEffect, useLayoutEffect, useReducer, useRef, useState} from 'react';
+import {useCallback, useEffect, useLayoutEffect, useMemo, useReducer, useRef, useState} from 'react';
 import type {Delivery, WebhookEndpoint} from '../../schemas/index.js';
 import {describeTrouble, type TuiSource} from '../../services/tui-source.js';
 import {type Backoff, LIVE_BACKOFF} from './model.js';
@@ -24,6 +24,7 @@ import {CHROME_LINES, Frame, StatusLine} from './frame.js';
 import {type ListedEndpoint, showsHealth} from './layout.js';
 import {
   type Action,
+  type Effect,
   detailTopOf,
   filterOf,
   initialState,
@@ -79,14 +80,32 @@ async function fetchScreen(screen: Screen, source: TuiSource, health: boolean): 
   return {listed: list.find((d) => d.id === screen.deliveryId)};
 }
 
+/** rows with the delivery of the same id replaced by fresh, or undefined when rows do not hold it. */
+function withRow(rows: unknown, fresh: Delivery): Delivery[] | undefined {
+  if (!Array.isArray(rows) || !rows.some((d: Delivery) => d.id === fresh.id)) return undefined;
+  return (rows as Delivery[]).map((d) => (d.id === fresh.id ? fresh : d));
+}
+
 /** The list a delivery was opened from takes what its detail screen last read (the list then refreshes). */
 function keepInList(cache: Map<string, Live<unknown>>, endpoint: WebhookEndpoint, fresh: Delivery): void {
   const key = screenKey({name: 'deliveries', endpoint});
   const listed = cache.get(key);
-  if (!Array.isArray(listed?.data)) return;
-  const rows = listed.data as Delivery[];
-  if (!rows.some((d) => d.id === fresh.id)) return;
-  cache.set(key, {...listed, data: rows.map((d) => (d.id === fresh.id ? fresh : d))});
+  const rows = withRow(listed?.data, fresh);
+  if (listed && rows) cache.set(key, {...listed, data: rows});
+}
+
+/**
+ * What a screen shows of data: on a list gone back to, the rows kept from the detail screen while that effect
+ * waits to be carried out, so that the first frame drawn is already the fresher one.
+ */
+function withPendingKeeps(screen: Screen, data: unknown, effects: readonly Effect[]): unknown {
+  if (screen.name !== 'deliveries') return data;
+  let shown = data;
+  for (const effect of effects) {
+    if (effect.kind !== 'keep' || effect.endpoint.id !== screen.endpoint.id) continue;
+    shown = withRow(shown, effect.delivery) ?? shown;
+  }
+  return shown;
 }
 
 /** The state's effects, each carried out once: quit, resend (its answer reduced in turn), keep a fresher row. */
@@ -150,27 +169,31 @@ export function App({source, color, size: fixedSize, backoff = LIVE_BACKOFF}: Ap
 
   const paint = (tone: Tone | undefined) => (color ? tone : undefined);
   // What the screen shows is what was last fetched for it, told to the state so the keys act on the same rows.
-  const shown = {...state, data: live.data, page: bodyHeight};
+  const data = useMemo(
+    () => withPendingKeeps(screen, live.data, state.effects),
+    [screen, live.data, state.effects],
+  );
+  const shown = {...state, data, page: bodyHeight};
   const detailLines =
-    screen.name === 'delivery' ? detailBody(live.data as DetailData | undefined, source, width, paint) : [];
+    screen.name === 'delivery' ? detailBody(data as DetailData | undefined, source, width, paint) : [];
   const trouble = live.trouble !== undefined;
   // In the same turn as the render: a key read next acts on the rows this render shows.
   useLayoutEffect(() => {
     dispatch({
       type: 'shown',
       screen: screenKey(screen),
-      data: live.data,
+      data,
       trouble,
       page: bodyHeight,
       detailLines: detailLines.length,
     });
-  }, [screen, live.data, trouble, bodyHeight, detailLines.length]);
+  }, [screen, data, trouble, bodyHeight, detailLines.length]);
   const filter = filterOf(state);
   const list = listView(shown);
 
   const {columns, body} = state.help
     ? {columns: <Text bold>Keys</Text>, body: helpLines(source, paint)}
-    : live.data === undefined
+    : data === undefined
       ? {
           columns: ' ',
           body: live.trouble ? troubleLines(live.trouble, source, paint) : [<Text key="l">Loading…</Text>],
@@ -196,7 +219,7 @@ export function App({source, color, size: fixedSize, backoff = LIVE_BACKOFF}: Ap
           editing={state.editing}
           filter={filter}
           message={state.message}
-          staleBecause={live.trouble && live.data !== undefined ? live.trouble.message : undefined}
+          staleBecause={live.trouble && data !== undefined ? live.trouble.message : undefined}
         />
       }
       keys={keyHints(screen, source, state.help, state.editing)}

@@ -516,10 +516,15 @@ describe('one delivery', () => {
     state.deliveriesStuck = true;
     await press('r');
     await sees('Attempts (2)');
+    const drawn = app?.frames.length ?? 0;
     await press(KEYS.escape);
     const frame = await sees('TIME');
     expect(selectedLine(frame)).toContain(d.id);
     expect(selectedLine(frame)).toMatch(/pending\s+2\s+500/);
+    // Not even one frame drawn on the way back shows the row as it was before.
+    const lists = (app?.frames.slice(drawn) ?? []).filter((f) => f.includes('TIME'));
+    expect(lists.length).toBeGreaterThan(0);
+    for (const list of lists) expect(selectedLine(list)).toMatch(/pending\s+2\s+500/);
   });
 
   it('against the service (no emulator) shows the list record and says where attempt detail comes from', async () => {
