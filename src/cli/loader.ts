@@ -97,10 +97,14 @@ export async function loadBundle(options: LoadBundleOptions): Promise<LoadedBund
   }
   script ??= compile();
   const fromCache = Boolean(script.cachedDataRejected === false);
-  return {bundle: run(script, paths.bundle, options.root), script, fromCache};
+  return {bundle: instantiate(script, paths.bundle, options.root), script, fromCache};
 }
 
-function run(script: Script, file: string, root: URL): CliBundle {
+/**
+ * Runs the compiled bundle once more: a copy of the CLI with module state of its own (oclif's caches, every
+ * module-level value), as a new process would have. In-process command runs (run-command.ts) take one each.
+ */
+export function instantiate(script: Script, file: string, root: URL): CliBundle {
   const bundleUrl = pathToFileURL(file);
   // oclif imports the command list named in package.json; the bundle holds it already, classes included,
   // so handing over the bundle's own keeps one copy of every class (instanceof checks depend on it).
