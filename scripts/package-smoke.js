@@ -7,7 +7,10 @@
 //   npm run test:package -- --node /path/node  the installed packages and the tests run on that Node (npm
 //                                              itself stays this machine's); CI passes each tested version
 //   --keep                                     keep the work folder and say where it is
-//   --packed DIR                               reuse the three tarballs of an earlier run (from --keep)
+//   --packed DIR                               reuse the three tarballs of an earlier run (from --keep or
+//                                              --pack-only)
+//   --pack-only DIR                            pack the three packages into DIR and stop (CI packs once and
+//                                              tests the same tarballs on every Node version)
 import {spawnSync} from 'node:child_process';
 import {
   copyFileSync,
@@ -137,6 +140,15 @@ function smoke(app, files, env) {
     capture: false,
   });
   return r.code === 0;
+}
+
+const packOnly = option('--pack-only');
+if (packOnly) {
+  mkdirSync(resolve(packOnly), {recursive: true});
+  const tarballs = pack(resolve(packOnly));
+  for (const tarball of Object.values(tarballs)) log(`packed ${tarball}`);
+  rmSync(work, {recursive: true, force: true});
+  process.exit(0);
 }
 
 const nodeVersion = run(node, ['--version']).stdout.trim();

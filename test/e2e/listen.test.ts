@@ -8,7 +8,7 @@ import {afterEach, describe, expect, it} from 'vitest';
 import {EmulatorControl} from '../../src/client/emulator-control.js';
 import {readRuntimeFile} from '../../src/client/emulator-runtime.js';
 import {verifySignature} from '../../src/webhooks/index.js';
-import {type Receiver, startReceiver, waitFor} from '../emulator/delivery/helpers.js';
+import {type Receiver, startReceiver} from '../emulator/delivery/helpers.js';
 import {
   type EmulatorProcess,
   type Spawned,
@@ -77,7 +77,7 @@ describe('svc listen --json', () => {
       triggered.push((JSON.parse(r.stdout) as {event: {id: string}}).event.id);
     }
     // First event failed once; the other two follow in order.
-    await waitFor(() => receiver?.requests.length === 3);
+    await (receiver as Receiver).received(3);
     expect(receiver.requests.map((r) => r.headers['svc-event-id'])).toEqual(triggered);
 
     const c = await control();
@@ -97,7 +97,7 @@ describe('svc listen --json', () => {
     expect(receiver.requests[0]?.headers['svc-delivery-attempt']).toBe('1');
 
     await c.advanceClock('30s');
-    await waitFor(() => receiver?.requests.length === 4);
+    await (receiver as Receiver).received(4);
     const retry = receiver.requests[3];
     expect(retry?.headers['svc-event-id']).toBe(triggered[0]);
     expect(retry?.headers['svc-delivery-attempt']).toBe('2');
@@ -113,7 +113,7 @@ describe('svc listen --json', () => {
           })
         ).json()) as {data: {event_id: string; status: string; attempts: number; last_status_code: number}[]}
       ).data;
-    await waitFor(async () => (await deliveries()).every((d) => d.status === 'succeeded'));
+    for (const id of triggered) await c.waitForDelivery({event_id: id, status: 'succeeded'});
     const firstDelivery = (await deliveries()).find((d) => d.event_id === triggered[0]);
     expect(firstDelivery).toMatchObject({status: 'succeeded', attempts: 2, last_status_code: 200});
 
@@ -150,15 +150,15 @@ describe('svc listen --json', () => {
     const ready = parse(await listener.line((l) => l.includes('"ready"')));
     expect(ready.secret).toBe(secret);
     expect(ready.events).toEqual(['sandbox.ready', 'sandbox.expired']);
-    await waitFor(() => receiver?.requests.some((r) => r.headers['svc-event-id'] === missedId) ?? false);
+    await (receiver as Receiver).receivedEvent(missedId);
     expect(receiver.requests[0]?.headers['svc-delivery-attempt']).toBe('1');
 
     await stopProcess(first);
     await emulator();
-    await waitFor(() => listener.stderr().includes('Reconnected'), 20_000);
+    await listener.stderrUntil('Reconnected', 20_000);
     const after = await runCli(['trigger', 'sandbox.ready', '--data-dir', dataDir as string, '--json']);
     const afterId = (JSON.parse(after.stdout) as {event: {id: string}}).event.id;
-    await waitFor(() => receiver?.requests.some((r) => r.headers['svc-event-id'] === afterId) ?? false);
+    await (receiver as Receiver).receivedEvent(afterId);
     const req = receiver.requests.find((r) => r.headers['svc-event-id'] === afterId);
     verifySignature({payload: req?.body as Buffer, header: String(req?.headers['svc-signature']), secret});
 
@@ -168,7 +168,7 @@ describe('svc listen --json', () => {
     expect(unsubscribed.code, unsubscribed.stderr).toBe(0);
     const barrier = await runCli(['trigger', 'sandbox.ready', '--data-dir', dataDir as string, '--json']);
     const barrierId = (JSON.parse(barrier.stdout) as {event: {id: string}}).event.id;
-    await waitFor(() => receiver?.requests.some((r) => r.headers['svc-event-id'] === barrierId) ?? false);
+    await (receiver as Receiver).receivedEvent(barrierId);
     expect(receiver.requests.map((r) => r.headers['svc-event-type'])).toEqual(
       receiver.requests.map(() => 'sandbox.ready'),
     );
@@ -181,7 +181,7 @@ describe('svc emulator start --clock manual and a receiver on a real clock', () 
     expect(moved.code, moved.stderr).toBe(0);
     const r = await runCli(['trigger', 'sandbox.ready', '--data-dir', dataDir as string]);
     expect(r.code, r.stderr).toBe(0);
-    await waitFor(() => (receiver?.requests.length ?? 0) === 1);
+    await (receiver as Receiver).received(1);
     return receiver?.requests[0] as Receiver['requests'][number];
   };
 
@@ -217,7 +217,7 @@ describe('one svc listen per relay', () => {
     expect(ready.new_secret).toBe(true);
     // A forwarded delivery shows the first one attached before the second starts.
     await runCli(['trigger', 'sandbox.ready', '--data-dir', dataDir as string]);
-    await waitFor(() => (receiver?.requests.length ?? 0) === 1);
+    await (receiver as Receiver).received(1);
 
     const second = listenProcess(['--forward-to', receiver.url]);
     expect(await second.exited).toBe(2);
@@ -230,7 +230,7 @@ describe('one svc listen per relay', () => {
     // The first was never knocked off: no reconnection, and it still forwards.
     const r = await runCli(['trigger', 'sandbox.ready', '--data-dir', dataDir as string, '--json']);
     const id = (JSON.parse(r.stdout) as {event: {id: string}}).event.id;
-    await waitFor(() => receiver?.requests.some((q) => q.headers['svc-event-id'] === id) ?? false);
+    await (receiver as Receiver).receivedEvent(id);
     expect(first.stderr()).not.toMatch(/Lost the emulator|Reconnected/);
     expect(first.stdoutLines.map(parse).filter((l) => l.type === 'disconnected')).toEqual([]);
   });
@@ -239,9 +239,9 @@ describe('one svc listen per relay', () => {
     receiver = await startReceiver();
     await emulator();
     const first = listenProcess(['--forward-to', `${receiver.url}/first`]);
-    await waitFor(() => first.stderr().includes('Ready!'));
+    await first.stderrUntil('Ready!');
     await runCli(['trigger', 'sandbox.ready', '--data-dir', dataDir as string]);
-    await waitFor(() => receiver?.requests.some((q) => q.url === '/first') ?? false);
+    await (receiver as Receiver).until((r) => r.some((q) => q.url === '/first'));
 
     const second = listenProcess(['--forward-to', `${receiver.url}/second`, '--take-over', '--json']);
     const ready = parse(await second.line((l) => l.includes('"ready"')));
@@ -255,7 +255,7 @@ describe('one svc listen per relay', () => {
     const before = receiver.requests.length;
     const r = await runCli(['trigger', 'sandbox.stopped', '--data-dir', dataDir as string, '--json']);
     const id = (JSON.parse(r.stdout) as {event: {id: string}}).event.id;
-    await waitFor(() => receiver?.requests.some((q) => q.headers['svc-event-id'] === id) ?? false);
+    await (receiver as Receiver).receivedEvent(id);
     expect(receiver.requests.slice(before).map((q) => q.url)).toEqual(['/second']);
 
     // A later run without the flag is refused, naming the new holder, and is told how to take it over.
@@ -270,7 +270,7 @@ describe('one svc listen per relay', () => {
     receiver = await startReceiver();
     await emulator();
     const first = listenProcess(['--forward-to', receiver.url]);
-    await waitFor(() => first.stderr().includes('Ready!'));
+    await first.stderrUntil('Ready!');
     expect(first.stderr()).toContain('(a new relay endpoint, so a new secret');
     const oldSecret = /secret is (whsec_\S+)/.exec(first.stderr())?.[1];
     const c = await control();
@@ -278,7 +278,7 @@ describe('one svc listen per relay', () => {
     expect(relay.created).toBe(false);
     // A forwarded delivery shows the listener attached before the relay is deleted.
     await runCli(['trigger', 'sandbox.ready', '--data-dir', dataDir as string]);
-    await waitFor(() => (receiver?.requests.length ?? 0) === 1);
+    await (receiver as Receiver).received(1);
 
     await c.deleteWebhook(relay.endpoint_id);
     expect(await first.exited).toBe(1);
@@ -286,13 +286,13 @@ describe('one svc listen per relay', () => {
     expect(first.stderr()).toMatch(/for a new relay endpoint; it gets a new signing secret/);
 
     const again = listenProcess(['--forward-to', receiver.url]);
-    await waitFor(() => again.stderr().includes('Ready!'));
+    await again.stderrUntil('Ready!');
     expect(again.stderr()).toContain('(a new relay endpoint, so a new secret');
     expect(again.stderr()).not.toContain(oldSecret);
     await stopProcess(again);
     // Restarted at once: the run just stopped no longer holds the relay, even before its stream's close is seen.
     const third = listenProcess(['--forward-to', receiver.url]);
-    await waitFor(() => third.stderr().includes('Ready!'));
+    await third.stderrUntil('Ready!');
     expect(third.stderr()).toContain('(the same as in earlier runs');
   });
 });
@@ -305,7 +305,7 @@ describe('svc listen for a person', () => {
     receiver = undefined;
     await emulator();
     const listener = listenProcess(['--forward-to', deadUrl.replace('127.0.0.1', 'localhost')]);
-    await waitFor(() => listener.stderr().includes('Ready!'));
+    await listener.stderrUntil('Ready!');
     expect(listener.stderr()).toMatch(/Ready! Your webhook signing secret is whsec_\S+/);
     const r = await runCli(['trigger', 'sandbox.ready', '--data-dir', dataDir as string, '--json']);
     const id = (JSON.parse(r.stdout) as {event: {id: string}}).event.id;
@@ -314,7 +314,7 @@ describe('svc listen for a person', () => {
     expect(listener.stdoutLines[1]).toMatch(
       new RegExp(`^<-- \\[ERR\\] POST http://localhost:\\d+/gone \\(\\d+ ms\\) \\[${id}\\]`),
     );
-    await waitFor(() => listener.stderr().includes('is your server running?'));
+    await listener.stderrUntil('is your server running?');
     expect(listener.stderr()).toMatch(/try --forward-to http:\/\/127\.0\.0\.1:\d+\/gone/);
   });
 

@@ -9,7 +9,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {type Receiver, startReceiver} from '../emulator/delivery/helpers.js';
 import {type EmulatorProcess, startEmulatorProcess, stopProcess} from '../emulator/delivery/processes.js';
 import {describeNeeding, TMUX} from '../helpers/requirements.js';
-import {BIN, runCli} from '../helpers/run-cli.js';
+import {BIN, runCli, runCommand} from '../helpers/run-cli.js';
 
 // A tmux server of this test file's own, so nothing else's sessions are touched.
 const SOCKET = `svc-tui-e2e-${process.pid}`;
@@ -30,7 +30,7 @@ beforeAll(async () => {
     res.end(failing ? '{"error":"receiver database is down"}' : '{"ok":true}');
   });
   emu = await startEmulatorProcess(dataDir, ['--clock', 'manual', '--allow-local-endpoints']);
-  const cli = (args: string[]) => runCli([...args, '--data-dir', dataDir, '--json']);
+  const cli = (args: string[]) => runCommand([...args, '--data-dir', dataDir, '--json']);
   const key = JSON.parse((await cli(['emulator', 'keys', 'create', '--name', 'tui'])).stdout) as {
     secret: string;
   };
@@ -87,10 +87,19 @@ function startTui(session: string, extraEnv: Record<string, string> = {}) {
 const screen = (session: string, escapes = false) =>
   tmux('capture-pane', '-p', ...(escapes ? ['-e'] : []), '-t', session);
 
-async function until(session: string, check: (text: string) => boolean, what: string): Promise<string> {
+/**
+ * The screen once it satisfies the check. tmux gives no event for a redrawn pane, so the screen is read until it
+ * does: this poll is how a person's eyes read a terminal, the behaviour under test.
+ */
+async function until(
+  session: string,
+  check: (text: string) => boolean,
+  what: string,
+  escapes = false,
+): Promise<string> {
   const deadline = Date.now() + 15_000;
   for (;;) {
-    const text = screen(session);
+    const text = screen(session, escapes);
     if (check(text)) return text;
     if (Date.now() > deadline) throw new Error(`never saw ${what} on the screen:\n${text}`);
     await new Promise((r) => setTimeout(r, 50));
@@ -116,8 +125,13 @@ const selectedLine = (text: string) => text.split('\n').find((l) => l.startsWith
 describeNeeding([TMUX], 'svc tui in a terminal', () => {
   it('browses to the failing delivery, shows its attempts live, resends it, filters and quits', async () => {
     startTui('main');
-    await sees('main', webhookId);
-    expect(screen('main')).toContain(`${emu?.apiUrl} (emulator)`);
+    // Read in the frame that shows the endpoint, never in a capture of its own taken mid-redraw.
+    const first = await until(
+      'main',
+      (s) => s.includes(webhookId) && s.includes(`${emu?.apiUrl} (emulator)`),
+      'the endpoint and the emulator it comes from',
+    );
+    expect(first).toContain(`${emu?.apiUrl} (emulator)`);
     await keys('main', 'Enter');
     // Both events were delivered once by now or soon: wait for the rows to show it.
     let text = await until(
@@ -137,7 +151,7 @@ describeNeeding([TMUX], 'svc tui in a terminal', () => {
     expect(text).toContain('│ {"error":"receiver database is down"}');
 
     // The retry is due 30 s later on the emulator's clock: the screen picks it up on its own.
-    expect((await runCli(['emulator', 'clock', 'advance', '30s', '--data-dir', dataDir])).code).toBe(0);
+    expect((await runCommand(['emulator', 'clock', 'advance', '30s', '--data-dir', dataDir])).code).toBe(0);
     text = await sees('main', 'Attempts (2)');
     expect(text).toMatch(/#2\s+.*scheduled\s+500/);
 
@@ -198,8 +212,11 @@ describeNeeding([TMUX], 'svc tui in a terminal', () => {
     await sees('plain', 'NEXT ATTEMPT');
     await sees('colour', 'NEXT ATTEMPT');
     const colourCodes = /\u001B\[[0-9;]*(3[0-7]|9[0-7]|38;5;\d+)m/;
-    expect(screen('colour', true)).toMatch(colourCodes);
-    expect(screen('plain', true)).not.toMatch(colourCodes);
+    // Both read from a frame that shows the whole list (the condition), with the escapes tmux keeps.
+    const full = (name: string) =>
+      until(name, (s) => s.includes('NEXT ATTEMPT') && s.includes('sandbox.'), 'the list', true);
+    expect(await full('colour')).toMatch(colourCodes);
+    expect(await full('plain')).not.toMatch(colourCodes);
     await keys('plain', 'q');
     await keys('colour', 'q');
   });
@@ -207,12 +224,12 @@ describeNeeding([TMUX], 'svc tui in a terminal', () => {
 
 describe('delivery detail and resend on the command line', () => {
   it('show --json has the attempts and the event; resend adds a manual attempt; both exit 0', async () => {
-    const list = await runCli(['webhooks', 'deliveries', webhookId, '--json'], {env});
+    const list = await runCommand(['webhooks', 'deliveries', webhookId, '--json'], {env});
     const failing = (JSON.parse(list.stdout) as {data: {id: string; event_type: string}[]}).data.find(
       (d) => d.event_type === 'sandbox.error',
     );
     const id = failing?.id as string;
-    const shown = await runCli(['webhooks', 'deliveries', 'show', id, '--json'], {env});
+    const shown = await runCommand(['webhooks', 'deliveries', 'show', id, '--json'], {env});
     expect(shown.code, shown.stderr).toBe(0);
     const detail = JSON.parse(shown.stdout) as {
       delivery: {attempts: number};
@@ -226,25 +243,25 @@ describe('delivery detail and resend on the command line', () => {
     });
     expect(detail.attempts[0]?.signature_t).toEqual(expect.any(Number));
 
-    const resent = await runCli(['emulator', 'deliveries', 'resend', id, '--data-dir', dataDir], {env});
+    const resent = await runCommand(['emulator', 'deliveries', 'resend', id, '--data-dir', dataDir], {env});
     expect(resent.code, resent.stderr).toBe(0);
     expect(resent.stdout).toMatch(/manual\s+500/);
     expect(resent.stdout).toContain(`Attempts (${detail.attempts.length + 1})`);
 
-    const human = await runCli(['webhooks', 'deliveries', 'show', id], {env});
+    const human = await runCommand(['webhooks', 'deliveries', 'show', id], {env});
     expect(human.stdout).toContain('Event body');
     expect(human.stdout).toContain('"last_error": "disk full"');
   });
 
   it('against an API that is not an emulator’s, show says where attempt detail comes from', async () => {
-    const list = await runCli(['webhooks', 'deliveries', webhookId, '--json'], {env});
+    const list = await runCommand(['webhooks', 'deliveries', webhookId, '--json'], {env});
     const id = (JSON.parse(list.stdout) as {data: {id: string}[]}).data[0]?.id as string;
     // The same API, but no emulator data dir that names it: the CLI cannot know it is an emulator.
     const elsewhere = {...env, SVC_EMULATOR_DATA_DIR: join(dataDir, 'nothing-here')};
-    const shown = await runCli(['webhooks', 'deliveries', 'show', id], {env: elsewhere});
+    const shown = await runCommand(['webhooks', 'deliveries', 'show', id], {env: elsewhere});
     expect(shown.code, shown.stderr).toBe(0);
     expect(shown.stdout).toContain('Attempt detail and the event body come from the emulator');
-    const json = await runCli(['webhooks', 'deliveries', 'show', id, '--json'], {env: elsewhere});
+    const json = await runCommand(['webhooks', 'deliveries', 'show', id, '--json'], {env: elsewhere});
     expect(JSON.parse(json.stdout)).toMatchObject({
       delivery: {id},
       endpoint_id: webhookId,
@@ -254,17 +271,18 @@ describe('delivery detail and resend on the command line', () => {
   });
 
   it('unknown and malformed ids: not_found (exit 1) and usage (exit 2)', async () => {
-    const missing = await runCli(
+    const missing = await runCommand(
       ['webhooks', 'deliveries', 'show', 'dlv_000000000000000000000000', '--json'],
       {env},
     );
     expect(missing.code).toBe(1);
     expect(JSON.parse(missing.stdout)).toMatchObject({error: {code: 'not_found'}});
-    const malformed = await runCli(['emulator', 'deliveries', 'resend', 'nope', '--data-dir', dataDir]);
+    const malformed = await runCommand(['emulator', 'deliveries', 'resend', 'nope', '--data-dir', dataDir]);
     expect(malformed.code).toBe(2);
   });
 
   it('svc tui without a terminal exits 2 and names the --json commands', async () => {
+    // Spawned: whether stdin and stdout are terminals is the question.
     const r = await runCli(['tui'], {env});
     expect(r.code).toBe(2);
     // oclif wraps the message to the width; read it as one line.

@@ -12,7 +12,7 @@ import {EmulatorStartError, type RunningEmulator, startEmulator} from '../../src
 import {verifySignature} from '../../src/webhooks/index.js';
 import {scratchSchema} from '../helpers/pg-schema.js';
 import {runCli} from '../helpers/run-cli.js';
-import {type Receiver, startReceiver, waitFor} from './delivery/helpers.js';
+import {type Receiver, startReceiver} from './delivery/helpers.js';
 
 const publicLookup = async () => [{address: '93.184.215.14', family: 4}];
 
@@ -161,7 +161,7 @@ describeNeeding(
       const events = 20;
       // Triggered through the keyless process: its worker wakes too, and must leave every delivery to the other.
       for (let i = 0; i < events; i++) await keyless.control.trigger({type: 'sandbox.ready'});
-      await waitFor(() => receiver.requests.length >= events, 30_000);
+      await (receiver as Receiver).received(events, 30_000);
       for (const req of receiver.requests) {
         expect(() =>
           verifySignature({

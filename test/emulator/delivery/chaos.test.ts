@@ -64,7 +64,7 @@ async function runWith(options: {global?: ChaosSettings; perEndpoint?: ChaosSett
     });
     // Past the longest delay and hold: everything held back comes due at once, in the order chaos chose.
     await emu.control.advanceClock('20s');
-    await waitFor(() => receiver.requests.length >= expectedRequests);
+    await (receiver as Receiver).received(expectedRequests);
     const received = receiver.requests.map((r) => ({
       eventId: String(r.headers['svc-event-id']),
       attempt: String(r.headers['svc-delivery-attempt']),

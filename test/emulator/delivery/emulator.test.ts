@@ -54,7 +54,7 @@ describe('the time in signatures', () => {
     await e.control.advanceClock('1d');
     const before = Math.floor(Date.now() / 1000);
     await e.control.trigger({type: 'sandbox.ready'});
-    await waitFor(() => (receiver?.requests.length ?? 0) === 1);
+    await (receiver as Receiver).received(1);
     const req = receiver.requests[0];
     const t = tOf(req?.headers['svc-signature']);
     expect(t).toBeGreaterThanOrEqual(before);
@@ -78,7 +78,7 @@ describe('the time in signatures', () => {
     await e.control.createWebhook({url: `${receiver.url}/in`, events: ['sandbox.ready']});
     await e.control.advanceClock('1d');
     await e.control.trigger({type: 'sandbox.ready'});
-    await waitFor(() => (receiver?.requests.length ?? 0) === 1);
+    await (receiver as Receiver).received(1);
     expect(tOf(receiver.requests[0]?.headers['svc-signature'])).toBe(START.getTime() / 1000 + 86_400);
   });
 });
@@ -96,7 +96,7 @@ describe('trigger through the control surface', () => {
     const move = await e.control.trigger({type: 'sandbox.stopped'});
     expect(move.deliveries).toBe(1);
     expect(move.sandbox.status).toBe('stopped');
-    await waitFor(() => (receiver?.requests.length ?? 0) === 1);
+    await (receiver as Receiver).received(1);
 
     const req = receiver.requests[0];
     const event = JSON.parse(req?.body.toString('utf8') ?? '');
@@ -111,10 +111,7 @@ describe('trigger through the control surface', () => {
       secret: hook.secret,
     });
 
-    await waitFor(async () => {
-      const list = await api<{data: DeliveryItem[]}>(e, key.secret, `/v1/webhooks/${hook.id}/deliveries`);
-      return list.body.data[0]?.attempts === 1;
-    });
+    await e.control.waitForDelivery({event_id: event.id, attempts: 1});
     const first = (await api<{data: DeliveryItem[]}>(e, key.secret, `/v1/webhooks/${hook.id}/deliveries`))
       .body.data;
     expect(first).toHaveLength(1);
@@ -128,12 +125,9 @@ describe('trigger through the control surface', () => {
     });
 
     await e.control.advanceClock('30s');
-    await waitFor(() => (receiver?.requests.length ?? 0) === 2);
+    await (receiver as Receiver).received(2);
     expect(receiver.requests[1]?.headers['svc-delivery-attempt']).toBe('2');
-    await waitFor(async () => {
-      const list = await api<{data: DeliveryItem[]}>(e, key.secret, `/v1/webhooks/${hook.id}/deliveries`);
-      return list.body.data[0]?.status === 'succeeded';
-    });
+    await e.control.waitForDelivery({event_id: event.id, status: 'succeeded'});
     const done = (await api<{data: DeliveryItem[]}>(e, key.secret, `/v1/webhooks/${hook.id}/deliveries`)).body
       .data[0];
     expect(done).toMatchObject({
@@ -172,7 +166,7 @@ describe('trigger through the control surface', () => {
       last_error: 'disk full',
     });
     expect(triggered.sandbox).toMatchObject({status: 'error', last_error: 'disk full'});
-    await waitFor(() => receiver?.requests.length === 4);
+    await (receiver as Receiver).received(4);
     expect(receiver.requests.map((r) => r.headers['svc-event-type'])).toEqual([
       'sandbox.ready',
       'sandbox.stopped',
@@ -213,7 +207,7 @@ describe('trigger through the control surface', () => {
     await e.control.advanceClock('9m');
     await e.control.advanceClock('59s');
     await e.control.advanceClock('1s');
-    await waitFor(() => receiver?.requests.length === 1);
+    await (receiver as Receiver).received(1);
     const event = JSON.parse(receiver.requests[0]?.body.toString('utf8') ?? '');
     expect(event.data.sandbox).toMatchObject({
       id: sandbox.id,
@@ -231,7 +225,7 @@ describe('trigger through the control surface', () => {
     const move = await e.control.trigger({type: 'sandbox.ready'});
     expect(move.deliveries).toBe(1);
     const late = await e.control.createWebhook({url: `${receiver.url}/late`, events: ['sandbox.ready']});
-    await waitFor(() => receiver?.requests.length === 1);
+    await (receiver as Receiver).received(1);
     expect(receiver.requests[0]?.url).toBe('/ready');
     const count = async (endpoint: string) =>
       Number(
@@ -261,7 +255,7 @@ describe('SSRF at delivery time', () => {
       events: ['sandbox.ready'],
     });
     answer = [{address: '127.0.0.1', family: 4}];
-    await e.control.trigger({type: 'sandbox.ready'});
+    const moved = await e.control.trigger({type: 'sandbox.ready'});
     const attempts = async () =>
       (
         await e.db.query<{error: string | null}>(
@@ -269,7 +263,7 @@ describe('SSRF at delivery time', () => {
           [hook.id],
         )
       ).rows;
-    await waitFor(async () => (await attempts()).length === 1);
+    await e.control.waitForDelivery({event_id: moved.event?.id as string, attempts: 1});
     expect((await attempts())[0]?.error).toMatch(/public address/);
     expect(receiver.requests).toHaveLength(0);
   });

@@ -80,7 +80,45 @@ export interface Receiver {
   url: string;
   port: number;
   requests: ReceivedRequest[];
+  /**
+   * Resolves once the requests recorded so far satisfy `check`, tried again as each request arrives (pushed, not
+   * polled); rejects after `timeoutMs` naming what was received.
+   */
+  until(check: (requests: ReceivedRequest[]) => boolean, timeoutMs?: number): Promise<ReceivedRequest[]>;
+  /** Until at least `count` requests have arrived. */
+  received(count: number, timeoutMs?: number): Promise<ReceivedRequest[]>;
+  /** Until a request for this event id (its Svc-Event-Id) has arrived; resolves with the first one. */
+  receivedEvent(eventId: string, timeoutMs?: number): Promise<ReceivedRequest>;
   close(): Promise<void>;
+}
+
+/**
+ * Conditions on something that changes by events: each waiter is checked at once and again on every change.
+ * What a test waits for through it is pushed to it, never read on a timer.
+ */
+export function changeWaiters<T>(read: () => T) {
+  const waiters = new Set<() => void>();
+  return {
+    changed() {
+      for (const w of [...waiters]) w();
+    },
+    until(check: (value: T) => boolean, timeoutMs: number, what: () => string): Promise<T> {
+      return new Promise((resolve, reject) => {
+        const tryNow = () => {
+          if (!check(read())) return false;
+          waiters.delete(tryNow);
+          clearTimeout(timer);
+          resolve(read());
+          return true;
+        };
+        const timer = setTimeout(() => {
+          waiters.delete(tryNow);
+          reject(new Error(`not reached in ${timeoutMs} ms: ${what()}`));
+        }, timeoutMs);
+        if (!tryNow()) waiters.add(tryNow);
+      });
+    },
+  };
 }
 
 /** A real HTTP server on 127.0.0.1 that records every request before `respond` answers it. */
@@ -98,14 +136,26 @@ export async function startReceiver(respond: Responder = (_q, res) => res.end('o
       };
       requests.push(received);
       respond(received, res, requests.length - 1);
+      arrivals.changed();
     });
   });
+  const arrivals = changeWaiters(() => requests);
+  const seen = () =>
+    `${requests.length} request(s): ${requests.map((q) => `${q.method} ${q.url} ${q.headers['svc-event-id'] ?? ''}`).join(', ')}`;
+  const until = (check: (r: ReceivedRequest[]) => boolean, timeoutMs = 15_000) =>
+    arrivals.until(check, timeoutMs, seen);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   return {
     url: `http://127.0.0.1:${port}`,
     port,
     requests,
+    until,
+    received: (count, timeoutMs) => until((r) => r.length >= count, timeoutMs),
+    receivedEvent: async (eventId, timeoutMs) =>
+      (await until((r) => r.some((q) => q.headers['svc-event-id'] === eventId), timeoutMs)).find(
+        (q) => q.headers['svc-event-id'] === eventId,
+      ) as ReceivedRequest,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
@@ -121,7 +171,11 @@ export function answer(status: number, body = '', headers: Record<string, string
   };
 }
 
-/** Polls until `check` holds; used only where no completion signal exists (other processes). */
+/**
+ * Polls until `check` holds. Only where nothing pushes the change to the test: a row another process writes, or a
+ * timer's own queue; each caller says why. Deliveries, attempts and received requests have pushed waits
+ * (`control.waitForDelivery`, `receiver.until`, `spawned.stderrUntil`).
+ */
 export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {

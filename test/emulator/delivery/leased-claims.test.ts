@@ -19,7 +19,6 @@ import {
   seedOrg,
   startReceiver,
   testVaultKey,
-  waitFor,
 } from './helpers.js';
 import {describeEachBackend, POSTGRES, postgresUrl, type Requirement} from '../../helpers/requirements.js';
 
@@ -249,7 +248,7 @@ describeEachBackend(backends, 'the leased claim on $name', (backend) => {
         expect(receiver.requests).toHaveLength(0);
         // That claim ends without leasing anything (its process died, or it took other endpoints).
         await other.query('ROLLBACK');
-        await waitFor(() => receiver.requests.length === 6);
+        await (receiver as Receiver).received(6);
         expect(new Set(receiver.requests.map((r) => r.headers['svc-delivery-id'])).size).toBe(6);
       } finally {
         await worker.stop();

@@ -1,11 +1,14 @@
 // Real processes for end-to-end delivery tests: the built CLI's emulator and `svc listen`, with line-wise output.
 import {type ChildProcessWithoutNullStreams, spawn} from 'node:child_process';
 import {BIN} from '../../helpers/run-cli.js';
+import {changeWaiters} from './helpers.js';
 
 export interface Spawned {
   child: ChildProcessWithoutNullStreams;
   stdoutLines: string[];
   stderr(): string;
+  /** Resolves once stderr so far holds `text`, checked as each chunk arrives. */
+  stderrUntil(text: string, timeoutMs?: number): Promise<string>;
   /** Resolves with the first stdout line matching `test`. */
   line(test: (line: string) => boolean, timeoutMs?: number): Promise<string>;
   exited: Promise<number | null>;
@@ -36,14 +39,22 @@ export function spawnCli(args: string[], env: NodeJS.ProcessEnv = {}): Spawned {
       }
     }
   });
+  const stderrChanges = changeWaiters(() => stderr);
   child.stderr.on('data', (d: Buffer) => {
     stderr += d.toString('utf8');
+    stderrChanges.changed();
   });
   const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
   return {
     child,
     stdoutLines,
     stderr: () => stderr,
+    stderrUntil: (text, timeoutMs = 30_000) =>
+      stderrChanges.until(
+        (s) => s.includes(text),
+        timeoutMs,
+        () => `${JSON.stringify(text)} on stderr:\n${stderr}`,
+      ),
     exited,
     line(test, timeoutMs = 30_000) {
       const seen = stdoutLines.find(test);

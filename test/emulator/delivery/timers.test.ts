@@ -97,7 +97,7 @@ describe('the worker’s timers', () => {
     await emitReadyEvents(db, {orgId, start: new Date(START.getTime() - 10_000), count: 1});
     expect(receiver?.requests).toHaveLength(0);
     fake.advance(5_000);
-    await waitFor(() => receiver?.requests.length === 1);
+    await (receiver as Receiver).received(1);
   });
 
   it('dates the leases of a shared database by them', async () => {
@@ -119,7 +119,7 @@ describe('the worker’s timers', () => {
     });
     await emitReadyEvents(db, {orgId, start: new Date(START.getTime() - 10_000), count: 1});
     worker.start();
-    await waitFor(() => receiver?.requests.length === 1);
+    await (receiver as Receiver).received(1);
     const lease = (await db.query<{locked_until: Date}>('SELECT locked_until FROM deliveries')).rows[0];
     expect(lease?.locked_until).toEqual(new Date(Date.UTC(2031, 0, 1) + 60_000));
     release();

@@ -409,7 +409,7 @@ describe.each([
         await seedEndpoint(db, vault, {orgId, url: r.url, events: ['sandbox.ready'], now: START});
       startWorker({exclusiveDatabase, maxLanes: 2, idleMs: 600_000});
       await sandboxes.create({orgId});
-      await waitFor(() => receivers.every((r) => r.requests.length === 1));
+      for (const r of receivers) await r.received(1);
       await waitFor(async () => {
         const r = await db.query<{n: string | number}>(
           `SELECT count(*) AS n FROM deliveries WHERE status = 'succeeded'`,

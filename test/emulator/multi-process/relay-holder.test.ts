@@ -74,7 +74,7 @@ describeNeeding([POSTGRES], 'one svc listen per relay across processes on one Po
 
   /** Where the delivery of one event arrived (the path of the run that forwarded it). */
   async function arrivedAt(eventId: string): Promise<string[]> {
-    await waitFor(() => receiver?.requests.some((q) => q.headers['svc-event-id'] === eventId) ?? false);
+    await (receiver as Receiver).receivedEvent(eventId);
     return (receiver?.requests ?? []).filter((q) => q.headers['svc-event-id'] === eventId).map((q) => q.url);
   }
 
@@ -141,7 +141,7 @@ describeNeeding([POSTGRES], 'one svc listen per relay across processes on one Po
     const first = listen(two.dataDir, '/first');
     await ready(first);
     await stopProcess(two, 'SIGKILL');
-    await waitFor(() => first.stderr().includes('Lost the emulator'));
+    await first.stderrUntil('Lost the emulator');
 
     // Refused while the killed process's lease lasts; a run through the other process gets the relay after it.
     let second: Spawned | undefined;

@@ -55,6 +55,7 @@ describeEachBackend(EMULATOR_BACKENDS, 'on $name', (chosen) => {
 
       const byId = async () =>
         new Map((await e.control.endpointHealth()).data.map((h) => [h.endpoint_id, h] as const));
+      // Polled: the health summary spans endpoints and deliveries, and no wait is pushed for a summary.
       await waitFor(async () => {
         const h = await byId();
         return h.get(ok.id)?.last?.status === 'succeeded' && (h.get(down.id)?.last?.attempts ?? 0) >= 1;

@@ -49,18 +49,18 @@ async function setUp() {
   await e.control.advanceClock('1s');
   await e.control.trigger({type: 'sandbox.error'});
   await e.control.trigger({type: 'sandbox.stopped'});
-  await waitFor(() => r.requests.length === 3);
+  await r.received(3);
   // Past the longest wait each time: every delivery gets its next scheduled attempt, nine in all, then fails.
   for (let made = 1; made < 9; made++) {
     await e.control.advanceClock('13h');
-    await waitFor(() => r.requests.length === 3 * (made + 1));
+    await r.received(3 * (made + 1));
   }
   await waitFor(async () =>
     (await e.control.endpointHealth()).data.every((h) => h.failed === (h.endpoint_id === a.id ? 2 : 1)),
   );
   // One more, still pending: never part of a bulk resend of failed deliveries.
   await e.control.trigger({type: 'sandbox.ready'});
-  await waitFor(() => r.requests.length === 28);
+  await r.received(28);
   return {e, r, a, b};
 }
 
@@ -96,7 +96,7 @@ describeEachBackend(EMULATOR_BACKENDS, 'on $name', (chosen) => {
       const {e, r} = await start();
       await e.control.createWebhook({url: `${r.url}/a`, events: ['sandbox.ready']});
       await e.control.trigger({type: 'sandbox.ready'});
-      await waitFor(() => r.requests.length === 1);
+      await r.received(1);
       const before = r.requests.length;
       const bad = await e.control.resendFailed({since: 'yesterday'}).catch((err: unknown) => err);
       expect(bad).toBeInstanceOf(EmulatorControlError);

@@ -3,7 +3,7 @@ import {EmulatorControlError} from '../../../src/client/emulator-control.js';
 import {type RunningEmulator, startEmulator} from '../../../src/emulator/index.js';
 import {RESPONSE_BODY_LIMIT_BYTES} from '../../../src/definitions.js';
 import {verifySignature} from '../../../src/webhooks/index.js';
-import {type Receiver, startReceiver, waitFor} from '../delivery/helpers.js';
+import {type Receiver, startReceiver} from '../delivery/helpers.js';
 import {EMULATOR_BACKENDS, type EmulatorBackend} from '../../helpers/emulator-backends.js';
 import {describeEachBackend} from '../../helpers/requirements.js';
 
@@ -48,7 +48,7 @@ async function setUp(answer: (i: number) => {status: number; body?: string}) {
   const hook = await emu.control.createWebhook({url: `${receiver.url}/in`, events: ['sandbox.error']});
   await emu.control.trigger({type: 'sandbox.error', last_error: 'disk full'});
   const r = receiver;
-  await waitFor(() => r.requests.length === 1);
+  await r.received(1);
   const key = await emu.control.createKey({name: 'reader'});
   const res = await fetch(`${emu.apiUrl}/v1/webhooks/${hook.id}/deliveries`, {
     headers: {authorization: `Bearer ${key.secret}`},
@@ -56,7 +56,7 @@ async function setUp(answer: (i: number) => {status: number; body?: string}) {
   const list = (await res.json()) as {data: {id: string}[]};
   const id = list.data[0]?.id as string;
   const e = emu;
-  await waitFor(async () => (await e.control.delivery(id)).attempts.length === 1);
+  await e.control.waitForDelivery({delivery_id: id, attempts: 1});
   return {emu: e, receiver: r, hook, deliveryId: id};
 }
 
@@ -161,9 +161,9 @@ describeEachBackend(EMULATOR_BACKENDS, 'on $name', (chosen) => {
       // The schedule goes on: the next scheduled attempt comes 30 s after the first and is number 3, and the wait
       // after it is the one after a second scheduled failure (2 min), not a third.
       await e.control.advanceClock('20s');
-      await waitFor(() => r.requests.length === 3);
+      await r.received(3);
       expect(r.requests[2]?.headers['svc-delivery-attempt']).toBe('3');
-      await waitFor(async () => (await e.control.delivery(deliveryId)).attempts.length === 3);
+      await e.control.waitForDelivery({delivery_id: deliveryId, attempts: 3});
       const third = await e.control.delivery(deliveryId);
       expect(third.delivery).toMatchObject({status: 'pending', attempts: 3, last_status_code: 500});
       expect(third.delivery.next_attempt_at).toBe(new Date(START.getTime() + 30_000 + 120_000).toISOString());
@@ -176,7 +176,7 @@ describeEachBackend(EMULATOR_BACKENDS, 'on $name', (chosen) => {
       // Each move of the clock past the longest wait brings the next scheduled attempt.
       for (let made = 1; made < 9; made++) {
         await e.control.advanceClock('13h');
-        await waitFor(async () => (await e.control.delivery(deliveryId)).attempts.length === made + 3);
+        await e.control.waitForDelivery({delivery_id: deliveryId, attempts: made + 3});
       }
       const failed = await e.control.delivery(deliveryId);
       const scheduled = failed.attempts.filter((a) => a.trigger === 'scheduled');
@@ -221,7 +221,7 @@ describeEachBackend(EMULATOR_BACKENDS, 'on $name', (chosen) => {
       emu = e;
       const hook = await e.control.createWebhook({url: `${r.url}/in`, events: ['sandbox.error']});
       await e.control.trigger({type: 'sandbox.error'});
-      await waitFor(() => r.requests.length === 1);
+      await r.received(1);
       const key = await e.control.createKey({name: 'reader'});
       const res = await fetch(`${e.apiUrl}/v1/webhooks/${hook.id}/deliveries`, {
         headers: {authorization: `Bearer ${key.secret}`},

@@ -347,7 +347,7 @@ describeNeeding([CHROMIUM], 'the account page in Chromium', {timeout: 60_000}, (
     expect(await alice.locator('.empty').textContent()).toContain('No deliveries yet');
 
     const move = await emu.control.trigger({type: 'sandbox.ready'});
-    await waitFor(() => receiver.requests.length === 1);
+    await (receiver as Receiver).received(1);
     // No reload: the page's script brings the list up to date by itself.
     expect(await alice.getByLabel('Update every 5 seconds').isChecked()).toBe(true);
     await alice.locator('#deliveries .badge-succeeded').first().waitFor({timeout: 20_000});
@@ -374,7 +374,7 @@ describeNeeding([CHROMIUM], 'the account page in Chromium', {timeout: 60_000}, (
       'Attempt 2',
     ]);
     expect(await alice.locator('.attempts').textContent()).toContain('resent');
-    await waitFor(() => receiver.requests.length === 2);
+    await (receiver as Receiver).received(2);
     expect(receiver.requests[1]?.headers['svc-delivery-attempt']).toBe('2');
   });
 
