@@ -3,6 +3,20 @@ import {defineConfig} from 'vitest/config';
 
 const source = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
+/**
+ * `npm run test:quick` (SVC_TEST_QUICK=1): the inner loop, under a minute. The libraries, the CLI's plumbing and
+ * views, the schemas, the contract's mock side and the import rules: nothing that spawns a process, drives a
+ * browser or a terminal, or needs PostgreSQL (its cases show as skipped). `npm test` runs everything.
+ */
+const QUICK = process.env.SVC_TEST_QUICK === '1';
+const QUICK_INCLUDE = [
+  'test/{architecture,auth,client,docs,lib,schemas,ui,webhooks}/**/*.test.{ts,tsx}',
+  'test/services/**/*.test.ts',
+  'test/contract/emulator.test.ts',
+];
+/** In the quick folders, the files that spawn the CLI or vitest itself. */
+const QUICK_EXCLUDE = ['test/services/tui-source.test.ts', 'test/docs/command-reference.test.ts'];
+
 export default defineConfig({
   // The libraries from their sources (as tsconfig's paths do): tests and the code under test share one copy.
   resolve: {
@@ -13,14 +27,16 @@ export default defineConfig({
     ],
   },
   test: {
-    include: ['test/**/*.test.{ts,tsx}'],
+    include: QUICK ? QUICK_INCLUDE : ['test/**/*.test.{ts,tsx}'],
+    exclude: QUICK ? ['**/node_modules/**', ...QUICK_EXCLUDE] : ['**/node_modules/**'],
+    ...(QUICK ? {env: {SVC_TEST_DATABASE_URL: ''}} : {}),
     pool: 'forks',
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // 2 cores: more workers only fight over CPU with the emulators they start.
     maxWorkers: 2,
     // The full mode (CI=true or SVC_TEST_FULL=1) stops here when the machine lacks what a test needs.
-    globalSetup: ['test/setup/requirements.ts'],
+    globalSetup: QUICK ? [] : ['test/setup/requirements.ts'],
     // Tests of the built CLI refuse a dist/ older than the sources.
     setupFiles: ['test/setup/fresh-build.ts'],
   },
