@@ -6,9 +6,27 @@ import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {type RunningEmulator, startEmulator} from '../../src/emulator/index.js';
-import {BIN, runCli} from '../helpers/run-cli.js';
+import {OrgControl} from '../../src/testing/index.js';
+import {BIN, runCli, runCommand} from '../helpers/run-cli.js';
 
 const flat = (text: string) => text.replace(/\n\s*›\s*/g, ' ').replace(/[ \t]+/g, ' ');
+
+// One emulator for the file, as on a machine offline: DNS answers nothing, so a new endpoint's host cannot be
+// resolved now (the endpoint warnings below), and local endpoints are refused (the ways out below). Each describe
+// keeps to its own org: a fresh one for the reads, the emulator's default one for `svc emulator webhooks create`.
+let emu: RunningEmulator;
+let dataDir: string;
+beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'svc-conventions-emu-'));
+  const offline = async () => {
+    throw Object.assign(new Error('getaddrinfo ENOTFOUND'), {code: 'ENOTFOUND'});
+  };
+  emu = await startEmulator({port: 0, inMemory: true, dataDir, clock: 'manual', lookup: offline});
+});
+afterAll(async () => {
+  await emu?.stop();
+  rmSync(dataDir, {recursive: true, force: true});
+});
 
 describe('mistyped commands', {timeout: 60_000}, () => {
   it.each([
@@ -17,7 +35,7 @@ describe('mistyped commands', {timeout: 60_000}, () => {
     ['webhook', 'svc webhooks'],
     ['emulator kyes create', 'svc emulator keys create'],
   ])('`svc %s` suggests `%s`, with spaces, never the internal colon', async (typed, suggestion) => {
-    const r = await runCli(typed.split(' '));
+    const r = await runCommand(typed.split(' '));
     expect(r.code).toBe(2);
     expect(flat(r.stderr)).toContain(`command ${typed} not found`);
     // Spelled the way svc runs from here (`npx svc` in the project folder).
@@ -27,7 +45,7 @@ describe('mistyped commands', {timeout: 60_000}, () => {
   });
 
   it('suggests nothing for a word that is no command at all', async () => {
-    const r = await runCli(['zzzzzzzz']);
+    const r = await runCommand(['zzzzzzzz']);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('command zzzzzzzz not found');
     expect(r.stderr).toMatch(/Run `(npx )?svc help` for the list of commands/);
@@ -35,7 +53,8 @@ describe('mistyped commands', {timeout: 60_000}, () => {
   });
 
   it('asks at a terminal, through the not-found plugin', async () => {
-    // `script` gives the CLI a pseudo-terminal, as a person's shell would.
+    // Spawned: the question needs a terminal, which only a process of its own can have; `script` gives the CLI a
+    // pseudo-terminal, as a person's shell would.
     const child = spawn('script', ['-qec', `"${process.execPath}" "${BIN}" orgs`, '/dev/null'], {
       env: {PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', TERM: 'dumb'},
       stdio: ['pipe', 'pipe', 'pipe'],
@@ -59,9 +78,10 @@ describe('mistyped commands', {timeout: 60_000}, () => {
 describe('svc version', () => {
   it('prints the same line as --version, and a JSON document with --json', async () => {
     const [line, dashed, json] = await Promise.all([
-      runCli(['version']),
+      runCommand(['version']),
+      // Spawned: bin/run.js answers a lone --version itself, before the CLI that runCommand runs is loaded.
       runCli(['--version']),
-      runCli(['version', '--json']),
+      runCommand(['version', '--json']),
     ]);
     expect(line.code).toBe(0);
     expect(line.stdout).toBe(dashed.stdout);
@@ -76,59 +96,40 @@ describe('svc version', () => {
 });
 
 describe('against an emulator', {timeout: 60_000}, () => {
-  let emu: RunningEmulator;
   let env: NodeJS.ProcessEnv;
   let hookId: string;
   let config: string;
   beforeAll(async () => {
-    emu = await startEmulator({port: 0, inMemory: true, clock: 'manual', allowLocalEndpoints: true});
-    const key = await emu.control.createKey({name: 'e2e'});
-    hookId = (await emu.control.createWebhook({url: 'http://127.0.0.1:9/hook', events: ['sandbox.ready']}))
-      .id;
-    await emu.control.trigger({type: 'sandbox.ready'});
+    const org = new OrgControl(emu.control, (await emu.control.createOrg({name: 'conventions'})).id);
+    const key = await org.createKey({name: 'e2e'});
+    // A host that cannot be resolved offline: its one delivery never succeeds.
+    hookId = (await org.createWebhook({url: 'https://hooks.example.com/hook', events: ['sandbox.ready']})).id;
+    await org.trigger({type: 'sandbox.ready'});
     config = mkdtempSync(join(tmpdir(), 'svc-conventions-'));
     env = {SVC_API_URL: emu.apiUrl, SVC_API_KEY: key.secret, SVC_CONFIG_DIR: config};
   });
-  afterAll(async () => {
-    await emu?.stop();
-    rmSync(config, {recursive: true, force: true});
-  });
+  afterAll(() => rmSync(config, {recursive: true, force: true}));
 
   it('`webhooks deliveries --status` with no match says no delivery matches, and how many there are', async () => {
-    const r = await runCli(['webhooks', 'deliveries', hookId, '--status', 'succeeded'], {env});
+    const r = await runCommand(['webhooks', 'deliveries', hookId, '--status', 'succeeded'], {env});
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('No delivery matches --status succeeded (1 delivery in all)');
     expect(r.stdout).not.toContain('No deliveries yet');
   });
 
   it('`logout` against the emulator says where its account page is', async () => {
-    const login = await runCli(['login', '--api-url', emu.apiUrl], {
+    const login = await runCommand(['login', '--api-url', emu.apiUrl], {
       env: {SVC_CONFIG_DIR: config},
       input: `${env.SVC_API_KEY}\n`,
     });
     expect(login.code, login.stderr).toBe(0);
-    const r = await runCli(['logout', '--api-url', emu.apiUrl], {env: {SVC_CONFIG_DIR: config}});
+    const r = await runCommand(['logout', '--api-url', emu.apiUrl], {env: {SVC_CONFIG_DIR: config}});
     expect(r.code).toBe(0);
     expect(flat(r.stderr)).toContain(`keys are revoked on the account page, ${emu.accountUrl}`);
   });
 });
 
 describe('svc emulator webhooks create', {timeout: 60_000}, () => {
-  let emu: RunningEmulator;
-  let dataDir: string;
-  beforeAll(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'svc-endpoint-warnings-'));
-    // A machine offline: DNS answers nothing, so a new endpoint's host cannot be resolved now.
-    const offline = async () => {
-      throw Object.assign(new Error('getaddrinfo ENOTFOUND'), {code: 'ENOTFOUND'});
-    };
-    emu = await startEmulator({port: 0, inMemory: true, dataDir, clock: 'manual', lookup: offline});
-  });
-  afterAll(async () => {
-    await emu?.stop();
-    rmSync(dataDir, {recursive: true, force: true});
-  });
-
   it("prints the emulator's warnings on stderr, with --json too, and keeps stdout for the result", async () => {
     // Accepted with a warning, as on a machine offline.
     const url = 'https://hooks.offline-receiver.dev/svc';
@@ -143,20 +144,20 @@ describe('svc emulator webhooks create', {timeout: 60_000}, () => {
       '--data-dir',
       dataDir,
     ];
-    const plain = await runCli(args);
+    const plain = await runCommand(args);
     expect(plain.code, plain.stderr).toBe(0);
     expect(plain.stdout.trim()).toMatch(/^whsec_\S+$/);
     expect(flat(plain.stderr)).toMatch(/Warning: .*hooks\.offline-receiver\.dev/);
     expect(plain.stderr).toMatch(/Then see its deliveries: .* webhooks deliveries we_\w{24}/);
 
-    const json = await runCli([...args, '--json']);
+    const json = await runCommand([...args, '--json']);
     expect(json.code, json.stderr).toBe(0);
     expect(JSON.parse(json.stdout).warnings).toEqual([expect.stringContaining('hooks.offline-receiver.dev')]);
     expect(flat(json.stderr)).toMatch(/Warning: .*hooks\.offline-receiver\.dev/);
   });
 
   it('names both ways out when a local URL is refused', async () => {
-    const r = await runCli([
+    const r = await runCommand([
       'emulator',
       'webhooks',
       'create',
@@ -178,7 +179,7 @@ describe('svc emulator webhooks create', {timeout: 60_000}, () => {
   });
 
   const create = (url: string) =>
-    runCli([
+    runCommand([
       'emulator',
       'webhooks',
       'create',

@@ -4,7 +4,7 @@ import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {type EmulatorProcess, startEmulatorProcess, stopProcess} from '../emulator/delivery/processes.js';
-import {runCli} from '../helpers/run-cli.js';
+import {runCommand} from '../helpers/run-cli.js';
 
 interface Report {
   checks: {id: string; lane: string; status: string; detail: string; fix?: string}[];
@@ -14,6 +14,8 @@ interface Report {
 }
 
 let root: string;
+// The file's one emulator: a process of its own (`svc emulator start` notes it under SVC_DATA_DIR, which the last
+// test needs), on a data dir that is not the default one of the last test's user.
 let emulator: EmulatorProcess | undefined;
 const env = (extra: Record<string, string> = {}) => ({
   SVC_CONFIG_DIR: join(root, 'config'),
@@ -25,7 +27,7 @@ const env = (extra: Record<string, string> = {}) => ({
 
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'svc-doctor-e2e-'));
-  emulator = await startEmulatorProcess(join(root, 'emu'));
+  emulator = await startEmulatorProcess(join(root, 'emu'), [], {SVC_DATA_DIR: join(root, 'svc-data')});
 }, 60_000);
 afterAll(async () => {
   await stopProcess(emulator);
@@ -35,14 +37,14 @@ afterAll(async () => {
 describe('svc doctor', {timeout: 60_000}, () => {
   it('reports every lane in the contract shape; a working key and emulator fail nothing (exit 0)', async () => {
     const key = JSON.parse(
-      (await runCli(['emulator', 'keys', 'create', '--name', 'doc', '--json'], {env: env()})).stdout,
+      (await runCommand(['emulator', 'keys', 'create', '--name', 'doc', '--json'], {env: env()})).stdout,
     ) as {secret: string};
-    const login = await runCli(['login', '--api-url', emulator?.apiUrl as string], {
+    const login = await runCommand(['login', '--api-url', emulator?.apiUrl as string], {
       env: env(),
       input: `${key.secret}\n`,
     });
     expect(login.code, login.stderr).toBe(0);
-    const r = await runCli(['doctor', '--json'], {env: env()});
+    const r = await runCommand(['doctor', '--json'], {env: env()});
     const report = JSON.parse(r.stdout) as Report;
     expect(r.code, r.stdout).toBe(report.fail > 0 ? 1 : 0);
     expect(Object.keys(report).sort()).toEqual(['checks', 'fail', 'ok', 'warn']);
@@ -62,14 +64,14 @@ describe('svc doctor', {timeout: 60_000}, () => {
     expect(r.stdout).not.toContain(key.secret);
     expect(report.ok + report.warn + report.fail).toBe(report.checks.length);
 
-    const text = await runCli(['doctor'], {env: env()});
+    const text = await runCommand(['doctor'], {env: env()});
     expect(text.stdout).toMatch(/^system\n {2}(ok {2}|WARN) {2}node: Node\.js v/);
     expect(text.stdout).toMatch(/\d+ ok, \d+ warnings?, \d+ failed\n$/);
   });
 
   it('exits 1 on a failed check: a credentials file others can read; a stale emulator.json only warns', async () => {
     await chmod(join(root, 'config', 'credentials.json'), 0o644);
-    const r = await runCli(['doctor', '--json'], {env: env()});
+    const r = await runCommand(['doctor', '--json'], {env: env()});
     expect(r.code).toBe(1);
     const report = JSON.parse(r.stdout) as Report;
     expect(report.checks.find((c) => c.id === 'credentials_file')).toMatchObject({status: 'fail'});
@@ -88,7 +90,7 @@ describe('svc doctor', {timeout: 60_000}, () => {
       }),
       {mode: 0o600},
     );
-    const s = await runCli(['doctor', '--json', '--data-dir', stale], {env: env()});
+    const s = await runCommand(['doctor', '--json', '--data-dir', stale], {env: env()});
     const staleReport = JSON.parse(s.stdout) as Report;
     expect(staleReport.checks.find((c) => c.id === 'emulator_json')).toMatchObject({
       status: 'warn',
@@ -97,7 +99,9 @@ describe('svc doctor', {timeout: 60_000}, () => {
   });
 
   it('checks where a --forward-to server listens', async () => {
-    const r = await runCli(['doctor', '--json', '--forward-to', 'http://127.0.0.1:9/hooks'], {env: env()});
+    const r = await runCommand(['doctor', '--json', '--forward-to', 'http://127.0.0.1:9/hooks'], {
+      env: env(),
+    });
     const report = JSON.parse(r.stdout) as Report;
     expect(report.checks.find((c) => c.id === 'forward_to')).toMatchObject({
       lane: 'network',
@@ -108,27 +112,24 @@ describe('svc doctor', {timeout: 60_000}, () => {
   });
 
   it('looks at the emulator serving the address in use, not the default data dir', async () => {
-    // A second emulator on a data dir of its own, noted where this user's commands find running emulators.
+    // The file's emulator runs on a data dir of its own (not this user's default, svc-data/emulator), noted where
+    // this user's commands find running emulators.
     const svcData = join(root, 'svc-data');
-    const own = join(root, 'own-emu');
-    const second = await startEmulatorProcess(own, [], {SVC_DATA_DIR: svcData});
-    try {
-      const r = await runCli(['doctor', '--json'], {
-        env: {
-          SVC_CONFIG_DIR: join(root, 'config-second'),
-          SVC_CACHE_DIR: join(root, 'cache'),
-          SVC_DATA_DIR: svcData,
-          SVC_API_URL: second.apiUrl,
-        },
-      });
-      const byId = Object.fromEntries((JSON.parse(r.stdout) as Report).checks.map((c) => [c.id, c]));
-      expect(byId.emulator_json).toMatchObject({status: 'ok', detail: expect.stringContaining(own)});
-      expect(byId.emulator_json?.detail).toContain(second.apiUrl);
-      expect(byId.data_dir?.detail).toContain(own);
-      const port = new URL(second.apiUrl).port;
-      expect(byId.dot_localhost?.detail).toContain(`svc-${port}.localhost`);
-    } finally {
-      await stopProcess(second);
-    }
+    const own = join(root, 'emu');
+    const apiUrl = emulator?.apiUrl as string;
+    const r = await runCommand(['doctor', '--json'], {
+      env: {
+        SVC_CONFIG_DIR: join(root, 'config-second'),
+        SVC_CACHE_DIR: join(root, 'cache'),
+        SVC_DATA_DIR: svcData,
+        SVC_API_URL: apiUrl,
+      },
+    });
+    const byId = Object.fromEntries((JSON.parse(r.stdout) as Report).checks.map((c) => [c.id, c]));
+    expect(byId.emulator_json).toMatchObject({status: 'ok', detail: expect.stringContaining(own)});
+    expect(byId.emulator_json?.detail).toContain(apiUrl);
+    expect(byId.data_dir?.detail).toContain(own);
+    const port = new URL(apiUrl).port;
+    expect(byId.dot_localhost?.detail).toContain(`svc-${port}.localhost`);
   });
 });

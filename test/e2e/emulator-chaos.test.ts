@@ -4,26 +4,34 @@ import {mkdtemp, rm} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
+import {EmulatorControl} from '../../src/client/emulator-control.js';
+import {readRuntimeFile} from '../../src/client/emulator-runtime.js';
 import {type EmulatorProcess, startEmulatorProcess, stopProcess} from '../emulator/delivery/processes.js';
-import {type Receiver, startReceiver, waitFor} from '../emulator/delivery/helpers.js';
-import {runCli} from '../helpers/run-cli.js';
+import {type Receiver, startReceiver} from '../emulator/delivery/helpers.js';
+import {runCommand} from '../helpers/run-cli.js';
 
 let dataDir: string;
 let emulator: EmulatorProcess | undefined;
 let receiver: Receiver;
 let hookId: string;
+let control: EmulatorControl;
 const cli = (args: string[], env: Record<string, string> = {}) =>
-  runCli([...args, '--data-dir', dataDir], {env: {SVC_CONFIG_DIR: join(dataDir, 'config'), ...env}});
+  runCommand([...args, '--data-dir', dataDir], {env: {SVC_CONFIG_DIR: join(dataDir, 'config'), ...env}});
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'svc-chaos-'));
   receiver = await startReceiver();
+  // The file's one emulator, a process of its own: `svc emulator start --chaos` (the flag, as a user passes it)
+  // is under test.
   emulator = await startEmulatorProcess(join(dataDir, 'emu'), [
     '--allow-local-endpoints',
     '--chaos',
     'duplicate=1,seed=3',
   ]);
   dataDir = join(dataDir, 'emu');
+  const info = await readRuntimeFile(dataDir);
+  if (!info) throw new Error('no emulator.json');
+  control = new EmulatorControl({url: info.api_url, adminToken: info.admin_token});
   const created = await cli([
     'emulator',
     'webhooks',
@@ -60,8 +68,7 @@ describe('svc emulator --chaos and svc emulator webhooks chaos', {timeout: 60_00
     const t = await cli(['trigger', 'sandbox.ready', '--json']);
     expect(t.code, t.stderr).toBe(0);
     const eventId = JSON.parse(t.stdout).event.id as string;
-    await waitFor(() => receiver.requests.length >= before + 2);
-    const got = receiver.requests.slice(before);
+    const got = (await receiver.received(before + 2)).slice(before);
     expect(got.map((r) => r.headers['svc-event-id'])).toEqual([eventId, eventId]);
     expect(got.map((r) => r.headers['svc-delivery-attempt'])).toEqual(['1', '2']);
 
@@ -71,15 +78,12 @@ describe('svc emulator --chaos and svc emulator webhooks chaos', {timeout: 60_00
       SVC_API_URL: emulator?.apiUrl as string,
       SVC_EMULATOR_DATA_DIR: dataDir,
     };
-    const list = await runCli(['webhooks', 'deliveries', hookId, '--json'], {env});
+    const list = await runCommand(['webhooks', 'deliveries', hookId, '--json'], {env});
     const delivery = (JSON.parse(list.stdout).data as {id: string; event_id: string}[]).find(
       (d) => d.event_id === eventId,
     );
-    await waitFor(async () => {
-      const shown = await runCli(['webhooks', 'deliveries', 'show', delivery?.id as string, '--json'], {env});
-      return JSON.parse(shown.stdout).attempts?.length === 2;
-    });
-    const shown = await runCli(['webhooks', 'deliveries', 'show', delivery?.id as string], {env});
+    await control.waitForDelivery({delivery_id: delivery?.id as string, attempts: 2});
+    const shown = await runCommand(['webhooks', 'deliveries', 'show', delivery?.id as string], {env});
     expect(shown.code, shown.stderr).toBe(0);
     expect(shown.stdout).toMatch(/#1 .* scheduled .*200/);
     expect(shown.stdout).toMatch(/#2 .* chaos .*200/);
@@ -103,7 +107,7 @@ describe('svc emulator --chaos and svc emulator webhooks chaos', {timeout: 60_00
     const unknown = await cli(['emulator', 'webhooks', 'chaos', `we_${'0'.repeat(24)}`, '--json']);
     expect(unknown.code).toBe(1);
     expect(JSON.parse(unknown.stdout).error.code).toBe('not_found');
-    const start = await runCli(['emulator', 'start', '--in-memory', '--chaos', 'sometimes']);
+    const start = await runCommand(['emulator', 'start', '--in-memory', '--chaos', 'sometimes']);
     expect(start.code).toBe(2);
     expect(start.stderr).toMatch(/unknown chaos option "sometimes"/);
   });

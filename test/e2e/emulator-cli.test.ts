@@ -7,20 +7,26 @@ import type {AddressInfo} from 'node:net';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest';
+import {type RunningEmulator, startEmulator} from '../../src/emulator/index.js';
 import {spawnCli, stopProcess} from '../emulator/delivery/processes.js';
-import {BIN, runCli} from '../helpers/run-cli.js';
+import {BIN, runCommand} from '../helpers/run-cli.js';
 
 let root: string;
 const children = new Set<ChildProcessWithoutNullStreams>();
+// The file's running emulator, in this process, for the commands that only need one; the starts under test
+// (`svc emulator start` itself: its ready line, signals, refusals, addresses) are processes of their own.
+let shared: RunningEmulator;
 
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'svc-e2e-emulator-'));
+  shared = await startEmulator({port: 0, inMemory: true, dataDir: join(root, 'shared')});
 });
 afterEach(() => {
   for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
   children.clear();
 });
 afterAll(async () => {
+  await shared?.stop();
   await rm(root, {recursive: true, force: true});
 });
 
@@ -37,7 +43,7 @@ interface Started {
   exited: Promise<number | null>;
 }
 
-/** Spawns `svc emulator start --json …` and resolves with its ready line. */
+/** Spawns `svc emulator start --json …` (a start under test, until a signal) and resolves with its ready line. */
 function startEmulatorProcess(args: string[], env: Record<string, string>): Promise<Started> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, 'emulator', 'start', '--json', '--port', '0', ...args], {
@@ -74,13 +80,14 @@ describe('svc emulator start', () => {
   it('prints one JSON ready line, keeps acknowledged writes through kill -9, and stops cleanly on SIGTERM', async () => {
     const dataDir = join(root, 'durable');
     const env = baseEnv(dataDir);
+    // The three starts are under test (the ready line, kill -9, SIGTERM, SIGINT): processes of their own.
     const first = await startEmulatorProcess([], env);
     expect(Object.keys(first.ready).sort()).toEqual(['account_url', 'api_url', 'data_dir']);
     expect(first.ready.data_dir).toBe(dataDir);
     expect((await stat(join(dataDir, 'emulator.json'))).mode & 0o777).toBe(0o600);
     expect((await stat(join(dataDir, 'vault.key'))).mode & 0o777).toBe(0o600);
 
-    const created = await runCli(['emulator', 'keys', 'create', '--name', 'durable', '--json'], {env});
+    const created = await runCommand(['emulator', 'keys', 'create', '--name', 'durable', '--json'], {env});
     expect(created.code).toBe(0);
     const key = JSON.parse(created.stdout) as {
       id: string;
@@ -96,6 +103,7 @@ describe('svc emulator start', () => {
     first.child.kill('SIGKILL');
     await first.exited;
 
+    // Restart after kill -9, under test.
     const second = await startEmulatorProcess([], env);
     const again = await orgWith(second.ready.api_url, key.secret);
     expect(again.status).toBe(200);
@@ -107,6 +115,7 @@ describe('svc emulator start', () => {
     expect(second.stderr()).not.toContain(key.secret);
 
     // And once more after the clean stop: state survives restarts.
+    // Restart after a clean stop, under test.
     const third = await startEmulatorProcess([], env);
     expect((await orgWith(third.ready.api_url, key.secret)).status).toBe(200);
     third.child.kill('SIGINT');
@@ -116,9 +125,10 @@ describe('svc emulator start', () => {
   it('refuses a second emulator on the same data dir, and status and stop find the running one', async () => {
     const dataDir = join(root, 'single');
     const env = baseEnv(dataDir);
+    // The start is under test (a second one refused; `svc emulator stop` signals its process): a process of its own.
     const running = await startEmulatorProcess(['--clock', 'manual'], env);
 
-    const status = await runCli(['emulator', 'status', '--json'], {env});
+    const status = await runCommand(['emulator', 'status', '--json'], {env});
     expect(status.code).toBe(0);
     expect(JSON.parse(status.stdout)).toMatchObject({
       running: true,
@@ -126,31 +136,31 @@ describe('svc emulator start', () => {
       clock: {mode: 'manual'},
     });
 
-    const clock = await runCli(['emulator', 'clock', 'advance', '1h', '--json'], {env});
+    const clock = await runCommand(['emulator', 'clock', 'advance', '1h', '--json'], {env});
     expect(clock.code).toBe(0);
     expect(JSON.parse(clock.stdout).mode).toBe('manual');
 
-    const twice = await runCli(['emulator', 'start', '--port', '0', '--json'], {env});
+    const twice = await runCommand(['emulator', 'start', '--port', '0', '--json'], {env});
     expect(twice.code).toBe(1);
     expect(JSON.parse(twice.stdout).error.code).toBe('already_running');
 
-    const stopped = await runCli(['emulator', 'stop', '--json'], {env});
+    const stopped = await runCommand(['emulator', 'stop', '--json'], {env});
     expect(stopped.code).toBe(0);
     expect(await running.exited).toBe(0);
 
     // Nothing running is an answer (printed in full) with an exit code of its own, 3, for scripts to branch on;
     // stopping what is not running has nothing to do.
-    const after = await runCli(['emulator', 'status', '--json'], {env});
+    const after = await runCommand(['emulator', 'status', '--json'], {env});
     expect(after.code).toBe(3);
     expect(JSON.parse(after.stdout)).toEqual({running: false, data_dir: dataDir});
-    const said = await runCli(['emulator', 'status'], {env});
+    const said = await runCommand(['emulator', 'status'], {env});
     expect(said.code).toBe(3);
     expect(said.stdout).toBe(`No emulator is running for the data dir ${dataDir}.\n`);
     expect(said.stderr).toMatch(/^Start one: `(npx )?svc emulator start`\n$/);
-    const again = await runCli(['emulator', 'stop'], {env});
+    const again = await runCommand(['emulator', 'stop'], {env});
     expect(again.code).toBe(0);
     expect(again.stderr).toBe(`Nothing to stop: no emulator is running for the data dir ${dataDir}.\n`);
-    expect(JSON.parse((await runCli(['emulator', 'stop', '--json'], {env})).stdout)).toEqual({
+    expect(JSON.parse((await runCommand(['emulator', 'stop', '--json'], {env})).stdout)).toEqual({
       stopped: false,
       data_dir: dataDir,
     });
@@ -162,17 +172,18 @@ describe('svc emulator start', () => {
     const {port} = holder.address() as AddressInfo;
     try {
       const env = baseEnv(join(root, 'port-in-use'));
-      const taken = await runCli(['emulator', 'start', '--in-memory', '--port', String(port)], {env});
+      const taken = await runCommand(['emulator', 'start', '--in-memory', '--port', String(port)], {env});
       expect(taken.code, taken.stderr).toBe(1);
       expect(taken.stderr).toContain(`port ${port} on 127.0.0.1 is already in use; pick another with --port`);
       expect(taken.stderr).not.toMatch(/EADDRINUSE|\n\s+at /);
-      const json = await runCli(['emulator', 'start', '--in-memory', '--port', String(port), '--json'], {
+      const json = await runCommand(['emulator', 'start', '--in-memory', '--port', String(port), '--json'], {
         env,
       });
       expect(json.code).toBe(1);
       expect(JSON.parse(json.stdout)).toMatchObject({error: {code: 'port_in_use'}});
       // The other program is untouched, and another port starts.
       expect(await (await fetch(`http://127.0.0.1:${port}/`)).text()).toBe('someone else');
+      // The way out is a start under test: a process of its own.
       const started = await startEmulatorProcess(['--in-memory'], env);
       expect(started.ready.api_url).not.toContain(`:${port}`);
       started.child.kill('SIGTERM');
@@ -186,7 +197,7 @@ describe('svc emulator start', () => {
   it('on a data dir that is a file: exit 1, and the flag to pick another named', async () => {
     const file = join(root, 'data-is-a-file');
     await writeFile(file, 'not a folder');
-    const failed = await runCli(['emulator', 'start', '--port', '0', '--data-dir', file], {
+    const failed = await runCommand(['emulator', 'start', '--port', '0', '--data-dir', file], {
       env: baseEnv(file),
     });
     expect(failed.code, failed.stderr).toBe(1);
@@ -199,7 +210,7 @@ describe('svc emulator start', () => {
       ...baseEnv(join(root, 'pg-refused')),
       SVC_EMULATOR_DATABASE_URL: 'postgres://svc:hunter2-secret@127.0.0.1:1/nothing',
     };
-    const r = await runCli(['emulator', 'start', '--port', '0'], {env});
+    const r = await runCommand(['emulator', 'start', '--port', '0'], {env});
     expect(r.code).toBe(1);
     expect(r.stdout + r.stderr).not.toContain('hunter2-secret');
     expect(r.stderr).toMatch(/could not start/);
@@ -214,16 +225,16 @@ describe('svc emulator exec', () => {
       'process.exit(7);',
     ].join('\n');
     const env = baseEnv(join(root, 'unused'));
-    const r = await runCli(
+    const r = await runCommand(
       ['emulator', 'exec', '--', process.execPath, '--input-type=module', '-e', script],
-      {env, timeoutMs: 50_000},
+      {env},
     );
     expect(r.code).toBe(7);
     expect(existsSync(join(root, 'unused'))).toBe(false);
   }, 60_000);
 
   it('fails clearly when the command does not exist', async () => {
-    const r = await runCli(['emulator', 'exec', '--json', '--', 'svc-no-such-command-xyz'], {
+    const r = await runCommand(['emulator', 'exec', '--json', '--', 'svc-no-such-command-xyz'], {
       env: baseEnv(join(root, 'x')),
     });
     expect(r.code).toBe(127);
@@ -233,15 +244,14 @@ describe('svc emulator exec', () => {
 
 describe('nothing to do', () => {
   it('revoking a key twice says the second time that it was already revoked', async () => {
-    const dataDir = join(root, 'revoke-twice');
-    const env = baseEnv(dataDir);
-    const {api_url} = (await startEmulatorProcess([], env)).ready;
+    const env = baseEnv(shared.dataDir);
+    const api_url = shared.apiUrl;
     const key = JSON.parse(
-      (await runCli(['emulator', 'keys', 'create', '--name', 'twice', '--json'], {env})).stdout,
+      (await runCommand(['emulator', 'keys', 'create', '--name', 'twice', '--json'], {env})).stdout,
     );
-    const first = await runCli(['emulator', 'keys', 'revoke', key.id], {env});
+    const first = await runCommand(['emulator', 'keys', 'revoke', key.id], {env});
     expect(first.stdout).toBe(`Revoked twice (${key.id}) on the emulator at ${api_url}.\n`);
-    const second = await runCli(['emulator', 'keys', 'revoke', key.id], {env});
+    const second = await runCommand(['emulator', 'keys', 'revoke', key.id], {env});
     expect(second.code).toBe(0);
     expect(second.stdout).toBe('');
     expect(second.stderr).toBe(
@@ -250,7 +260,7 @@ describe('nothing to do', () => {
   }, 60_000);
 
   it('logout with nothing stored says there was nothing to do, and nothing about revoking', async () => {
-    const r = await runCli(['logout'], {env: baseEnv(join(root, 'nothing-stored'))});
+    const r = await runCommand(['logout'], {env: baseEnv(join(root, 'nothing-stored'))});
     expect(r.code).toBe(0);
     expect(r.stderr).toBe('Nothing to do: no key is stored.\n');
   });
@@ -258,7 +268,7 @@ describe('nothing to do', () => {
 
 describe('control commands', () => {
   it('tell the user how to start an emulator when none runs', async () => {
-    const r = await runCli(['emulator', 'keys', 'create', '--name', 'x', '--json'], {
+    const r = await runCommand(['emulator', 'keys', 'create', '--name', 'x', '--json'], {
       env: baseEnv(join(root, 'none')),
     });
     expect(r.code).toBe(1);
@@ -272,6 +282,7 @@ describe('svc emulator start --host beyond loopback', () => {
   it('warns what it exposes and hands out an address the CLI accepts', {timeout: 60_000}, async () => {
     const dataDir = join(root, 'exposed');
     const env = baseEnv(dataDir);
+    // Spawned: the start is under test (its warning), and it runs until a signal.
     const p = spawnCli(['emulator', 'start', '--host', '0.0.0.0', '--port', '0', '--data-dir', dataDir], env);
     try {
       await p.line((l) => l.includes('Press Ctrl+C'));
@@ -284,12 +295,14 @@ describe('svc emulator start --host beyond loopback', () => {
       expect(apiUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       expect(stdout).toContain(`login --api-url ${apiUrl}`);
       // The hint works as printed: the CLI takes the address.
-      const key = await runCli(
+      const key = await runCommand(
         ['emulator', 'keys', 'create', '--name', 'exposed', '--json', '--data-dir', dataDir],
         {env},
       );
       const secret = JSON.parse(key.stdout).secret as string;
-      const org = await runCli(['org', '--json'], {env: {...env, SVC_API_URL: apiUrl, SVC_API_KEY: secret}});
+      const org = await runCommand(['org', '--json'], {
+        env: {...env, SVC_API_URL: apiUrl, SVC_API_KEY: secret},
+      });
       expect(org.code, org.stderr).toBe(0);
     } finally {
       await stopProcess(p);
@@ -298,6 +311,7 @@ describe('svc emulator start --host beyond loopback', () => {
 
   it('stays quiet about exposure on the default loopback address', {timeout: 60_000}, async () => {
     const dataDir = join(root, 'quiet');
+    // Spawned: the start is under test (no warning), and it runs until a signal.
     const p = spawnCli(['emulator', 'start', '--port', '0', '--data-dir', dataDir], baseEnv(dataDir));
     try {
       await p.line((l) => l.includes('Press Ctrl+C'));
@@ -309,7 +323,7 @@ describe('svc emulator start --host beyond loopback', () => {
 
   it('refuses an --allowed-host that is not a host name, with a usage error', async () => {
     const dataDir = join(root, 'bad-allowed-host');
-    const r = await runCli(
+    const r = await runCommand(
       ['emulator', 'start', '--port', '0', '--allowed-host', 'http://box/', '--data-dir', dataDir],
       {
         env: baseEnv(dataDir),

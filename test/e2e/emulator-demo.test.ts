@@ -6,7 +6,7 @@ import {join} from 'node:path';
 import {afterAll, describe, expect, it} from 'vitest';
 import {API_KEY_SECRET_PATTERN} from '../../src/definitions.js';
 import {localhostFetch} from '../helpers/localhost-fetch.js';
-import {BIN, runCli} from '../helpers/run-cli.js';
+import {BIN, runCommand} from '../helpers/run-cli.js';
 
 const dataRoot = mkdtempSync(join(tmpdir(), 'svc-demo-'));
 afterAll(() => rmSync(dataRoot, {recursive: true, force: true}));
@@ -15,6 +15,7 @@ describe('svc emulator start --demo', {timeout: 60_000}, () => {
   it('prints the API address, a demo key that works, and commands runnable from where the user is', async () => {
     // A PATH without svc on it, as on a fresh clone: the hints must say `npx svc`.
     const env = {PATH: '/usr/bin:/bin', HOME: dataRoot, NO_COLOR: '1', SVC_DATA_DIR: join(dataRoot, 'data')};
+    // Spawned: the start is under test (what it prints when ready), and it runs until a signal.
     const child = spawn(
       process.execPath,
       [BIN, 'emulator', 'start', '--demo', '--port', '0', '--in-memory'],
@@ -47,7 +48,7 @@ describe('svc emulator start --demo', {timeout: 60_000}, () => {
       const page = await localhostFetch(accountUrl);
       expect(page.status).toBe(200);
       expect(await page.text()).toContain('Email me a sign-in link');
-      const org = await runCli(['org', '--json'], {env: {SVC_API_URL: apiUrl, SVC_API_KEY: key}});
+      const org = await runCommand(['org', '--json'], {env: {SVC_API_URL: apiUrl, SVC_API_KEY: key}});
       expect(org.code).toBe(0);
       expect(JSON.parse(org.stdout)).toMatchObject({id: expect.stringMatching(/^org_/), name: 'Demo org'});
     } finally {
@@ -65,6 +66,7 @@ describe('svc emulator start --demo', {timeout: 60_000}, () => {
       apiUrl: string;
       stop(): Promise<void>;
     }> => {
+      // Spawned: each start is under test (the key it prints), and it runs until a signal.
       const child = spawn(
         process.execPath,
         [BIN, 'emulator', 'start', '--demo', '--port', '0', '--data-dir', dataDir],
@@ -92,7 +94,7 @@ describe('svc emulator start --demo', {timeout: 60_000}, () => {
       };
     };
     const orgWith = (apiUrl: string, key: string) =>
-      runCli(['org', '--json'], {env: {SVC_API_URL: apiUrl, SVC_API_KEY: key}});
+      runCommand(['org', '--json'], {env: {SVC_API_URL: apiUrl, SVC_API_KEY: key}});
 
     const first = await startOnce();
     expect(first.out).toContain(
@@ -105,7 +107,7 @@ describe('svc emulator start --demo', {timeout: 60_000}, () => {
       expect(second.out).toContain('Demo API key (the same as at earlier starts on this data dir');
       // The key kept from the first start works against the restarted emulator.
       expect((await orgWith(second.apiUrl, first.key)).code).toBe(0);
-      const keys = await runCli(['keys', 'list', '--json'], {
+      const keys = await runCommand(['keys', 'list', '--json'], {
         env: {SVC_API_URL: second.apiUrl, SVC_API_KEY: first.key},
       });
       const listed = JSON.parse(keys.stdout) as {data: {created_by: string; status: string}[]};
@@ -115,7 +117,7 @@ describe('svc emulator start --demo', {timeout: 60_000}, () => {
       const demoId = (JSON.parse(keys.stdout) as {data: {id: string; created_by: string}[]}).data.find(
         (k) => k.created_by === 'svc emulator --demo',
       )?.id as string;
-      const revoked = await runCli(['emulator', 'keys', 'revoke', demoId, '--data-dir', dataDir], {env});
+      const revoked = await runCommand(['emulator', 'keys', 'revoke', demoId, '--data-dir', dataDir], {env});
       expect(revoked.code, revoked.stderr).toBe(0);
     } finally {
       await second.stop();

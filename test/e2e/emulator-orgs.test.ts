@@ -4,15 +4,20 @@ import {mkdtemp, readFile, rm, stat, writeFile} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
+import {type RunningEmulator, startEmulator} from '../../src/emulator/index.js';
 import {type StartedProcess, spawnEmulator} from '../helpers/emulator-process.js';
-import {runCli} from '../helpers/run-cli.js';
+import {runCommand} from '../helpers/run-cli.js';
 
 let root: string;
+// The file's emulator, in this process, on a manual clock; the org commands find it by its data dir.
+let emu: RunningEmulator;
 const running = new Set<StartedProcess>();
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'svc-e2e-orgs-'));
+  emu = await startEmulator({port: 0, inMemory: true, dataDir: join(root, 'orgs'), clock: 'manual'});
 });
 afterAll(async () => {
+  await emu?.stop();
   for (const p of running) if (p.child.exitCode === null) p.child.kill('SIGKILL');
   await rm(root, {recursive: true, force: true});
 });
@@ -31,47 +36,43 @@ async function start(args: string[], dataDir: string): Promise<StartedProcess> {
 
 describe('svc emulator orgs and --org', {timeout: 120_000}, () => {
   it('makes an org, acts on it alone with --org, moves its own clock, resets and deletes it', async () => {
-    const dataDir = join(root, 'orgs');
-    const emu = await start(['--in-memory', '--clock', 'manual'], dataDir);
-    // An in-memory emulator keeps its emulator.json in a folder of its own, named in its ready line.
-    const e = env(emu.ready.data_dir);
-    const made = await runCli(['emulator', 'orgs', 'create', '--name', 'file a'], {env: e});
+    const e = env(emu.dataDir);
+    const made = await runCommand(['emulator', 'orgs', 'create', '--name', 'file a'], {env: e});
     expect(made.code, made.stderr).toBe(0);
     const org = made.stdout.trim();
     expect(org).toMatch(/^org_[0-9A-Za-z]{24}$/);
 
-    const key = await runCli(['emulator', 'keys', 'create', '--name', 'ci', '--org', org, '--json'], {
+    const key = await runCommand(['emulator', 'keys', 'create', '--name', 'ci', '--org', org, '--json'], {
       env: e,
     });
     expect(key.code, key.stderr).toBe(0);
     // Keys expire unless told otherwise: the account page's default.
     expect(JSON.parse(key.stdout).expires_at).not.toBeNull();
-    const whoami = await runCli(['org', '--json'], {
-      env: {...e, SVC_API_KEY: JSON.parse(key.stdout).secret, SVC_API_URL: emu.ready.api_url},
+    const whoami = await runCommand(['org', '--json'], {
+      env: {...e, SVC_API_KEY: JSON.parse(key.stdout).secret, SVC_API_URL: emu.apiUrl},
     });
     expect(JSON.parse(whoami.stdout).id).toBe(org);
 
-    const trig = await runCli(['trigger', 'sandbox.ready', '--org', org, '--json'], {env: e});
+    const trig = await runCommand(['trigger', 'sandbox.ready', '--org', org, '--json'], {env: e});
     expect(trig.code, trig.stderr).toBe(0);
     expect(JSON.parse(trig.stdout).event.org_id).toBe(org);
 
-    const moved = await runCli(['emulator', 'clock', 'advance', '30s', '--org', org, '--json'], {env: e});
+    const moved = await runCommand(['emulator', 'clock', 'advance', '30s', '--org', org, '--json'], {env: e});
     expect(moved.code, moved.stderr).toBe(0);
     expect(JSON.parse(moved.stdout)).toMatchObject({org_id: org, own: true});
-    const emulatorClock = await runCli(['emulator', 'clock', '--json'], {env: e});
+    const emulatorClock = await runCommand(['emulator', 'clock', '--json'], {env: e});
     expect(Date.parse(JSON.parse(moved.stdout).now) - Date.parse(JSON.parse(emulatorClock.stdout).now)).toBe(
       30_000,
     );
 
-    const reset = await runCli(['emulator', 'orgs', 'reset', org], {env: e});
+    const reset = await runCommand(['emulator', 'orgs', 'reset', org], {env: e});
     expect(reset.code, reset.stderr).toBe(0);
     expect(reset.stdout).toBe(`Emptied ${org}.\n`);
-    const deleted = await runCli(['emulator', 'orgs', 'delete', org, '--json'], {env: e});
+    const deleted = await runCommand(['emulator', 'orgs', 'delete', org, '--json'], {env: e});
     expect(JSON.parse(deleted.stdout)).toEqual({deleted: true, org_id: org});
-    const again = await runCli(['emulator', 'orgs', 'delete', org, '--json'], {env: e});
+    const again = await runCommand(['emulator', 'orgs', 'delete', org, '--json'], {env: e});
     expect(again.code).toBe(1);
     expect(JSON.parse(again.stdout).error.code).toBe('not_found');
-    expect(await emu.stop()).toBe(0);
   });
 
   it('writes the secrets a seed left to --secrets-out (owner-only), and never into a piped log', async () => {
@@ -82,15 +83,16 @@ describe('svc emulator orgs and --org', {timeout: 120_000}, () => {
     );
     const out = join(root, 'secrets.json');
     const dataDir = join(root, 'seeded');
-    const emu = await start(['--in-memory', '--seed', seed, '--secrets-out', out], dataDir);
+    // The start is under test (its ready line, its stderr, its exit): a process of its own.
+    const seeded = await start(['--in-memory', '--seed', seed, '--secrets-out', out], dataDir);
     const written = JSON.parse(await readFile(out, 'utf8'));
     const secret = written.orgs[0].keys[0].secret as string;
     expect(secret).toMatch(/^svc_/);
     expect((await stat(out)).mode & 0o777).toBe(0o600);
-    expect(emu.ready.secrets_out).toBe(out);
-    expect(JSON.stringify(emu.ready)).not.toContain(secret);
-    expect(emu.stderr()).not.toContain(secret);
-    expect(await emu.stop()).toBe(0);
-    expect(emu.stderr()).not.toContain(secret);
+    expect(seeded.ready.secrets_out).toBe(out);
+    expect(JSON.stringify(seeded.ready)).not.toContain(secret);
+    expect(seeded.stderr()).not.toContain(secret);
+    expect(await seeded.stop()).toBe(0);
+    expect(seeded.stderr()).not.toContain(secret);
   });
 });

@@ -4,20 +4,31 @@ import {mkdir, mkdtemp, readFile, rm, stat, writeFile} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {spawn} from 'node:child_process';
-import {afterAll, beforeAll, describe, expect, it, vi} from 'vitest';
+import {afterAll, beforeAll, describe, expect, it} from 'vitest';
+import {type RunningEmulator, startEmulator} from '../../src/emulator/index.js';
 import {type StartedProcess, spawnEmulator} from '../helpers/emulator-process.js';
-import {BIN, runCli} from '../helpers/run-cli.js';
+import {BIN, runCli, runCommand} from '../helpers/run-cli.js';
 
 const KEY = `svc_${'CiKnownKey'.padEnd(40, '7')}`;
 const ORG = `org_${'CiOrg'.padEnd(24, '0')}`;
 
 let root: string;
 const running = new Set<StartedProcess>();
+// The file's running emulator, in this process, seeded, for the loads that are refused; the starts under test
+// (from a seed, after an import, from a snapshot, until its followers end) are processes of their own.
+let shared: RunningEmulator;
 
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'svc-e2e-state-'));
+  shared = await startEmulator({
+    port: 0,
+    inMemory: true,
+    dataDir: join(root, 'shared'),
+    seed: await file('for-shared.json', seedWithKey()),
+  });
 });
 afterAll(async () => {
+  await shared?.stop();
   for (const p of running) if (p.child.exitCode === null) p.child.kill('SIGKILL');
   await rm(root, {recursive: true, force: true});
 });
@@ -54,13 +65,14 @@ async function start(args: string[], dataDir: string): Promise<StartedProcess> {
 
 describe('svc emulator start --seed', {timeout: 90_000}, () => {
   it('serves the seed with its known key, names it in the ready line, and svc reads it with that key', async () => {
+    // The start is under test (its ready line): a process of its own.
     const seed = await file('seed.json', seedWithKey());
     const emu = await start(['--in-memory', '--seed', seed], join(root, 'seeded'));
     expect(emu.ready.seed).toMatchObject({kind: 'seed', default_org_id: ORG});
     // The key the seed gave is never printed back.
     expect(JSON.stringify(emu.ready)).not.toContain(KEY);
 
-    const org = await runCli(['org', '--json'], {
+    const org = await runCommand(['org', '--json'], {
       env: {...env(join(root, 'seeded')), SVC_API_KEY: KEY, SVC_API_URL: emu.ready.api_url},
     });
     expect(org.code, org.stderr).toBe(0);
@@ -73,7 +85,7 @@ describe('svc emulator start --seed', {timeout: 90_000}, () => {
       svc_emulator_seed: 1,
       orgs: [{name: 'X', keys: [{name: 'k', secret: 'svc_123'}]}],
     });
-    const r = await runCli(['emulator', 'start', '--json', '--in-memory', '--port', '0', '--seed', bad], {
+    const r = await runCommand(['emulator', 'start', '--json', '--in-memory', '--port', '0', '--seed', bad], {
       env: env(join(root, 'bad')),
     });
     expect(r.code).toBe(1);
@@ -87,18 +99,16 @@ describe('svc emulator import and reset', {timeout: 90_000}, () => {
   it('loads a seed into a stopped emulator, which then starts with it; reset empties it', async () => {
     const dataDir = join(root, 'stopped');
     const seed = await file('for-stopped.json', seedWithKey());
-    const loaded = await runCli(['emulator', 'import', seed, '--json'], {
-      env: env(dataDir),
-      timeoutMs: 60_000,
-    });
+    const loaded = await runCommand(['emulator', 'import', seed, '--json'], {env: env(dataDir)});
     expect(loaded.code, loaded.stderr).toBe(0);
     expect(JSON.parse(loaded.stdout)).toMatchObject({kind: 'seed', default_org_id: ORG});
 
+    // The start from the loaded state is under test: a process of its own.
     const emu = await start([], dataDir);
     const org = await fetch(`${emu.ready.api_url}/v1/org`, {headers: {authorization: `Bearer ${KEY}`}});
     expect(org.status).toBe(200);
 
-    const reset = await runCli(['emulator', 'reset', '--json'], {env: env(dataDir)});
+    const reset = await runCommand(['emulator', 'reset', '--json'], {env: env(dataDir)});
     expect(reset.code, reset.stderr).toBe(0);
     const after = await fetch(`${emu.ready.api_url}/v1/org`, {headers: {authorization: `Bearer ${KEY}`}});
     expect(after.status).toBe(401);
@@ -106,8 +116,7 @@ describe('svc emulator import and reset', {timeout: 90_000}, () => {
   });
 
   it('refuses a damaged or newer file with exit 1 and code invalid_state_file, writing nothing', async () => {
-    const dataDir = join(root, 'refusals');
-    const emu = await start(['--in-memory'], dataDir);
+    const dataDir = shared.dataDir;
     const damaged = join(root, 'damaged.json');
     await writeFile(damaged, '{"svc_emulator_seed": 1, "orgs": [');
     const newer = await file('newer.json', {svc_emulator_seed: 9, orgs: []});
@@ -132,27 +141,24 @@ describe('svc emulator import and reset', {timeout: 90_000}, () => {
       [newer, 'svc_emulator_seed: is 9, a seed format newer than this svc reads (1)'],
       [full, 'orgs[1].webhooks[10]: is endpoint 11; an org may have at most 10 webhook endpoints'],
     ] as const) {
-      const r = await runCli(['emulator', 'import', path, '--json'], {env: env(dataDir)});
+      const r = await runCommand(['emulator', 'import', path, '--json'], {env: env(dataDir)});
       expect(r.code, path).toBe(1);
       const error = JSON.parse(r.stdout).error;
       expect(error.code).toBe('invalid_state_file');
       expect(error.message).toContain(`${path}: ${expected}`);
     }
-    const unloaded = await fetch(`${emu.ready.api_url}/v1/org`, {headers: {authorization: `Bearer ${good}`}});
+    const unloaded = await fetch(`${shared.apiUrl}/v1/org`, {headers: {authorization: `Bearer ${good}`}});
     expect(unloaded.status).toBe(401);
-    expect(await emu.stop()).toBe(0);
   });
 
   it('refuses to merge a snapshot whose records the emulator already has, naming each and what to do', async () => {
-    const seed = await file('for-merge.json', seedWithKey());
-    const emu = await start(['--in-memory', '--seed', seed], join(root, 'merge-clash'));
-    // An emulator in memory keeps its state in a folder of its own, which its ready line names.
-    const dataDir = emu.ready.data_dir;
+    // The file's emulator, started from the seed (each load below leaves it with the same records).
+    const dataDir = shared.dataDir;
     const out = join(root, 'merge-clash.json');
-    const exported = await runCli(['emulator', 'export', '--out', out], {env: env(dataDir)});
+    const exported = await runCommand(['emulator', 'export', '--out', out], {env: env(dataDir)});
     expect(exported.code, exported.stderr).toBe(0);
 
-    const json = await runCli(['emulator', 'import', out, '--merge', '--json'], {env: env(dataDir)});
+    const json = await runCommand(['emulator', 'import', out, '--merge', '--json'], {env: env(dataDir)});
     expect(json.code).toBe(1);
     const error = JSON.parse(json.stdout).error;
     expect(error.code).toBe('conflict');
@@ -162,7 +168,7 @@ describe('svc emulator import and reset', {timeout: 90_000}, () => {
     );
     expect(error.message).toContain(`${out}: orgs[`);
 
-    const said = await runCli(['emulator', 'import', out, '--merge'], {env: env(dataDir)});
+    const said = await runCommand(['emulator', 'import', out, '--merge'], {env: env(dataDir)});
     expect(said.code).toBe(1);
     expect(said.stderr).toContain(`.id: the emulator already has the org ${ORG}`);
     expect(said.stderr).toContain('without --merge');
@@ -170,10 +176,9 @@ describe('svc emulator import and reset', {timeout: 90_000}, () => {
     expect(said.stderr).not.toMatch(/Key \(|already exists|duplicate key|constraint/);
 
     // Without --merge the same file replaces the state.
-    const replaced = await runCli(['emulator', 'import', out, '--json'], {env: env(dataDir)});
+    const replaced = await runCommand(['emulator', 'import', out, '--json'], {env: env(dataDir)});
     expect(replaced.code, replaced.stderr).toBe(0);
     expect(JSON.parse(replaced.stdout)).toMatchObject({kind: 'snapshot', default_org_id: ORG});
-    expect(await emu.stop()).toBe(0);
   });
 });
 
@@ -181,7 +186,7 @@ describe('snapshots: svc emulator export, start --import and --export-on-exit', 
   it('saves the state on exit, owner-only, and a new emulator started from it serves the same key', async () => {
     const seed = await file('for-snapshot.json', seedWithKey());
     const saved = join(root, 'artifact', 'state.json');
-    const missingFolder = await runCli(
+    const missingFolder = await runCommand(
       ['emulator', 'start', '--json', '--in-memory', '--port', '0', '--export-on-exit', saved],
       {env: env(join(root, 'no-folder'))},
     );
@@ -189,11 +194,12 @@ describe('snapshots: svc emulator export, start --import and --export-on-exit', 
     expect(JSON.parse(missingFolder.stdout).error.message).toContain('does not exist or is not writable');
 
     await mkdir(join(root, 'artifact'));
+    // Both starts are under test (the state saved on exit, the start from it): processes of their own.
     const first = await start(
       ['--in-memory', '--clock', 'manual', '--seed', seed, '--export-on-exit', saved],
       join(root, 'first'),
     );
-    const exported = await runCli(
+    const exported = await runCommand(
       ['emulator', 'export', '--out', join(root, 'artifact', 'now.json'), '--json'],
       {
         // An in-memory emulator keeps its emulator.json in a folder of its own, named in its ready line.
@@ -226,6 +232,7 @@ describe('svc emulator exec with a seed and --export-on-exit', {timeout: 90_000}
     const script =
       "fetch(process.env.SVC_API_URL + '/v1/org', {headers: {authorization: 'Bearer ' + process.env.SVC_API_KEY}})" +
       '.then((r) => r.json()).then((o) => { console.log(o.id); process.exit(3); })';
+    // Spawned: the command exec runs writes to the stdout it inherits, a pipe only a process of its own has.
     const r = await runCli(
       ['emulator', 'exec', '--seed', seed, '--export-on-exit', saved, '--', process.execPath, '-e', script],
       {env: env(join(root, 'exec')), timeoutMs: 60_000},
@@ -243,16 +250,21 @@ describe('svc emulator exec with a seed and --export-on-exit', {timeout: 90_000}
 describe('svc emulator logs', {timeout: 90_000}, () => {
   it('tells why a CI key was refused, as JSON lines, and a follower ends when the emulator stops', async () => {
     const seed = await file('for-logs.json', seedWithKey());
+    // The stop is under test (its exit code, and the follower ending with it): a process of its own.
     const emu = await start(['--in-memory', '--seed', seed], join(root, 'logs'));
     const logEnv = env(emu.ready.data_dir);
+    // Spawned: `logs --follow` runs until the emulator stops.
     const follower = spawn(process.execPath, [BIN, 'emulator', 'logs', '--follow', '--json'], {
       env: {PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', ...logEnv},
     });
     let followed = '';
     let followErr = '';
-    follower.stdout.on('data', (d) => {
-      followed += d;
-    });
+    const followedRefusal = new Promise<void>((resolve) =>
+      follower.stdout.on('data', (d) => {
+        followed += d;
+        if (followed.includes('"reason":"unknown_key"')) resolve();
+      }),
+    );
     follower.stderr.on('data', (d) => {
       followErr += d;
     });
@@ -262,7 +274,7 @@ describe('svc emulator logs', {timeout: 90_000}, () => {
     const answer = await fetch(`${emu.ready.api_url}/v1/org`, {headers: {authorization: `Bearer ${wrong}`}});
     expect(answer.status).toBe(401);
 
-    const logs = await runCli(['emulator', 'logs', '--json', '--since', '10m'], {env: logEnv});
+    const logs = await runCommand(['emulator', 'logs', '--json', '--since', '10m'], {env: logEnv});
     expect(logs.code, logs.stderr).toBe(0);
     const lines = logs.stdout
       .trim()
@@ -279,10 +291,9 @@ describe('svc emulator logs', {timeout: 90_000}, () => {
     });
     expect(logs.stdout).not.toContain(wrong);
 
-    await vi.waitFor(() => expect(followed).toContain('"reason":"unknown_key"'), {
-      timeout: 20_000,
-      interval: 50,
-    });
+    // Pushed: the follower's output is checked as it arrives.
+    await followedRefusal;
+    expect(followed).toContain('"reason":"unknown_key"');
     expect(await emu.stop()).toBe(0);
     expect(await followerExit).toBe(0);
     expect(followErr).toContain('The emulator stopped.');

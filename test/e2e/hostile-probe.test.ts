@@ -8,11 +8,11 @@ import {join} from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {EmulatorControl, EmulatorControlError} from '../../src/client/emulator-control.js';
 import {readRuntimeFile} from '../../src/client/emulator-runtime.js';
-import {type Receiver, startReceiver, waitFor} from '../emulator/delivery/helpers.js';
+import {type Receiver, startReceiver} from '../emulator/delivery/helpers.js';
 import {type EmulatorProcess, startEmulatorProcess, stopProcess} from '../emulator/delivery/processes.js';
 import {openToOthers} from '../helpers/file-modes.js';
 import {rawGet} from '../helpers/raw-get.js';
-import {runCli} from '../helpers/run-cli.js';
+import {runCommand} from '../helpers/run-cli.js';
 
 const PARALLEL_GUESSES = 200;
 // The emulator's default: 20 failed authentications per address per minute.
@@ -32,6 +32,8 @@ beforeAll(async () => {
   await chmod(dataDir, 0o755);
   await chmod(join(dataDir, 'notes'), 0o755);
   await chmod(join(dataDir, 'notes', 'readme.txt'), 0o644);
+  // The file's one emulator, a process of its own: what `svc emulator start` does to a data dir open to others is
+  // under test, and so are the limits on the addresses real connections come from.
   emulator = await startEmulatorProcess(dataDir, ['--clock', 'manual']);
   const info = await readRuntimeFile(dataDir);
   if (!info) throw new Error('no emulator.json');
@@ -87,7 +89,7 @@ describe('a hostile probe, bounded', {timeout: 120_000}, () => {
       const key = await control.createKey({name: 'during-lockout'});
       // A good key from the limited address waits too: otherwise guesses could go on between good requests.
       expect((await get('/v1/org', `Bearer ${key.secret}`, agent)).status).toBe(429);
-      const reset = await runCli(['emulator', 'limiter', 'reset', '--data-dir', dataDir]);
+      const reset = await runCommand(['emulator', 'limiter', 'reset', '--data-dir', dataDir]);
       expect(reset.code, reset.stderr).toBe(0);
       expect((await get('/v1/org', `Bearer ${key.secret}`, agent)).status).toBe(200);
     } finally {
@@ -98,7 +100,7 @@ describe('a hostile probe, bounded', {timeout: 120_000}, () => {
   it('counts all of 127.0.0.0/8 as one address, and never locks out the admin token', async () => {
     const from = (localAddress: string, authorization: string) =>
       rawGet(new URL('/v1/org', emulator?.apiUrl), {authorization, localAddress});
-    await runCli(['emulator', 'limiter', 'reset', '--data-dir', dataDir]);
+    await runCommand(['emulator', 'limiter', 'reset', '--data-dir', dataDir]);
     for (let i = 0; i <= FAILURE_LIMIT; i++) await from('127.0.0.1', `Bearer svc_${'B'.repeat(40)}`);
     // Moving to another loopback address starts no new budget: still refused, with the wait.
     for (const address of ['127.0.0.2', '127.9.8.7']) {
@@ -112,7 +114,7 @@ describe('a hostile probe, bounded', {timeout: 120_000}, () => {
       await rawGet(new URL('/_emulator/health', emulator?.apiUrl), {authorization: 'Bearer adm_wrong'});
     }
     expect((await control.clock()).mode).toBe('manual');
-    const reset = await runCli(['emulator', 'limiter', 'reset', '--data-dir', dataDir]);
+    const reset = await runCommand(['emulator', 'limiter', 'reset', '--data-dir', dataDir]);
     expect(reset.code, reset.stderr).toBe(0);
     expect((await from('127.0.0.3', `Bearer svc_${'D'.repeat(40)}`)).status).toBe(401);
   });
@@ -126,10 +128,10 @@ describe('a hostile probe, bounded', {timeout: 120_000}, () => {
 
   it('refuses to move the clock past its range, and the clock keeps working', async () => {
     const before = await control.clock();
-    const advanced = await runCli(['emulator', 'clock', 'advance', '100000000d', '--data-dir', dataDir]);
+    const advanced = await runCommand(['emulator', 'clock', 'advance', '100000000d', '--data-dir', dataDir]);
     expect(advanced.code).not.toBe(0);
     expect(advanced.stderr).toMatch(/outside the times it can show/);
-    const set = await runCli(['emulator', 'clock', 'set', '0000-01-01T00:00:00Z', '--data-dir', dataDir]);
+    const set = await runCommand(['emulator', 'clock', 'set', '0000-01-01T00:00:00Z', '--data-dir', dataDir]);
     expect(set.code).not.toBe(0);
     expect((await control.clock()).now).toBe(before.now);
     // Everything that reads the clock still works.
@@ -162,6 +164,7 @@ describe('kill -9 in the middle of a burst', {timeout: 120_000}, () => {
       if (index < ANSWERED_BEFORE_KILL || killed) res.end('ok');
       else heldUntilKill.push(() => res.end('ok'));
     });
+    // Processes of their own: kill -9 and the restart on the same data dir are under test.
     const first = await startEmulatorProcess(crashDir, ['--allow-local-endpoints']);
     processes.push(first);
     const info = await readRuntimeFile(crashDir);
@@ -175,7 +178,9 @@ describe('kill -9 in the middle of a burst', {timeout: 120_000}, () => {
         async () => (await c1.trigger({type: 'sandbox.ready'})).event?.id as string,
       ),
     );
-    await waitFor(() => heldUntilKill.length > 0);
+    // The first held attempt has arrived: the kill lands with it in flight.
+    await receiver.received(ANSWERED_BEFORE_KILL + 1);
+    expect(heldUntilKill.length).toBeGreaterThan(0);
     first.child.kill('SIGKILL');
     await first.exited;
     killed = true;
@@ -185,9 +190,13 @@ describe('kill -9 in the middle of a burst', {timeout: 120_000}, () => {
     const answeredBeforeKill = new Set(receiver.requests.slice(0, ANSWERED_BEFORE_KILL).map(eventOf));
     expect(answeredBeforeKill.size).toBe(ANSWERED_BEFORE_KILL);
 
+    // The restart on the same data dir, under test.
     processes.push(await startEmulatorProcess(crashDir, ['--allow-local-endpoints']));
     const received = () => new Set(receiver?.requests.map(eventOf));
-    await waitFor(() => acknowledged.every((id) => received().has(id)), 30_000);
+    await receiver.until(
+      (requests) => acknowledged.every((id) => requests.some((r) => eventOf(r) === id)),
+      30_000,
+    );
     expect(acknowledged.filter((id) => !received().has(id))).toEqual([]);
     // The restarted process delivered the rest of the burst, the attempt cut short by the kill included.
     const afterRestart = new Set(receiver.requests.slice(ANSWERED_BEFORE_KILL + 1).map(eventOf));

@@ -7,12 +7,13 @@ import {mkdtemp, readFile, rm, stat, writeFile} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
+import {type RunningEmulator, startEmulator} from '../../src/emulator/index.js';
 import {type Receiver, startReceiver} from '../emulator/delivery/helpers.js';
-import {type StartedProcess, spawnEmulator} from '../helpers/emulator-process.js';
-import {BIN, runCli} from '../helpers/run-cli.js';
+import {BIN, runCommand} from '../helpers/run-cli.js';
 
 let root: string;
-let emulator: StartedProcess | undefined;
+// The file's emulator, in this process; the commands find it by its data dir.
+let emulator: RunningEmulator | undefined;
 let env: Record<string, string>;
 
 beforeAll(async () => {
@@ -22,9 +23,7 @@ beforeAll(async () => {
     SVC_CONFIG_DIR: join(root, 'config'),
     SVC_CACHE_DIR: join(root, 'cache'),
   };
-  emulator = await spawnEmulator(['--in-memory'], env);
-  // An in-memory emulator answers for a folder of its own, named in its ready line.
-  env.SVC_EMULATOR_DATA_DIR = emulator.ready.data_dir;
+  emulator = await startEmulator({port: 0, inMemory: true, dataDir: env.SVC_EMULATOR_DATA_DIR});
 }, 60_000);
 afterAll(async () => {
   await emulator?.stop();
@@ -36,7 +35,7 @@ const NEVER = /This is a bug|is it running|internal error|already exists/i;
 async function importFile(name: string, text: string) {
   const path = join(root, name);
   await writeFile(path, text);
-  return {path, result: await runCli(['emulator', 'import', path], {env, timeoutMs: 60_000})};
+  return {path, result: await runCommand(['emulator', 'import', path], {env})};
 }
 
 describe('hostile state files', {timeout: 90_000}, () => {
@@ -76,9 +75,10 @@ describe('hostile state files', {timeout: 90_000}, () => {
   });
 
   it('refuses NUL in a snapshot string and a replace with two owners, each by its path and rule', async () => {
-    const snapshot = JSON.parse(
-      (await runCli(['emulator', 'export'], {env, timeoutMs: 60_000})).stdout,
-    ) as Record<string, unknown[]> & {default_org_id: string};
+    const snapshot = JSON.parse((await runCommand(['emulator', 'export'], {env})).stdout) as Record<
+      string,
+      unknown[]
+    > & {default_org_id: string};
     const at = snapshot.exported_at as unknown as string;
     const person = (tag: string) => `usr_${tag.padEnd(24, '0')}`;
     const hostile = {
@@ -122,6 +122,7 @@ describe('secrets and text on the way out', {timeout: 90_000}, () => {
     const fd = openSync(path, 'w', 0o644);
     try {
       const code = await new Promise<number | null>((resolve, reject) => {
+        // Spawned: stdout is a file opened here, a file descriptor that only a process of its own can be given.
         const child = spawn(process.execPath, [BIN, 'emulator', 'export'], {
           env: {PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', ...env},
           stdio: ['ignore', fd, 'ignore'],
@@ -138,7 +139,7 @@ describe('secrets and text on the way out', {timeout: 90_000}, () => {
   });
 
   it("writes a receiver's C1 controls, bidi overrides, zero-width and tag characters escaped in --json", async () => {
-    const r = await runCli(['webhooks', 'send', `${receiver.url}/hooks`, '--json'], {
+    const r = await runCommand(['webhooks', 'send', `${receiver.url}/hooks`, '--json'], {
       env: {SVC_WEBHOOK_SECRET: `whsec_${Buffer.alloc(32, 1).toString('base64')}`},
     });
     expect(r.code, r.stderr).toBe(0);
@@ -150,7 +151,7 @@ describe('secrets and text on the way out', {timeout: 90_000}, () => {
   it('refuses an event id with CR/LF in webhooks send --data with a usage error', async () => {
     const body = join(root, 'crlf.json');
     await writeFile(body, JSON.stringify({id: 'evt_1\r\nX-Injected: yes', type: 'sandbox.ready'}));
-    const r = await runCli(['webhooks', 'send', `${receiver.url}/hooks`, '--data', body], {
+    const r = await runCommand(['webhooks', 'send', `${receiver.url}/hooks`, '--data', body], {
       env: {SVC_WEBHOOK_SECRET: `whsec_${Buffer.alloc(32, 1).toString('base64')}`},
     });
     expect(r.code).toBe(2);

@@ -23,6 +23,7 @@ afterAll(async () => {
 
 /** Starts `svc emulator start` for a person and returns what it printed up to its mailbox line. */
 async function readyMessage(): Promise<string> {
+  // Spawned: the start is under test (what it prints when ready), and it runs until a signal.
   const p: Spawned = spawnCli(['emulator', 'start', '--data-dir', dataDir, '--port', '0'], env);
   try {
     await p.line((l) => l.includes('/mailbox'), 60_000);
@@ -36,6 +37,8 @@ describe('the ready message and the org’s owner', {timeout: 120_000}, () => {
   it('names the first sign-in as the owner until someone has signed in, then no more', async () => {
     expect(await readyMessage()).toContain('(the first address to sign in owns this org)');
 
+    // Someone signs in meanwhile, through an emulator in this process on the same data dir: its log lines are
+    // the mailbox the sign-in reads at once.
     const logs: string[] = [];
     const em = await startEmulator({port: 0, dataDir, log: (l) => logs.push(l)});
     try {

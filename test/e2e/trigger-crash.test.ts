@@ -6,7 +6,7 @@ import {join} from 'node:path';
 import {afterEach, describe, expect, it} from 'vitest';
 import {EmulatorControl} from '../../src/client/emulator-control.js';
 import {readRuntimeFile} from '../../src/client/emulator-runtime.js';
-import {type Receiver, startReceiver, waitFor} from '../emulator/delivery/helpers.js';
+import {type Receiver, startReceiver} from '../emulator/delivery/helpers.js';
 import {type EmulatorProcess, startEmulatorProcess, stopProcess} from '../emulator/delivery/processes.js';
 
 let dataDir: string;
@@ -30,10 +30,16 @@ async function control(dir: string): Promise<EmulatorControl> {
 describe('a crash in the middle of a burst', () => {
   it('delivers every accepted event after a restart on the same data dir', async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'svc-crash-'));
-    receiver = await startReceiver((_q, res) => {
-      // Slow enough that a burst is still in flight when the process dies.
-      setTimeout(() => res.end('ok'), 15);
+    const ANSWERED_BEFORE_KILL = 3;
+    let killed = false;
+    const heldUntilKill: (() => void)[] = [];
+    receiver = await startReceiver((_q, res, index) => {
+      // Slow enough that a burst is still in flight when the process dies: past the first few, an attempt is
+      // answered only once the process is dead.
+      if (index < ANSWERED_BEFORE_KILL || killed) res.end('ok');
+      else heldUntilKill.push(() => res.end('ok'));
     });
+    // Processes of their own: kill -9 and the restart on the same data dir are under test.
     const first = await startEmulatorProcess(dataDir, ['--allow-local-endpoints']);
     emulators.push(first);
     const c1 = await control(dataDir);
@@ -44,16 +50,19 @@ describe('a crash in the middle of a burst', () => {
       const move = await c1.trigger({type: 'sandbox.ready'});
       triggered.push(move.event?.id as string);
     }
-    await waitFor(() => (receiver?.requests.length ?? 0) >= 3);
+    await receiver.received(ANSWERED_BEFORE_KILL + 1);
     first.child.kill('SIGKILL');
     await first.exited;
+    killed = true;
+    for (const release of heldUntilKill.splice(0)) release();
     const beforeCrash = new Set(receiver.requests.map((r) => String(r.headers['svc-event-id'])));
     expect(beforeCrash.size).toBeLessThan(triggered.length);
 
+    // The restart on the same data dir, under test.
     const second = await startEmulatorProcess(dataDir, ['--allow-local-endpoints']);
     emulators.push(second);
     const received = () => new Set(receiver?.requests.map((r) => String(r.headers['svc-event-id'])));
-    await waitFor(() => triggered.every((id) => received().has(id)), 30_000);
+    await receiver.until(() => triggered.every((id) => received().has(id)), 30_000);
     expect([...received()].sort()).toEqual([...triggered].sort());
 
     const c2 = await control(dataDir);
@@ -64,12 +73,12 @@ describe('a crash in the middle of a burst', () => {
       data: {id: string}[];
     };
     const hookId = hooks.data[0]?.id as string;
-    await waitFor(async () => {
-      const res = await fetch(`${second.apiUrl}/v1/webhooks/${hookId}/deliveries`, {
-        headers: {authorization: `Bearer ${key.secret}`},
-      });
-      const list = (await res.json()) as {data: {status: string}[]};
-      return list.data.length === 40 && list.data.every((d) => d.status === 'succeeded');
+    for (const id of triggered) await c2.waitForDelivery({event_id: id, status: 'succeeded'});
+    const res = await fetch(`${second.apiUrl}/v1/webhooks/${hookId}/deliveries`, {
+      headers: {authorization: `Bearer ${key.secret}`},
     });
+    const list = (await res.json()) as {data: {status: string}[]};
+    expect(list.data).toHaveLength(40);
+    expect(list.data.every((d) => d.status === 'succeeded')).toBe(true);
   });
 });

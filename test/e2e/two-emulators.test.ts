@@ -5,24 +5,27 @@ import {mkdtemp, rm} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
+import {type RunningEmulator, startEmulator} from '../../src/emulator/index.js';
 import {type EmulatorProcess, startEmulatorProcess, stopProcess} from '../emulator/delivery/processes.js';
-import {runCli} from '../helpers/run-cli.js';
+import {runCommand} from '../helpers/run-cli.js';
 
 let root: string;
 let env: NodeJS.ProcessEnv;
 let defaultDir: string;
 let otherDir: string;
-let first: EmulatorProcess | undefined;
+// Two emulators at once are what this file is about. The first, on the default data dir, runs in this process;
+// the second is a process of its own, which `svc emulator stop` ends with a signal in the last test.
+let first: RunningEmulator | undefined;
 let second: EmulatorProcess | undefined;
 const svc = (args: string[], extra: NodeJS.ProcessEnv = {}, input?: string) =>
-  runCli(args, {env: {...env, ...extra}, input, timeoutMs: 60_000});
+  runCommand(args, {env: {...env, ...extra}, input});
 
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'svc-two-emulators-'));
   env = {HOME: root, SVC_CONFIG_DIR: join(root, 'config'), SVC_DATA_DIR: join(root, 'data')};
   defaultDir = join(root, 'data', 'emulator');
   otherDir = join(root, 'other');
-  first = await startEmulatorProcess(defaultDir, ['--allow-local-endpoints'], env);
+  first = await startEmulator({port: 0, dataDir: defaultDir, allowLocalEndpoints: true});
   second = await startEmulatorProcess(otherDir, ['--allow-local-endpoints'], env);
   const key = await svc(['emulator', 'keys', 'create', '--name', 'dev', '--data-dir', otherDir]);
   expect(key.code, key.stderr).toBe(0);
@@ -30,7 +33,7 @@ beforeAll(async () => {
   expect(login.code, login.stderr).toBe(0);
 }, 180_000);
 afterAll(async () => {
-  await stopProcess(first);
+  await first?.stop();
   await stopProcess(second);
   await rm(root, {recursive: true, force: true});
 });
