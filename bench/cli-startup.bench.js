@@ -25,6 +25,17 @@ process.stdin.resume();
 process.stdin.on('end', async () => { await emu.stop(); process.exit(0); });
 `;
 
+const BARE_GET = `
+const http = require('node:http');
+const url = new URL('/v1/keys', process.env.SVC_API_URL);
+http.get(url, {headers: {authorization: 'Bearer ' + process.env.SVC_API_KEY}}, (res) => {
+  let body = '';
+  res.setEncoding('utf8');
+  res.on('data', (d) => (body += d));
+  res.on('end', () => process.stdout.write(JSON.stringify(JSON.parse(body), null, 2) + '\\n'));
+});
+`;
+
 function startEmulatorProcess() {
   const child = spawn(node, ['--input-type=module', '-e', EMULATOR_SCRIPT], {
     stdio: ['pipe', 'pipe', 'inherit'],
@@ -56,6 +67,8 @@ try {
   const r = compareCommands(
     {
       baseline: [node, '-e', '0'],
+      // The floor of any read: a Node process that sends the same GET with node:http and prints the answer.
+      get: [node, '-e', BARE_GET],
       keys: [node, bin, 'keys', 'list', '--json'],
       help: [node, bin, 'keys', 'list', '--help'],
       oclif: [node, '-e', "require('@oclif/core')"],
@@ -71,8 +84,19 @@ try {
     ratio: pairedTimeRatio(r, name, 'baseline'),
     target,
   });
+  printTable('a read command beside a bare node:http GET of the same list (median wall time of a process)', [
+    {
+      case: 'svc keys list --json (local emulator)',
+      baseline: r.get.medianMs,
+      value: r.keys.medianMs,
+      unit: 'ms',
+      ratio: pairedTimeRatio(r, 'keys', 'get'),
+      target: 1.5,
+    },
+  ]);
   printTable('CLI start-up of a read command (baseline: node -e 0; median wall time of a spawned process)', [
     row('svc keys list --json (local emulator)', 'keys', 2),
+    row('  a bare node:http GET of the same list', 'get'),
     row('  of which: svc keys list --help', 'help'),
     row('  of which: require @oclif/core', 'oclif'),
     row('  of which: import zod (parses every answer)', 'zod'),
