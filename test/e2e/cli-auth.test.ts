@@ -1,4 +1,5 @@
-// svc login / logout / auth status as a user runs them: real processes, a real loopback API, a private config dir.
+// svc login / logout / auth status as a user runs them (the built CLI, in-process unless a test says why not): a real
+// loopback API, a private config dir.
 import {spawn} from 'node:child_process';
 import {
   chmodSync,
@@ -18,7 +19,7 @@ import {afterAll, afterEach, beforeAll, beforeEach, describe, expect, it} from '
 import {newApiKeySecret} from '../../src/emulator/ids.js';
 import {MockApi} from '../helpers/msw-handlers.js';
 import {type LoopbackServer, serveHandlers} from '../helpers/msw-server.js';
-import {BIN, type CliResult, runCli} from '../helpers/run-cli.js';
+import {BIN, type CliResult, runCli, runCommand} from '../helpers/run-cli.js';
 
 let mock: MockApi;
 let api: LoopbackServer;
@@ -46,9 +47,10 @@ afterEach(() => {
 
 async function svc(
   args: string[],
-  options: {env?: NodeJS.ProcessEnv; input?: string} = {},
+  options: {env?: NodeJS.ProcessEnv; input?: string; spawn?: boolean} = {},
 ): Promise<CliResult> {
-  const r = await runCli(args, {env: {SVC_CONFIG_DIR: configDir, ...options.env}, input: options.input});
+  const run = options.spawn ? runCli : runCommand;
+  const r = await run(args, {env: {SVC_CONFIG_DIR: configDir, ...options.env}, input: options.input});
   outputs.push(r);
   return r;
 }
@@ -85,6 +87,7 @@ describe('svc login', {timeout: 90_000}, () => {
 
   it('at a prompt, given nothing, says nothing was pasted and what to paste: no instructions for pipes', async () => {
     // `script` gives the CLI a pseudo-terminal, as a person's shell would.
+    // Spawned: the prompt is under test, and only a process of its own has a terminal.
     const child = spawn(
       'script',
       ['-qec', `"${process.execPath}" "${BIN}" login --api-url ${api.url}`, '/dev/null'],
@@ -180,9 +183,11 @@ describe('svc login', {timeout: 90_000}, () => {
   it.runIf(process.platform === 'linux')(
     'with --keychain and no usable keychain: a clear error, and no key in any file',
     async () => {
+      // Spawned: the keychain (native code) reads the process's own environment, not process.env as lent.
       const r = await svc(['login', '--keychain', '--api-url', api.url], {
         input: secret,
         env: {DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent/svc-test-bus'},
+        spawn: true,
       });
       expect(r.code, r.stderr).toBe(1);
       expect(flat(r.stderr)).toMatch(

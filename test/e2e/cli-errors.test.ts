@@ -1,11 +1,12 @@
 // How svc fails, as a user sees it: the message and next step on stderr, the exit code, the JSON error on
-// stdout with --json, and the stack only when asked for (--debug or SVC_DEBUG). Real processes throughout.
+// stdout with --json, and the stack only when asked for (--debug or SVC_DEBUG). The built CLI, in-process unless a
+// test says why not.
 import {mkdtempSync, rmSync, writeFileSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {afterEach, beforeEach, describe, expect, it} from 'vitest';
 import {newApiKeySecret} from '../../src/emulator/ids.js';
-import {type CliResult, runCli} from '../helpers/run-cli.js';
+import {type CliResult, runCli, runCommand} from '../helpers/run-cli.js';
 
 let configDir: string;
 beforeEach(() => {
@@ -18,8 +19,11 @@ afterEach(() => {
 /** An address nobody is logged in to: the not-logged-in path, reached without sending anything. */
 const HOSTED = 'https://api.svc.invalid';
 
-function svc(args: string[], env: NodeJS.ProcessEnv = {}, input?: string): Promise<CliResult> {
-  return runCli(args, {env: {SVC_CONFIG_DIR: configDir, SVC_API_URL: HOSTED, ...env}, input});
+function svc(args: string[], env: NodeJS.ProcessEnv = {}, input?: string, spawn = false): Promise<CliResult> {
+  return (spawn ? runCli : runCommand)(args, {
+    env: {SVC_CONFIG_DIR: configDir, SVC_API_URL: HOSTED, ...env},
+    input,
+  });
 }
 
 /** oclif wraps errors to the terminal width behind " ›   ": join them back into one line. */
@@ -123,12 +127,13 @@ describe('svc errors', {timeout: 60_000}, () => {
     writeFileSync(fault, "process.getuid = () => { throw new TypeError('injected fault'); };\n");
     writeFileSync(join(configDir, 'credentials.json'), '{"version":1,"credentials":{}}', {mode: 0o600});
     const env = {NODE_OPTIONS: `--import=${fault}`};
-    const r = await svc(['org'], env);
+    // Spawned (both runs): the fault comes in through NODE_OPTIONS, which Node reads only when a process starts.
+    const r = await svc(['org'], env, undefined, true);
     expect(r.code).toBe(1);
     expect(flat(r.stderr)).toContain('internal error: injected fault');
     expect(flat(r.stderr)).toContain('Run the command again with --debug');
     expect(r.stderr).not.toMatch(STACK_LINE);
-    const debug = await svc(['org', '--json', '--debug'], env);
+    const debug = await svc(['org', '--json', '--debug'], env, undefined, true);
     expect(debug.code).toBe(1);
     expect(JSON.parse(debug.stdout)).toEqual({
       error: {code: 'internal', message: 'internal error: injected fault'},

@@ -1,9 +1,9 @@
 // The read commands as people and scripts use them, against a real emulator (in-memory, manual clock).
-import {spawn} from 'node:child_process';
+import {type ChildProcessWithoutNullStreams, spawn} from 'node:child_process';
 import {createServer} from 'node:net';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {type RunningEmulator, startEmulator} from '../../src/emulator/index.js';
-import {BIN, runCli} from '../helpers/run-cli.js';
+import {BIN, runCommand} from '../helpers/run-cli.js';
 
 let emu: RunningEmulator;
 let env: NodeJS.ProcessEnv;
@@ -40,7 +40,7 @@ const flat = (text: string) => text.replace(/\n\s*›\s*/g, ' ').replace(/[ \t]+
 
 describe('tables for people', {timeout: 90_000}, () => {
   it('svc keys list shows name, prefix, status, creator and relative times, and never the secret', async () => {
-    const r = await runCli(['keys', 'list'], {env});
+    const r = await runCommand(['keys', 'list'], {env});
     expect(r.code).toBe(0);
     const [header, ...rows] = r.stdout.trimEnd().split('\n');
     expect(header).toMatch(/^NAME +PREFIX +STATUS +CREATED BY +CREATED +LAST USED +EXPIRES +ID$/);
@@ -51,18 +51,20 @@ describe('tables for people', {timeout: 90_000}, () => {
   });
 
   it('svc webhooks deliveries shows status, event type and attempts', async () => {
-    const r = await runCli(['webhooks', 'deliveries', hookId], {env});
+    const r = await runCommand(['webhooks', 'deliveries', hookId], {env});
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^STATUS +EVENT +ATTEMPTS +LAST CODE +CREATED +NEXT ATTEMPT +ID +EVENT ID/);
     expect(r.stdout).toMatch(/(pending|succeeded|failed) +sandbox\.ready +\d+ /);
   });
 
   it('colours statuses only when colour is wanted, and NO_COLOR always wins', async () => {
-    const forced = await runCli(['keys', 'list'], {env: {...env, NO_COLOR: '', FORCE_COLOR: '1'}});
+    const forced = await runCommand(['keys', 'list'], {env: {...env, NO_COLOR: '', FORCE_COLOR: '1'}});
     expect(forced.stdout).toContain('\u001b[32mactive');
-    const plain = await runCli(['keys', 'list'], {env: {...env, NO_COLOR: '1', FORCE_COLOR: '1'}});
+    const plain = await runCommand(['keys', 'list'], {env: {...env, NO_COLOR: '1', FORCE_COLOR: '1'}});
     expect(plain.stdout).not.toContain('\u001b[');
-    const json = await runCli(['keys', 'list', '--json'], {env: {...env, NO_COLOR: '', FORCE_COLOR: '1'}});
+    const json = await runCommand(['keys', 'list', '--json'], {
+      env: {...env, NO_COLOR: '', FORCE_COLOR: '1'},
+    });
     expect(json.stdout).not.toContain('\u001b[');
     expect(JSON.parse(json.stdout).data[0].id).toBe(keyId);
   });
@@ -72,7 +74,7 @@ describe('failures a person can act on', {timeout: 90_000}, () => {
   it('a rejected key exits 4 and says which key to replace', async () => {
     const revoked = await emu.control.createKey({name: 'soon-revoked'});
     await emu.control.revokeKey(revoked.id);
-    const r = await runCli(['webhooks', 'list'], {env: {...env, SVC_API_KEY: revoked.secret}});
+    const r = await runCommand(['webhooks', 'list'], {env: {...env, SVC_API_KEY: revoked.secret}});
     expect(r.code).toBe(4);
     expect(r.stdout).toBe('');
     expect(flat(r.stderr)).toContain(
@@ -83,7 +85,7 @@ describe('failures a person can act on', {timeout: 90_000}, () => {
 
   it('an address where nothing listens names the URL and suggests starting the emulator', async () => {
     const port = await closedPort();
-    const r = await runCli(['org'], {env: {...env, SVC_API_URL: `http://127.0.0.1:${port}`}});
+    const r = await runCommand(['org'], {env: {...env, SVC_API_URL: `http://127.0.0.1:${port}`}});
     expect(r.code).toBe(1);
     expect(flat(r.stderr)).toContain(`could not reach http://127.0.0.1:${port}/v1/org: connection refused`);
     expect(flat(r.stderr)).toMatch(/Is the emulator running\? `(npx )?svc emulator start`/);
@@ -91,16 +93,17 @@ describe('failures a person can act on', {timeout: 90_000}, () => {
   });
 
   it('usage mistakes exit 2', async () => {
-    const badId = await runCli(['webhooks', 'deliveries', 'we_nope', '--json'], {env});
+    const badId = await runCommand(['webhooks', 'deliveries', 'we_nope', '--json'], {env});
     expect(badId.code).toBe(2);
     expect(JSON.parse(badId.stdout).error.code).toBe('usage');
-    const badStatus = await runCli(['webhooks', 'deliveries', hookId, '--status', 'lost'], {env});
+    const badStatus = await runCommand(['webhooks', 'deliveries', hookId, '--status', 'lost'], {env});
     expect(badStatus.code).toBe(2);
   });
 });
 
 describe('svc webhooks deliveries --watch', {timeout: 90_000}, () => {
   it('prints new deliveries as lines (never clearing the screen) and stops cleanly on Ctrl-C', async () => {
+    // Spawned: --watch runs until Ctrl-C (SIGINT), which is under test.
     const child = spawn(process.execPath, [BIN, 'webhooks', 'deliveries', hookId, '--watch'], {
       env: {PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', ...env},
     });
@@ -110,10 +113,10 @@ describe('svc webhooks deliveries --watch', {timeout: 90_000}, () => {
     });
     const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
     const count = () => (stdout.match(/sandbox\.error/g) ?? []).length;
-    await until(() => stdout.includes('Ctrl-C to stop'));
+    await untilOutput(child, () => stdout.includes('Ctrl-C to stop'));
     expect(count()).toBe(0);
     await emu.control.trigger({type: 'sandbox.error'});
-    await until(() => count() > 0);
+    await untilOutput(child, () => count() > 0);
     child.kill('SIGINT');
     expect(await exited).toBe(0);
     expect(stdout).toMatch(/sandbox\.ready/);
@@ -122,6 +125,7 @@ describe('svc webhooks deliveries --watch', {timeout: 90_000}, () => {
   });
 
   it('with --json streams one JSON line per new or changed delivery', async () => {
+    // Spawned: --watch runs until Ctrl-C (SIGINT).
     const child = spawn(process.execPath, [BIN, 'webhooks', 'deliveries', hookId, '--watch', '--json'], {
       env: {PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', ...env},
     });
@@ -139,12 +143,12 @@ describe('svc webhooks deliveries --watch', {timeout: 90_000}, () => {
             JSON.parse(l) as {change: string; delivery: {id: string; event_id: string; event_type: string}},
         );
     // What is there at the start comes first, one line each, as "new".
-    await until(() => lines().length > 0);
+    await untilOutput(child, () => lines().length > 0);
     expect(lines().every((l) => l.change === 'new')).toBe(true);
     const move = await emu.control.trigger({type: 'sandbox.error'});
     // The start may still be arriving in pieces: look for the line of this event's delivery, however late.
     const ofEvent = () => lines().find((l) => l.delivery.event_id === move.event?.id);
-    await until(() => ofEvent() !== undefined);
+    await untilOutput(child, () => ofEvent() !== undefined);
     expect(ofEvent()).toMatchObject({change: 'new', delivery: {event_type: 'sandbox.error'}});
     expect(move.deliveries).toBeGreaterThan(0);
     child.kill('SIGINT');
@@ -152,9 +156,23 @@ describe('svc webhooks deliveries --watch', {timeout: 90_000}, () => {
   });
 });
 
-async function until(condition: () => boolean): Promise<void> {
-  for (let i = 0; i < 400 && !condition(); i++) await new Promise((r) => setTimeout(r, 50));
-  expect(condition()).toBe(true);
+/** Resolves once what the child printed meets the condition: looked at on each chunk it prints, not polled. */
+function untilOutput(child: ChildProcessWithoutNullStreams, condition: () => boolean): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const check = () => {
+      if (!condition()) return;
+      child.stdout.off('data', check);
+      child.off('close', closed);
+      resolve();
+    };
+    const closed = (code: number | null) => {
+      child.stdout.off('data', check);
+      reject(new Error(`the command exited (${code}) before printing what was awaited`));
+    };
+    child.stdout.on('data', check);
+    child.on('close', closed);
+    check();
+  });
 }
 
 /** A port that was free a moment ago: nothing listens there. */

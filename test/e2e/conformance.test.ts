@@ -7,7 +7,7 @@ import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {type RunningEmulator, startEmulator} from '../../src/emulator/index.js';
-import {runCli} from '../helpers/run-cli.js';
+import {runCommand} from '../helpers/run-cli.js';
 
 let emu: RunningEmulator;
 let secret: string;
@@ -38,9 +38,8 @@ async function orgState() {
 }
 
 const conformance = (apiUrl: string, extra: NodeJS.ProcessEnv = {}, args = ['--json']) =>
-  runCli(['conformance', ...args], {
+  runCommand(['conformance', ...args], {
     env: {SVC_API_KEY: secret, SVC_API_URL: apiUrl, SVC_CONFIG_DIR: join(root, 'config'), ...extra},
-    timeoutMs: 60_000,
   });
 
 /** A deployment that drifted from the document: the emulator behind a proxy that renames and drops things. */
@@ -111,7 +110,7 @@ describe('svc conformance', {timeout: 90_000}, () => {
       "Rate limit: the 429 check locked this address out, and the emulator's limiter was reset after it: nothing waits on a 429",
     );
     // The very next command with the same key works.
-    const org = await runCli(['org', '--json'], {
+    const org = await runCommand(['org', '--json'], {
       env: {SVC_API_KEY: secret, SVC_API_URL: emu.apiUrl, SVC_CONFIG_DIR: join(root, 'config')},
     });
     expect(org.code, org.stderr).toBe(0);

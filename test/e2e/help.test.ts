@@ -3,7 +3,7 @@
 import {readFileSync} from 'node:fs';
 import {describe, expect, it} from 'vitest';
 import {COMMANDS} from '../../src/cli/commands.js';
-import {runCli} from '../helpers/run-cli.js';
+import {runCommand} from '../helpers/run-cli.js';
 
 interface ManifestCommand {
   id: string;
@@ -23,7 +23,7 @@ describe('--help', {timeout: 120_000}, () => {
 
   it.each(ids)('of `svc %s` renders, exits 0 and names its flags', async (id) => {
     const words = id.split(':');
-    const r = await runCli([...words, '--help'], {env: {COLUMNS: '200'}});
+    const r = await runCommand([...words, '--help'], {env: {COLUMNS: '200'}});
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toBe('');
     expect(r.stdout).toMatch(/^USAGE$/m);
@@ -36,7 +36,7 @@ describe('--help', {timeout: 120_000}, () => {
   });
 
   it('of svc itself lists every topic and top-level command', async () => {
-    const r = await runCli(['--help'], {env: {COLUMNS: '200'}});
+    const r = await runCommand(['--help'], {env: {COLUMNS: '200'}});
     expect(r.code, r.stderr).toBe(0);
     const topLevel = new Set(ids.map((id) => id.split(':')[0] as string));
     for (const name of topLevel) expect(r.stdout, name).toMatch(new RegExp(`^  ${name}\\b`, 'm'));

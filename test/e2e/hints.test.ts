@@ -1,5 +1,8 @@
 // Every command the tool prints runs as printed: the emulator is started each way a person can start it, and
 // each printed line is run in a fresh shell (another terminal) that knows only what a new terminal would.
+// Everything here spawns: the way into svc a line names (node and a path, svc on the PATH, npx svc in the project)
+// is under test, and only a shell of its own runs a line as typed. PostgreSQL is one of the start modes on purpose:
+// the backend decides what the ready message prints (--database-url instead of a data dir).
 import {type ChildProcess, spawn} from 'node:child_process';
 import {randomBytes} from 'node:crypto';
 import {chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs';
@@ -8,9 +11,8 @@ import {join} from 'node:path';
 import {fileURLToPath} from 'node:url';
 import pg from 'pg';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
-import {EmulatorControl} from '../../src/client/emulator-control.js';
-import {readRuntimeFile} from '../../src/client/emulator-runtime.js';
 import {MAX_ACTIVE_KEYS_PER_ORG, MAX_ENDPOINTS_PER_ORG} from '../../src/definitions.js';
+import {startEmulator} from '../../src/emulator/index.js';
 import {BIN, runProcess} from '../helpers/run-cli.js';
 import {describeEachBackend, POSTGRES, postgresUrl, type Requirement} from '../helpers/requirements.js';
 
@@ -62,6 +64,7 @@ interface Shell {
 }
 
 /** Runs one printed line in a new shell, as typed into another terminal. */
+// Spawned: the line is run as typed, its way into svc (PATH, npx, node and a path) included.
 function sh(m: Machine, line: string, input = ''): Promise<Shell> {
   return runProcess('/bin/sh', ['-c', line], {env: m.env, cwd: m.cwd, input, timeoutMs: 60_000});
 }
@@ -72,6 +75,7 @@ async function background(
   line: string,
   until: RegExp,
 ): Promise<{out: string; stop(): Promise<void>}> {
+  // Spawned: these run until a signal (the emulator, svc listen), and the line is run as typed.
   const child = spawn('/bin/sh', ['-c', `exec ${line}`], {env: m.env, cwd: m.cwd, detached: true});
   let out = '';
   await new Promise<void>((resolve, reject) => {
@@ -169,6 +173,7 @@ const modes: Mode[] = [
 ];
 
 describeEachBackend(modes, 'svc emulator start --demo, $name', (mode) => {
+  // One emulator start per mode: the start and the commands its ready message prints are under test.
   it('prints only commands that run as printed', {timeout: 240_000}, async () => {
     const m = machine(mode.name.replace(/\W+/g, '-'), {
       svcOnPath: mode.svcOnPath,
@@ -258,6 +263,7 @@ describeEachBackend(modes, 'svc emulator start --demo, $name', (mode) => {
 describe('svc emulator start without --demo', () => {
   it('prints a next step that mints a key and logs in with it, as printed', {timeout: 120_000}, async () => {
     const m = machine('no-demo', {svcOnPath: true});
+    // The start is under test: its ready message prints the next step.
     const emulator = await background(
       m,
       `"${process.execPath}" "${BIN}" emulator start --in-memory --port 0`,
@@ -283,6 +289,7 @@ describe('svc login without --api-url', () => {
     timeout: 120_000,
   }, async () => {
     const m = machine('login-default', {svcOnPath: true});
+    // The start is under test: an emulator started in the default data dir is what svc login finds there.
     const emulator = await background(
       m,
       `"${process.execPath}" "${BIN}" emulator start --demo --port 0`,
@@ -312,19 +319,15 @@ describe('the ways out printed at the limits', () => {
     const m = machine('at-the-limits', {svcOnPath: true});
     const dataDir = join(m.cwd, 'limits emulator');
     const dirFlag = ` --data-dir '${dataDir}'`;
-    const emulator = await background(
-      m,
-      `"${process.execPath}" "${BIN}" emulator start --demo --port 0${dirFlag}`,
-      /Press Ctrl\+C to stop\./,
-    );
+    // What `svc emulator start --demo --data-dir …` runs (its start is not under test here), in this process: the
+    // printed commands find it through the runtime file in its data dir.
+    const emulator = await startEmulator({port: 0, dataDir, inMemory: true, demo: true});
     try {
-      const key = /^ {2}(svc_\w+)$/m.exec(emulator.out)![1]!;
-      const apiUrl = /API: +(\S+)/.exec(emulator.out)![1]!;
-      const login = await sh(m, `svc login --api-url ${apiUrl}`, `${key}\n`);
+      const key = emulator.demoKey!.secret;
+      const login = await sh(m, `svc login --api-url ${emulator.apiUrl}`, `${key}\n`);
       expect(login.code, login.stderr).toBe(0);
       // Filled through the control surface (quicker than a process per key); the refusal comes from the CLI.
-      const info = await readRuntimeFile(dataDir);
-      const control = new EmulatorControl({url: info!.api_url, adminToken: info!.admin_token});
+      const control = emulator.control;
       for (let i = 1; i < MAX_ACTIVE_KEYS_PER_ORG; i++) await control.createKey({name: `filler ${i}`});
       for (let i = 0; i < MAX_ENDPOINTS_PER_ORG; i++)
         await control.createWebhook({url: `https://hooks.example.com/${i}`, events: ['sandbox.ready']});

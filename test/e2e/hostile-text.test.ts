@@ -8,9 +8,9 @@ import {join} from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {EmulatorControlError} from '../../src/client/errors.js';
 import {type RunningEmulator, startEmulator} from '../../src/emulator/index.js';
-import {type Receiver, startReceiver, waitFor} from '../emulator/delivery/helpers.js';
+import {type Receiver, startReceiver} from '../emulator/delivery/helpers.js';
 import {localhostFetch} from '../helpers/localhost-fetch.js';
-import {runCli} from '../helpers/run-cli.js';
+import {runCommand} from '../helpers/run-cli.js';
 
 const CSI = '\u009b2J';
 const OSC52 = '\u009d52;c;cGF3bmVk\u009c';
@@ -34,6 +34,7 @@ beforeAll(async () => {
   emu = await startEmulator({
     port: 0,
     dataDir: join(root, 'data'),
+    inMemory: true,
     allowLocalEndpoints: true,
     clock: 'manual',
     log: (line) => logs.push(line),
@@ -48,7 +49,7 @@ afterAll(async () => {
 });
 
 const cli = (args: string[]) =>
-  runCli(args, {
+  runCommand(args, {
     env: {
       SVC_API_URL: emu.apiUrl,
       SVC_API_KEY: key,
@@ -113,13 +114,12 @@ describe('hostile text on display', {timeout: 60_000}, () => {
   it('shows a receiver answer and a last_error escaped in `deliveries show` and `trigger`', async () => {
     const hook = await emu.control.createWebhook({url: `${receiver.url}/hooks`, events: ['sandbox.error']});
     const move = await emu.control.trigger({type: 'sandbox.error', last_error: `disk ${RLO}lluf`});
-    await waitFor(() => receiver.requests.length >= 1);
-    const id = await waitFor(async () => {
-      const list = await cli(['webhooks', 'deliveries', hook.id, '--json']);
-      return (JSON.parse(list.stdout).data[0]?.attempts ?? 0) >= 1;
-    }).then(
-      async () => JSON.parse((await cli(['webhooks', 'deliveries', hook.id, '--json'])).stdout).data[0].id,
-    );
+    const attempted = await emu.control.waitForDelivery({event_id: move.event?.id ?? '', attempts: 1});
+    expect(receiver.requests.length).toBeGreaterThanOrEqual(1);
+    const list = JSON.parse((await cli(['webhooks', 'deliveries', hook.id, '--json'])).stdout);
+    expect(list.data[0]?.attempts).toBeGreaterThanOrEqual(1);
+    const id = list.data[0].id;
+    expect(id).toBe(attempted.delivery.id);
     const shown = await cli(['webhooks', 'deliveries', 'show', id]);
     expect(shown.code, shown.stderr).toBe(0);
     expect(shown.stdout).not.toMatch(RAW);

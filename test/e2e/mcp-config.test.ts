@@ -5,7 +5,7 @@ import {chmodSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import {delimiter, join} from 'node:path';
 import {afterAll, describe, expect, it} from 'vitest';
-import {BIN, runCli} from '../helpers/run-cli.js';
+import {BIN, runCommand} from '../helpers/run-cli.js';
 
 const KEY = `svc_${'k'.repeat(40)}`;
 // `svc` on the PATH, as after a global install or npm link: the snippet can then name it.
@@ -24,7 +24,7 @@ const withoutSvc = {...env, PATH: join(process.execPath, '..')};
 
 describe('svc mcp config', {timeout: 60_000}, () => {
   it('prints a pasteable JSON snippet on stdout and where it goes on stderr', async () => {
-    const r = await runCli(['mcp', 'config', '--client', 'claude'], {env});
+    const r = await runCommand(['mcp', 'config', '--client', 'claude'], {env});
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual({mcpServers: {svc: {command: 'svc', args: ['mcp']}}});
     expect(r.stderr).toMatch(/Add this to \.mcp\.json/);
@@ -46,7 +46,7 @@ describe('svc mcp config', {timeout: 60_000}, () => {
       },
     ],
   ])('--key-from env for %s references the variable, never its value', async (client, expected) => {
-    const r = await runCli(['mcp', 'config', '--client', client, '--key-from', 'env', '--json'], {env});
+    const r = await runCommand(['mcp', 'config', '--client', client, '--key-from', 'env', '--json'], {env});
     expect(r.code).toBe(0);
     const out = JSON.parse(r.stdout);
     expect(out).toMatchObject({client, format: 'json', key_source: 'env', config: expected});
@@ -55,7 +55,7 @@ describe('svc mcp config', {timeout: 60_000}, () => {
   });
 
   it('writes TOML for codex, forwarding the variables by name', async () => {
-    const r = await runCli(['mcp', 'config', '--client', 'codex', '--key-from', 'env'], {env});
+    const r = await runCommand(['mcp', 'config', '--client', 'codex', '--key-from', 'env'], {env});
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(
       '[mcp_servers.svc]\ncommand = "svc"\nargs = ["mcp"]\nenv_vars = ["SVC_API_KEY", "SVC_API_URL"]\n',
@@ -64,11 +64,12 @@ describe('svc mcp config', {timeout: 60_000}, () => {
   });
 
   it('names node and the entry script by absolute paths when svc is not on the PATH, which start from anywhere', async () => {
-    const r = await runCli(['mcp', 'config', '--client', 'cursor', '--json'], {env: withoutSvc});
+    const r = await runCommand(['mcp', 'config', '--client', 'cursor', '--json'], {env: withoutSvc});
     expect(r.code).toBe(0);
     const server = JSON.parse(r.stdout).config.mcpServers.svc as {command: string; args: string[]};
     expect(server).toEqual({command: process.execPath, args: [BIN, 'mcp']});
     // An editor starts it with its own folder and PATH: the command must not depend on either.
+    // Spawned: what is under test is that the printed command starts a process from anywhere.
     const started = spawnSync(server.command, [...server.args.slice(0, -1), '--version'], {
       cwd: '/',
       env: {PATH: '/nonexistent'},
@@ -78,7 +79,7 @@ describe('svc mcp config', {timeout: 60_000}, () => {
   });
 
   it('refuses an unknown client with a usage error that lists the choices', async () => {
-    const r = await runCli(['mcp', 'config', '--client', 'emacs'], {env});
+    const r = await runCommand(['mcp', 'config', '--client', 'emacs'], {env});
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/claude, cursor, vscode, codex/);
   });

@@ -39,6 +39,7 @@ async function listen(handler: RequestListener): Promise<{url: string; requests:
 }
 
 async function connect(env: Record<string, string>, args: string[] = []): Promise<Client> {
+  // Spawned: the MCP server serves over its own stdio until its stdin closes.
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [BIN, 'mcp', ...args],
@@ -64,6 +65,13 @@ async function call(client: Client, args: Record<string, unknown>): Promise<Call
   return result;
 }
 
+/** One server for the tests that start it the same way (with the secret, no flags); connected on first use. */
+let withSecret: Promise<Client> | undefined;
+const serverWithSecret = () => {
+  withSecret ??= connect({SVC_WEBHOOK_SECRET: SECRET});
+  return withSecret;
+};
+
 const text = (r: CallToolResult) => r.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
 
 interface Structured {
@@ -74,7 +82,7 @@ interface Structured {
 
 describe('test_receiver over MCP', {timeout: 60_000}, () => {
   it('grades a good receiver and a one-sided one, with the same verdicts as the command', async () => {
-    const client = await connect({SVC_WEBHOOK_SECRET: SECRET});
+    const client = await serverWithSecret();
     const good = await listen(
       createNodeHandler({secret: SECRET, onEvent: () => undefined, onError: () => undefined}),
     );
@@ -109,7 +117,7 @@ describe('test_receiver over MCP', {timeout: 60_000}, () => {
   });
 
   it('sends nothing off this machine unless the server was started to allow it', async () => {
-    const client = await connect({SVC_WEBHOOK_SECRET: SECRET});
+    const client = await serverWithSecret();
     const r = await call(client, {url: 'https://receiver.example/webhooks'});
     expect(r.isError).toBe(true);
     expect(text(r)).toMatch(/receiver\.example is not on this machine/);
@@ -127,7 +135,7 @@ describe('test_receiver over MCP', {timeout: 60_000}, () => {
   });
 
   it('an unknown check id is refused by the input schema', async () => {
-    const client = await connect({SVC_WEBHOOK_SECRET: SECRET});
+    const client = await serverWithSecret();
     const r = await call(client, {url: 'http://127.0.0.1:9/webhooks', only: ['everything']}).catch(
       (err: Error) => ({isError: true, content: [{type: 'text' as const, text: err.message}]}),
     );

@@ -1,4 +1,5 @@
-// `svc mcp` driven over stdio by the MCP SDK's own client, against a real emulator on loopback.
+// `svc mcp` driven over stdio by the MCP SDK's own client, against a real emulator on loopback. The server is spawned
+// (it serves until its stdin closes); the other commands run in-process.
 import {mkdtemp, rm} from 'node:fs/promises';
 import {createServer, type Server} from 'node:http';
 import type {AddressInfo} from 'node:net';
@@ -9,8 +10,7 @@ import {StdioClientTransport} from '@modelcontextprotocol/sdk/client/stdio.js';
 import type {CallToolResult} from '@modelcontextprotocol/sdk/types.js';
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest';
 import {type RunningEmulator, startEmulator} from '../../src/emulator/index.js';
-import {waitFor} from '../emulator/delivery/helpers.js';
-import {BIN, runCli} from '../helpers/run-cli.js';
+import {BIN, runCli, runCommand} from '../helpers/run-cli.js';
 
 let emu: RunningEmulator;
 let receiver: Server;
@@ -40,13 +40,15 @@ beforeAll(async () => {
   await emu.control.trigger({type: 'sandbox.ready'});
   const api = (path: string) =>
     fetch(`${emu.apiUrl}${path}`, {headers: {authorization: `Bearer ${secret}`}}).then((r) => r.json());
-  await waitFor(async () => {
-    const [ok, failing] = await Promise.all([
-      api(`/v1/webhooks/${okHook}/deliveries`),
-      api(`/v1/webhooks/${failingHook}/deliveries`),
-    ]);
-    return ok.data[0]?.status === 'succeeded' && failing.data[0]?.attempts === 1;
-  });
+  // The event's two deliveries (one per endpoint) are made with it; their first attempts come when they come.
+  const [ok, failing] = await Promise.all([
+    api(`/v1/webhooks/${okHook}/deliveries`),
+    api(`/v1/webhooks/${failingHook}/deliveries`),
+  ]);
+  await Promise.all([
+    emu.control.waitForDelivery({delivery_id: ok.data[0].id, status: 'succeeded'}),
+    emu.control.waitForDelivery({delivery_id: failing.data[0].id, attempts: 1}),
+  ]);
 
   apiUrl = emu.apiUrl;
   emulatorDir = emu.dataDir;
@@ -74,6 +76,7 @@ interface Connected {
 }
 
 async function connect(env: Record<string, string>): Promise<Connected> {
+  // Spawned: the MCP server serves over its own stdio until its stdin closes.
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [BIN, 'mcp'],
@@ -227,7 +230,7 @@ describe('svc mcp with SVC_API_KEY', {timeout: 60_000}, () => {
 
 describe('svc mcp with the stored login', {timeout: 60_000}, () => {
   it('reads the key from `svc login`, and reports a revoked key as a tool error with the next step', async () => {
-    const login = await runCli(['login', '--api-url', apiUrl], {
+    const login = await runCommand(['login', '--api-url', apiUrl], {
       input: `${secret}\n`,
       env: {SVC_CONFIG_DIR: configDir},
     });
@@ -259,6 +262,7 @@ describe('svc mcp with the stored login', {timeout: 60_000}, () => {
 
 describe('svc mcp when the API cannot be reached', {timeout: 60_000}, () => {
   it('answers a tool error instead of hanging when the emulator stops, and stays up', async () => {
+    // An emulator of its own: its stop, under the running server, is under test (the shared one stays up).
     const gone = await startEmulator({port: 0, inMemory: true});
     const key = await gone.control.createKey({name: 'short-lived'});
     const c = await connect({
@@ -313,6 +317,7 @@ describe('svc mcp on a plain pipe', {timeout: 60_000}, () => {
       {jsonrpc: '2.0', id: 2, method: 'tools/call', params: {name: 'get_org', arguments: {}}},
     ];
     const fresh = await emu.control.createKey({name: 'pipe'});
+    // Spawned: the server runs until its stdin closes, as it does on a real pipe.
     const r = await runCli(['mcp'], {
       input: messages.map((m) => `${JSON.stringify(m)}\n`).join(''),
       env: {SVC_CONFIG_DIR: join(configDir, 'pipe'), SVC_API_KEY: fresh.secret, SVC_API_URL: emu.apiUrl},
@@ -349,11 +354,13 @@ describe('svc mcp keeps text from outside apart from its answers', {timeout: 60_
     const hook = await emu.control.createWebhook({url, events: ['sandbox.error'], description: INJECTION});
     // A key of its own: the tests above revoke theirs.
     const own = (await emu.control.createKey({name: INJECTION.slice(0, 90)})).secret;
-    await emu.control.trigger({type: 'sandbox.error', last_error: INJECTION});
+    const move = await emu.control.trigger({type: 'sandbox.error', last_error: INJECTION});
     const api = (path: string) =>
       fetch(`${emu.apiUrl}${path}`, {headers: {authorization: `Bearer ${own}`}}).then((r) => r.json());
-    await waitFor(async () => (await api(`/v1/webhooks/${hook.id}/deliveries`)).data[0]?.attempts === 1);
-    deliveryId = (await api(`/v1/webhooks/${hook.id}/deliveries`)).data[0].id;
+    await emu.control.waitForDelivery({event_id: move.event?.id ?? '', attempts: 1});
+    const listed = (await api(`/v1/webhooks/${hook.id}/deliveries`)).data[0];
+    expect(listed?.attempts).toBe(1);
+    deliveryId = listed.id;
     c = await connect({SVC_API_KEY: own, SVC_API_URL: apiUrl});
   });
   afterAll(async () => {

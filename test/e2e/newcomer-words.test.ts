@@ -4,21 +4,28 @@ import {mkdtemp, rm} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
-import {type EmulatorProcess, startEmulatorProcess, stopProcess} from '../emulator/delivery/processes.js';
-import {runCli} from '../helpers/run-cli.js';
+import {type RunningEmulator, startEmulator} from '../../src/emulator/index.js';
+import {runCli, runCommand} from '../helpers/run-cli.js';
 
 let root: string;
 let dataDir: string;
-let emulator: EmulatorProcess | undefined;
+let emulator: RunningEmulator | undefined;
 let env: NodeJS.ProcessEnv;
-const svc = (args: string[], extra: NodeJS.ProcessEnv = {}) =>
-  runCli(args, {env: {...env, ...extra}, timeoutMs: 60_000});
+const svc = (args: string[], extra: NodeJS.ProcessEnv = {}) => runCommand(args, {env: {...env, ...extra}});
 
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'svc-words-'));
   dataDir = join(root, 'emulator');
   env = {HOME: root, SVC_CONFIG_DIR: join(root, 'config'), SVC_DATA_DIR: join(root, 'data')};
-  emulator = await startEmulatorProcess(dataDir, ['--clock', 'manual', '--allow-local-endpoints'], env);
+  // What `svc emulator start --data-dir … --clock manual --allow-local-endpoints` runs (its start is not under
+  // test here), in this process: the commands find it through the runtime file in its data dir.
+  emulator = await startEmulator({
+    port: 0,
+    dataDir,
+    inMemory: true,
+    clock: 'manual',
+    allowLocalEndpoints: true,
+  });
   // Never expiring: a test below moves the clock years ahead.
   const key = await svc([
     'emulator',
@@ -40,7 +47,7 @@ beforeAll(async () => {
   };
 }, 120_000);
 afterAll(async () => {
-  await stopProcess(emulator);
+  await emulator?.stop();
   await rm(root, {recursive: true, force: true});
 });
 
@@ -90,7 +97,11 @@ describe('exit codes and words', {timeout: 60_000}, () => {
   });
 
   it('says what a chaos delay may be when it is too long', async () => {
-    const r = await svc(['emulator', 'start', '--in-memory', '--port', '0', '--chaos', 'delay=0-2h']);
+    // Spawned: were the refusal to regress, this would start an emulator that runs until a signal.
+    const r = await runCli(['emulator', 'start', '--in-memory', '--port', '0', '--chaos', 'delay=0-2h'], {
+      env,
+      timeoutMs: 60_000,
+    });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('delay=0-2h is longer than chaos delays go: at most 60s');
   });

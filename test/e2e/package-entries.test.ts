@@ -62,6 +62,8 @@ const ENTRIES = PACKAGES.flatMap(({pkg, dir}) =>
 );
 
 /** Runs an ES module script from the package root, where the package can import itself by name. */
+// Spawned: the package's own resolution by name (its exports map, the built files) is under test, with no alias of
+// this test run's in the way; each entry in a fresh process, so none loads thanks to another.
 function node(script: string): Promise<{code: number | null; stdout: string; stderr: string}> {
   return runProcess(process.execPath, ['--input-type=module', '-e', script], {
     cwd: ROOT,

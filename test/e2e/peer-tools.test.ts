@@ -1,23 +1,25 @@
-// The tools users of other webhook CLIs reach for, as a user runs them against a real emulator process with a
-// real receiver: a shaped trigger, deliveries filtered by event type, every failed delivery resent at once, and
-// the account page opened in a browser (a planted opener records what it was asked to open).
+// The tools users of other webhook CLIs reach for, as a user runs them (the built CLI, in-process) against a real
+// emulator with a real receiver: a shaped trigger, deliveries filtered by event type, every failed delivery resent
+// at once, and the account page opened in a browser (a planted opener records what it was asked to open).
 import {chmod, mkdtemp, readFile, rm, writeFile} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
-import {type EmulatorProcess, startEmulatorProcess, stopProcess} from '../emulator/delivery/processes.js';
-import {type Receiver, startReceiver, waitFor} from '../emulator/delivery/helpers.js';
-import {BIN, runCli, runProcess} from '../helpers/run-cli.js';
+import {type RunningEmulator, startEmulator} from '../../src/emulator/index.js';
+import {type Receiver, startReceiver} from '../emulator/delivery/helpers.js';
+import {BIN, runCommand, runProcess} from '../helpers/run-cli.js';
 
 let root: string;
 let dataDir: string;
-let emulator: EmulatorProcess | undefined;
+let emulator: RunningEmulator | undefined;
 let receiver: Receiver;
 let hookId: string;
 let failing = false;
 const env = () => ({SVC_CONFIG_DIR: join(root, 'config'), SVC_EMULATOR_DATA_DIR: dataDir});
-const cli = (args: string[], extra: Record<string, string> = {}) => runCli(args, {env: {...env(), ...extra}});
+const cli = (args: string[], extra: Record<string, string> = {}) =>
+  runCommand(args, {env: {...env(), ...extra}});
 const json = <T>(text: string) => JSON.parse(text) as T;
+const control = () => (emulator as RunningEmulator).control;
 
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'svc-peer-tools-'));
@@ -26,7 +28,15 @@ beforeAll(async () => {
     res.writeHead(failing ? 503 : 200);
     res.end();
   });
-  emulator = await startEmulatorProcess(dataDir, ['--allow-local-endpoints', '--clock', 'manual']);
+  // What `svc emulator start --data-dir … --allow-local-endpoints --clock manual` runs (its start is not under
+  // test here), in this process: the commands find it through the runtime file in its data dir.
+  emulator = await startEmulator({
+    port: 0,
+    dataDir,
+    inMemory: true,
+    allowLocalEndpoints: true,
+    clock: 'manual',
+  });
   const created = await cli([
     'emulator',
     'webhooks',
@@ -42,7 +52,7 @@ beforeAll(async () => {
   const key = json<{secret: string}>(
     (await cli(['emulator', 'keys', 'create', '--name', 'peer', '--json'])).stdout,
   );
-  const stored = await runCli(['login', '--api-url', emulator.apiUrl], {
+  const stored = await runCommand(['login', '--api-url', emulator.apiUrl], {
     env: env(),
     input: `${key.secret}\n`,
   });
@@ -50,7 +60,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  await stopProcess(emulator);
+  await emulator?.stop();
   await receiver?.close();
   if (root) await rm(root, {recursive: true, force: true});
 });
@@ -74,7 +84,7 @@ describe('svc trigger --set', {timeout: 60_000}, () => {
       event: {id: string; data: {sandbox: {id: string; name: string}}};
       sandbox: {name: string};
     }>(r.stdout);
-    await waitFor(() => receiver.requests.length > before);
+    await control().waitForDelivery({event_id: move.event.id});
     const body = JSON.parse(receiver.requests[before]?.body as string);
     expect(body).toEqual(move.event);
     expect(body.id).toBe(move.event.id);
@@ -154,16 +164,19 @@ describe('svc emulator deliveries resend --failed', {timeout: 120_000}, () => {
     const t = await cli(['trigger', 'sandbox.error', '--json']);
     const eventId = json<{event: {id: string}}>(t.stdout).event.id;
     const delivered = () => receiver.requests.filter((q) => q.headers['svc-event-id'] === eventId).length;
-    await waitFor(() => delivered() === 1);
+    await control().waitForDelivery({event_id: eventId, attempts: 1});
+    expect(delivered()).toBe(1);
     for (let made = 1; made < 9; made++) {
       expect((await cli(['emulator', 'clock', 'advance', '13h'])).code).toBe(0);
-      await waitFor(() => delivered() === made + 1);
+      await control().waitForDelivery({event_id: eventId, attempts: made + 1});
+      expect(delivered()).toBe(made + 1);
     }
     const failed = async () =>
       json<{data: {id: string; status: string}[]}>(
         (await cli(['webhooks', 'deliveries', hookId, '--status', 'failed', '--json'])).stdout,
       ).data;
-    await waitFor(async () => (await failed()).length === 1);
+    await control().waitForDelivery({event_id: eventId, status: 'failed'});
+    expect(await failed()).toHaveLength(1);
     const [only] = await failed();
 
     const r = await cli([
@@ -215,6 +228,7 @@ describe('svc open', {timeout: 60_000}, () => {
   }
 
   /** svc open in a real terminal (script gives it a pseudo-terminal), with DISPLAY set. */
+  // Spawned: the opener runs only at a terminal, which only a process of its own (under script) has.
   const inTerminal = (path: string, display: Record<string, string> = {DISPLAY: ':0'}) =>
     runProcess('script', ['-qec', `${process.execPath} ${BIN} open`, '/dev/null'], {
       env: {...env(), PATH: path, HOME: root, NO_COLOR: '1', ...display},

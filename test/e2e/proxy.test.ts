@@ -11,7 +11,7 @@ import {join} from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {type RunningEmulator, startEmulator} from '../../src/emulator/index.js';
 import {describeNeeding, OPENSSL} from '../helpers/requirements.js';
-import {runCli} from '../helpers/run-cli.js';
+import {runCli, runCommand} from '../helpers/run-cli.js';
 
 interface Proxy {
   url: string;
@@ -136,6 +136,7 @@ describeNeeding([OPENSSL], 'proxies', () => {
     it('sends an https:// API request through HTTPS_PROXY, end to end encrypted', async () => {
       const before = proxy.seen.length;
       const port = new URL(tls.url).port;
+      // Spawned: Node reads NODE_EXTRA_CA_CERTS (the test API's certificate) only when a process starts.
       const r = await runCli(['org', '--json'], {
         env: {
           SVC_API_URL: tls.url,
@@ -152,7 +153,7 @@ describeNeeding([OPENSSL], 'proxies', () => {
 
     it('goes straight to hosts NO_PROXY names', async () => {
       const before = proxy.seen.length;
-      const r = await runCli(['org', '--json'], {
+      const r = await runCommand(['org', '--json'], {
         env: {
           SVC_API_URL: tls.url,
           SVC_API_KEY: secret,
@@ -178,7 +179,7 @@ describeNeeding([OPENSSL], 'proxies', () => {
         const apiUrl = `http://${host}:${new URL(emu.apiUrl).port}`;
         const env: Record<string, string> = {SVC_API_URL: apiUrl, SVC_API_KEY: secret, [variable]: proxy.url};
         if (noProxy !== undefined) env.NO_PROXY = noProxy;
-        const r = await runCli(['keys', 'list', '--json'], {env});
+        const r = await runCommand(['keys', 'list', '--json'], {env});
         expect(r.code, r.stderr).toBe(0);
         expect(JSON.parse(r.stdout).data.map((k: {name: string}) => k.name)).toContain('behind-a-proxy');
         expect(proxy.seen.slice(before)).toEqual([]);
@@ -187,7 +188,7 @@ describeNeeding([OPENSSL], 'proxies', () => {
       it('reaches the emulator when the proxy refuses every CONNECT', async () => {
         const refusing = await startProxy({refuse: true});
         try {
-          const r = await runCli(['org', '--json'], {
+          const r = await runCommand(['org', '--json'], {
             env: {
               SVC_API_URL: emu.apiUrl,
               SVC_API_KEY: secret,
@@ -205,7 +206,7 @@ describeNeeding([OPENSSL], 'proxies', () => {
 
     it('uses no proxy when none is set', async () => {
       const before = proxy.seen.length;
-      const r = await runCli(['keys', 'list', '--json'], {
+      const r = await runCommand(['keys', 'list', '--json'], {
         env: {SVC_API_URL: emu.apiUrl, SVC_API_KEY: secret},
       });
       expect(r.code).toBe(0);
@@ -215,7 +216,7 @@ describeNeeding([OPENSSL], 'proxies', () => {
     it('says so when the proxy cannot be reached', async () => {
       const closed = await startProxy();
       await closed.close();
-      const r = await runCli(['org'], {
+      const r = await runCommand(['org'], {
         env: {
           SVC_API_URL: tls.url,
           SVC_API_KEY: secret,

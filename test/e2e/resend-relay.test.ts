@@ -3,24 +3,29 @@
 import {mkdtemp, rm} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
-import {afterEach, describe, expect, it} from 'vitest';
-import {EmulatorControl} from '../../src/client/emulator-control.js';
-import {readRuntimeFile} from '../../src/client/emulator-runtime.js';
-import {type Receiver, startReceiver, waitFor} from '../emulator/delivery/helpers.js';
-import {type Spawned, spawnCli, startEmulatorProcess, stopProcess} from '../emulator/delivery/processes.js';
-import {runCli} from '../helpers/run-cli.js';
+import {afterAll, beforeAll, describe, expect, it} from 'vitest';
+import {type RunningEmulator, startEmulator} from '../../src/emulator/index.js';
+import {type Receiver, startReceiver} from '../emulator/delivery/helpers.js';
+import {type Spawned, spawnCli, stopProcess} from '../emulator/delivery/processes.js';
+import {runCommand} from '../helpers/run-cli.js';
 
-let dataDir: string | undefined;
-let processes: Spawned[] = [];
+let dataDir: string;
+let emulator: RunningEmulator | undefined;
+let listener: Spawned | undefined;
 let receiver: Receiver | undefined;
 
-afterEach(async () => {
-  for (const p of processes.reverse()) await stopProcess(p);
-  processes = [];
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'svc-resend-relay-'));
+  // What `svc emulator start --data-dir … --clock manual` runs (its start is not under test here), in this
+  // process: the CLI and the listener find it through the runtime file in its data dir.
+  emulator = await startEmulator({port: 0, dataDir, inMemory: true, clock: 'manual'});
+});
+
+afterAll(async () => {
+  await stopProcess(listener);
+  await emulator?.stop();
   await receiver?.close();
-  receiver = undefined;
   if (dataDir) await rm(dataDir, {recursive: true, force: true});
-  dataDir = undefined;
 });
 
 describe('svc emulator deliveries resend to a relay endpoint', () => {
@@ -29,31 +34,21 @@ describe('svc emulator deliveries resend to a relay endpoint', () => {
       res.writeHead(202);
       res.end('accepted again');
     });
-    dataDir = await mkdtemp(join(tmpdir(), 'svc-resend-relay-'));
-    processes.push(await startEmulatorProcess(dataDir, ['--clock', 'manual']));
-    const listener = spawnCli([
-      'listen',
-      '--data-dir',
-      dataDir,
-      '--forward-to',
-      `${receiver.url}/hooks`,
-      '--json',
-    ]);
-    processes.push(listener);
+    const control = (emulator as RunningEmulator).control;
+    // Spawned: `svc listen` runs until a signal, and it must run beside the commands below.
+    listener = spawnCli(['listen', '--data-dir', dataDir, '--forward-to', `${receiver.url}/hooks`, '--json']);
     await listener.line((l) => l.includes('"ready"'));
-    const triggered = await runCli(['trigger', 'sandbox.ready', '--data-dir', dataDir, '--json']);
+    const triggered = await runCommand(['trigger', 'sandbox.ready', '--data-dir', dataDir, '--json']);
     expect(triggered.code, triggered.stderr).toBe(0);
+    const eventId = (JSON.parse(triggered.stdout) as {event: {id: string}}).event.id;
     const r = receiver;
-    await waitFor(() => r.requests.length === 1);
+    const first = await control.waitForDelivery({event_id: eventId, attempts: 1});
+    expect(r.requests).toHaveLength(1);
     const deliveryId = String(r.requests[0]?.headers['svc-delivery-id']);
-    const info = await readRuntimeFile(dataDir);
-    const control = new EmulatorControl({
-      url: info?.api_url as string,
-      adminToken: info?.admin_token as string,
-    });
-    await waitFor(async () => (await control.delivery(deliveryId)).attempts.length === 1);
+    expect(first.delivery.id).toBe(deliveryId);
+    expect(first.attempts).toHaveLength(1);
 
-    const resent = await runCli([
+    const resent = await runCommand([
       'emulator',
       'deliveries',
       'resend',

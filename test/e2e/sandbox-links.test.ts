@@ -1,18 +1,19 @@
 // `svc emulator sandboxes links` as a user runs it: a port session to a server on this machine, a desktop link, the
-// list with each status, and the key's revocation stopping them, through real processes against a real emulator.
+// list with each status, and the key's revocation stopping them, through the built CLI (in-process) against a real
+// emulator.
 import {mkdtemp, rm} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
-import {type EmulatorProcess, startEmulatorProcess, stopProcess} from '../emulator/delivery/processes.js';
+import {type RunningEmulator, startEmulator} from '../../src/emulator/index.js';
 import {type Receiver, startReceiver} from '../emulator/delivery/helpers.js';
 import {localhostFetch} from '../helpers/localhost-fetch.js';
-import {runCli} from '../helpers/run-cli.js';
+import {runCommand} from '../helpers/run-cli.js';
 
 let dataDir: string;
-let emulator: EmulatorProcess | undefined;
+let emulator: RunningEmulator | undefined;
 let upstream: Receiver;
-const cli = (args: string[]) => runCli([...args, '--data-dir', dataDir]);
+const cli = (args: string[]) => runCommand([...args, '--data-dir', dataDir]);
 const json = async <T>(args: string[]): Promise<T> => {
   const r = await cli([...args, '--json']);
   expect(r.code, r.stderr).toBe(0);
@@ -21,11 +22,13 @@ const json = async <T>(args: string[]): Promise<T> => {
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'svc-links-'));
-  emulator = await startEmulatorProcess(dataDir, ['--clock', 'manual']);
+  // What `svc emulator start --data-dir … --clock manual` runs (its start is not under test here), in this
+  // process: the commands find it through the runtime file in its data dir.
+  emulator = await startEmulator({port: 0, dataDir, inMemory: true, clock: 'manual'});
   upstream = await startReceiver((req, res) => res.end(`sandbox saw ${req.method} ${req.url}`));
 });
 afterAll(async () => {
-  await stopProcess(emulator);
+  await emulator?.stop();
   await upstream?.close();
   await rm(dataDir, {recursive: true, force: true});
 });

@@ -1,21 +1,23 @@
-// `svc trigger` and `svc emulator sandboxes` as a user runs them: real processes against a real emulator.
+// `svc trigger` and `svc emulator sandboxes` as a user runs them (the built CLI, in-process) against a real emulator.
 import {mkdtemp, rm} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
-import {type EmulatorProcess, startEmulatorProcess, stopProcess} from '../emulator/delivery/processes.js';
-import {runCli} from '../helpers/run-cli.js';
+import {type RunningEmulator, startEmulator} from '../../src/emulator/index.js';
+import {runCommand} from '../helpers/run-cli.js';
 
 let dataDir: string;
-let emulator: EmulatorProcess | undefined;
-const cli = (args: string[]) => runCli([...args, '--data-dir', dataDir]);
+let emulator: RunningEmulator | undefined;
+const cli = (args: string[]) => runCommand([...args, '--data-dir', dataDir]);
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'svc-trigger-'));
-  emulator = await startEmulatorProcess(dataDir);
+  // What `svc emulator start --data-dir …` runs (its start is not under test here), in this process: the
+  // commands find it through the runtime file in its data dir.
+  emulator = await startEmulator({port: 0, dataDir, inMemory: true});
 });
 afterAll(async () => {
-  await stopProcess(emulator);
+  await emulator?.stop();
   await rm(dataDir, {recursive: true, force: true});
 });
 
@@ -82,7 +84,7 @@ describe('svc trigger', () => {
   it('tells how to start an emulator when none runs for the data dir', async () => {
     const empty = await mkdtemp(join(tmpdir(), 'svc-none-'));
     try {
-      const r = await runCli(['trigger', 'sandbox.ready', '--data-dir', empty]);
+      const r = await runCommand(['trigger', 'sandbox.ready', '--data-dir', empty]);
       expect(r.code).toBe(1);
       expect(r.stderr).toMatch(/no emulator is running/);
       expect(r.stderr).toMatch(/svc emulator start/);

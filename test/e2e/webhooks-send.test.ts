@@ -1,10 +1,10 @@
-// `svc webhooks send` as a user runs it: a real process posting to real receivers on loopback. The receiver
-// here judges each delivery with the receiver library, so a wrong signature or header would show.
+// `svc webhooks send` as a user runs it (the built CLI, in-process), posting to real receivers on loopback. The
+// receiver here judges each delivery with the receiver library, so a wrong signature or header would show.
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {EventSchema} from '../../src/schemas/index.js';
 import {verifySignature, type WebhookVerificationError} from '../../src/webhooks/index.js';
 import {answer, type Receiver, startReceiver} from '../emulator/delivery/helpers.js';
-import {runCli} from '../helpers/run-cli.js';
+import {runCommand} from '../helpers/run-cli.js';
 
 const SECRET = 'whsec_c2VuZC10ZXN0LXNlY3JldC0wMTIzNDU2Nzg5YWJjZGVmZ2hpams=';
 const env = {SVC_WEBHOOK_SECRET: SECRET};
@@ -41,7 +41,7 @@ function expectNoSecret(r: {stdout: string; stderr: string}) {
 describe('svc webhooks send', () => {
   it('posts a sample event of the type with every Svc-* header, signed so that the library accepts it', async () => {
     const before = receiver.requests.length;
-    const r = await runCli(
+    const r = await runCommand(
       ['webhooks', 'send', `${receiver.url}/hooks`, '--type', 'sandbox.error', '--json'],
       {env},
     );
@@ -73,7 +73,10 @@ describe('svc webhooks send', () => {
 
   it('signs a body of its own from stdin byte for byte, announcing the id it carries', async () => {
     const body = '{"id":"evt_OwnOwnOwnOwnOwnOwnOwnOwn12","type":"sandbox.expired","weird": true}\r\n';
-    const r = await runCli(['webhooks', 'send', receiver.url, '--data', '-', '--json'], {env, input: body});
+    const r = await runCommand(['webhooks', 'send', receiver.url, '--data', '-', '--json'], {
+      env,
+      input: body,
+    });
     expect(r.code).toBe(0);
     const got = receiver.requests.at(-1)!;
     expect(got.body.toString('utf8')).toBe(body);
@@ -83,7 +86,7 @@ describe('svc webhooks send', () => {
 
   it('uses the timestamp given; one the receiver finds stale is shown with its answer and exits 1', async () => {
     const t = nowSeconds() - 301;
-    const r = await runCli(['webhooks', 'send', receiver.url, '--timestamp', String(t)], {env});
+    const r = await runCommand(['webhooks', 'send', receiver.url, '--timestamp', String(t)], {env});
     expect(r.code).toBe(1);
     expect(receiver.requests.at(-1)!.headers['svc-signature']).toMatch(
       new RegExp(`^t=${t},v1=[0-9a-f]{64}$`),
@@ -96,19 +99,19 @@ describe('svc webhooks send', () => {
   });
 
   it('takes an ISO 8601 timestamp and refuses one that is neither form', async () => {
-    const iso = await runCli(
+    const iso = await runCommand(
       ['webhooks', 'send', receiver.url, '--timestamp', '2026-01-01T00:00:00Z', '--json'],
       {env},
     );
     expect(JSON.parse(iso.stdout).signature_t).toBe(1767225600);
-    const bad = await runCli(['webhooks', 'send', receiver.url, '--timestamp', 'yesterday'], {env});
+    const bad = await runCommand(['webhooks', 'send', receiver.url, '--timestamp', 'yesterday'], {env});
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/neither Unix seconds nor an ISO/);
   });
 
   it('does not follow a redirect: it reports it, and the target never sees the delivery', async () => {
     const before = receiver.requests.length;
-    const r = await runCli(['webhooks', 'send', redirecting.url, '--json'], {env});
+    const r = await runCommand(['webhooks', 'send', redirecting.url, '--json'], {env});
     expect(r.code).toBe(1);
     const out = JSON.parse(r.stdout);
     expect(out).toMatchObject({status_code: 308, accepted: false});
@@ -117,7 +120,7 @@ describe('svc webhooks send', () => {
   });
 
   it('keeps the first 4 kB of a long answer and says it was cut', async () => {
-    const r = await runCli(['webhooks', 'send', chatty.url, '--json'], {env});
+    const r = await runCommand(['webhooks', 'send', chatty.url, '--json'], {env});
     const out = JSON.parse(r.stdout);
     expect(out.response_body).toBe('x'.repeat(4096));
     expect(out.response_truncated).toBe(true);
@@ -126,7 +129,7 @@ describe('svc webhooks send', () => {
   it('says nothing answered when nothing listens there, and exits 1', async () => {
     const closed = await startReceiver();
     await closed.close();
-    const r = await runCli(['webhooks', 'send', closed.url], {env});
+    const r = await runCommand(['webhooks', 'send', closed.url], {env});
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/ECONNREFUSED/);
     expect(r.stderr).toMatch(/Nothing answered/);
@@ -134,20 +137,20 @@ describe('svc webhooks send', () => {
 
   it('refuses an API key given as the secret, and a missing secret, without echoing either', async () => {
     const apiKey = 'svc_0123456789abcdefghijABCDEFGHIJ0123456789';
-    const wrong = await runCli(['webhooks', 'send', receiver.url], {env: {SVC_WEBHOOK_SECRET: apiKey}});
+    const wrong = await runCommand(['webhooks', 'send', receiver.url], {env: {SVC_WEBHOOK_SECRET: apiKey}});
     expect(wrong.code).toBe(2);
     expect(wrong.stderr).toMatch(/an API key, not a signing secret/);
     expect(wrong.stderr + wrong.stdout).not.toContain(apiKey);
-    const none = await runCli(['webhooks', 'send', receiver.url, '--json']);
+    const none = await runCommand(['webhooks', 'send', receiver.url, '--json']);
     expect(none.code).toBe(2);
     expect(JSON.parse(none.stdout).error.message).toMatch(/SVC_WEBHOOK_SECRET/);
   });
 
   it('refuses a URL that is not http(s) and an unknown type as usage errors', async () => {
-    const ftp = await runCli(['webhooks', 'send', 'ftp://127.0.0.1/x'], {env});
+    const ftp = await runCommand(['webhooks', 'send', 'ftp://127.0.0.1/x'], {env});
     expect(ftp.code).toBe(2);
     expect(ftp.stderr).toMatch(/http:\/\/ or https:\/\//);
-    const type = await runCli(['webhooks', 'send', receiver.url, '--type', 'sandbox.exploded'], {env});
+    const type = await runCommand(['webhooks', 'send', receiver.url, '--type', 'sandbox.exploded'], {env});
     expect(type.code).toBe(2);
   });
 });

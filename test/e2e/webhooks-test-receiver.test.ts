@@ -1,6 +1,6 @@
-// `svc webhooks test-receiver` as a user runs it, against real receivers on loopback: the example receiver
-// and the three integrations pass every check; receivers broken the ways receivers are broken in the field
-// each fail exactly the checks that name their mistake.
+// `svc webhooks test-receiver` as a user runs it (the built CLI, in-process), against real receivers on
+// loopback: the example receiver and the three integrations pass every check; receivers broken the ways
+// receivers are broken in the field each fail exactly the checks that name their mistake.
 import {createServer, type IncomingMessage, type RequestListener, type Server} from 'node:http';
 import type {AddressInfo} from 'node:net';
 import {serve} from '@hono/node-server';
@@ -13,7 +13,7 @@ import {svcWebhooks} from '../../src/webhooks/express.js';
 import {createFetchHandler} from '../../src/webhooks/fetch.js';
 import {parseSignatureHeader, verifySignature} from '../../src/webhooks/index.js';
 import {createNodeHandler} from '../../src/webhooks/node.js';
-import {runCli} from '../helpers/run-cli.js';
+import {runCommand} from '../helpers/run-cli.js';
 
 const SECRET = 'whsec_dGVzdC1yZWNlaXZlci1zZWNyZXQtMDEyMzQ1Njc4OWFiY2RlZmdo';
 const env = {SVC_WEBHOOK_SECRET: SECRET};
@@ -56,7 +56,7 @@ interface Report {
 }
 
 async function grade(url: string, args: string[] = []) {
-  const r = await runCli(['webhooks', 'test-receiver', url, '--json', ...args], {env, timeoutMs: 60_000});
+  const r = await runCommand(['webhooks', 'test-receiver', url, '--json', ...args], {env});
   expect(r.stdout + r.stderr).not.toContain(SECRET);
   const report = JSON.parse(r.stdout) as Report;
   const ids = (status: string) => report.checks.filter((c) => c.status === status).map((c) => c.id);
@@ -220,7 +220,7 @@ describe('a receiver slower than the service waits', () => {
 describe('choosing checks and reading the report', () => {
   it('--only runs the valid delivery and the checks named; a person gets one line per check', async () => {
     const base = await listen(createNodeHandler(quiet));
-    const r = await runCli(['webhooks', 'test-receiver', base, '--only', 'future-301,duplicate'], {env});
+    const r = await runCommand(['webhooks', 'test-receiver', base, '--only', 'future-301,duplicate'], {env});
     expect(r.code).toBe(0);
     const lines = r.stdout.split('\n').filter((l) => /^[✓✗-] /.test(l));
     expect(lines.map((l) => l.split(/\s+/)[1])).toEqual(['valid', 'future-301', 'duplicate']);
@@ -228,7 +228,7 @@ describe('choosing checks and reading the report', () => {
   });
 
   it('an unknown check id is a usage error that lists the known ones', async () => {
-    const r = await runCli(
+    const r = await runCommand(
       ['webhooks', 'test-receiver', 'http://127.0.0.1:9/', '--only', 'everything', '--json'],
       {
         env,
@@ -256,7 +256,7 @@ describe('choosing checks and reading the report', () => {
 
   it('a receiver that is down is said once to a person: the network error, the checks not sent, the next step', async () => {
     const port = await freePort();
-    const r = await runCli(['webhooks', 'test-receiver', `http://127.0.0.1:${port}/webhooks`], {env});
+    const r = await runCommand(['webhooks', 'test-receiver', `http://127.0.0.1:${port}/webhooks`], {env});
     expect(r.code).toBe(1);
     const others = RECEIVER_CHECK_IDS.length - 1;
     expect(r.stdout.split('\n').filter((l) => l.includes('not sent'))).toEqual([
@@ -292,7 +292,7 @@ describe('a receiver verifying with another secret than the one svc was given', 
     expect(report.checks[0]?.fix).toMatch(/same signing secret/);
     expect(code).toBe(1);
 
-    const r = await runCli(['webhooks', 'test-receiver', base], {env, timeoutMs: 60_000});
+    const r = await runCommand(['webhooks', 'test-receiver', base], {env});
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/may not share the signing secret/);
     expect(r.stdout).not.toMatch(/Try every v1|Accept events in any order|Keep handled event ids/);

@@ -1,11 +1,11 @@
-// `svc webhooks verify` as a user runs it: a real process, the body from a file or a pipe, the secret
+// `svc webhooks verify` as a user runs it (the built CLI, in-process): the body from a file or stdin, the secret
 // from the environment. The signatures are made with the library, the verdicts come from the CLI.
 import {mkdtempSync, rmSync, writeFileSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {afterAll, describe, expect, it} from 'vitest';
 import {signPayload} from '../../src/webhooks/index.js';
-import {runCli} from '../helpers/run-cli.js';
+import {runCommand} from '../helpers/run-cli.js';
 
 const SECRET = 'whsec_ZTJlLXZlcmlmeS1zZWNyZXQtMDEyMzQ1Njc4OWFiY2RlZg==';
 const EVENT = {
@@ -38,7 +38,7 @@ function expectNoSecret(r: {stdout: string; stderr: string}, secret = SECRET) {
 
 describe('svc webhooks verify', () => {
   it('accepts a valid delivery from a file, printing the event type and id', async () => {
-    const r = await runCli(
+    const r = await runCommand(
       ['webhooks', 'verify', '--header', sign(BODY), '--payload-file', file('ok.json', BODY)],
       {
         env,
@@ -51,7 +51,7 @@ describe('svc webhooks verify', () => {
   });
 
   it('reads the body from stdin and answers {"valid": true, …} with --json', async () => {
-    const r = await runCli(['webhooks', 'verify', '--header', sign(BODY), '--json'], {env, input: BODY});
+    const r = await runCommand(['webhooks', 'verify', '--header', sign(BODY), '--json'], {env, input: BODY});
     expect(r.code).toBe(0);
     const out = JSON.parse(r.stdout);
     expect(out).toMatchObject({valid: true, event_id: EVENT.id, event_type: 'sandbox.error', event: EVENT});
@@ -60,9 +60,12 @@ describe('svc webhooks verify', () => {
 
   it('verifies the raw bytes: a trailing CRLF that was signed passes, one that was not fails', async () => {
     const withCrlf = `${BODY}\r\n`;
-    const signed = await runCli(['webhooks', 'verify', '--header', sign(withCrlf)], {env, input: withCrlf});
+    const signed = await runCommand(['webhooks', 'verify', '--header', sign(withCrlf)], {
+      env,
+      input: withCrlf,
+    });
     expect(signed.code).toBe(0);
-    const unsigned = await runCli(['webhooks', 'verify', '--header', sign(BODY), '--json'], {
+    const unsigned = await runCommand(['webhooks', 'verify', '--header', sign(BODY), '--json'], {
       env,
       input: withCrlf,
     });
@@ -72,7 +75,7 @@ describe('svc webhooks verify', () => {
 
   it('hashes a binary file byte for byte, then reports that it is not an event', async () => {
     const bytes = Uint8Array.from([0xff, 0x00, 0xc3, 0x28, 0x7b]);
-    const r = await runCli(
+    const r = await runCommand(
       ['webhooks', 'verify', '--header', sign(bytes), '--payload-file', file('bin', bytes), '--json'],
       {env},
     );
@@ -82,7 +85,7 @@ describe('svc webhooks verify', () => {
 
   it('rejects a wrong secret with exit 1, the reason as the code, and never prints the secret', async () => {
     const other = 'whsec_b3RoZXItc2VjcmV0LW5vdC10aGUtb25lLXVzZWQtdG8tc2lnbg==';
-    const r = await runCli(['webhooks', 'verify', '--header', sign(BODY), '--json'], {
+    const r = await runCommand(['webhooks', 'verify', '--header', sign(BODY), '--json'], {
       env: {SVC_WEBHOOK_SECRET: other},
       input: BODY,
     });
@@ -96,7 +99,7 @@ describe('svc webhooks verify', () => {
 
   it('explains an API key given as the secret, in human output with the reason', async () => {
     const apiKey = 'svc_Q1w2E3r4T5y6U7i8O9p0A1s2D3f4G5h6J7k8L9z0';
-    const r = await runCli(['webhooks', 'verify', '--header', sign(BODY)], {
+    const r = await runCommand(['webhooks', 'verify', '--header', sign(BODY)], {
       env: {SVC_WEBHOOK_SECRET: apiKey},
       input: BODY,
     });
@@ -108,12 +111,12 @@ describe('svc webhooks verify', () => {
 
   it('reports clock skew with the number of seconds, and --tolerance widens the window', async () => {
     const header = sign(BODY, nowSeconds() - 1000);
-    const strict = await runCli(['webhooks', 'verify', '--header', header, '--json'], {env, input: BODY});
+    const strict = await runCommand(['webhooks', 'verify', '--header', header, '--json'], {env, input: BODY});
     expect(strict.code).toBe(1);
     const {error} = JSON.parse(strict.stdout);
     expect(error.code).toBe('timestamp_outside_tolerance');
     expect(error.message).toMatch(/\d{4} seconds in the past/);
-    const lenient = await runCli(['webhooks', 'verify', '--header', header, '--tolerance', '3600'], {
+    const lenient = await runCommand(['webhooks', 'verify', '--header', header, '--tolerance', '3600'], {
       env,
       input: BODY,
     });
@@ -121,13 +124,13 @@ describe('svc webhooks verify', () => {
   });
 
   it('answers a malformed header with its reason', async () => {
-    const r = await runCli(['webhooks', 'verify', '--header', 'nonsense', '--json'], {env, input: BODY});
+    const r = await runCommand(['webhooks', 'verify', '--header', 'nonsense', '--json'], {env, input: BODY});
     expect(r.code).toBe(1);
     expect(JSON.parse(r.stdout).error.code).toBe('malformed_header');
   });
 
   it('accepts the whole header line as copied from a log', async () => {
-    const r = await runCli(['webhooks', 'verify', '--header', `Svc-Signature: ${sign(BODY)}`], {
+    const r = await runCommand(['webhooks', 'verify', '--header', `Svc-Signature: ${sign(BODY)}`], {
       env,
       input: BODY,
     });
@@ -135,7 +138,7 @@ describe('svc webhooks verify', () => {
   });
 
   it('takes --secret over the environment, with a hint to use the environment instead', async () => {
-    const r = await runCli(['webhooks', 'verify', '--secret', SECRET, '--header', sign(BODY)], {
+    const r = await runCommand(['webhooks', 'verify', '--secret', SECRET, '--header', sign(BODY)], {
       env: {SVC_WEBHOOK_SECRET: 'whsec_stale'},
       input: BODY,
     });
@@ -145,7 +148,7 @@ describe('svc webhooks verify', () => {
   });
 
   it('without any secret, is a usage error (exit 2) naming SVC_WEBHOOK_SECRET', async () => {
-    const r = await runCli(['webhooks', 'verify', '--header', sign(BODY), '--json'], {input: BODY});
+    const r = await runCommand(['webhooks', 'verify', '--header', sign(BODY), '--json'], {input: BODY});
     expect(r.code).toBe(2);
     const {error} = JSON.parse(r.stdout);
     expect(error.code).toBe('usage');
@@ -153,7 +156,7 @@ describe('svc webhooks verify', () => {
   });
 
   it('says so clearly when the payload file cannot be read', async () => {
-    const r = await runCli(
+    const r = await runCommand(
       ['webhooks', 'verify', '--header', sign(BODY), '--payload-file', join(dir, 'missing.json'), '--json'],
       {env},
     );

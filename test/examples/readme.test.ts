@@ -4,8 +4,9 @@ import {mkdir, mkdtemp, readdir, readFile, rm, writeFile} from 'node:fs/promises
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
+import {type RunningEmulator, startEmulator} from '../../src/emulator/index.js';
 import {spawnEmulator} from '../helpers/emulator-process.js';
-import {runCli} from '../helpers/run-cli.js';
+import {runCommand} from '../helpers/run-cli.js';
 
 const README = new URL('../../README.md', import.meta.url);
 const DOCS = new URL('../../docs/', import.meta.url);
@@ -61,9 +62,10 @@ describe("the README's seed examples", {timeout: 180_000}, () => {
       const file = join(cwd, 'ci', 'seed.json');
       const dataDir = join(cwd, 'emulator');
       // svc emulator import ci/seed.json, into a stopped emulator's data dir.
-      const imported = await runCli(['emulator', 'import', file, '--data-dir', dataDir], {env});
+      const imported = await runCommand(['emulator', 'import', file, '--data-dir', dataDir], {env});
       expect(imported.code, imported.stderr).toBe(0);
       // svc emulator start --in-memory --seed ci/seed.json: the key the seed gave answers /v1.
+      // Spawned: this start (with --seed) is under test, and it runs until a signal; one per seed.
       const running = await spawnEmulator(['--in-memory', '--seed', file], env as Record<string, string>);
       try {
         const key = (JSON.parse(seed) as {orgs: {keys?: {secret?: string}[]}[]}).orgs[0]?.keys?.[0]?.secret;
@@ -75,9 +77,9 @@ describe("the README's seed examples", {timeout: 180_000}, () => {
         }
         // svc emulator reset, then svc emulator import ci/seed.json --merge, into the running one.
         const at = ['--data-dir', running.ready.data_dir];
-        const reset = await runCli(['emulator', 'reset', ...at], {env});
+        const reset = await runCommand(['emulator', 'reset', ...at], {env});
         expect(reset.code, reset.stderr).toBe(0);
-        const merged = await runCli(['emulator', 'import', file, '--merge', ...at], {env});
+        const merged = await runCommand(['emulator', 'import', file, '--merge', ...at], {env});
         expect(merged.code, merged.stderr).toBe(0);
       } finally {
         await running.stop();
@@ -135,21 +137,23 @@ describe("the README's command lines", () => {
 });
 
 describe("the README's endpoint examples", {timeout: 120_000}, () => {
+  // What `svc emulator start --in-memory` runs (its start is not under test here), in this process.
+  let running: RunningEmulator;
+  beforeAll(async () => {
+    running = await startEmulator({port: 0, inMemory: true});
+  });
+  afterAll(() => running?.stop());
+
   it('each make an endpoint the emulator takes, as printed', async () => {
     const creates = commands.filter((l) => l.startsWith('svc emulator webhooks create '));
     expect(creates.length).toBeGreaterThan(0);
-    const running = await spawnEmulator(['--in-memory'], env as Record<string, string>);
-    try {
-      for (const line of creates) {
-        const args = line
-          .replace(/\s#.*$/, '')
-          .split(/\s+/)
-          .slice(1);
-        const r = await runCli([...args, '--data-dir', running.ready.data_dir], {env});
-        expect(r.code, `${line}: ${r.stderr}`).toBe(0);
-      }
-    } finally {
-      await running.stop();
+    for (const line of creates) {
+      const args = line
+        .replace(/\s#.*$/, '')
+        .split(/\s+/)
+        .slice(1);
+      const r = await runCommand([...args, '--data-dir', running.dataDir], {env});
+      expect(r.code, `${line}: ${r.stderr}`).toBe(0);
     }
   });
 });

@@ -4,6 +4,8 @@ import {runCli} from '../helpers/run-cli.js';
 
 describe('examples/receiver', () => {
   it('passes its own test against a throwaway emulator with a manual clock', {timeout: 90_000}, async () => {
+    // Spawned: `emulator exec` hands its own stdout (the file descriptor) to the test it runs, which only a
+    // process of its own can capture.
     const r = await runCli(
       [
         'emulator',
