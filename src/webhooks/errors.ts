@@ -54,7 +54,7 @@ export function isWebhookVerificationError(value: unknown): value is WebhookVeri
 
 const RAW_BODY_HINT =
   'Verify the raw body, before any JSON parser or re-encoding, exactly as received ' +
-  '(Express: express.raw({type: "application/json"}); fetch-style handlers: await request.text()).';
+  '(Express: express.raw({type: "application/json", limit: "1mb"}), since deliveries can exceed its 100 kB default; fetch-style handlers: await request.text()).';
 
 export function payloadTypeError(payload: unknown): WebhookVerificationError {
   const kind = payload === null ? 'null' : Array.isArray(payload) ? 'an array' : typeof payload;

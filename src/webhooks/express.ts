@@ -32,7 +32,7 @@ export class ParsedBodyError extends Error {
     super(
       `svc webhooks: ${what} before the svc webhook handler, so the raw bytes the signature covers are gone. ` +
         'Register the webhook route before app.use(express.json()) (or skip the JSON parser for this path); ' +
-        'express.raw({type: "application/json"}) in front of it also works.',
+        'express.raw({type: "application/json", limit: "1mb"}) in front of it also works.',
     );
     this.name = 'ParsedBodyError';
   }

@@ -2,7 +2,7 @@
 //
 //   const verifier = new WebhookVerifier({secret: process.env.SVC_WEBHOOK_SECRET});
 //   const dedup = new EventDeduplicator();
-//   app.post('/hooks', express.raw({type: 'application/json'}), async (req, res) => {
+//   app.post('/hooks', express.raw({type: 'application/json', limit: '1mb'}), async (req, res) => {
 //     const event = verifier.constructEvent({payload: req.body, header: req.headers['svc-signature']});
 //     await dedup.once(event.id, () => handle(event));   // the same event can arrive twice
 //     res.sendStatus(200);

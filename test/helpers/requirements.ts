@@ -62,6 +62,14 @@ export const OPENSSL: Requirement = {
   install: 'apt-get install openssl',
 };
 
+/** Debian's own Python (not a version manager's shim): the docs' receivers in other languages run on it. */
+export const PYTHON_PATH = process.env.SVC_PYTHON_PATH ?? '/usr/bin/python3';
+export const PYTHON: Requirement = {
+  name: 'Python 3',
+  missing: () => (existsSync(PYTHON_PATH) ? undefined : `no Python 3 at ${PYTHON_PATH}`),
+  install: 'apt-get install python3, or set SVC_PYTHON_PATH to a python3 binary',
+};
+
 export const ROOT: Requirement = {
   name: 'root',
   missing: () =>
@@ -71,7 +79,7 @@ export const ROOT: Requirement = {
   install: 'run the suite as root (CI does), e.g. in a container',
 };
 
-export const ALL_REQUIREMENTS = [POSTGRES, CHROMIUM, TMUX, OPENSSL, ROOT];
+export const ALL_REQUIREMENTS = [POSTGRES, CHROMIUM, TMUX, OPENSSL, PYTHON, ROOT];
 
 /** Why tests needing these cannot run here, or undefined when they can. */
 export function unmet(needs: Requirement[]): string | undefined {
