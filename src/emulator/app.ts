@@ -1,10 +1,14 @@
-// Builds the emulator's HTTP app without listening, so tests can call app.request() in-process.
+// Builds the emulator's HTTP app over a context without listening, so tests can call app.request() in-process.
 import {Hono} from 'hono';
 import {registerV1Routes} from './api/v1.js';
 import type {AppEnv, EmulatorApp, EmulatorContext, EmulatorPlugin} from './context.js';
+import {registerChaosRoutes} from './control/chaos-routes.js';
+import {registerDeliveryControlRoutes} from './control/delivery-routes.js';
 import {registerLimiterRoutes} from './control/limiter-routes.js';
 import {registerLogRoutes} from './control/log-routes.js';
 import {registerOpenApiRoute} from './control/openapi-route.js';
+import {registerRelayRoutes} from './control/relay-routes.js';
+import {registerSandboxRoutes} from './control/sandbox-routes.js';
 import {registerStateRoutes} from './control/state-routes.js';
 import {registerControlRoutes} from './control/routes.js';
 import {logRequests} from './request-log.js';
@@ -14,7 +18,7 @@ import {hostCheck} from './net/host-policy.js';
 import {registerAccountPage} from './web/account-page.js';
 
 export interface CreateAppOptions {
-  /** Extra parts (delivery engine, sandboxes) whose routes are mounted after the core ones. */
+  /** Extra parts whose routes are mounted after the emulator's own. */
   plugins?: EmulatorPlugin[];
 }
 
@@ -46,6 +50,12 @@ export function createApp(ctx: EmulatorContext, options: CreateAppOptions = {}):
   registerStateRoutes(app, ctx);
   registerLogRoutes(app, ctx);
   registerAccountPage(app, ctx);
+  // The moving parts' control routes: sandboxes and `svc trigger`, the relay behind `svc listen`, a delivery's
+  // detail and resend, delivery chaos (over ctx.sandboxes and ctx.engine).
+  registerSandboxRoutes(app, ctx);
+  registerRelayRoutes(app, ctx);
+  registerDeliveryControlRoutes(app, ctx);
+  registerChaosRoutes(app, ctx);
   for (const plugin of options.plugins ?? []) plugin.routes?.(app, ctx);
   return app;
 }

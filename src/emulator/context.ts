@@ -1,85 +1,72 @@
-// What routes and background workers of one emulator share; built once by startEmulator (or a test).
+// What routes and operations of one emulator share: built once by start/context.ts (or a test), in order, with
+// every part already made (the delivery engine and the sandboxes included), and never written after. The one
+// part that changes, the default org and the state's epoch, changes inside `current` (current-state.ts).
 import type {Authenticator} from './auth/authenticator.js';
 import type {AuthFailureLimiter} from './auth/rate-limiter.js';
 import type {Clock} from './clock.js';
+import type {CurrentState} from './current-state.js';
 import type {Database} from './db/database.js';
 import type {DatabaseSignals} from './db/notify.js';
 import type {Repositories} from './db/repositories.js';
+import type {DeliveryEngine} from './delivery/engine.js';
 import type {Resolver} from './net/address-policy.js';
 import type {EmulatorApp} from './app-env.js';
 import type {HostPolicy} from './net/host-policy.js';
 import type {RequestLog} from './request-log.js';
-import type {Attempter} from './delivery/attempter.js';
 import type {Vault} from './vault.js';
-import type {LinkTraffic} from './links/traffic.js';
+import type {LinkTraffic} from './sandboxes/link-traffic.js';
+import type {SandboxService} from './sandboxes/service.js';
 import type {OrgClocks} from './org-clocks.js';
-import type {DeliveryChanges} from './delivery/changes.js';
 
 export interface EmulatorContext {
-  db: Database;
-  repos: Repositories;
-  clock: Clock;
+  readonly db: Database;
+  readonly repos: Repositories;
+  readonly clock: Clock;
   /** The clocks of orgs that have one of their own (the emulator's clock plus an offset); use orgNow for an org's time. */
-  orgClocks?: OrgClocks;
-  vault: Vault;
-  auth: Authenticator;
+  readonly orgClocks: OrgClocks;
+  readonly vault: Vault;
+  readonly auth: Authenticator;
   /** Failed API keys on /v1, per address. */
-  limiter: AuthFailureLimiter;
+  readonly limiter: AuthFailureLimiter;
   /** Failed admin tokens on /_emulator, per address: a budget of its own. */
-  controlLimiter: AuthFailureLimiter;
-  /** The org that control calls act on when they name none. */
-  orgId: string;
-  adminToken: string;
-  allowLocalEndpoints: boolean;
+  readonly controlLimiter: AuthFailureLimiter;
+  /** The default org (the one control calls act on when they name none) and the state's epoch. */
+  readonly current: CurrentState;
+  readonly adminToken: string;
+  readonly allowLocalEndpoints: boolean;
   /** The names requests may be addressed to (Host, Origin): a defence against DNS rebinding. */
-  hosts: HostPolicy;
+  readonly hosts: HostPolicy;
   /** DNS resolution for endpoint checks; injectable so tests need no network. */
-  lookup: Resolver;
-  log: (line: string) => void;
+  readonly lookup: Resolver;
+  readonly log: (line: string) => void;
   /** How the commands the account page suggests spell svc: the CLI passes how it was run; a library user gets `npx svc`. */
-  svc: string;
+  readonly svc: string;
   /** Every /v1, control and account-page request of this process, with the real reason of each refusal. */
-  requestLog: RequestLog;
-  /** Only on PostgreSQL, which other emulator processes may share: word of their writes, events and clock moves. */
-  signals?: DatabaseSignals;
-  /** Sends a resend's attempt (the delivery engine's worker, once it runs); the account page resends through it. */
-  resendAttempter?: () => Attempter | undefined;
-  /**
-   * Moves on each time the state is replaced (reset, a replacing import, a load): whatever a surface cached of
-   * the old state (the account page's sessions) is dropped.
-   */
-  stateEpoch?: number;
-  /**
-   * Resolves once the deliveries due at the clocks' current times have been attempted and recorded (the delivery
-   * engine's worker, once it runs).
-   */
-  settle?: () => Promise<void>;
-  /** Word that deliveries changed, in this process or another sharing the database (the delivery engine's). */
-  deliveryChanges?: DeliveryChanges;
+  readonly requestLog: RequestLog;
+  /** Word of other processes' writes, events and clock moves: only on PostgreSQL (undefined on PGlite). */
+  readonly signals: DatabaseSignals | undefined;
   /** Told of each endpoint deleted through this process (the relay lets its `svc listen` go with a reason). */
-  endpointDeletions?: Set<(endpointId: string) => void>;
-  /** What flows through port sessions now, cut as soon as its link stops working (absent: nothing is tracked). */
-  linkTraffic?: LinkTraffic;
+  readonly endpointDeletions: Set<(endpointId: string) => void>;
+  /** What flows through port sessions now, cut as soon as its link stops working. */
+  readonly linkTraffic: LinkTraffic;
+  /**
+   * The delivery engine: its worker (which sends a resend's attempt too), the relay, chaos, word of changed
+   * deliveries, and `settle`. Built before the context; started once the emulator answers.
+   */
+  readonly engine: DeliveryEngine;
+  /** Sandboxes and the events they record (for the engine, whose sweep expires them). */
+  readonly sandboxes: SandboxService;
 }
 
 /** The time of one org: its own clock when it has one, else the emulator's. */
-export function orgNow(ctx: Pick<EmulatorContext, 'clock' | 'orgClocks'>, orgId: string): Date {
-  return ctx.orgClocks ? ctx.orgClocks.now(orgId) : ctx.clock.now();
+export function orgNow(ctx: Pick<EmulatorContext, 'orgClocks'>, orgId: string): Date {
+  return ctx.orgClocks.now(orgId);
 }
 
 export type {AppEnv, EmulatorApp} from './app-env.js';
 
-/**
- * A part of the emulator beyond the core (the delivery engine, sandboxes): it may add routes
- * (control routes under /_emulator/ are admin-only automatically) and run in the background
- * between start and stop.
- */
+/** Routes of a part beyond the emulator's own, mounted by createApp after them (control routes are admin-only). */
 export interface EmulatorPlugin {
   name: string;
   routes?(app: EmulatorApp, ctx: EmulatorContext): void;
-  start?(ctx: EmulatorContext): Promise<void> | void;
-  /** Called as the server starts closing: end long-lived streams so the close need not wait for them. */
-  closing?(): void;
-  /** Should finish in-flight work; called before the database closes. */
-  stop?(): Promise<void> | void;
 }

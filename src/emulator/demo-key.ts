@@ -24,19 +24,19 @@ export async function demoKey(ctx: EmulatorContext, dataDir: string): Promise<De
   if (API_KEY_SECRET_PATTERN.test(kept)) {
     const key = await ctx.repos.keys.findByHash(hashSecret(kept));
     const now = ctx.clock.now();
-    if (key && key.orgId === ctx.orgId && !key.revokedAt && (!key.expiresAt || key.expiresAt > now)) {
+    if (key && key.orgId === ctx.current.orgId && !key.revokedAt && (!key.expiresAt || key.expiresAt > now)) {
       return {id: key.id, secret: kept, reused: true};
     }
   }
   // A new one; the earlier ones are revoked, so restarts after a lost file never use up the 25-key limit.
-  for (const key of await ctx.repos.keys.list(ctx.orgId)) {
+  for (const key of await ctx.repos.keys.list(ctx.current.orgId)) {
     if (key.createdBy === DEMO_KEY_CREATOR && !key.revokedAt) {
       await ctx.repos.keys.revoke(key.id, ctx.clock.now());
       ctx.auth.forget(key.id);
     }
   }
   const {key, secret} = await ctx.repos.keys.create({
-    orgId: ctx.orgId,
+    orgId: ctx.current.orgId,
     name: 'demo',
     createdBy: DEMO_KEY_CREATOR,
     expires: 'never',

@@ -3,9 +3,8 @@
 // Kept in memory per process, bounded: the oldest entries go first.
 import type {MiddlewareHandler} from 'hono';
 import {ERROR_STATUS, redactSecrets} from '../definitions.js';
-import type {Clock} from './clock.js';
 import type {AppEnv} from './app-env.js';
-import {realTimers, type Timers} from './delivery/timers.js';
+import {type Clock, realTimers, type Timers} from './clock.js';
 
 /** Entries a process keeps; older ones are dropped. */
 export const REQUEST_LOG_CAPACITY = 5_000;

@@ -5,7 +5,7 @@ import {randomUUID} from 'node:crypto';
 import {hostname} from 'node:os';
 import type {Dispatcher} from 'undici';
 import {
-  EmulatorControl,
+  type EmulatorControl,
   EmulatorControlError,
   type RelayDelivery,
   type RelayHolder,
@@ -19,7 +19,7 @@ import {ExitCode} from '../lib/exit-codes.js';
 import {currentSvcCommand} from '../lib/invocation.js';
 import type {Io} from '../lib/output.js';
 import {dataDirArg, FORWARD_EXAMPLE} from '../lib/hints.js';
-import {type ConnectOptions, findRunning} from './emulator/connect.js';
+import {type ConnectOptions, connectControl} from './emulator/connect.js';
 import {parseEventType} from './events/event-type.js';
 
 /** The local server gets the time the service gives any endpoint. */
@@ -244,12 +244,7 @@ async function connect(
   self: ListenerIdentity,
   how: {takeOver: boolean; again: string | undefined},
 ): Promise<Session> {
-  const {info} = await findRunning(options);
-  const control = new EmulatorControl({
-    url: info.api_url,
-    adminToken: info.admin_token,
-    fetch: options.fetch,
-  });
+  const {control, info} = await connectControl(options);
   // Printing the secret takes nothing from a running listener; forwarding takes the relay, or is refused when
   // another run holds it (unless told to take it over).
   const run = options.printSecret

@@ -1,11 +1,9 @@
 // `svc open`: the account page of the emulator serving the API address in use, opened in a browser where one
 // can be (the platform's opener, spawned without a shell), its address printed either way.
 import {spawn} from 'node:child_process';
-import {defaultFileStore, resolveStoredApiUrl} from '../auth/resolve.js';
-import {isProcessAlive, readRuntimeFile} from '@svc/client';
+import {isLoopbackHost, portOfAccountHostName, type RuntimeInfo} from '@svc/client';
 import {UserError} from '../lib/errors.js';
-import {emulatorDataDir} from '../lib/paths.js';
-import {sameApiAddress} from './emulator/registry.js';
+import {locateEmulator, notFoundError} from './emulator/locate.js';
 
 export interface OpenOptions {
   env: NodeJS.ProcessEnv;
@@ -26,25 +24,46 @@ export interface OpenResult {
   reason?: string;
 }
 
-/** The account page of the running emulator that serves `apiUrl`. */
+/** The account page of the running emulator the command means, found as every command finds it. */
 export async function accountPageFor(options: Pick<OpenOptions, 'env' | 'apiUrl' | 'dataDir'>) {
-  const apiUrl = await resolveStoredApiUrl({
-    env: options.env,
-    flags: {apiUrl: options.apiUrl},
-    fileStore: defaultFileStore(options.env),
-  });
-  const dataDir = options.dataDir ?? emulatorDataDir(options.env);
-  const info = await readRuntimeFile(dataDir);
-  if (!info || !isProcessAlive(info.pid) || !sameApiAddress(info.api_url, apiUrl)) {
-    throw new UserError(`no running emulator serves ${apiUrl}`, {
-      code: 'emulator_not_running',
-      suggestions: [
-        `Start one with \`svc emulator start\`, or pass the --data-dir of the one serving ${apiUrl}`,
-        'Or name the address of a running one with --api-url (`svc emulator status` shows it)',
-      ],
-    });
+  const located = await locateEmulator(options);
+  if (!located.found) throw notFoundError(located);
+  return {url: openableAccountUrl(located.info), apiUrl: located.info.api_url};
+}
+
+/**
+ * The runtime file's account page, when it is one a browser may be sent to: http:// or https://, no user name,
+ * on this machine (a loopback name, or the emulator's own `svc-<port>.localhost`) or at the host the emulator
+ * itself listens on (one started with --host). Anything else (a `file:` URL, another scheme, another host) is refused, never opened.
+ */
+export function openableAccountUrl(info: Pick<RuntimeInfo, 'account_url' | 'api_url'>): string {
+  const url =
+    typeof info.account_url === 'string' && URL.canParse(info.account_url)
+      ? new URL(info.account_url)
+      : undefined;
+  const api = URL.canParse(info.api_url) ? new URL(info.api_url) : undefined;
+  const apiPort = api && Number(api.port || (api.protocol === 'https:' ? 443 : 80));
+  const ok =
+    url !== undefined &&
+    (url.protocol === 'http:' || url.protocol === 'https:') &&
+    url.username === '' &&
+    url.password === '' &&
+    (isLoopbackHost(url.hostname) ||
+      (api !== undefined && portOfAccountHostName(url.hostname) === apiPort) ||
+      url.hostname === api?.hostname);
+  if (!ok) {
+    const shown = JSON.stringify(String(info.account_url).slice(0, 120));
+    throw new UserError(
+      `the emulator at ${info.api_url} gives ${shown} as its account page, which is not an http:// or https:// address of that emulator, so svc open does not open it`,
+      {
+        code: 'unsafe_account_url',
+        suggestions: [
+          'Restart the emulator (`svc emulator stop`, then `svc emulator start`): it writes its runtime file anew',
+        ],
+      },
+    );
   }
-  return {url: info.account_url, apiUrl: info.api_url};
+  return url.href;
 }
 
 /** The program that opens an address in the default browser, with its arguments: never through a shell. */

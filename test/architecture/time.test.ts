@@ -1,7 +1,7 @@
 // Time in the emulator is read through the injected clock (src/emulator/clock.ts) and waited on through the
 // injected timers (src/emulator/delivery/timers.ts), so a test can set or fake it. This finds every other read
-// of real time (`Date.now()`, `new Date()` without arguments) and every bare `setTimeout` in src/emulator: there
-// are none, and a new one fails here.
+// of real time (`Date.now()`, `new Date()` without arguments) and every bare `setTimeout` or `setInterval` (a
+// repetition goes through `every` of the timers) in src/emulator: there are none, and a new one fails here.
 import {readdirSync, readFileSync} from 'node:fs';
 import {dirname, join, resolve} from 'node:path';
 import {fileURLToPath} from 'node:url';
@@ -19,7 +19,7 @@ const CLOCK_MODULES = [
   'src/emulator/web/own-name-page.ts',
 ];
 
-const REAL_TIME = /\bDate\.now\(\)|\bnew Date\(\)|(?<![.\w])setTimeout\(/;
+const REAL_TIME = /\bDate\.now\(\)|\bnew Date\(\)|(?<![.\w])set(Timeout|Interval)\(/;
 
 /** The lines of a source that read real time, comments left out. */
 function realTimeReads(source: string): string[] {
@@ -50,15 +50,18 @@ describe('time in the emulator', () => {
       'const a = Date.now();',
       'const b = new Date();',
       'const t = setTimeout(done, 10);',
+      'const i = setInterval(ping, 15_000);',
       'const c = new Date(ms);',
       'const d = ctx.clock.nowMs();',
       'const e = timers.setTimeout(done, 10);',
+      'const f = every(timers, 15_000, ping);',
       '// Date.now() in a comment',
     ].join('\n');
     expect(realTimeReads(source)).toEqual([
       'const a = Date.now();',
       'const b = new Date();',
       'const t = setTimeout(done, 10);',
+      'const i = setInterval(ping, 15_000);',
     ]);
   });
 });

@@ -10,7 +10,7 @@ import {
 } from '../../src/schemas/index.js';
 import {type RunningEmulator, startEmulator} from '../../src/emulator/index.js';
 import {EmulatorControl, EmulatorControlError} from '../../src/client/emulator-control.js';
-import {newId} from '../../src/emulator/ids.js';
+import {newId} from '../../src/ids.js';
 
 let em: RunningEmulator;
 const publicLookup = async () => [{address: '93.184.215.14', family: 4}];
@@ -183,7 +183,7 @@ describe('/v1 routes', () => {
   it('shows rows written with plain SQL on the very next read (hot reads are cached, writes invalidate)', async () => {
     const key = await newKey('cache');
     const before = listOf(WebhookEndpointSchema).parse(await (await get('/v1/webhooks', key.secret)).json());
-    const id = newId('we');
+    const id = newId('webhookEndpoint');
     await em.db.query(
       `INSERT INTO webhook_endpoints (id, org_id, url, events, description, secret_ciphertext, created_at)
        VALUES ($1, $2, 'https://plain.example.com', ARRAY['sandbox.ready'], NULL, 'x', $3)`,
@@ -206,7 +206,7 @@ describe('/v1 routes', () => {
     // 105 recent deliveries and one from 31 days ago.
     for (let i = 0; i <= 105; i++) {
       const at = i === 105 ? new Date(now - 31 * 86_400_000) : new Date(now - i * 1000);
-      const evt = newId('evt');
+      const evt = newId('event');
       await em.db.query(
         'INSERT INTO events (id, org_id, type, created_at, body) VALUES ($1, $2, $3, $4, $5)',
         [evt, em.orgId, 'sandbox.ready', at, '{}'],
@@ -230,7 +230,7 @@ describe('/v1 routes', () => {
     const otherKey = await em.control.createKey({name: 'other', org_id: other.id});
     const hidden = await get(`/v1/webhooks/${endpoint.id}/deliveries`, otherKey.secret);
     expect(hidden.status).toBe(404);
-    const unknown = await get(`/v1/webhooks/${newId('we')}/deliveries`, key.secret);
+    const unknown = await get(`/v1/webhooks/${newId('webhookEndpoint')}/deliveries`, key.secret);
     expect(unknown.status).toBe(404);
     expect(await hidden.text()).toBe(await unknown.text());
   });

@@ -40,7 +40,7 @@ describe('hostile input', () => {
     const health = await admin(`/_emulator/webhook-health?org_id=${unknown}`);
     expect(health.status).toBe(404);
     expect(((await health.json()) as {error: {code: string}}).error.code).toBe('not_found');
-    expect((await admin(`/_emulator/webhook-health?org_id=${emu.context.orgId}`)).status).toBe(200);
+    expect((await admin(`/_emulator/webhook-health?org_id=${emu.context.current.orgId}`)).status).toBe(200);
   });
 
   it('names NUL in a seed with its other problems, each field once, and loads nothing', async () => {

@@ -2,7 +2,6 @@
 // each /v1 request pays for the slower trie it falls back to (a new route shape can cause that silently).
 import {afterAll, beforeAll, expect, it} from 'vitest';
 import {createApp, type RunningEmulator, startEmulator} from '../../src/emulator/index.js';
-import {createEnginePlugin} from '../../src/emulator/engine.js';
 
 let emu: RunningEmulator;
 beforeAll(async () => {
@@ -11,7 +10,7 @@ beforeAll(async () => {
 afterAll(() => emu?.stop());
 
 it('keeps every route of the emulator in the fast router', async () => {
-  const app = createApp(emu.context, {plugins: [createEnginePlugin()]});
+  const app = createApp(emu.context);
   expect((await app.request('/v1/org')).status).toBe(401);
   const router = app.router as unknown as {activeRouter?: {name: string}};
   expect(router.activeRouter?.name).toBe('RegExpRouter');

@@ -6,7 +6,6 @@ import type {List} from '../../schemas/index.js';
 import type {EmulatorApp, EmulatorContext} from '../context.js';
 import {endpointHealth} from '../ops/deliveries.js';
 import {getDeliveryDetail} from '../ops/delivery-detail.js';
-import type {Attempter} from '../delivery/attempter.js';
 import {orgFor} from '../ops/orgs.js';
 import {resendDelivery} from '../ops/resend.js';
 import {resendFailedDeliveries} from '../ops/resend-failed.js';
@@ -14,11 +13,7 @@ import {waitForDelivery} from '../ops/wait.js';
 import {readJsonObject} from '../net/read-json.js';
 import {invalidRequest} from '../http-error.js';
 
-export function registerDeliveryControlRoutes(
-  app: EmulatorApp,
-  ctx: EmulatorContext,
-  attempter: () => Attempter,
-): void {
+export function registerDeliveryControlRoutes(app: EmulatorApp, ctx: EmulatorContext): void {
   // Every endpoint of the org (the default org unless org_id names another) in one answer.
   app.get('/_emulator/webhook-health', async (c) => {
     // An org_id naming no org is 404, as on every other route that takes one.
@@ -41,14 +36,14 @@ export function registerDeliveryControlRoutes(
     if (body.org_id !== undefined && typeof body.org_id !== 'string')
       throw invalidRequest('org_id must be a string');
     const result = await resendFailedDeliveries(ctx, {
-      orgId: (body.org_id as string | undefined) ?? ctx.orgId,
+      orgId: (body.org_id as string | undefined) ?? ctx.current.orgId,
       endpointId: body.webhook_id,
       since: body.since,
-      attempter: attempter(),
+      attempter: ctx.engine.worker,
     });
     return c.json(result);
   });
   app.post('/_emulator/deliveries/:id/resend', async (c) =>
-    c.json(await resendDelivery(ctx, {deliveryId: c.req.param('id'), attempter: attempter()})),
+    c.json(await resendDelivery(ctx, {deliveryId: c.req.param('id'), attempter: ctx.engine.worker})),
   );
 }

@@ -46,7 +46,7 @@ export function registerOrgRoutes(app: EmulatorApp, ctx: EmulatorContext): void 
     const org = await getOrg(ctx, c.req.param('id'));
     const {move, settle} = clockMoveOf(await readJsonObject(c, ['advance', 'set', 'settle']));
     const state = await moveOrgClock(ctx, org.id, move);
-    if (settle) await ctx.settle?.();
+    if (settle) await ctx.engine.settle();
     return c.json(state satisfies OrgClockState);
   });
 }

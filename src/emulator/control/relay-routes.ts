@@ -18,10 +18,12 @@ import type {AppEnv, EmulatorApp, EmulatorContext} from '../context.js';
 import type {Clock} from '../clock.js';
 import {conflict, HttpError, invalidRequest, notFound} from '../http-error.js';
 import {readJsonBody} from '../net/read-json.js';
-import type {DeliveryEngine} from '../delivery/plugin.js';
+import type {DeliveryEngine} from '../delivery/engine.js';
 import {publicHolder, RelayBusyError, type RelayHolder} from '../delivery/relay-hub.js';
 import {isRelayEndpoint, RelayLimitError, registerRelay} from '../delivery/relay-registry.js';
 import {isSuccessStatus} from '../delivery/retry-policy.js';
+import {every} from '../delivery/timers.js';
+import {getOrg} from '../ops/orgs.js';
 
 /** Keeps idle proxies and the listener's stale-connection check satisfied. */
 export const RELAY_PING_INTERVAL_MS = 15_000;
@@ -30,7 +32,8 @@ const RELAY_PATH = '/_emulator/relay';
 const STREAM_PATH = '/_emulator/relay/:id/stream';
 const RESULTS_PATH = '/_emulator/relay/:id/results';
 
-export function registerRelayRoutes(app: EmulatorApp, ctx: EmulatorContext, engine: DeliveryEngine): void {
+export function registerRelayRoutes(app: EmulatorApp, ctx: EmulatorContext): void {
+  const {engine} = ctx;
   app.post(RELAY_PATH, (c) => registerRelayEndpoint(c, ctx, engine));
   app.get(STREAM_PATH, (c) => streamRelay(c, ctx, engine));
   app.post(RESULTS_PATH, (c) => takeRelayReport(c, engine));
@@ -69,9 +72,8 @@ async function registerRelayEndpoint(
       'relay endpoints need a vault key to store their signing secret',
     );
   }
-  const orgId = body.org_id ?? ctx.orgId;
-  const org = await ctx.db.query('SELECT 1 FROM orgs WHERE id = $1', [orgId]);
-  if (org.rows.length === 0) throw notFound('no org with this id');
+  const orgId = body.org_id ?? ctx.current.orgId;
+  await getOrg(ctx, orgId);
   const events = body.events ? [...new Set(body.events)] : [...EVENT_TYPES];
   const relay = await registerRelay(ctx.db, ctx.vault, {
     orgId,
@@ -138,12 +140,12 @@ function relayStream(
           open = false;
         }
       };
-      const ping = setInterval(() => send({type: 'ping'}), RELAY_PING_INTERVAL_MS);
+      const stopPinging = every(engine.timers, RELAY_PING_INTERVAL_MS, () => send({type: 'ping'}));
       let detach: () => void = () => undefined;
       cleanup = () => {
         if (!open) return;
         open = false;
-        clearInterval(ping);
+        stopPinging();
         detach();
         // A clean disconnect frees the relay at once (a run taken over no longer holds the row: nothing goes).
         engine.relayLeases.release(id, holder.listener_id).catch(() => undefined);

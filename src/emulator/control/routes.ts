@@ -30,7 +30,7 @@ export function registerControlRoutes(app: EmulatorApp, ctx: EmulatorContext): v
   // A state file is loaded whole in one request; its route sets a limit of its own.
   app.use('/_emulator/*', (c, next) => (c.req.path === STATE_IMPORT_PATH ? next() : smallBodies(c, next)));
 
-  app.get('/_emulator/health', (c) => c.json({ok: true, org_id: ctx.orgId} satisfies Health));
+  app.get('/_emulator/health', (c) => c.json({ok: true, org_id: ctx.current.orgId} satisfies Health));
 
   app.post('/_emulator/orgs', async (c) => {
     const body = await readJsonObject(c, ['name']);
@@ -78,7 +78,7 @@ export function registerControlRoutes(app: EmulatorApp, ctx: EmulatorContext): v
   app.post('/_emulator/clock', async (c) => {
     const {move, settle} = clockMoveOf(await readJsonObject(c, ['advance', 'set', 'settle']));
     const state = await moveClock(ctx, move);
-    if (settle) await ctx.settle?.();
+    if (settle) await ctx.engine.settle();
     return c.json(state);
   });
   registerOrgRoutes(app, ctx);

@@ -6,18 +6,13 @@ import {HttpError} from '../http-error.js';
 import {linkCreation} from '../links/routes.js';
 import {readJsonObject} from '../net/read-json.js';
 import {actOnSandbox, createSandbox, getSandbox, listSandboxes, triggerEvent} from '../ops/sandboxes.js';
-import type {SandboxService} from '../sandboxes/service.js';
 import {orgIdOf} from './org-routes.js';
 
-export function registerSandboxRoutes(
-  app: EmulatorApp,
-  ctx: EmulatorContext,
-  sandboxes: () => SandboxService,
-): void {
+export function registerSandboxRoutes(app: EmulatorApp, ctx: EmulatorContext): void {
   app.post('/_emulator/sandboxes', async (c) => {
     const body = await readJsonObject(c, ['name', 'expires_in', 'org_id'], {emptyAllowed: true});
-    const result = await createSandbox(sandboxes(), {
-      orgId: orgIdOf(body) ?? ctx.orgId,
+    const result = await createSandbox(ctx.sandboxes, {
+      orgId: orgIdOf(body) ?? ctx.current.orgId,
       name: body.name,
       expiresIn: body.expires_in,
       nowMs: ctx.clock.nowMs(),
@@ -26,11 +21,13 @@ export function registerSandboxRoutes(
   });
 
   app.get('/_emulator/sandboxes', async (c) => {
-    const data = await listSandboxes(sandboxes(), c.req.query('org_id') ?? ctx.orgId);
+    const data = await listSandboxes(ctx.sandboxes, c.req.query('org_id') ?? ctx.current.orgId);
     return c.json({data} satisfies List<SandboxRecord>);
   });
 
-  app.get('/_emulator/sandboxes/:id', async (c) => c.json(await getSandbox(sandboxes(), c.req.param('id'))));
+  app.get('/_emulator/sandboxes/:id', async (c) =>
+    c.json(await getSandbox(ctx.sandboxes, c.req.param('id'))),
+  );
 
   const createLink = linkCreation(ctx);
   app.post('/_emulator/sandboxes/:id/:action', async (c) => {
@@ -43,18 +40,18 @@ export function registerSandboxRoutes(
     // Named with an org, a sandbox of another org is answered like an unknown one.
     if (
       body.org_id !== undefined &&
-      (await getSandbox(sandboxes(), id)).org_id !== (orgIdOf(body) ?? ctx.orgId)
+      (await getSandbox(ctx.sandboxes, id)).org_id !== (orgIdOf(body) ?? ctx.current.orgId)
     ) {
       throw new HttpError(404, 'not_found', 'no such sandbox in this org');
     }
-    const result = await actOnSandbox(sandboxes(), {id, action, lastError: body.last_error});
+    const result = await actOnSandbox(ctx.sandboxes, {id, action, lastError: body.last_error});
     return c.json(result, action === 'fork' ? 201 : 200);
   });
 
   app.post('/_emulator/trigger', async (c) => {
     const body = await readJsonObject(c, ['type', 'sandbox_id', 'last_error', 'org_id', 'set']);
-    const result = await triggerEvent(sandboxes(), {
-      orgId: orgIdOf(body) ?? ctx.orgId,
+    const result = await triggerEvent(ctx.sandboxes, {
+      orgId: orgIdOf(body) ?? ctx.current.orgId,
       type: body.type,
       sandboxId: body.sandbox_id,
       lastError: body.last_error,

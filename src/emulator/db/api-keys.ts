@@ -7,7 +7,8 @@ import {
 } from '../../definitions.js';
 import type {ApiKey} from '../../schemas/index.js';
 import {hashSecret} from '../hash.js';
-import {newApiKeySecret, newId} from '../ids.js';
+import {newApiKeySecret} from '../ids.js';
+import {newId} from '../../ids.js';
 import type {Database} from './database.js';
 import {type CachedRead, LimitError, OrgGoneError, toDate, uncached} from './repository-support.js';
 
@@ -97,7 +98,7 @@ export class ApiKeyRepository {
     const expiresAt =
       input.expires === 'never' ? null : new Date(input.now.getTime() + Number(input.expires) * 86_400_000);
     const key: StoredKey = {
-      id: newId('key'),
+      id: newId('apiKey'),
       orgId: input.orgId,
       name: input.name,
       prefix: secret.slice(0, API_KEY_PREFIX_LENGTH),

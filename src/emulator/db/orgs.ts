@@ -1,6 +1,6 @@
 // The orgs table.
 import type {Org} from '../../schemas/index.js';
-import {newId} from '../ids.js';
+import {newId} from '../../ids.js';
 import type {Queryable} from './database.js';
 import {type CachedRead, isoRequired, uncached} from './repository-support.js';
 

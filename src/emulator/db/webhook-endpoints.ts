@@ -1,7 +1,7 @@
 // The webhook_endpoints table: signing secrets stored only encrypted under the vault key.
 import {MAX_ENDPOINTS_PER_ORG} from '../../definitions.js';
 import type {WebhookEndpoint} from '../../schemas/index.js';
-import {newId} from '../ids.js';
+import {newId} from '../../ids.js';
 import type {Database} from './database.js';
 import {type CachedRead, isoRequired, LimitError, OrgGoneError, uncached} from './repository-support.js';
 
@@ -53,7 +53,7 @@ export class WebhookEndpointRepository {
     secretCiphertext: string;
     now: Date;
   }): Promise<StoredEndpoint> {
-    const id = newId('we');
+    const id = newId('webhookEndpoint');
     await this.db.transaction(async (tx) => {
       const org = await tx.query('SELECT id FROM orgs WHERE id = $1 FOR UPDATE', [input.orgId]);
       if (org.rows.length === 0) throw new OrgGoneError(input.orgId);

@@ -3,7 +3,7 @@ import type {EventType} from '../../definitions.js';
 import {type EventSet, shapeEvent} from '../../schemas/event-shape.js';
 import type {SvcEvent} from '../../schemas/index.js';
 import type {Queryable} from '../db/database.js';
-import {newId} from '../ids.js';
+import {newId} from '../../ids.js';
 import {invalidInput} from '../operation-error.js';
 import type {PreparedStatements, Statement} from './statements.js';
 
@@ -104,10 +104,10 @@ export async function recordEvent(
   input: NewEvent,
   statements?: PreparedStatements,
 ): Promise<RecordedEvent> {
-  const id = newId('evt');
+  const id = newId('event');
   const event = shaped(buildEvent(id, input), input.sets);
   const body = JSON.stringify(event);
-  const ids = Array.from({length: MINTED_IDS}, () => newId('dlv'));
+  const ids = Array.from({length: MINTED_IDS}, () => newId('delivery'));
   const sb = input.insertSandbox;
   const params: unknown[] = [id, input.orgId, input.type, input.now, body, ids];
   if (sb) params.push(sb.id, sb.name, sb.status, sb.desired_state, sb.last_error, sb.expires_at);

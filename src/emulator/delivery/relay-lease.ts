@@ -7,6 +7,7 @@ import {isProcessAlive} from '@svc/client';
 import type {Database, Queryable} from '../db/database.js';
 import {type DatabaseSignals, SIGNAL_CHANNELS} from '../db/notify.js';
 import type {RelayHolder, RelayHub} from './relay-hub.js';
+import {every, realTimers, type Timers} from './timers.js';
 
 /** How long a holder keeps the relay after its process last renewed it: the wait after a `kill -9`. */
 export const RELAY_LEASE_MS = 10_000;
@@ -50,6 +51,8 @@ export interface RelayLeaseOptions {
   /** Names this emulator process in the rows it writes. */
   processId: string;
   leaseMs?: number;
+  /** The real time renewals run on (default: the real one). */
+  timers?: Timers;
   log?: (line: string) => void;
 }
 
@@ -60,7 +63,8 @@ export class RelayLeases {
   readonly #log: (line: string) => void;
   readonly #hub: RelayHub;
   readonly #signals: DatabaseSignals | undefined;
-  #timer: NodeJS.Timeout | undefined;
+  readonly #timers: Timers;
+  #stopRenewing: (() => void) | undefined;
   #unsubscribe: (() => void) | undefined;
 
   constructor(o: RelayLeaseOptions) {
@@ -70,6 +74,7 @@ export class RelayLeases {
     this.#log = o.log ?? (() => undefined);
     this.#hub = o.hub;
     this.#signals = o.signals;
+    this.#timers = o.timers ?? realTimers;
   }
 
   /**
@@ -167,13 +172,17 @@ export class RelayLeases {
     this.#unsubscribe = this.#signals?.on(SIGNAL_CHANNELS.relay, (endpointId) => {
       if (hub.holderHere(endpointId)) void this.#check(endpointId);
     });
-    this.#timer = setInterval(() => void this.#renewAll(), Math.max(1, this.#leaseMs / RENEWALS_PER_LEASE));
-    this.#timer.unref();
+    this.#stopRenewing = every(
+      this.#timers,
+      Math.max(1, this.#leaseMs / RENEWALS_PER_LEASE),
+      () => void this.#renewAll(),
+      {background: true},
+    );
   }
 
   /** Stops renewing and frees every relay this process held, so other processes may take them at once. */
   async stop(): Promise<void> {
-    clearInterval(this.#timer);
+    this.#stopRenewing?.();
     this.#unsubscribe?.();
     await this.#db
       .query('DELETE FROM relay_holders WHERE process_id = $1', [this.#processId])

@@ -1,6 +1,7 @@
 // Relay endpoints for `svc listen`: one per org and name, reused across runs so its signing secret stays stable.
 import {MAX_RELAYS_PER_ORG} from '../../definitions.js';
-import {newId, newSigningSecret} from '../ids.js';
+import {newSigningSecret} from '../ids.js';
+import {newId} from '../../ids.js';
 import type {Database} from '../db/database.js';
 import type {Vault} from '../vault.js';
 
@@ -64,7 +65,7 @@ export async function registerRelay(
       [input.orgId],
     );
     if (Number(count.rows[0]?.n ?? 0) >= MAX_RELAYS_PER_ORG) throw new RelayLimitError();
-    const id = newId('we');
+    const id = newId('webhookEndpoint');
     const secret = newSigningSecret();
     await tx.query(
       `INSERT INTO webhook_endpoints (id, org_id, url, events, description, secret_ciphertext, created_at)

@@ -12,3 +12,27 @@ export function wait(timers: Timers, ms: number): Promise<void> {
     timers.setTimeout(resolve, ms);
   });
 }
+
+/**
+ * Runs `fn` every `ms` of the given timers (the next run is set before each call) until the function returned is
+ * called. A `background` repetition does not keep the process alive on its own.
+ */
+export function every(
+  timers: Timers,
+  ms: number,
+  fn: () => void,
+  options?: {background?: boolean},
+): () => void {
+  let stopped = false;
+  let cancel: () => void;
+  const tick = () => {
+    if (stopped) return;
+    cancel = timers.setTimeout(tick, ms, options);
+    fn();
+  };
+  cancel = timers.setTimeout(tick, ms, options);
+  return () => {
+    stopped = true;
+    cancel();
+  };
+}

@@ -10,12 +10,12 @@ import {createLink, LINK_PATH_PREFIX, linkNoun, listLinks, openLink} from '../op
 import {serverOrigin} from '../web/page-kit.js';
 import {LINK_PAGE_HEADERS, linkPage, refusalPage, wantsPage} from './pages.js';
 import {type ForwardInput, FORWARDED_MARK, forward} from './proxy.js';
-import type {CutReason} from './traffic.js';
+import type {CutReason} from '../sandboxes/link-traffic.js';
 import {takeUpgrade, tunnel} from './upgrade.js';
 import {isHostOfToken, linkOrigin} from '../net/link-host.js';
 import {servedPort} from '../net/request-header.js';
 import type {LinkRefusal, LinkView} from '../db/sandbox-links.js';
-import {MAX_SANDBOX_PORT, MIN_SANDBOX_PORT, PORT_SESSION_ANSWER_TIMEOUT_MS} from '../../definitions.js';
+import {MAX_SANDBOX_PORT, MIN_SANDBOX_PORT} from '../../definitions.js';
 import {portOfAccountHostName} from '@svc/client';
 
 /** Longer than any token this emulator makes; longer paths are refused without a lookup. */
@@ -54,7 +54,7 @@ export function linkCreation(ctx: EmulatorContext) {
 export function registerLinkRoutes(app: EmulatorApp, ctx: EmulatorContext): void {
   app.get('/_emulator/links', async (c) => {
     const data = await listLinks(ctx, {
-      orgId: c.req.query('org_id') ?? ctx.orgId,
+      orgId: c.req.query('org_id') ?? ctx.current.orgId,
       sandboxId: c.req.query('sandbox_id'),
     });
     return c.json({data});
@@ -93,7 +93,7 @@ function serveLink(ctx: EmulatorContext) {
     const atLinkHost = ctx.hosts.isLinkHost(host, port);
     // A port session's own name serves that port session only.
     if (atLinkHost && !isHostOfToken(url.hostname, token)) return refuse(noSuchLink());
-    const seen = ctx.linkTraffic?.changes ?? 0;
+    const seen = ctx.linkTraffic.changes;
     const opened = token && token.length <= MAX_TOKEN_LENGTH ? await openLink(ctx, token) : undefined;
     if (!opened) return refuse(noSuchLink());
 
@@ -125,9 +125,9 @@ function serveLink(ctx: EmulatorContext) {
     }
     const traffic = ctx.linkTraffic;
     const hold = (cut: (error: HttpError) => void) =>
-      traffic ? traffic.open(link, seen, (why) => cut(cutError(link, why))) : () => undefined;
+      traffic.open(link, seen, (why) => cut(cutError(link, why)));
     const by = {clientAddress: clientAddress(c), host, proto: url.protocol.replace(':', '')};
-    const answerTimeoutMs = traffic?.answerTimeoutMs ?? PORT_SESSION_ANSWER_TIMEOUT_MS;
+    const answerTimeoutMs = traffic.answerTimeoutMs;
     const env = c.env as {incoming?: unknown; outgoing?: ForwardInput['outgoing']} | undefined;
     const upgrade = takeUpgrade(env?.incoming);
     if (upgrade) {

@@ -130,7 +130,7 @@ export async function deleteEndpoint(
     ? await ctx.repos.endpoints.delete(input.endpointId, input.orgId)
     : false;
   if (!deleted) throw notFound('no webhook endpoint with this id');
-  for (const listener of ctx.endpointDeletions ?? []) listener(input.endpointId);
+  for (const listener of ctx.endpointDeletions) listener(input.endpointId);
 }
 
 /** The org's endpoints, newest first, never with a signing secret. */

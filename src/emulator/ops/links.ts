@@ -15,7 +15,8 @@ import {hashSecret} from '../hash.js';
 import {type EmulatorContext, orgNow} from '../context.js';
 import {keyStatus} from '../db/api-keys.js';
 import {type LinkView, linkRecord, linkState, sandboxRuns} from '../db/sandbox-links.js';
-import {newId, newLinkToken} from '../ids.js';
+import {newLinkToken} from '../ids.js';
+import {newId} from '../../ids.js';
 import {LINK_PATH_PREFIX} from '../net/link-host.js';
 import {conflict, OperationError} from '../operation-error.js';
 import {oneOf, Problems} from './validate.js';
@@ -65,7 +66,7 @@ export async function createLink(ctx: EmulatorContext, input: CreateLinkInput): 
   const now = ctx.clock.now();
   const token = newLinkToken();
   const link = {
-    id: newId('lnk'),
+    id: newId('sandboxLink'),
     orgId: '',
     sandboxId: input.sandboxId,
     keyId,

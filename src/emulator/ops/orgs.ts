@@ -13,7 +13,7 @@ export async function getOrg(ctx: EmulatorContext, orgId: string): Promise<Org> 
 
 /** The org a control call names, or the emulator's default org when it names none. */
 export async function orgFor(ctx: EmulatorContext, orgId: string | undefined): Promise<string> {
-  if (orgId === undefined) return ctx.orgId;
+  if (orgId === undefined) return ctx.current.orgId;
   return (await getOrg(ctx, orgId)).id;
 }
 
@@ -41,7 +41,7 @@ export async function deleteOrg(
   orgId: string,
 ): Promise<{deleted: true; org_id: string}> {
   const org = await getOrg(ctx, orgId);
-  if (org.id === ctx.orgId) {
+  if (org.id === ctx.current.orgId) {
     throw conflict("the emulator's default org cannot be deleted; reset it instead");
   }
   const endpoints = await emptyOrg(ctx, org.id, true);
@@ -69,7 +69,7 @@ async function emptyOrg(ctx: EmulatorContext, orgId: string, andOrg: boolean): P
 
 async function afterEmptied(ctx: EmulatorContext, orgId: string, endpointIds: string[]): Promise<void> {
   ctx.auth.forgetAll();
-  for (const id of endpointIds) for (const told of ctx.endpointDeletions ?? []) told(id);
+  for (const id of endpointIds) for (const told of ctx.endpointDeletions) told(id);
   // Every process sharing the database hears that the org follows the emulator's clock again.
-  await ctx.orgClocks?.forget(orgId);
+  await ctx.orgClocks.forget(orgId);
 }

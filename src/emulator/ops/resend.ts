@@ -79,7 +79,7 @@ export async function resendDelivery(ctx: EmulatorContext, input: ResendInput): 
       responseBody: r.responseBody,
       signatureT: sent.signatureT,
     });
-    ctx.deliveryChanges?.changed();
+    ctx.engine.changes.changed();
     if (!recorded) {
       await releaseResendLease(ctx.db, input.deliveryId, owner);
       throw notFound('the delivery was deleted while it was being resent');

@@ -10,7 +10,7 @@ import {
 } from '../../definitions.js';
 import type {DeliveryDetail} from '../../schemas/emulator.js';
 import type {EmulatorContext} from '../context.js';
-import {conflict, OperationError} from '../operation-error.js';
+import {OperationError} from '../operation-error.js';
 import {getDeliveryDetail} from './delivery-detail.js';
 import {oneOf, Problems} from './validate.js';
 
@@ -87,16 +87,15 @@ export async function waitForDelivery(
   signal?: AbortSignal,
 ): Promise<DeliveryDetail> {
   const w = wanted(input);
-  const changes = ctx.deliveryChanges;
-  // Real time, on the delivery engine's timers; without an engine nothing comes, so no time needs counting.
-  const remaining = changes?.countdown(w.timeoutMs) ?? (() => w.timeoutMs);
+  const changes = ctx.engine.changes;
+  // Real time, on the delivery engine's timers.
+  const remaining = changes.countdown(w.timeoutMs);
   for (;;) {
-    const seen = changes?.version ?? 0;
+    const seen = changes.version;
     const id = await find(ctx, w);
     if (id) return getDeliveryDetail(ctx, {deliveryId: id});
     const left = remaining();
     if (left <= 0 || signal?.aborted) break;
-    if (!changes) throw conflict('this emulator runs no delivery engine, so no delivery will come');
     await changes.after(seen, left, signal);
   }
   const what = w.deliveryId ? `delivery ${w.deliveryId}` : `a delivery of event ${w.eventId}`;

@@ -5,7 +5,7 @@ import type {EventSet} from '../../schemas/event-shape.js';
 import type {Clock} from '../clock.js';
 import type {Database, Queryable} from '../db/database.js';
 import {recordEvent} from '../delivery/events.js';
-import {base62, newId} from '../ids.js';
+import {base62, newId} from '../../ids.js';
 import {OperationError} from '../operation-error.js';
 import {PreparedStatements} from '../delivery/statements.js';
 import {
@@ -107,7 +107,7 @@ export class SandboxService {
     now: Date,
   ): Promise<MoveResult> {
     const fresh: SandboxRow = {
-      id: newId('sbx'),
+      id: newId('sandbox'),
       org_id: input.orgId,
       name: defaultName(),
       ...readyState(null),
@@ -183,7 +183,7 @@ export class SandboxService {
 
   async #insertReady(tx: Queryable, orgId: string, name: string, expiresAt: Date | null, now: Date) {
     const row: SandboxRow = {
-      id: newId('sbx'),
+      id: newId('sandbox'),
       org_id: orgId,
       name,
       ...readyState(expiresAt),

@@ -1,5 +1,6 @@
-// The context of a starting emulator: its clock, repositories, vault, default org, authenticator and limiters,
-// then the state it starts from (an import, a seed, the demo key, the start key).
+// The context of a starting emulator, built in order: its clock, repositories, vault, default org, org clocks,
+// authenticator, the traffic of port sessions, the sandboxes and the delivery engine, then the context over them
+// all; then the state it starts from (an import, a seed, the demo key, the start key).
 import {randomBytes} from 'node:crypto';
 import {join} from 'node:path';
 import {PORT_SESSION_ANSWER_TIMEOUT_MS} from '../../definitions.js';
@@ -7,17 +8,20 @@ import {Authenticator} from '../auth/authenticator.js';
 import {AuthFailureLimiter} from '../auth/rate-limiter.js';
 import {type Clock, manualClock, realClock} from '../clock.js';
 import type {EmulatorContext} from '../context.js';
+import {CurrentState} from '../current-state.js';
 import {SIGNAL_CHANNELS} from '../db/notify.js';
 import {ReadCache} from '../db/read-cache.js';
 import {createRepositories, type Repositories} from '../db/repositories.js';
 import {CACHED_TABLES} from '../db/tables.js';
 import {type DemoKey, demoKey} from '../demo-key.js';
-import {LinkTraffic, watchLinkState} from '../links/traffic.js';
+import {createDeliveryEngine} from '../delivery/engine.js';
 import {systemResolver} from '../net/address-policy.js';
 import type {HostPolicy} from '../net/host-policy.js';
 import {createKey} from '../ops/keys.js';
 import {openOrgClocks} from '../org-clocks.js';
 import {RequestLog} from '../request-log.js';
+import {LinkTraffic, watchLinkState} from '../sandboxes/link-traffic.js';
+import {SandboxService} from '../sandboxes/service.js';
 import {openSharedManualClock} from '../shared-clock.js';
 import {readStateFile} from '../state/file.js';
 import {type LoadMode, type LoadResult as StateLoadResult, loadState} from '../state/load.js';
@@ -64,27 +68,58 @@ export async function createContext(
     log,
     answerTimeoutMs: options.portSessionAnswerTimeoutMs ?? PORT_SESSION_ANSWER_TIMEOUT_MS,
   });
-  const ctx: EmulatorContext = {
+  const vault = createVault(stores.vaultKey.value);
+  const lookup = options.lookup ?? systemResolver;
+  const allowLocalEndpoints = options.allowLocalEndpoints ?? false;
+  const endpointDeletions = new Set<(endpointId: string) => void>();
+  // The sandboxes record events for the engine (which it is told of), and the engine's sweep expires them.
+  const sandboxes = new SandboxService({
+    db,
+    clock,
+    orgNow: (id) => orgClocks.now(id),
+    onEvent: () => engine.announce(),
+  });
+  const engine = createDeliveryEngine({
+    db,
+    clock,
+    onOrgClockChange: (listener) => orgClocks.onChange(listener),
+    vault,
+    allowLocalEndpoints,
+    resolver: lookup,
+    signals,
+    endpointDeletions,
+    log,
+    sweep: (now) => sandboxes.expireDue(now),
+    options: {
+      signatureClock: options.signatureClock,
+      ...options.delivery,
+      chaos: options.chaos ?? options.delivery?.chaos,
+    },
+  });
+  // Frozen: nothing is set on the context after this (what changes, changes inside `current`).
+  const ctx: EmulatorContext = Object.freeze({
     db,
     repos,
     clock,
     orgClocks,
-    vault: createVault(stores.vaultKey.value),
+    vault,
     auth,
     limiter: new AuthFailureLimiter(clock, options.rateLimit),
     controlLimiter: new AuthFailureLimiter(clock, options.rateLimit),
     requestLog: new RequestLog(),
-    orgId,
+    current: new CurrentState(orgId),
     adminToken: `adm_${randomBytes(24).toString('base64url')}`,
-    allowLocalEndpoints: options.allowLocalEndpoints ?? false,
+    allowLocalEndpoints,
     hosts,
-    lookup: options.lookup ?? systemResolver,
+    lookup,
     log,
     svc: options.svcCommand ?? 'npx svc',
     signals,
-    endpointDeletions: new Set(),
+    endpointDeletions,
     linkTraffic,
-  };
+    engine,
+    sandboxes,
+  });
   stores.onCleanup(watchLinkState(linkTraffic, {db, signals, clock}));
   if (ctx.allowLocalEndpoints) {
     log(
@@ -134,7 +169,7 @@ async function loadStartState(
   const demo = options.demo ? await demoKey(ctx, dataDir) : undefined;
   const makingStartKey = options.startKey
     ? createKey(ctx, {
-        orgId: ctx.orgId,
+        orgId: ctx.current.orgId,
         name: options.startKey.name,
         createdBy: options.startKey.createdBy,
       }).then((made) => ({id: made.key.id, secret: made.secret}))

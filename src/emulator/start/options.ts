@@ -9,7 +9,7 @@ import type {Database} from '../db/database.js';
 import type {Repositories} from '../db/repositories.js';
 import type {DemoKey} from '../demo-key.js';
 import type {ChaosSettings} from '../delivery/chaos.js';
-import type {DeliveryPluginOptions} from '../delivery/plugin.js';
+import type {DeliveryEngineOptions} from '../delivery/engine.js';
 import type {Resolver} from '../net/address-policy.js';
 import type {Snapshot} from '../../schemas/snapshot.js';
 import type {LoadResult as StateLoadResult} from '../state/load.js';
@@ -83,7 +83,7 @@ export interface StartEmulatorOptions {
    */
   serveOnly?: boolean;
   /** Delivery engine tuning (tests shorten the attempt timeout; benchmarks size the lanes). */
-  delivery?: DeliveryPluginOptions;
+  delivery?: DeliveryEngineOptions;
   /** Delivery chaos for every endpoint (duplicates, held-back and delayed first attempts), from a seed. */
   chaos?: ChaosSettings;
 }

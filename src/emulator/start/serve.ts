@@ -1,11 +1,11 @@
 // Serving an emulator: the HTTP server on its port (with upgrades for sandbox links), emulator.json for the CLI,
-// the plugins started once it answers, and the stop that undoes it all in order.
+// the delivery engine started once it answers, and the stop that undoes it all in order.
 import type {Server} from 'node:http';
 import type {AddressInfo} from 'node:net';
 import {serve} from '@hono/node-server';
 import {localAccountUrl, removeRuntimeFile, writeRuntimeFile} from '@svc/client';
 import {createApp} from '../app.js';
-import type {EmulatorContext, EmulatorPlugin} from '../context.js';
+import type {EmulatorContext} from '../context.js';
 import {realTimers} from '../delivery/timers.js';
 import {acceptUpgrades} from '../links/upgrade.js';
 import {answerClientError} from '../net/client-error.js';
@@ -15,25 +15,24 @@ import {EmulatorStartError} from './options.js';
 const CLOSE_GRACE_MS = 5_000;
 
 /**
- * Serves the app, writes emulator.json and starts the plugins; `stop` undoes it all in order and then runs
+ * Serves the app, writes emulator.json and starts the delivery engine; `stop` undoes it all in order and then runs
  * `cleanup` (the stores).
  */
 export async function serveEmulator(
   ctx: EmulatorContext,
-  plugins: EmulatorPlugin[],
   o: {
     port: number;
     host: string;
     dataDir: string;
     cleanup: () => Promise<void>;
     serveOnly: boolean;
-    /** The plugins start once this has settled too (the start key, made meanwhile). */
-    pluginsAfter?: Promise<unknown>;
+    /** The engine starts once this has settled too (the start key, made meanwhile). */
+    engineAfter?: Promise<unknown>;
     /** `cleanup` removes the data dir (one made for this run). */
     removesDataDir: boolean;
   },
 ): Promise<{apiUrl: string; accountUrl: string; stop(): Promise<void>}> {
-  const app = createApp(ctx, {plugins});
+  const app = createApp(ctx);
   const server = await listen(app.fetch, o.port, o.host);
   const address = server.address() as AddressInfo;
   const apiUrl = `http://${urlHostFor(address)}:${address.port}`;
@@ -41,20 +40,21 @@ export async function serveEmulator(
   // A browser on this machine opens the page at its own name, whose cookies no other local server receives.
   const accountUrl = ctx.hosts.ownNames ? localAccountUrl(address.port) : `${apiUrl}/account`;
 
-  const started: EmulatorPlugin[] = [];
+  const {engine} = ctx;
+  let engineStarted = false;
   let stopping: Promise<void> | undefined;
-  let pluginsStarting: Promise<void> = Promise.resolve();
+  let engineStarting: Promise<void> = Promise.resolve();
   const stop = () => {
     stopping ??= (async () => {
-      await pluginsStarting;
-      for (const plugin of started) plugin.closing?.();
+      await engineStarting;
+      if (engineStarted) engine.closing();
       ctx.requestLog.close();
-      ctx.linkTraffic?.closeAll();
+      ctx.linkTraffic.closeAll();
       await closeServer(server);
-      for (const plugin of started.reverse()) {
-        await Promise.resolve(plugin.stop?.()).catch((err: unknown) =>
-          ctx.log(`${plugin.name} did not stop cleanly: ${(err as Error).message}`),
-        );
+      if (engineStarted) {
+        await engine
+          .stop()
+          .catch((err: unknown) => ctx.log(`engine did not stop cleanly: ${(err as Error).message}`));
       }
       await ctx.auth.flush();
       // A data dir made for this run goes whole with the cleanup, runtime file and all.
@@ -77,20 +77,18 @@ export async function serveEmulator(
     throw err;
   }
 
-  // Plugins start on the next turn of the event loop, once the caller has been told the emulator is
-  // ready: their first work (the delivery worker's first pass and loading its HTTP client) would otherwise
+  // The engine starts on the next turn of the event loop, once the caller has been told the emulator is
+  // ready: its first work (the delivery worker's first pass and loading its HTTP client) would otherwise
   // run ahead of it. Requests are served meanwhile, and events recorded meanwhile are picked up by that
   // first pass.
-  pluginsStarting = Promise.all([
+  engineStarting = Promise.all([
     new Promise<void>((resolvePromise) => setImmediate(resolvePromise)),
-    o.pluginsAfter?.catch(() => undefined),
+    o.engineAfter?.catch(() => undefined),
   ])
-    .then(async () => {
-      for (const plugin of plugins) {
-        if (stopping || o.serveOnly) return;
-        await plugin.start?.(ctx);
-        started.push(plugin);
-      }
+    .then(() => {
+      if (stopping || o.serveOnly) return;
+      engine.start();
+      engineStarted = true;
     })
     .catch((err: unknown) => {
       ctx.log(`the emulator stops: a part of it could not start: ${(err as Error).message}`);

@@ -7,9 +7,7 @@ import {join, resolve} from 'node:path';
 import {EmulatorControl, isProcessAlive, readRuntimeFile} from '@svc/client';
 import {displayText} from '../../definitions.js';
 import {asyncDispose} from '../async-dispose.js';
-import type {EmulatorPlugin} from '../context.js';
 import {DataDirError, makeDataDirPrivate} from '../data-dir.js';
-import {createEnginePlugin} from '../engine.js';
 import {createHostPolicy, type HostPolicy, HostNameError} from '../net/host-policy.js';
 import {exportSnapshot} from '../state/snapshot.js';
 import {MembershipRepository} from '../web/db/memberships.js';
@@ -17,20 +15,6 @@ import {createContext} from './context.js';
 import {EmulatorStartError, type RunningEmulator, type StartEmulatorOptions} from './options.js';
 import {serveEmulator} from './serve.js';
 import {openStores, type Stores} from './stores.js';
-
-/**
- * The delivery engine and sandboxes plug in here: each plugin's routes are mounted by createApp, its
- * start() runs once the server listens and its stop() before the database closes.
- */
-function defaultPlugins(options: StartEmulatorOptions): EmulatorPlugin[] {
-  return [
-    createEnginePlugin({
-      signatureClock: options.signatureClock,
-      ...options.delivery,
-      chaos: options.chaos ?? options.delivery?.chaos,
-    }),
-  ];
-}
 
 /**
  * Starts an emulator (see StartEmulatorOptions) and resolves once it answers, with what a caller holds of it
@@ -83,13 +67,13 @@ async function startIn(
     await stores.endStartup();
     // The start key is made while the server starts listening; the engine starts once both are done.
     makingStartKey?.catch(() => undefined);
-    const served = await serveEmulator(ctx, defaultPlugins(options), {
+    const served = await serveEmulator(ctx, {
       port: options.port ?? 4010,
       host: options.host ?? '127.0.0.1',
       dataDir,
       cleanup: stores.cleanup,
       serveOnly: options.serveOnly ?? false,
-      pluginsAfter: makingStartKey,
+      engineAfter: makingStartKey,
       removesDataDir: ownsDataDir,
     });
     let startKey: {id: string; secret: string} | undefined;
@@ -103,8 +87,10 @@ async function startIn(
       ...served,
       adminToken: ctx.adminToken,
       dataDir,
-      orgId: ctx.orgId,
-      owned: (await new MembershipRepository(ctx.db).members(ctx.orgId)).some((m) => m.role === 'owner'),
+      orgId: ctx.current.orgId,
+      owned: (await new MembershipRepository(ctx.db).members(ctx.current.orgId)).some(
+        (m) => m.role === 'owner',
+      ),
       clock: ctx.clock,
       db: ctx.db,
       repos: ctx.repos,

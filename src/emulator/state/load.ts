@@ -7,7 +7,7 @@ import type {ManualClock} from '../clock.js';
 import type {EmulatorContext} from '../context.js';
 import type {Queryable} from '../db/database.js';
 import type {Problem} from '../operation-error.js';
-import {newId} from '../ids.js';
+import {newId} from '../../ids.js';
 import {checkStateDocument, listed} from './document.js';
 import {existingRecords, mergeConflict} from './merge-conflicts.js';
 import {type SeedResult, planSeed, writeSeed} from './seed.js';
@@ -66,17 +66,16 @@ export async function loadState(ctx: EmulatorContext, input: LoadInput): Promise
     const written = await writeSeed(ctx, tx, plan);
     // A replaced state's default org is the seed's first (or a new, empty one); a merge keeps the default,
     // unless the seed is the one the emulator starts from.
-    let defaultOrg = ctx.orgId;
+    let defaultOrg = ctx.current.orgId;
     if (input.mode === 'replace' || (input.makeDefault && written.orgs[0])) {
       defaultOrg = written.orgs[0]?.id ?? (await createEmptyOrg(ctx, tx));
       await setDefaultOrg(tx, defaultOrg);
     }
     return {...written, defaultOrg};
   });
-  ctx.orgId = result.defaultOrg;
-  ctx.stateEpoch = (ctx.stateEpoch ?? 0) + 1;
+  ctx.current.loaded(result.defaultOrg);
   ctx.auth.forgetAll();
-  await ctx.orgClocks?.reload();
+  await ctx.orgClocks.reload();
   return {kind: 'seed', default_org_id: result.defaultOrg, orgs: result.orgs, warnings: plan.warnings};
 }
 
@@ -113,10 +112,9 @@ async function loadSnapshot(
     await writeSnapshot(ctx, tx, snap, input.source);
     if (replace) await setDefaultOrg(tx, snap.default_org_id);
   });
-  if (replace) ctx.orgId = snap.default_org_id;
-  ctx.stateEpoch = (ctx.stateEpoch ?? 0) + 1;
+  ctx.current.loaded(replace ? snap.default_org_id : ctx.current.orgId);
   ctx.auth.forgetAll();
-  await ctx.orgClocks?.reload();
+  await ctx.orgClocks.reload();
   let clock: 'set' | 'kept' = 'kept';
   if (replace && ctx.clock.mode === 'manual') {
     const manual = ctx.clock as ManualClock;
@@ -128,7 +126,7 @@ async function loadSnapshot(
     SnapshotTable,
     number
   >;
-  return {kind: 'snapshot', default_org_id: ctx.orgId, rows, clock};
+  return {kind: 'snapshot', default_org_id: ctx.current.orgId, rows, clock};
 }
 
 async function setDefaultOrg(tx: Queryable, orgId: string): Promise<void> {

@@ -1,6 +1,6 @@
 // `svc emulator reset`: an empty state with one empty default org, as a fresh data dir starts. The clock stays.
 import type {EmulatorContext} from '../context.js';
-import {newId} from '../ids.js';
+import {newId} from '../../ids.js';
 import {wipeState} from './wipe.js';
 
 export async function resetState(ctx: EmulatorContext): Promise<{reset: true; default_org_id: string}> {
@@ -14,9 +14,8 @@ export async function resetState(ctx: EmulatorContext): Promise<{reset: true; de
     ]);
     await tx.query(`INSERT INTO emulator_meta (key, value) VALUES ('default_org_id', $1)`, [orgId]);
   });
-  ctx.orgId = orgId;
-  ctx.stateEpoch = (ctx.stateEpoch ?? 0) + 1;
-  await ctx.orgClocks?.reload();
+  ctx.current.loaded(orgId);
+  await ctx.orgClocks.reload();
   ctx.auth.forgetAll();
   ctx.limiter.reset();
   ctx.controlLimiter.reset();

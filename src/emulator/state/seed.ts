@@ -29,7 +29,8 @@ import {
 import {hashSecret} from '../hash.js';
 import type {EmulatorContext} from '../context.js';
 import type {Queryable} from '../db/database.js';
-import {newApiKeySecret, newId, newSigningSecret} from '../ids.js';
+import {newApiKeySecret, newSigningSecret} from '../ids.js';
+import {newId} from '../../ids.js';
 import {checkEndpointHost, checkEndpointUrl} from '../net/address-policy.js';
 import {eventTypes, oneOf, Problems, text} from '../ops/validate.js';
 import {parseEmail} from '../web/accounts.js';
@@ -209,7 +210,7 @@ async function planKey(
     p.secretHashes.add(hash);
   }
   return {
-    id: newId('key'),
+    id: newId('apiKey'),
     name,
     secret,
     generated: key.secret === undefined,
@@ -247,7 +248,7 @@ async function planWebhook(
   else if (!SIGNING_SECRET_PATTERN.test(secret))
     p.problems.add(`${at}.secret`, `must be ${SIGNING_SECRET_RULE}`);
   return {
-    id: newId('we'),
+    id: newId('webhookEndpoint'),
     url,
     events,
     description: description ?? null,
@@ -281,7 +282,7 @@ async function planSandbox(
   sandbox: NonNullable<SeedOrg['sandboxes']>[number],
 ): Promise<PlannedOrg['sandboxes'][number]> {
   let id = sandbox.id;
-  if (id === undefined) id = newId('sbx');
+  if (id === undefined) id = newId('sandbox');
   else if (!isId('sandbox', id)) {
     p.problems.add(`${at}.id`, `must be ${ID_PREFIXES.sandbox}_ and ${ID_BODY_LENGTH} letters or digits`);
   } else if (p.sandboxIds.has(id)) p.problems.add(`${at}.id`, 'names a sandbox listed earlier in the file');
@@ -388,7 +389,7 @@ export async function writeSeed(
     for (const person of org.people) {
       await tx.query(
         'INSERT INTO persons (id, email, created_at) VALUES ($1, $2, $3) ON CONFLICT (email) DO NOTHING',
-        [newId('usr'), person.email, now],
+        [newId('user'), person.email, now],
       );
       await tx.query(
         `INSERT INTO memberships (org_id, person_id, role, invited_by, created_at)

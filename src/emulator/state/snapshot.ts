@@ -97,7 +97,7 @@ export async function exportSnapshot(ctx: EmulatorContext): Promise<Snapshot> {
     [SNAPSHOT_FORMAT_KEY]: SNAPSHOT_FORMAT_VERSION,
     exported_at: now,
     clock: {mode: ctx.clock.mode, now},
-    default_org_id: ctx.orgId,
+    default_org_id: ctx.current.orgId,
     ...tables,
   } as Snapshot;
 }

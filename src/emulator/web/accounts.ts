@@ -130,7 +130,8 @@ export class Accounts {
 
   /** The default org for the first person ever, else a new org of their own. */
   private async ownOrg(person: {id: string; email: string}, now: Date): Promise<string> {
-    if (await this.memberships.claimOwnership(this.ctx.orgId, person.id, now)) return this.ctx.orgId;
+    if (await this.memberships.claimOwnership(this.ctx.current.orgId, person.id, now))
+      return this.ctx.current.orgId;
     const org = await this.ctx.repos.orgs.create(`${person.email}'s org`, now);
     await this.memberships.claimOwnership(org.id, person.id, now);
     return org.id;
@@ -141,13 +142,13 @@ export class Accounts {
     const now = this.ctx.clock.now();
     const cacheable = this.ctx.db.kind === 'pglite';
     const hit = cacheable ? this.sessionCache.get(idHash) : undefined;
-    const epoch = this.ctx.stateEpoch ?? 0;
+    const epoch = this.ctx.current.epoch;
     if (hit && hit.generation === this.generation && hit.epoch === epoch) {
       return hit.view.expiresAt.getTime() > now.getTime() ? hit.view : undefined;
     }
     const generation = this.generation;
     const view = await this.sessions.find(idHash, now);
-    if (view && cacheable && generation === this.generation && epoch === (this.ctx.stateEpoch ?? 0)) {
+    if (view && cacheable && generation === this.generation && epoch === this.ctx.current.epoch) {
       if (this.sessionCache.size >= SESSION_CACHE_ENTRIES) this.sessionCache.clear();
       this.sessionCache.set(idHash, {view, generation, epoch});
     }

@@ -2,8 +2,8 @@
 // database template new data dirs are copied from.
 import {stat} from 'node:fs/promises';
 import {join} from 'node:path';
-import {isProcessAlive, readRuntimeFile, type RuntimeInfo, runtimeFilePath} from '@svc/client';
-import {sameApiAddress} from '../emulator/registry.js';
+import {type RuntimeInfo, runtimeFilePath} from '@svc/client';
+import {readRuntime, sameApiAddress} from '../emulator/locate.js';
 import {check, type DoctorCheck} from './check.js';
 
 /** Where `svc emulator start` keeps the database template it makes, under the user cache dir. */
@@ -53,32 +53,43 @@ export async function checkDataDir(dataDir: string): Promise<DoctorCheck> {
   return check('data_dir', 'emulator', 'ok', `${dataDir}, mode 700`);
 }
 
-/** The running emulator of the data dir, and whether it serves the API address in use. */
+/**
+ * The running emulator of the data dir, and whether it serves the API address in use. Its emulator.json is read as
+ * every command reads it (locate.ts): one that is not the user's own is ignored, and said to be.
+ */
 export async function checkRuntimeFile(input: {
   dataDir: string;
   apiUrl: string;
 }): Promise<{check: DoctorCheck; running?: RuntimeInfo}> {
   const path = runtimeFilePath(input.dataDir);
-  const info = await readRuntimeFile(input.dataDir);
-  if (!info) {
-    const present = await stat(path).then(
-      () => true,
-      () => false,
-    );
-    if (present) {
-      return {
-        check: check(
-          'emulator_json',
-          'emulator',
-          'warn',
-          `${path} is damaged`,
-          `Remove it: rm ${path} (a starting emulator writes it anew)`,
-        ),
-      };
-    }
+  const read = await readRuntime(input.dataDir);
+  if (read.state === 'missing') {
     return {check: check('emulator_json', 'emulator', 'ok', `no emulator is running for ${input.dataDir}`)};
   }
-  if (!isProcessAlive(info.pid)) {
+  if (read.state === 'damaged') {
+    return {
+      check: check(
+        'emulator_json',
+        'emulator',
+        'warn',
+        `${path} is damaged`,
+        `Remove it: rm ${path} (a starting emulator writes it anew)`,
+      ),
+    };
+  }
+  if (read.state === 'ignored') {
+    return {
+      check: check(
+        'emulator_json',
+        'emulator',
+        'fail',
+        `${read.reason} (svc believes a runtime file only when it is yours and nobody else can change it)`,
+        `Remove it if it is not yours: rm ${path} (an emulator of yours writes its own when it starts)`,
+      ),
+    };
+  }
+  const {info} = read;
+  if (read.state === 'stale') {
     return {
       check: check(
         'emulator_json',
@@ -89,14 +100,13 @@ export async function checkRuntimeFile(input: {
       ),
     };
   }
-  const mode = Number((await stat(path)).mode);
-  if (openTo(mode)) {
+  if (openTo(read.mode)) {
     return {
       check: check(
         'emulator_json',
         'emulator',
         'fail',
-        `${path} is open to other users (mode ${(mode & 0o777).toString(8)}); it holds the admin token`,
+        `${path} is open to other users (mode ${(read.mode & 0o777).toString(8)}); it holds the admin token`,
         `chmod 600 ${path}`,
       ),
       running: info,

@@ -5,7 +5,7 @@ import {lookup as dnsLookup} from 'node:dns/promises';
 import {defaultFileStore, resolveStoredApiUrl} from '../../auth/resolve.js';
 import {KeychainStore, type KeyringEntryFactory} from '../../auth/keychain-store.js';
 import {localAccountUrl} from '@svc/client';
-import {cacheDir, configDir, emulatorDataDir} from '../../lib/paths.js';
+import {cacheDir, configDir} from '../../lib/paths.js';
 import {checkApiKey, checkCredentialsFile, checkKeychain} from './auth.js';
 import {check, type DoctorCheck, type DoctorReport, report, within} from './check.js';
 import {checkApiClock, checkEmulatorClock} from './clock.js';
@@ -13,7 +13,7 @@ import {checkDataDir, checkRuntimeFile, checkTemplate} from './emulator.js';
 import {checkDotLocalhost, checkForwardTo, checkLocalhost, checkProxy, type Lookup} from './network.js';
 import {checkNodeVersion} from './system.js';
 import {checkSharedVault, type ReadHeldCheck} from './vault.js';
-import {runningEmulatorFor} from '../emulator/registry.js';
+import {controlOf, locateEmulator} from '../emulator/locate.js';
 
 export {DOCTOR_LANES, type DoctorCheck, type DoctorReport} from './check.js';
 
@@ -50,10 +50,9 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
     flags: {apiUrl: options.apiUrl},
     fileStore: defaultFileStore(options.env),
   }).catch(() => undefined);
-  // The emulator of the address in use, as every command finds it; the default data dir when none serves it.
-  const named = options.dataDir ?? (options.env.SVC_EMULATOR_DATA_DIR || undefined);
-  const serving = named === undefined && apiUrl ? await runningEmulatorFor(apiUrl, options.env) : undefined;
-  const dataDir = named ?? serving?.dataDir ?? emulatorDataDir(options.env);
+  // The emulator every command would act on; where they would look for it when none runs.
+  const located = await locateEmulator({env: options.env, dataDir: options.dataDir, apiUrl: options.apiUrl});
+  const dataDir = located.found ? located.dataDir : located.lookedFor.data_dir;
   const credentials = await checkCredentialsFile(configDir(options.env));
   const runtime = await checkRuntimeFile({dataDir, apiUrl: apiUrl ?? ''});
   const running = runtime.running;
@@ -143,12 +142,7 @@ async function clockOf(
   fetchImpl: typeof fetch | undefined,
   timeoutMs: number,
 ): Promise<{mode: string; now: string} | undefined> {
-  const {EmulatorControl} = await import('@svc/client');
-  const control = new EmulatorControl({
-    url: running.api_url,
-    adminToken: running.admin_token,
-    fetch: fetchImpl,
-  });
+  const control = controlOf({info: running}, {fetch: fetchImpl});
   return within(
     timeoutMs,
     control.clock().catch(() => undefined),

@@ -1,6 +1,7 @@
 // The network lane: what `localhost` and `*.localhost` resolve to, where a local server listens, and whether
 // proxy variables leave this machine's own addresses alone.
 import {createConnection} from 'node:net';
+import {LOOPBACK_NAMES} from '../../definitions.js';
 import {bypassesProxy, proxyEnv} from '../../lib/proxy.js';
 import {check, type DoctorCheck} from './check.js';
 
@@ -140,8 +141,11 @@ export async function checkDotLocalhost(input: {name: string; lookup: Lookup}): 
   return check('dot_localhost', 'network', 'ok', `${input.name} resolves to ${list}`);
 }
 
-/** Each name or address of this machine a NO_PROXY list must hold for local requests to skip the proxy. */
-const LOCAL_NAMES = ['localhost', '127.0.0.1', '::1'];
+/**
+ * Each name or address of this machine a NO_PROXY list must hold for local requests to skip the proxy: the loopback
+ * names, as NO_PROXY writes them (no brackets).
+ */
+const LOCAL_NAMES = LOOPBACK_NAMES.map((n) => n.replace(/^\[|\]$/g, ''));
 
 function covers(noProxy: readonly string[], name: string): boolean {
   return noProxy.some((entry) => {
@@ -162,7 +166,7 @@ export function checkProxy(env: NodeJS.ProcessEnv): DoctorCheck {
     .filter(Boolean);
   const missing = LOCAL_NAMES.filter((n) => !covers(noProxy, n));
   // svc itself never sends this machine's addresses through a proxy; other programs follow NO_PROXY.
-  const svcSide = LOCAL_NAMES.every((n) => bypassesProxy(n === '::1' ? '[::1]' : n))
+  const svcSide = LOOPBACK_NAMES.every((n) => bypassesProxy(n))
     ? 'svc skips the proxy for this machine itself'
     : '';
   if (missing.length === 0) {

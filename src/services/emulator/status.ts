@@ -1,7 +1,5 @@
 // `svc emulator status`: whether an emulator runs for a data dir, where, and on which clock.
-import {EmulatorControl} from '@svc/client';
-import {UserError} from '../../lib/errors.js';
-import {type ConnectOptions, findRunning, lookedFor} from './connect.js';
+import {controlOf, type LocateOptions, locateEmulator} from './locate.js';
 
 /** No emulator runs for the data dir: an answer, not a failure. */
 export interface NotRunning {
@@ -9,6 +7,8 @@ export interface NotRunning {
   data_dir: string;
   /** The API address in use, when no data dir was named: no running emulator serves it. */
   api_url?: string;
+  /** Why a runtime file seen on the way was not believed, one sentence each (only when there was one). */
+  reasons?: string[];
 }
 
 export interface EmulatorStatus {
@@ -21,18 +21,19 @@ export interface EmulatorStatus {
   clock: {now: string; mode: 'real' | 'manual'};
 }
 
-export async function emulatorStatus(options: ConnectOptions): Promise<EmulatorStatus | NotRunning> {
-  const found = await findRunning(options).catch((err: unknown) => {
-    if (err instanceof UserError && err.code === 'emulator_not_running') return undefined;
-    throw err;
-  });
-  if (!found) return {running: false, ...(await lookedFor(options))};
-  const {info, dataDir} = found;
-  const control = new EmulatorControl({
-    url: info.api_url,
-    adminToken: info.admin_token,
-    fetch: options.fetch,
-  });
+export async function emulatorStatus(
+  options: LocateOptions & {fetch?: typeof fetch},
+): Promise<EmulatorStatus | NotRunning> {
+  const located = await locateEmulator(options);
+  if (!located.found) {
+    return {
+      running: false,
+      ...located.lookedFor,
+      ...(located.reasons.length > 0 ? {reasons: located.reasons} : {}),
+    };
+  }
+  const {info, dataDir} = located;
+  const control = controlOf(located, options);
   const [health, clock] = await Promise.all([control.health(), control.clock()]);
   return {
     running: true,

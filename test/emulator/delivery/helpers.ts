@@ -6,7 +6,8 @@ import {PGlite} from '@electric-sql/pglite';
 import {type Database, migrate, wrapPGlite} from '../../../src/emulator/db/database.js';
 import {recordEvent} from '../../../src/emulator/delivery/events.js';
 import type {Vault} from '../../../src/emulator/vault.js';
-import {newId, newSigningSecret} from '../../../src/emulator/ids.js';
+import {newSigningSecret} from '../../../src/emulator/ids.js';
+import {newId} from '../../../src/ids.js';
 
 export async function openTestDb(): Promise<Database> {
   const db = wrapPGlite(new PGlite() as never);
@@ -32,7 +33,7 @@ export async function seedEndpoint(
   vault: Vault,
   input: {orgId: string; url: string; events: string[]; now: Date},
 ): Promise<{id: string; secret: string}> {
-  const id = newId('we');
+  const id = newId('webhookEndpoint');
   const secret = newSigningSecret();
   await db.query(
     `INSERT INTO webhook_endpoints (id, org_id, url, events, description, secret_ciphertext, created_at)

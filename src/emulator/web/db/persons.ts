@@ -1,5 +1,5 @@
 // People who sign in to the account page, one row per email address.
-import {newId} from '../../ids.js';
+import {newId} from '../../../ids.js';
 import type {Queryable} from '../../db/database.js';
 
 export interface Person {
@@ -14,7 +14,7 @@ export class PersonRepository {
   async findOrCreate(email: string, now: Date): Promise<Person> {
     await this.db.query(
       'INSERT INTO persons (id, email, created_at) VALUES ($1, $2, $3) ON CONFLICT (email) DO NOTHING',
-      [newId('usr'), email, now],
+      [newId('user'), email, now],
     );
     const {rows} = await this.db.query<Person>('SELECT id, email FROM persons WHERE email = $1', [email]);
     return rows[0] as Person;

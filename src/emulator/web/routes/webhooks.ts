@@ -181,14 +181,8 @@ async function resendPost(kit: PageKit, c: Context, s: SignedIn): Promise<Respon
   if (!found) return noSuchDelivery(kit, c, s);
   const deliveryId = found.detail.delivery.id;
   const here = `/account/webhooks/${found.endpoint.id}/deliveries/${deliveryId}`;
-  const attempter = kit.ctx.resendAttempter?.();
-  if (!attempter) {
-    const text = 'Resend is not available: deliveries are not running.';
-    kit.flashes.put(s, 'delivery', {kind: 'notice', text});
-    return c.redirect(here, 303);
-  }
   try {
-    const after = await resendDelivery(kit.ctx, {deliveryId, attempter});
+    const after = await resendDelivery(kit.ctx, {deliveryId, attempter: kit.ctx.engine.worker});
     kit.flashes.put(s, 'delivery', {kind: 'notice', text: resentText(after)});
   } catch (err) {
     if (!(err instanceof OperationError)) throw err;

@@ -1,11 +1,9 @@
 // The emulator whose state a command loads, saves or resets: the running one of the data dir, or, when none
 // runs, a short-lived one on the same data dir (or database) that serves only that call and does no
 // background work, so a stopped emulator's state can be handled the same way.
-import {EmulatorControl, isProcessAlive, readRuntimeFile, holdsDatabase} from '@svc/client';
+import {type EmulatorControl, holdsDatabase} from '@svc/client';
 import {UserError} from '../../../lib/errors.js';
-import {emulatorDataDir} from '../../../lib/paths.js';
-import {addressInUse, namedDataDir, noEmulatorServes} from '../connect.js';
-import {runningEmulatorFor} from '../registry.js';
+import {controlOf, locateEmulator, notFoundError} from '../locate.js';
 import {resolveStartOptions, startOrExplain} from '../start.js';
 
 export interface StateTargetOptions {
@@ -25,26 +23,12 @@ export async function withStateTarget<T>(
   options: StateTargetOptions,
   fn: (control: EmulatorControl, running: boolean) => Promise<T>,
 ): Promise<T> {
-  const named = namedDataDir(options);
-  const apiUrl = named === undefined ? await addressInUse(options) : undefined;
-  if (apiUrl !== undefined) {
-    // The emulator behind the address in use; a stopped one is reached by its --data-dir.
-    const found = await runningEmulatorFor(apiUrl, options.env);
-    if (!found) throw noEmulatorServes(apiUrl);
-    const {info} = found;
-    return fn(
-      new EmulatorControl({url: info.api_url, adminToken: info.admin_token, fetch: options.fetch}),
-      true,
-    );
-  }
-  const dataDir = named ?? emulatorDataDir(options.env);
-  const info = await readRuntimeFile(dataDir);
-  if (info && isProcessAlive(info.pid)) {
-    return fn(
-      new EmulatorControl({url: info.api_url, adminToken: info.admin_token, fetch: options.fetch}),
-      true,
-    );
-  }
+  const located = await locateEmulator({env: options.env, dataDir: options.dataDir});
+  if (located.found) return fn(controlOf(located, options), true);
+  // The emulator behind the address in use must run; a stopped one is reached by its --data-dir. And a data dir
+  // whose runtime file was not believed is not opened beside whatever may be running there.
+  if (located.lookedFor.api_url !== undefined || located.reasons.length > 0) throw notFoundError(located);
+  const dataDir = located.lookedFor.data_dir;
   const databaseUrl = options.databaseUrl ?? (options.env.SVC_EMULATOR_DATABASE_URL || undefined);
   // Reading or emptying a state that is not there would only make an empty one and hide a wrong --data-dir.
   if (!options.create && !databaseUrl && !holdsDatabase(dataDir)) throw notRunningNorSaved(dataDir);
@@ -62,7 +46,7 @@ export async function withStateTarget<T>(
   const emulator = await startOrExplain({...start, serveOnly: true});
   try {
     // This module's own control client, not the emulator's: the CLI's error mapper knows its errors.
-    return await fn(new EmulatorControl({url: emulator.apiUrl, adminToken: emulator.adminToken}), false);
+    return await fn(controlOf({info: {api_url: emulator.apiUrl, admin_token: emulator.adminToken}}), false);
   } finally {
     await emulator.stop();
   }

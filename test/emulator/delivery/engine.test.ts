@@ -1,15 +1,18 @@
-// The delivery plugin's parts, each on its own: the word to other processes (one notification in flight at a
-// time), the retention chore's pace, the time signatures carry, and the engine asked for before it has a context.
+// The delivery engine's parts, each on its own: the word to other processes (one notification in flight at a
+// time), the retention chore's pace, the time signatures carry; and the engine built from its narrow
+// dependencies alone, before any context exists.
 import {describe, expect, it} from 'vitest';
 import {RETENTION_MS} from '../../../src/definitions.js';
 import {manualClock, type Timers} from '../../../src/emulator/clock.js';
+import type {Database} from '../../../src/emulator/db/database.js';
 import {
   coalesced,
-  createDeliveryPlugin,
+  createDeliveryEngine,
   PURGE_EVERY_MS,
   RetentionChore,
   signatureNow,
-} from '../../../src/emulator/delivery/plugin.js';
+} from '../../../src/emulator/delivery/engine.js';
+import {createVault} from '../../../src/emulator/vault.js';
 
 const START = new Date('2031-01-01T00:00:00.000Z');
 
@@ -104,10 +107,40 @@ describe('signatureNow', () => {
   });
 });
 
-describe('the delivery plugin', () => {
-  it('refuses to give its engine before it is attached to an emulator', () => {
-    const plugin = createDeliveryPlugin();
-    expect(plugin.name).toBe('delivery');
-    expect(() => plugin.engine()).toThrow(/not been attached/);
+describe('the delivery engine', () => {
+  it('is built from its dependencies alone, and lets go of what it listens to when it stops', async () => {
+    const queries: string[] = [];
+    const db = {
+      kind: 'pglite',
+      query: async (sql: string) => {
+        queries.push(sql);
+        return {rows: [], rowCount: 0};
+      },
+    } as unknown as Database;
+    const orgClockListeners = new Set<() => void>();
+    const endpointDeletions = new Set<(endpointId: string) => void>();
+    const engine = createDeliveryEngine({
+      db,
+      clock: manualClock(START),
+      onOrgClockChange: (listener) => {
+        orgClockListeners.add(listener);
+        return () => orgClockListeners.delete(listener);
+      },
+      vault: createVault(null),
+      allowLocalEndpoints: false,
+      resolver: async () => [],
+      signals: undefined,
+      endpointDeletions,
+      log: () => undefined,
+    });
+    expect(orgClockListeners.size).toBe(1);
+    expect(endpointDeletions.size).toBe(1);
+    expect(queries).toEqual([]);
+    const seen = engine.changes.version;
+    engine.announce();
+    expect(engine.changes.version).toBe(seen + 1);
+    await engine.stop();
+    expect(orgClockListeners.size).toBe(0);
+    expect(endpointDeletions.size).toBe(0);
   });
 });

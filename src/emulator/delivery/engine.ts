@@ -1,0 +1,295 @@
+// The delivery engine: the worker, the relay hub and delivery chaos, with the chores that keep the deliveries table
+// (retention) and the word to other processes sharing the database. createDeliveryEngine takes the few things it
+// stands on (the database, the clocks, the vault, the address policy, the signals, the log) and knows nothing of
+// the emulator's context, which is built after it with the engine as a member. It wires deliveries only: what
+// records events (sandboxes) hands in its chores as `sweep`, and the control routes are mounted by app.ts.
+import {randomBytes} from 'node:crypto';
+import type {Dispatcher} from 'undici';
+import type {SignatureClock} from '../../definitions.js';
+import type {Clock} from '../clock.js';
+import type {Database} from '../db/database.js';
+import {purgeOlderThan} from '../db/deliveries.js';
+import {type DatabaseSignals, SIGNAL_CHANNELS} from '../db/notify.js';
+import type {Resolver} from '../net/address-policy.js';
+import type {Vault} from '../vault.js';
+import {ChaosPlan, type ChaosSettings} from './chaos.js';
+import {DeliveryChanges} from './changes.js';
+import {RelayHub} from './relay-hub.js';
+import {RelayLeases} from './relay-lease.js';
+import {isRelayEndpoint} from './relay-registry.js';
+import {RETENTION_MS} from './retry-policy.js';
+import {settleEverywhere} from './settle.js';
+import {realTimers, type Timers} from './timers.js';
+import {DeliveryWorker, type DeliveryWorkerOptions} from './worker.js';
+
+/** How the engine is tuned: what startEmulator's `delivery` option takes. */
+export interface DeliveryEngineOptions {
+  /** Real-time limit of one attempt (default: the spec's 10 s). */
+  timeoutMs?: number;
+  /** The time signatures carry (default: the real time, whatever the emulator's clock says). */
+  signatureClock?: SignatureClock;
+  /** Replaces the delivery agent (benchmarks); the caller closes it. */
+  dispatcher?: Dispatcher;
+  /** Delivery chaos for every endpoint; per-endpoint settings come through the control route. */
+  chaos?: ChaosSettings;
+  /** Passed through to the worker (lanes, batch sizes, idle polling). */
+  worker?: Pick<
+    DeliveryWorkerOptions,
+    'maxLanes' | 'perEndpoint' | 'claimLimit' | 'idleMs' | 'leaseMs' | 'maxResponseBytes' | 'timers'
+  >;
+  /** Real-time life of a relay holder's lease after its process last renewed it (default: RELAY_LEASE_MS). */
+  relayLeaseMs?: number;
+}
+
+/** What the engine stands on: handed in by whoever builds it (start/context.ts), before the context exists. */
+export interface DeliveryEngineDeps {
+  db: Database;
+  clock: Clock;
+  /** Called with a listener for every move of an org's own clock; returns the unsubscribe function. */
+  onOrgClockChange(listener: () => void): () => void;
+  vault: Vault;
+  allowLocalEndpoints: boolean;
+  /** DNS resolution for the connect-time address check. */
+  resolver: Resolver;
+  /** Only on PostgreSQL, which other emulator processes may share: word of their writes and work. */
+  signals: DatabaseSignals | undefined;
+  /** The listeners told of each endpoint deleted through this process: the relay lets its `svc listen` go. */
+  endpointDeletions: Set<(endpointId: string) => void>;
+  log: (line: string) => void;
+  /** Clock-driven chores of other parts (sandbox expiry), run with retention; returns when next needed. */
+  sweep?: (now: Date) => Promise<Date | null>;
+  options?: DeliveryEngineOptions;
+}
+
+export interface DeliveryEngine {
+  readonly relay: RelayHub;
+  /** Who holds each relay, across the processes sharing the database. */
+  readonly relayLeases: RelayLeases;
+  /** Sends every attempt: the scheduled ones, and a resend's (it is the operations' `Attempter`). */
+  readonly worker: DeliveryWorker;
+  readonly chaos: ChaosPlan;
+  /** Word that deliveries changed, in this process or another sharing the database. */
+  readonly changes: DeliveryChanges;
+  /** The real time the engine waits on (leases, sleeps, timeouts, a relay stream's pings). */
+  readonly timers: Timers;
+  /** New deliveries were recorded: this worker looks at once, and other processes sharing the database hear of it. */
+  announce(): void;
+  /**
+   * Resolves once the deliveries due at the clocks' current times have been attempted and recorded (by this
+   * process, or on a shared PostgreSQL by any); never while the engine has not started.
+   */
+  settle(): Promise<void>;
+  /** Starts the worker and the relay leases' renewal: once the emulator answers. */
+  start(): void;
+  /** The server starts closing: long-lived relay streams end, so the close need not wait for them. */
+  closing(): void;
+  /** Finishes in-flight work and lets go of what the engine listens to; before the database closes. */
+  stop(): Promise<void>;
+}
+
+/** Emulator-clock time between two purges of what is past retention. */
+export const PURGE_EVERY_MS = 60_000;
+
+export function createDeliveryEngine(deps: DeliveryEngineDeps): DeliveryEngine {
+  const o = deps.options ?? {};
+  /** Names this engine's own notifications, which its worker has already acted on. */
+  const processTag = randomBytes(6).toString('hex');
+  const timers = o.worker?.timers ?? realTimers;
+  const relay = new RelayHub(timers);
+  const changes = new DeliveryChanges(timers);
+  const chaos = new ChaosPlan(o.chaos);
+  const word = new WordToOthers(deps.signals, processTag, deps.log);
+  const retention = new RetentionChore((before) => purgeOlderThan(deps.db, before), deps.sweep);
+  const worker = new DeliveryWorker({
+    chaos,
+    ...o.worker,
+    db: deps.db,
+    clock: deps.clock,
+    signatureNowMs: signatureNow(o.signatureClock, deps.clock, timers),
+    vault: deps.vault,
+    relay,
+    allowLocalEndpoints: deps.allowLocalEndpoints,
+    resolver: deps.resolver,
+    dispatcher: o.dispatcher,
+    timeoutMs: o.timeoutMs,
+    exclusiveDatabase: deps.db.kind === 'pglite',
+    onHandBack: () => word.due(),
+    onRecorded: () => {
+      changes.changed();
+      word.recorded();
+    },
+    log: deps.log,
+    sweep: (now) => retention.run(now),
+  });
+  const relayLeases = new RelayLeases({
+    db: deps.db,
+    hub: relay,
+    signals: deps.signals,
+    processId: processTag,
+    leaseMs: o.relayLeaseMs,
+    timers,
+    log: deps.log,
+  });
+  const {signals, db, clock} = deps;
+  const unsubscribe = [
+    deps.onOrgClockChange(() => {
+      // What an org's moved clock put past retention goes at the next sweep, as the emulator clock's would.
+      retention.clockMoved();
+      worker.timeMoved();
+    }),
+    listenTo(deps.endpointDeletions, (endpointId) => relay.deleted(endpointId)),
+    ...(signals ? hearOthers(signals, processTag, db, relay, worker, changes) : []),
+  ];
+  return {
+    relay,
+    relayLeases,
+    worker,
+    chaos,
+    changes,
+    timers,
+    announce: () => {
+      changes.changed();
+      worker.notify();
+      word.due();
+    },
+    settle: signals ? () => settleEverywhere({worker, db, clock, changes}) : () => worker.settled(),
+    start: () => {
+      relayLeases.start(db.kind === 'pglite');
+      worker.start();
+    },
+    closing: () => relay.closeAll(),
+    stop: async () => {
+      for (const u of unsubscribe.splice(0)) u();
+      relay.closeAll();
+      await relayLeases.stop();
+      await worker.stop();
+    },
+  };
+}
+
+function listenTo<T>(listeners: Set<(value: T) => void>, listener: (value: T) => void): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+/** Word from the other processes sharing the database: deleted endpoints, new work, recorded attempts. */
+function hearOthers(
+  signals: DatabaseSignals,
+  processTag: string,
+  db: Database,
+  relay: RelayHub,
+  worker: DeliveryWorker,
+  changes: DeliveryChanges,
+): (() => void)[] {
+  return [
+    // An endpoint deleted through another process: a relay held here that no longer exists lets go.
+    signals.on(SIGNAL_CHANNELS.change, (table) => {
+      if (table !== 'webhook_endpoints') return;
+      for (const id of relay.connectedIds()) {
+        isRelayEndpoint(db, id)
+          .then((exists) => {
+            if (!exists) relay.deleted(id);
+          })
+          .catch(() => undefined);
+      }
+    }),
+    signals.on(SIGNAL_CHANNELS.due, (from) => {
+      if (from === processTag) return;
+      changes.changed();
+      worker.notify();
+    }),
+    signals.on(SIGNAL_CHANNELS.recorded, (from) => {
+      if (from !== processTag) changes.changed();
+    }),
+    // Whatever was announced while the connection was down is looked for now.
+    signals.onReconnect(() => worker.notify()),
+  ];
+}
+
+/**
+ * The Unix milliseconds a signature's `t` is taken from, given the org clock's offset: the emulator's clock (and
+ * the org's) when signatures are to carry it, else the real time.
+ */
+export function signatureNow(
+  signatureClock: SignatureClock | undefined,
+  clock: Clock,
+  timers: Timers,
+): (orgOffsetMs: number) => number {
+  return signatureClock === 'emulator' ? (offsetMs) => clock.nowMs() + offsetMs : () => timers.now();
+}
+
+/**
+ * Retention: what is past it is purged at most once per PURGE_EVERY_MS of emulator-clock time, and at the next
+ * sweep after a clock moved backwards or an org's clock moved; the other parts' chores run first.
+ */
+export class RetentionChore {
+  #lastPurge: number | undefined;
+
+  constructor(
+    private readonly purge: (before: Date) => Promise<unknown>,
+    private readonly other?: (now: Date) => Promise<Date | null>,
+  ) {}
+
+  clockMoved(): void {
+    this.#lastPurge = undefined;
+  }
+
+  /** Runs the chores due at `now`; returns when the other parts next need to run, if known. */
+  async run(now: Date): Promise<Date | null> {
+    const next = (await this.other?.(now)) ?? null;
+    const t = now.getTime();
+    const last = this.#lastPurge;
+    if (last === undefined || t - last >= PURGE_EVERY_MS || t < last) {
+      this.#lastPurge = t;
+      await this.purge(new Date(t - RETENTION_MS));
+    }
+    return next;
+  }
+}
+
+/**
+ * The word this process sends the others sharing the database: new work (`due`) and recorded attempts. One
+ * notification of each kind is in flight at a time; calls made meanwhile become one more once it is out.
+ */
+export class WordToOthers {
+  readonly due: () => void;
+  readonly recorded: () => void;
+
+  constructor(signals: DatabaseSignals | undefined, processTag: string, log: (line: string) => void) {
+    this.due = signals
+      ? coalesced(
+          () => signals.notify(SIGNAL_CHANNELS.due, processTag),
+          (err) => log(`could not tell other processes of new deliveries: ${err.message}`),
+        )
+      : () => undefined;
+    this.recorded = signals
+      ? coalesced(
+          () => signals.notify(SIGNAL_CHANNELS.recorded, processTag),
+          (err) => log(`could not tell other processes of recorded attempts: ${err.message}`),
+        )
+      : () => undefined;
+  }
+}
+
+/** Runs `send` with one call in flight at a time; calls made meanwhile become one more once it is out. */
+export function coalesced(send: () => Promise<void>, failed: (err: Error) => void): () => void {
+  let running = false;
+  let again = false;
+  const run = () => {
+    if (running) {
+      again = true;
+      return;
+    }
+    running = true;
+    send()
+      .catch(failed)
+      .finally(() => {
+        running = false;
+        if (again) {
+          again = false;
+          run();
+        }
+      });
+  };
+  return run;
+}
