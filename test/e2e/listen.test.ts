@@ -16,7 +16,7 @@ import {
   startEmulatorProcess,
   stopProcess,
 } from '../emulator/delivery/processes.js';
-import {runCli} from '../helpers/run-cli.js';
+import {runCommand} from '../helpers/run-cli.js';
 
 let dataDir: string | undefined;
 let processes: Spawned[] = [];
@@ -72,7 +72,7 @@ describe('svc listen --json', () => {
 
     const triggered: string[] = [];
     for (const type of ['sandbox.ready', 'sandbox.stopped', 'sandbox.error']) {
-      const r = await runCli(['trigger', type, '--data-dir', dataDir as string, '--json']);
+      const r = await runCommand(['trigger', type, '--data-dir', dataDir as string, '--json']);
       expect(r.code, r.stderr).toBe(0);
       triggered.push((JSON.parse(r.stdout) as {event: {id: string}}).event.id);
     }
@@ -131,13 +131,13 @@ describe('svc listen --json', () => {
   it('keeps its secret across runs, catches up on what it missed, and reconnects after an emulator restart', async () => {
     receiver = await startReceiver();
     const first = await emulator();
-    const printed = await runCli(['listen', '--print-secret', '--data-dir', dataDir as string]);
+    const printed = await runCommand(['listen', '--print-secret', '--data-dir', dataDir as string]);
     expect(printed.code, printed.stderr).toBe(0);
     const secret = printed.stdout.trim();
     expect(secret).toMatch(/^whsec_/);
 
     // Nobody listening: the delivery waits instead of burning attempts.
-    const missed = await runCli(['trigger', 'sandbox.ready', '--data-dir', dataDir as string, '--json']);
+    const missed = await runCommand(['trigger', 'sandbox.ready', '--data-dir', dataDir as string, '--json']);
     const missedId = (JSON.parse(missed.stdout) as {event: {id: string}}).event.id;
 
     const listener = listenProcess([
@@ -156,7 +156,7 @@ describe('svc listen --json', () => {
     await stopProcess(first);
     await emulator();
     await listener.stderrUntil('Reconnected', 20_000);
-    const after = await runCli(['trigger', 'sandbox.ready', '--data-dir', dataDir as string, '--json']);
+    const after = await runCommand(['trigger', 'sandbox.ready', '--data-dir', dataDir as string, '--json']);
     const afterId = (JSON.parse(after.stdout) as {event: {id: string}}).event.id;
     await (receiver as Receiver).receivedEvent(afterId);
     const req = receiver.requests.find((r) => r.headers['svc-event-id'] === afterId);
@@ -164,9 +164,9 @@ describe('svc listen --json', () => {
 
     // Not subscribed with --events: never forwarded. Deliveries to one endpoint go in order, so once an event
     // triggered after it has arrived, a forwarded sandbox.error would have arrived first.
-    const unsubscribed = await runCli(['trigger', 'sandbox.error', '--data-dir', dataDir as string]);
+    const unsubscribed = await runCommand(['trigger', 'sandbox.error', '--data-dir', dataDir as string]);
     expect(unsubscribed.code, unsubscribed.stderr).toBe(0);
-    const barrier = await runCli(['trigger', 'sandbox.ready', '--data-dir', dataDir as string, '--json']);
+    const barrier = await runCommand(['trigger', 'sandbox.ready', '--data-dir', dataDir as string, '--json']);
     const barrierId = (JSON.parse(barrier.stdout) as {event: {id: string}}).event.id;
     await (receiver as Receiver).receivedEvent(barrierId);
     expect(receiver.requests.map((r) => r.headers['svc-event-type'])).toEqual(
@@ -177,9 +177,9 @@ describe('svc listen --json', () => {
 
 describe('svc emulator start --clock manual and a receiver on a real clock', () => {
   const triggerAfterADay = async () => {
-    const moved = await runCli(['emulator', 'clock', 'advance', '1d', '--data-dir', dataDir as string]);
+    const moved = await runCommand(['emulator', 'clock', 'advance', '1d', '--data-dir', dataDir as string]);
     expect(moved.code, moved.stderr).toBe(0);
-    const r = await runCli(['trigger', 'sandbox.ready', '--data-dir', dataDir as string]);
+    const r = await runCommand(['trigger', 'sandbox.ready', '--data-dir', dataDir as string]);
     expect(r.code, r.stderr).toBe(0);
     await (receiver as Receiver).received(1);
     return receiver?.requests[0] as Receiver['requests'][number];
@@ -216,7 +216,7 @@ describe('one svc listen per relay', () => {
     const ready = parse(await first.line((l) => l.includes('"ready"')));
     expect(ready.new_secret).toBe(true);
     // A forwarded delivery shows the first one attached before the second starts.
-    await runCli(['trigger', 'sandbox.ready', '--data-dir', dataDir as string]);
+    await runCommand(['trigger', 'sandbox.ready', '--data-dir', dataDir as string]);
     await (receiver as Receiver).received(1);
 
     const second = listenProcess(['--forward-to', receiver.url]);
@@ -228,7 +228,7 @@ describe('one svc listen per relay', () => {
     );
     expect(second.stderr()).toContain(`kill ${first.child.pid}`);
     // The first was never knocked off: no reconnection, and it still forwards.
-    const r = await runCli(['trigger', 'sandbox.ready', '--data-dir', dataDir as string, '--json']);
+    const r = await runCommand(['trigger', 'sandbox.ready', '--data-dir', dataDir as string, '--json']);
     const id = (JSON.parse(r.stdout) as {event: {id: string}}).event.id;
     await (receiver as Receiver).receivedEvent(id);
     expect(first.stderr()).not.toMatch(/Lost the emulator|Reconnected/);
@@ -240,7 +240,7 @@ describe('one svc listen per relay', () => {
     await emulator();
     const first = listenProcess(['--forward-to', `${receiver.url}/first`]);
     await first.stderrUntil('Ready!');
-    await runCli(['trigger', 'sandbox.ready', '--data-dir', dataDir as string]);
+    await runCommand(['trigger', 'sandbox.ready', '--data-dir', dataDir as string]);
     await (receiver as Receiver).until((r) => r.some((q) => q.url === '/first'));
 
     const second = listenProcess(['--forward-to', `${receiver.url}/second`, '--take-over', '--json']);
@@ -253,7 +253,7 @@ describe('one svc listen per relay', () => {
 
     // Deliveries now reach the new holder only.
     const before = receiver.requests.length;
-    const r = await runCli(['trigger', 'sandbox.stopped', '--data-dir', dataDir as string, '--json']);
+    const r = await runCommand(['trigger', 'sandbox.stopped', '--data-dir', dataDir as string, '--json']);
     const id = (JSON.parse(r.stdout) as {event: {id: string}}).event.id;
     await (receiver as Receiver).receivedEvent(id);
     expect(receiver.requests.slice(before).map((q) => q.url)).toEqual(['/second']);
@@ -277,7 +277,7 @@ describe('one svc listen per relay', () => {
     const relay = await c.registerRelay();
     expect(relay.created).toBe(false);
     // A forwarded delivery shows the listener attached before the relay is deleted.
-    await runCli(['trigger', 'sandbox.ready', '--data-dir', dataDir as string]);
+    await runCommand(['trigger', 'sandbox.ready', '--data-dir', dataDir as string]);
     await (receiver as Receiver).received(1);
 
     await c.deleteWebhook(relay.endpoint_id);
@@ -307,7 +307,7 @@ describe('svc listen for a person', () => {
     const listener = listenProcess(['--forward-to', deadUrl.replace('127.0.0.1', 'localhost')]);
     await listener.stderrUntil('Ready!');
     expect(listener.stderr()).toMatch(/Ready! Your webhook signing secret is whsec_\S+/);
-    const r = await runCli(['trigger', 'sandbox.ready', '--data-dir', dataDir as string, '--json']);
+    const r = await runCommand(['trigger', 'sandbox.ready', '--data-dir', dataDir as string, '--json']);
     const id = (JSON.parse(r.stdout) as {event: {id: string}}).event.id;
     await listener.line((l) => l.startsWith('<--'));
     expect(listener.stdoutLines[0]).toBe(`--> sandbox.ready [${id}]`);
@@ -320,13 +320,13 @@ describe('svc listen for a person', () => {
 
   it('refuses a missing or malformed --forward-to and unknown event types as usage errors', async () => {
     await emulator();
-    const noUrl = await runCli(['listen', '--data-dir', dataDir as string]);
+    const noUrl = await runCommand(['listen', '--data-dir', dataDir as string]);
     expect(noUrl.code).toBe(2);
     expect(noUrl.stderr).toMatch(/--forward-to is required/);
-    const bad = await runCli(['listen', '--forward-to', 'nope', '--data-dir', dataDir as string, '--json']);
+    const bad = await runCommand(['listen', '--forward-to', 'nope', '--data-dir', dataDir as string, '--json']);
     expect(bad.code).toBe(2);
     expect(JSON.parse(bad.stdout)).toMatchObject({error: {code: 'usage'}});
-    const events = await runCli([
+    const events = await runCommand([
       'listen',
       '--forward-to',
       'http://127.0.0.1:1/',
@@ -337,7 +337,7 @@ describe('svc listen for a person', () => {
     ]);
     expect(events.code).toBe(2);
     expect(events.stderr).toMatch(/unknown event type/);
-    const both = await runCli(['listen', '--print-secret', '--take-over', '--data-dir', dataDir as string]);
+    const both = await runCommand(['listen', '--print-secret', '--take-over', '--data-dir', dataDir as string]);
     expect(both.code).toBe(2);
     expect(both.stderr).toMatch(/--take-over does not go with it/);
   });
