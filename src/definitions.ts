@@ -441,5 +441,10 @@ export type ProblemCode = (typeof PROBLEM_CODES)[number];
 /** The names of this machine as URLs write them: plain http is allowed to them, and every server here shares them. */
 export const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'] as const;
 
+/** True for the hosts where plain http never leaves the machine. */
+export function isLoopbackHost(hostname: string): boolean {
+  return (LOOPBACK_NAMES as readonly string[]).includes(hostname.toLowerCase());
+}
+
 export const LOCAL_URL_KINDS = ['this_machine', 'local_network', 'plain_http'] as const;
 export type LocalUrlKind = (typeof LOCAL_URL_KINDS)[number];

@@ -1,8 +1,8 @@
 // credentials.json in the config dir: owner-only (dir 0700, file 0600), replaced atomically, keyed by API URL.
-import {randomBytes} from 'node:crypto';
-import {chmod, lstat, mkdir, open, readFile, rename, rm, stat} from 'node:fs/promises';
+import {chmod, lstat, mkdir, readFile, rm, stat} from 'node:fs/promises';
 import {join} from 'node:path';
 import {UserError} from '../lib/errors.js';
+import {writeOwnerOnly} from '../lib/safe-write.js';
 
 export type StoreKind = 'file' | 'keychain';
 
@@ -169,34 +169,22 @@ export class FileCredentialStore {
     await mkdir(this.dir, {recursive: true, mode: 0o700});
     if (isPosix) {
       const info = await stat(this.dir);
-      // A sticky directory (like /tmp) is shared on purpose: tighten only our own config dir.
-      if ((info.mode & 0o077) !== 0 && (info.mode & 0o1000) === 0) {
+      // A sticky directory (like /tmp) is shared on purpose: tighten only our own config dir. One that belongs to
+      // someone else is refused by writeOwnerOnly below.
+      const ours = typeof process.getuid !== 'function' || info.uid === process.getuid();
+      if (ours && (info.mode & 0o077) !== 0 && (info.mode & 0o1000) === 0) {
         await chmod(this.dir, 0o700);
         this.warn(
           `${this.dir} was open to other users (mode ${(info.mode & 0o777).toString(8)}); changed it to 700`,
         );
       }
     }
-    // Temp file + rename: a crash mid-write leaves the old file intact, never half a file.
-    const temp = join(this.dir, `.${FILE_NAME}.${randomBytes(6).toString('hex')}.tmp`);
-    const handle = await open(temp, 'wx', 0o600);
-    try {
-      await handle.writeFile(`${JSON.stringify(file, null, 2)}\n`, 'utf8');
-      await handle.sync();
-    } catch (err) {
-      await handle.close();
-      await rm(temp, {force: true});
-      throw err;
-    }
-    await handle.close();
-    try {
-      await rename(temp, this.path);
-    } catch (err) {
-      await rm(temp, {force: true});
-      throw err;
-    }
-    // The umask can only remove bits, but a pre-existing file kept by rename on some systems could differ.
-    if (isPosix) await chmod(this.path, 0o600);
+    // A fresh file renamed over the old one (lib/safe-write.ts): a crash mid-write leaves the old file intact,
+    // never half a file; it is 0600 from the first byte; and a link at the path, or another user's file, is refused.
+    writeOwnerOnly(this.path, `${JSON.stringify(file, null, 2)}\n`, {
+      label: 'the credentials file',
+      code: 'credentials_insecure',
+    });
   }
 }
 

@@ -151,10 +151,3 @@ export async function resolveCredentials(options: ResolveOptions): Promise<Resol
   }
   throw new NotLoggedInError(apiUrl);
 }
-
-/** Where a key came from, as people read it. */
-export const SOURCE_TEXT = {
-  env: 'SVC_API_KEY',
-  keychain: 'the OS keychain',
-  file: 'the credentials file',
-} as const;

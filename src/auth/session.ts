@@ -1,6 +1,12 @@
 // A ready client for a command: credentials resolved by the rules in resolve.ts, then the client built for them.
 import {type ClientOptions, type SvcClient, DEFAULT_API_URL, UnauthorizedError} from '@svc/client';
-import {type ResolvedCredentials, type ResolveOptions, resolveCredentials} from './resolve.js';
+import type {SessionOpener} from '../lib/session.js';
+import {
+  defaultFileStore,
+  type ResolvedCredentials,
+  type ResolveOptions,
+  resolveCredentials,
+} from './resolve.js';
 
 export interface Session {
   client: SvcClient;
@@ -26,6 +32,15 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   });
   return {client: explainRejections(client, credentials), credentials};
 }
+
+/** A command's session (BaseCommand.session): its env and --api-url; the store's own repairs said through `warn`. */
+export const openCommandSession: SessionOpener = (request) =>
+  openSession({
+    env: request.env,
+    flags: {apiUrl: request.apiUrl},
+    client: request.client,
+    fileStore: request.warn ? defaultFileStore(request.env, request.warn) : undefined,
+  });
 
 /** The next step after a 401 depends on where the key came from: replace SVC_API_KEY, or log in again. */
 export function rejectionMessage(credentials: Pick<ResolvedCredentials, 'source' | 'apiUrl'>): string {

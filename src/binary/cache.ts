@@ -5,9 +5,27 @@
 // is recorded beside the folder with what the kernel says of each entry (inode, size, mode, owner, and the
 // change time, which any write or chmod moves and no user can set back); each start compares that record with
 // a fresh lstat of every entry, and anything changed since sends it through the full check again.
+// The cache folder that holds them (SVC_CACHE_DIR, or the user's) must itself be the user's and closed to others
+// (lib/safe-write.ts's rule, as for the CLI's code cache): whoever can write to it could rename the checked folder
+// away between the check and the use and put another in its place, or plant the record of a check. Such a folder
+// is refused, and the record is written and read without following a link.
 import {createHash} from 'node:crypto';
-import {lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync} from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import {dirname, join} from 'node:path';
+import {fileProblem, folderProblem, writeOwnerOnly} from '../lib/safe-write.js';
 
 /** One file of the payload: where it goes (relative, '/'-separated) and where its bytes lie in the payload. */
 export interface PayloadFile {
@@ -41,9 +59,22 @@ function entryProblem(path: string, shown: string, kind: 'folder' | 'file', uid:
   return undefined;
 }
 
+/** Why the cache folder holding `dir` cannot be trusted with code, or undefined. */
+export function baseProblem(dir: string, uid = process.getuid?.() ?? 0): string | undefined {
+  const base = dirname(dir);
+  let problem: string | undefined;
+  try {
+    problem = folderProblem(statSync(base), {}, uid);
+  } catch (err) {
+    problem = `could not be read (${(err as NodeJS.ErrnoException).code})`;
+  }
+  return problem && `the cache folder ${base} ${problem}`;
+}
+
 /**
  * Why the folder cannot be used for this build, or undefined when it holds exactly the build's files, each of
- * the right size and hash, every folder 0700 and every file 0600 and all of them the user's own.
+ * the right size and hash, every folder 0700 and every file 0600 and all of them the user's own, in a cache folder
+ * that is the user's and closed to others.
  */
 export function cacheProblem(
   dir: string,
@@ -51,7 +82,7 @@ export function cacheProblem(
   uid = process.getuid?.() ?? 0,
 ): string | undefined {
   const expected = new Map(index.files.map((f) => [f.path, f]));
-  const problem = entryProblem(dir, 'the folder', 'folder', uid);
+  const problem = baseProblem(dir, uid) ?? entryProblem(dir, 'the folder', 'folder', uid);
   if (problem) return problem;
   const seen = new Set<string>();
   const walk = (rel: string): string | undefined => {
@@ -120,13 +151,21 @@ function checkRecord(dir: string): string {
  * leave the same times behind, so an entry as recent as the record is not vouched for).
  */
 export function checkedBefore(dir: string, index: PayloadIndex): boolean {
+  if (baseProblem(dir)) return false;
   let recorded: string;
   let recordedAt: bigint;
+  let fd: number | undefined;
   try {
-    recorded = readFileSync(checkRecord(dir), 'utf8');
-    recordedAt = lstatSync(checkRecord(dir), {bigint: true}).ctimeNs;
+    // The record as opened, never through a link, and only one of the user's own that no one else can write.
+    fd = openSync(checkRecord(dir), constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+    const info = fstatSync(fd, {bigint: true});
+    if (fileProblem(info)) return false;
+    recorded = readFileSync(fd, 'utf8');
+    recordedAt = info.ctimeNs;
   } catch {
     return false;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
   const now = fingerprint(dir, index);
   return now !== undefined && now.print === recorded && now.newest < recordedAt;
@@ -135,14 +174,12 @@ export function checkedBefore(dir: string, index: PayloadIndex): boolean {
 /** Records that the folder, as it is now, passed the full check (cacheProblem). */
 export function recordCheck(dir: string, index: PayloadIndex): void {
   const now = fingerprint(dir, index);
-  if (!now) return;
-  const partial = `${checkRecord(dir)}.${process.pid}`;
+  if (!now || baseProblem(dir)) return;
   try {
-    writeFileSync(partial, now.print, {mode: 0o600});
-    renameSync(partial, checkRecord(dir));
+    // A fresh name of its own (O_EXCL, never through a link) renamed over the record.
+    writeOwnerOnly(checkRecord(dir), now.print, {label: 'the record of a check', replace: true});
   } catch {
     // Without the record the next start checks the folder in full again: slower, never less safe.
-    rmSync(partial, {force: true});
   }
 }
 
@@ -152,12 +189,14 @@ export function recordCheck(dir: string, index: PayloadIndex): void {
  */
 export function writeCache(dir: string, index: PayloadIndex, payload: Uint8Array): void {
   const partial = `${dir}.partial-${process.pid}`;
-  rmSync(partial, {recursive: true, force: true});
   // Owner-only from the start: every folder 0700 and every file 0600 as made, whatever the user's umask.
   const umask = process.umask(0o077);
   const made = new Set<string>();
   try {
     mkdirSync(dirname(dir), {recursive: true, mode: 0o700});
+    const base = baseProblem(dir);
+    if (base) throw new Error(`${base}; svc keeps its program's files only in a folder that is yours alone`);
+    rmSync(partial, {recursive: true, force: true});
     mkdirSync(partial, {mode: 0o700});
     for (const file of index.files) {
       const target = join(partial, ...file.path.split('/'));

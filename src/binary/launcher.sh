@@ -4,6 +4,9 @@
 # run it (saying in one line what it needs when it cannot), write it to svc's cache folder, owner-only and named
 # after the build, and try it once; after that each start only checks that the copy is still the one written
 # (its inode, size, change time, owner and mode), then runs it. Nothing below the last line is shell.
+# The cache folder must be the user's and closed to others: whoever can write to it could rename the checked copy
+# away between the check and the run and put another in its place, or plant the record of the check. It is used by
+# its physical path (a link to it is resolved once), and such a folder is refused in one line naming SVC_CACHE_DIR.
 build=@BUILD@
 offset=@OFFSET@
 size=@SIZE@
@@ -35,6 +38,8 @@ else
   say 'neither HOME nor SVC_CACHE_DIR is set: set SVC_CACHE_DIR to a folder svc may keep its files in'
   exit 1
 fi
+# The folder itself, not a link that could be pointed elsewhere after the check: resolved once, when it is one.
+if [ -L "$cache" ] && real=$(CDPATH='' cd -P -- "$cache" 2>/dev/null && pwd -P); then cache=$real; fi
 dir=$cache/binary-$build-exe
 exe=$dir/svc
 # Beside the folder, so that writing it changes nothing the record describes.
@@ -43,15 +48,29 @@ record=$dir.checked
 SVC_EXECUTABLE=$self
 export SVC_EXECUTABLE
 
-# What the kernel says of the folder and the copy: mode, type, inode, size and change time (which any write,
-# rename into the folder or chmod moves, and no user can set back). stat does not follow a symbolic link.
-look() { stat -c '%a %F %i %s %Z' "$dir" "$exe" 2>/dev/null; }
+# What the kernel says of the cache folder, then the folder and the copy: mode, type, inode, size and change time
+# (which any write, rename into the folder or chmod moves, and no user can set back). stat does not follow a
+# symbolic link. The record holds the last two lines.
+look() { stat -c '%a %F %i %s %Z' "$cache" "$dir" "$exe" 2>/dev/null; }
+
+# Exits, in one line naming SVC_CACHE_DIR, when the cache folder (its line of look in $1) is not the user's alone.
+guard() {
+  case $1 in
+    *[2367]?' directory '* | *[2367]' directory '*) shared="can be written by other users (mode ${1%% *})" ;;
+    *' directory '*) [ -O "$cache" ] && return; shared='belongs to another user' ;;
+    *) shared='is not a folder' ;;
+  esac
+  say "will not keep its program in $cache: that folder $shared. Set SVC_CACHE_DIR to a folder only you can write to"
+  exit 1
+}
 
 # Sets why to the reason the copy in the folder cannot be run as it is, or to nothing when it can.
 check() {
   why=
-  [ -O "$dir" ] && [ -O "$exe" ] || { why='it is not a copy of yours' && return; }
   now=$(look)
+  guard "${now%%"$newline"*}"
+  now=${now#*"$newline"}
+  [ -O "$dir" ] && [ -O "$exe" ] || { why='it is not a copy of yours' && return; }
   case $now in
     "700 directory "*) ;;
     *) why="its folder is open to other users (mode ${now%% *})" && return ;;
@@ -105,8 +124,11 @@ fi
 # Write the copy beside its place, check it, try it, and only then move it into place: a start that is
 # interrupted, or that runs beside another one, never leaves a half-written copy where the next start looks.
 umask 077
-if [ -d "$dir" ] && [ -O "$dir" ]; then chmod 700 "$dir" 2>/dev/null; else rm -rf "$dir" 2>/dev/null; fi
-mkdir -p "$dir" 2>/dev/null && chmod 700 "$dir" 2>/dev/null || unwritable 'it cannot be made'
+mkdir -p "$cache" 2>/dev/null || unwritable 'it cannot be made'
+guard "$(stat -c '%a %F' "$cache" 2>/dev/null) "
+if [ -d "$dir" ] && [ ! -L "$dir" ] && [ -O "$dir" ]; then chmod 700 "$dir" 2>/dev/null; else rm -rf "$dir" 2>/dev/null; fi
+mkdir "$dir" 2>/dev/null
+[ -d "$dir" ] && [ ! -L "$dir" ] && [ -O "$dir" ] && chmod 700 "$dir" 2>/dev/null || unwritable 'it cannot be made'
 # A copy that a start killed mid-write left behind (its process is gone) is removed.
 for left in "$dir"/svc.tmp-*; do
   [ -f "$left" ] && ! kill -0 "${left##*-}" 2>/dev/null && rm -f "$left"
@@ -141,6 +163,11 @@ case $? in
 esac
 mv -f "$tmp" "$exe" || unwritable 'the copy could not be moved into place'
 trap - EXIT INT TERM
-look >"$record.tmp-$$" && mv -f "$record.tmp-$$" "$record" || rm -f "$record.tmp-$$"
+# The record: under a fresh name that noclobber (O_EXCL) makes sure is a new file of ours, never through a link
+# someone left there, then moved over the old one.
+rec=$record.tmp-$$
+rm -f "$rec"
+now=$(look) && (set -C && printf '%s\n' "${now#*"$newline"}" >"$rec") 2>/dev/null && mv -f "$rec" "$record" ||
+  rm -f "$rec"
 exec "$exe" "$@"
 exit 1

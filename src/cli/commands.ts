@@ -47,6 +47,8 @@ import WebhooksList from '../commands/webhooks/list.js';
 import WebhooksSend from '../commands/webhooks/send.js';
 import WebhooksTestReceiver from '../commands/webhooks/test-receiver.js';
 import WebhooksVerify from '../commands/webhooks/verify.js';
+// How commands open their session (the bundle's entry, main.ts, hands it in too: there this list becomes getters).
+import './session.js';
 
 export const COMMANDS = {
   'auth:status': AuthStatus,

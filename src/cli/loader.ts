@@ -1,11 +1,28 @@
 // Loads the CLI bundle (dist/cli/bundle.cjs, built by scripts/bundle-cli.js) as one V8 script with a code
 // cache, so a command starts without resolving, reading and compiling a few hundred modules. Every cache
 // problem falls back to compiling the source: the cache makes start-up faster, never makes it fail.
-import {mkdirSync, readFileSync, renameSync, writeFileSync} from 'node:fs';
+//
+// A code cache is code: V8 runs what one holds whenever it accepts it, and it checks only that the source has the
+// same length (and its own version and flags). So a cache is used only when svc can tell that it wrote it itself,
+// for this very bundle (trustedCache):
+//   - its folder and the file are the user's own and no one else can write to them (lib/safe-write.ts's rule), the
+//     file opened without following a link and checked as opened (fstat);
+//   - it starts with a header svc wrote with it: a SHA-256 of the bundle source it was compiled from and one of
+//     the cache bytes after the header, both checked before V8 sees a byte (about 2 ms for the 3 MB at start-up).
+// A cache in the user's folder that fails is ignored and written again, with one warning line; a user cache folder
+// that is shared or open to others is refused for code (one line naming SVC_CACHE_DIR) and svc runs without it.
+// The cache the build ships beside the bundle (dist/cli) is part of the install: it is trusted on the same terms,
+// its folder and file being the user's or root's (a system-wide install) and not writable by others. One that
+// fails is skipped without a word: svc never rewrites its install, anyone able to change that folder could change
+// the bundle itself, and the user cache serves instead.
+import {createHash} from 'node:crypto';
+import {closeSync, constants, fstatSync, mkdirSync, openSync, readFileSync, statSync} from 'node:fs';
 import {createRequire} from 'node:module';
 import {dirname, join} from 'node:path';
 import {fileURLToPath, pathToFileURL} from 'node:url';
 import {Script} from 'node:vm';
+import * as trust from '../lib/safe-write.js';
+import type {TrustRule} from '../lib/safe-write.js';
 
 /** What the bundle exports. */
 export type CliBundle = typeof import('./main.js');
@@ -51,12 +68,90 @@ export function bundlePaths(root: URL): {bundle: string; shippedCache: (buildId:
   return {bundle: join(dir, 'bundle.cjs'), shippedCache: (id) => join(dir, cacheFileName(id))};
 }
 
-function readOrUndefined(file: string): Buffer | undefined {
-  try {
-    return readFileSync(file);
-  } catch {
-    return undefined;
+/** The header of a cache svc wrote: a tag, then SHA-256 of the bundle source, then SHA-256 of the cache after it. */
+const CACHE_TAG = Buffer.from('svcv8c1\n', 'latin1');
+const DIGEST = 32;
+export const CACHE_HEADER_SIZE = CACHE_TAG.length + 2 * DIGEST;
+
+function sha256(bytes: Uint8Array): Buffer {
+  return createHash('sha256').update(bytes).digest();
+}
+
+/** V8's cache data with svc's header in front, for the bundle source it was compiled from. */
+export function sealCache(data: Uint8Array, source: Uint8Array): Buffer {
+  return Buffer.concat([CACHE_TAG, sha256(source), sha256(data), data]);
+}
+
+/** The bundle's bytes, and their digest when first asked (only a run that meets or writes a cache needs it). */
+class BundleSource {
+  private digestValue: Buffer | undefined;
+  constructor(readonly bytes: Buffer) {}
+  get digest(): Buffer {
+    this.digestValue ??= sha256(this.bytes);
+    return this.digestValue;
   }
+}
+
+/** Each compiled bundle's source, for writeCache (the build calls it with the script alone). */
+const sources = new WeakMap<Script, BundleSource>();
+
+type CacheRead = {data: Buffer} | {missing: true} | {problem: string};
+
+/**
+ * The V8 data of a cache svc wrote for this bundle, checked as described at the top of this file; the folder is
+ * checked by the caller. No bytes reach V8 unless every check passed.
+ */
+function trustedCache(file: string, source: BundleSource, rule: TrustRule): CacheRead {
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    // None yet, or a cache folder that cannot exist (a file in its path): made at exit, or quietly not.
+    if (code === 'ENOENT' || code === 'ENOTDIR') return {missing: true};
+    return {problem: code === 'ELOOP' ? 'it is a symbolic link' : `it could not be read (${code})`};
+  }
+  let bytes: Buffer;
+  try {
+    const problem = trust.fileProblem(fstatSync(fd), rule);
+    if (problem) return {problem: `it ${problem}`};
+    bytes = readFileSync(fd);
+  } catch (err) {
+    return {problem: `it could not be read (${(err as NodeJS.ErrnoException).code})`};
+  } finally {
+    closeSync(fd);
+  }
+  const data = bytes.subarray(CACHE_HEADER_SIZE);
+  const sealed =
+    bytes.length > CACHE_HEADER_SIZE &&
+    bytes.subarray(0, CACHE_TAG.length).equals(CACHE_TAG) &&
+    bytes.subarray(CACHE_TAG.length, CACHE_TAG.length + DIGEST).equals(source.digest) &&
+    bytes.subarray(CACHE_TAG.length + DIGEST, CACHE_HEADER_SIZE).equals(sha256(data));
+  return sealed
+    ? {data}
+    : {problem: 'its content does not match the digests svc writes with a cache of this bundle'};
+}
+
+/**
+ * Whether a cache in this folder may be read and written: a folder that does not exist (yet, or cannot be made)
+ * is fine, the write at exit fails quietly; one that is not a folder or cannot be read is skipped quietly; one
+ * that others can change, or another user's, is refused with the reason (`problem`), which is worth saying.
+ */
+function folderTrust(dir: string, rule: TrustRule): {usable: boolean; problem?: string} {
+  let info: ReturnType<typeof statSync>;
+  try {
+    info = statSync(dir);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    return {usable: code === 'ENOENT' || code === 'ENOTDIR'};
+  }
+  if (!info.isDirectory()) return {usable: false};
+  const problem = trust.folderProblem(info, rule);
+  return problem ? {usable: false, problem} : {usable: true};
+}
+
+function warn(line: string): void {
+  process.stderr.write(`svc: warning: ${line}\n`);
 }
 
 /**
@@ -65,33 +160,53 @@ function readOrUndefined(file: string): Buffer | undefined {
  */
 export async function loadBundle(options: LoadBundleOptions): Promise<LoadedBundle | undefined> {
   const paths = bundlePaths(options.root);
-  let source: string;
+  let bytes: Buffer;
   try {
-    // The build writes it in ASCII (scripts/bundle-cli.js): latin1 reads it without decoding.
-    source = readFileSync(paths.bundle, 'latin1');
+    bytes = readFileSync(paths.bundle);
   } catch {
     return undefined;
   }
-  const buildId = source.startsWith(BUILD_ID_PREFIX)
-    ? source.slice(BUILD_ID_PREFIX.length, source.indexOf('\n'))
+  // The build writes it in ASCII (scripts/bundle-cli.js): latin1 reads it without decoding.
+  const text = bytes.toString('latin1');
+  const source = new BundleSource(bytes);
+  const buildId = text.startsWith(BUILD_ID_PREFIX)
+    ? text.slice(BUILD_ID_PREFIX.length, text.indexOf('\n'))
     : '';
 
-  const compile = (cachedData?: Buffer) => new Script(source, {filename: paths.bundle, cachedData});
+  const compile = (cachedData?: Buffer) => {
+    const compiled = new Script(text, {filename: paths.bundle, cachedData});
+    sources.set(compiled, source);
+    return compiled;
+  };
   let script: Script | undefined;
   if (!options.noCache && buildId) {
-    const shipped = readOrUndefined(paths.shippedCache(buildId));
-    if (shipped) script = compile(shipped);
+    // The install's own cache: the user's or root's, closed to others, sealed for this bundle; else skipped.
+    const install: TrustRule = {root: true};
+    const shippedFile = paths.shippedCache(buildId);
+    if (folderTrust(dirname(shippedFile), install).usable) {
+      const shipped = trustedCache(shippedFile, source, install);
+      if ('data' in shipped) script = compile(shipped.data);
+    }
     if (!script || script.cachedDataRejected) {
       // None shipped (the package leaves the build's out: it names the folder it was built in), or another Node
       // version or other V8 flags than the build's: keep a cache of our own beside the user's files.
-      const own = join(await userCacheDir(), cacheFileName(buildId, paths.bundle));
-      const cached = readOrUndefined(own);
-      if (cached) script = compile(cached);
-      if (!script || script.cachedDataRejected) {
-        script ??= compile();
-        // At exit the cache holds every function this run compiled, not only the top level.
-        const compiled = script;
-        process.once('exit', () => writeCache(compiled, own));
+      const dir = await userCacheDir();
+      const own = join(dir, cacheFileName(buildId, paths.bundle));
+      const folder = folderTrust(dir, {});
+      if (folder.problem) {
+        warn(
+          `the cache folder ${dir} ${folder.problem}, so svc keeps no compiled code there and starts slower: set SVC_CACHE_DIR to a folder only you can write to.`,
+        );
+      } else if (folder.usable) {
+        const cached = trustedCache(own, source, {});
+        if ('data' in cached) script = compile(cached.data);
+        else if ('problem' in cached) warn(`${own} was not used: ${cached.problem}. Writing it again.`);
+        if (!script || script.cachedDataRejected) {
+          script ??= compile();
+          // At exit the cache holds every function this run compiled, not only the top level.
+          const compiled = script;
+          process.once('exit', () => writeCache(compiled, own));
+        }
       }
     }
   }
@@ -142,13 +257,22 @@ async function userCacheDir(): Promise<string> {
   return cacheDir();
 }
 
-/** Written whole and renamed into place, so a concurrent run never reads half a file. */
+/**
+ * Writes the script's cache with svc's header (sealCache), owner-only, whole and renamed into place, so a
+ * concurrent run never reads half a file and nothing is written through a link (lib/safe-write.ts). The folder
+ * must be the user's own and closed to others, as a cache is only read from such a folder; the install's own
+ * (the build writes the shipped cache there) may be root's.
+ */
 export function writeCache(script: Script, file: string): void {
   try {
-    mkdirSync(dirname(file), {recursive: true});
-    const partial = `${file}.${process.pid}.tmp`;
-    writeFileSync(partial, script.createCachedData());
-    renameSync(partial, file);
+    const source = sources.get(script);
+    if (!source) return;
+    mkdirSync(dirname(file), {recursive: true, mode: 0o700});
+    if (trust.folderProblem(statSync(dirname(file)), {root: true})) return;
+    trust.writeOwnerOnly(file, sealCache(script.createCachedData(), source.bytes), {
+      label: 'the code cache',
+      replace: true,
+    });
   } catch {
     // A read-only or full disk costs the next run its cache, nothing else.
   }

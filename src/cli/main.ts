@@ -4,6 +4,8 @@ import {readFileSync} from 'node:fs';
 import {join} from 'node:path';
 import {execute, type Interfaces} from '@oclif/core';
 import {COMMANDS} from './commands.js';
+// How commands open their session: in the bundle the command list is getters, so it is handed in here too.
+import './session.js';
 
 export {COMMANDS, execute};
 

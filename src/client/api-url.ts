@@ -1,9 +1,10 @@
 // Which API addresses a key may be sent to: https everywhere, plain http only to this machine.
-import {LOOPBACK_NAMES, MAX_API_URL_LENGTH} from '../definitions.js';
+import {isLoopbackHost, MAX_API_URL_LENGTH} from '../definitions.js';
 import {ApiError} from './errors.js';
 import {redactKeys} from './redact.js';
 
-const LOOPBACK_HOSTS = new Set<string>(LOOPBACK_NAMES);
+/** True for the hosts where plain http never leaves the machine (the rule is the definitions'). */
+export {isLoopbackHost};
 
 /** The address was refused before any request: nothing was sent, so there is no status. */
 export class ApiUrlError extends ApiError {
@@ -11,11 +12,6 @@ export class ApiUrlError extends ApiError {
     super(`invalid API address: ${reason}`, {code: 'invalid_api_url'});
     this.name = 'ApiUrlError';
   }
-}
-
-/** True for the hosts where plain http never leaves the machine. */
-export function isLoopbackHost(hostname: string): boolean {
-  return LOOPBACK_HOSTS.has(hostname.toLowerCase());
 }
 
 /**

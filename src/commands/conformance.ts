@@ -21,14 +21,14 @@ export default class Conformance extends BaseCommand {
 
   async run() {
     const {flags} = await this.parse(Conformance);
+    const {credentials} = await this.session();
     const report = await checkDeployment({
+      credentials,
       env: process.env,
-      apiUrl: flags['api-url'],
       rateLimit: !flags['skip-rate-limit'],
     });
-    if (!this.jsonEnabled()) process.stdout.write(renderConformance(report));
     // A verdict, not an error: the report is printed whole (JSON too), and the exit code says it failed.
     if (report.failed > 0) process.exitCode = 1;
-    return report;
+    await this.show(report, renderConformance);
   }
 }

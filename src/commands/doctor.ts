@@ -31,9 +31,8 @@ export default class Doctor extends BaseCommand {
       dataDir: flags['data-dir'],
       forwardTo: flags['forward-to'],
     });
-    if (!this.jsonEnabled()) process.stdout.write(renderDoctor(report));
     // A verdict, not an error: the report is printed whole, and the exit code says something failed.
     if (report.fail > 0) process.exitCode = 1;
-    return report;
+    await this.show(report, renderDoctor);
   }
 }

@@ -2,7 +2,6 @@ import {Flags} from '@oclif/core';
 import {BaseCommand} from '../lib/base-command.js';
 import {dataDirFlag} from '../lib/flags.js';
 import {currentSvcCommand} from '../lib/invocation.js';
-import {processIo} from '../lib/output.js';
 import {listen, parseEvents} from '../services/listen.js';
 import {ListenOutput} from '../ui/listen.js';
 
@@ -36,7 +35,6 @@ export default class Listen extends BaseCommand {
     const onSignal = () => stop.abort();
     process.once('SIGINT', onSignal);
     process.once('SIGTERM', onSignal);
-    const io = processIo();
     try {
       await listen({
         forwardTo: flags['forward-to'],
@@ -46,9 +44,9 @@ export default class Listen extends BaseCommand {
         takeOver: flags['take-over'],
         dataDir: flags['data-dir'],
         env: process.env,
-        io,
+        // Its live output: a line per delivery and answer as they happen, on the streams held for the run.
         report: new ListenOutput({
-          io,
+          io: this.streams(),
           json: this.jsonEnabled(),
           dataDir: flags['data-dir'],
           svc: currentSvcCommand(process.env),

@@ -47,15 +47,17 @@ export default class Login extends BaseCommand {
     if (hasForeignArgument(this.argv))
       throw usageError(`svc login takes no key as an argument; ${STDIN_ONLY_MESSAGE}`);
     const {flags} = await this.parse(Login);
+    const {stdin, stderr} = this.streams();
     const result = await login({
       env: process.env,
       apiUrl: flags['api-url'],
       keychain: flags.keychain,
-      readKey: () => readSecret(process.stdin, process.stderr, 'Paste the API key (input is hidden): '),
-      interactive: process.stdin.isTTY === true,
+      readKey: () => readSecret(stdin, stderr, 'Paste the API key (input is hidden): '),
+      interactive: stdin.isTTY === true,
       warn: (message) => this.warn(message),
     });
-    if (!this.jsonEnabled()) this.logToStderr(loggedIn(result, currentSvcCommand()));
-    return result;
+    // A person reads what happened on stderr; stdout holds nothing but the --json answer.
+    this.note(loggedIn(result, currentSvcCommand()));
+    await this.show(result, () => '');
   }
 }

@@ -19,7 +19,8 @@ export default class Logout extends BaseCommand {
   async run() {
     const {flags} = await this.parse(Logout);
     const result = await logout({env: process.env, apiUrl: flags['api-url']});
-    if (!this.jsonEnabled()) for (const line of loggedOut(result)) this.logToStderr(line);
-    return result;
+    // A person reads what happened on stderr; stdout holds nothing but the --json answer.
+    for (const line of loggedOut(result)) this.note(line);
+    await this.show(result, () => '');
   }
 }

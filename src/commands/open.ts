@@ -18,20 +18,17 @@ export default class Open extends BaseCommand {
 
   async run() {
     const {flags} = await this.parse(Open);
+    const {stdin, stdout} = this.streams();
     const result = await openAccountPage({
       env: process.env,
       apiUrl: flags['api-url'],
       dataDir: flags['data-dir'],
       print: flags.print,
-      interactive: Boolean(process.stdin.isTTY && process.stdout.isTTY),
+      interactive: Boolean(stdin.isTTY && stdout.isTTY),
     });
-    if (!this.jsonEnabled()) {
-      this.log(result.url);
-      if (result.opened)
-        this.logToStderr(`Opened the account page of the emulator at ${result.api_url} in your browser`);
-      else if (result.reason)
-        this.logToStderr(`No browser opened (${result.reason}): open the address above`);
-    }
-    return result;
+    await this.show(result, (r) => `${r.url}\n`);
+    if (result.opened)
+      this.note(`Opened the account page of the emulator at ${result.api_url} in your browser`);
+    else if (result.reason) this.note(`No browser opened (${result.reason}): open the address above`);
   }
 }

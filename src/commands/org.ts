@@ -1,4 +1,3 @@
-import {openSession} from '../auth/session.js';
 import {BaseCommand} from '../lib/base-command.js';
 import {apiUrlFlag} from '../lib/flags.js';
 import {showOrg} from '../services/org.js';
@@ -12,13 +11,9 @@ export default class Org extends BaseCommand {
   };
 
   async run() {
-    const {flags} = await this.parse(Org);
-    const {client} = await openSession({env: process.env, flags: {apiUrl: flags['api-url']}});
+    await this.parse(Org);
+    const {client} = await this.session();
     const org = await showOrg({client});
-    if (!this.jsonEnabled())
-      process.stdout.write(
-        renderOrg(org, await terminalView(process.stdout, process.env, client.serverNowMs())),
-      );
-    return org;
+    await this.show(org, async (o, view) => renderOrg(o, await terminalView(view, client.serverNowMs())));
   }
 }

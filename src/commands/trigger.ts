@@ -51,11 +51,8 @@ export default class Trigger extends BaseCommand {
       dataDir: flags['data-dir'],
       env: process.env,
     });
-    if (!this.jsonEnabled()) {
-      this.log(`Triggered ${describeMove(move)} in the emulator at ${apiUrl}`);
-      const hint = triggerHint(move, {svc: currentSvcCommand(), dataDir: flags['data-dir']});
-      if (hint) this.logToStderr(hint);
-    }
-    return move;
+    await this.show(move, (m) => `Triggered ${describeMove(m)} in the emulator at ${apiUrl}\n`);
+    const hint = triggerHint(move, {svc: currentSvcCommand(), dataDir: flags['data-dir']});
+    if (hint) this.note(hint);
   }
 }

@@ -28,38 +28,36 @@ export default class Tui extends BaseCommand {
 
   async run() {
     const {flags} = await this.parse(Tui);
-    requireTerminal(process.stdin, process.stdout);
+    // A full-screen browser: the terminal's own streams, held for the whole run.
+    const {stdin, stdout} = this.streams();
+    requireTerminal(stdin, stdout);
     const opened = await openTuiSource({
       env: process.env,
       apiUrl: flags['api-url'],
       dataDir: flags['data-dir'],
+      // Quick to say the API is not there: the browser shows it and keeps trying.
+      client: async () => (await this.session({client: {retries: 0, timeoutMs: 5_000}})).client,
     });
     // The endpoints are asked for at once, and the frame is on screen before they arrive.
     const first = opened.listEndpoints();
     const source = prefetchEndpoints(opened, first);
-    enterScreen(process.stdout, source);
+    enterScreen(stdout, source);
     // Keys typed from here on arrive as keys (Enter as Enter), not as a line the terminal edits until Ink reads.
-    process.stdin.setRawMode?.(true);
+    stdin.setRawMode?.(true);
     // A local API answers in a few milliseconds, far sooner than Ink loads: the endpoints are painted as they
     // arrive, then Ink takes over. A slow API is not waited for long: Ink loads and shows them when they come.
     const early = await Promise.race([first.catch(() => undefined), delay(FIRST_DATA_WAIT_MS)]);
-    if (Array.isArray(early))
-      paintEndpoints(process.stdout, early, {health: source.endpointHealth !== undefined});
-    const color = colorEnabled(process.stdout, process.env);
+    if (Array.isArray(early)) paintEndpoints(stdout, early, {health: source.endpointHealth !== undefined});
+    const color = colorEnabled(stdout, process.env);
     // Ink's colours follow the same rule as the rest of svc (NO_COLOR, FORCE_COLOR, a terminal), not their
     // own guess, which turns colour off whenever CI is set; chalk reads this as it loads.
     process.env.FORCE_COLOR = color ? '1' : '0';
     try {
       const {runTui} = await import('../ui/tui/index.js');
-      await runTui({
-        source,
-        color,
-        stdin: process.stdin,
-        stdout: process.stdout,
-      });
+      await runTui({source, color, stdin, stdout});
     } finally {
-      process.stdin.setRawMode?.(false);
-      leaveScreen(process.stdout);
+      stdin.setRawMode?.(false);
+      leaveScreen(stdout);
     }
   }
 }

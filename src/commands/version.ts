@@ -14,7 +14,6 @@ export default class Version extends BaseCommand {
       node: process.versions.node,
     };
     // The same line as `svc --version`, which scripts already parse.
-    if (!this.jsonEnabled()) this.log(renderVersion(this.config.bin, info));
-    return info;
+    await this.show(info, (i) => `${renderVersion(this.config.bin, i)}\n`);
   }
 }

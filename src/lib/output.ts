@@ -7,8 +7,22 @@ export interface Io {
   env: NodeJS.ProcessEnv;
 }
 
-export function processIo(): Io {
-  return {stdout: process.stdout, stderr: process.stderr, env: process.env};
+/** The process's streams, read when asked: the in-process runner (src/cli/run-command.ts) lends them per run. */
+export interface Streams extends Io {
+  stdin: NodeJS.ReadStream;
+  stdout: NodeJS.WriteStream;
+  stderr: NodeJS.WriteStream;
+}
+
+/** What text for stdout is drawn for, read as it is written. */
+export interface TextView {
+  /** stdout is a terminal (a person reads it). */
+  isTTY: boolean;
+  /** The terminal's width, when it is one. */
+  columns: number | undefined;
+  env: NodeJS.ProcessEnv;
+  /** Colour for a terminal, never with NO_COLOR. */
+  paint: Paint;
 }
 
 /** Colour only for a terminal, and never when NO_COLOR is set (https://no-color.org). */

@@ -17,7 +17,6 @@ import {DELIVERY_TIMEOUT_MS, type EventType} from '../definitions.js';
 import {UserError, usageError} from '../lib/errors.js';
 import {ExitCode} from '../lib/exit-codes.js';
 import {currentSvcCommand} from '../lib/invocation.js';
-import type {Io} from '../lib/output.js';
 import {dataDirArg, FORWARD_EXAMPLE} from '../lib/hints.js';
 import {type ConnectOptions, connectControl} from './emulator/connect.js';
 import {parseEventType} from './events/event-type.js';
@@ -50,6 +49,8 @@ export interface ListenReport {
   answered(delivery: RelayDelivery, forwardUrl: URL, result: ForwardResult): void;
   disconnected(reason: string): void;
   reconnected(apiUrl: string): void;
+  /** --print-secret: the relay's signing secret, alone, for a script to read. */
+  secret(secret: string): void;
   /** After --print-secret: the secret printed is new, so a receiver configured earlier has the wrong one. */
   newSecretNote(): void;
   warn(text: string): void;
@@ -65,7 +66,6 @@ export interface ListenOptions extends ConnectOptions {
    * connection later never takes the relay back by itself.
    */
   takeOver?: boolean;
-  io: Io;
   /** Shows what the run reports (the command hands in the screen: the services sit below the screens). */
   report: ListenReport;
   /** Aborting it ends listening cleanly. */
@@ -121,7 +121,7 @@ export async function listen(options: ListenOptions): Promise<void> {
   // take the relay over: the reconnections after it keep to the relay's holder, whoever that is by then.
   let session = await connect(options, self, {takeOver: options.takeOver === true, again});
   if (options.printSecret) {
-    options.io.stdout.write(`${session.relay.secret}\n`);
+    out.secret(session.relay.secret);
     if (session.relay.created) out.newSecretNote();
     return;
   }

@@ -2,8 +2,7 @@
 // running emulator's, also its control surface, for attempt detail and resends. No Ink here: the UI is loaded
 // by the command, and takes this source as it is.
 import {defaultFileStore, NoApiAddressError, resolveStoredApiUrl} from '../auth/resolve.js';
-import {type DeliveryDetail, type EmulatorControl, EmulatorControlError} from '@svc/client';
-import {openSession, type Session} from '../auth/session.js';
+import {type DeliveryDetail, type EmulatorControl, EmulatorControlError, type SvcClient} from '@svc/client';
 import {usageError} from '../lib/errors.js';
 import {currentSvcCommand} from '../lib/invocation.js';
 import {emulatorControlFor} from './emulator/for-api-url.js';
@@ -18,6 +17,11 @@ export interface OpenTuiSourceOptions {
   apiUrl?: string;
   /** The emulator's data dir (default: SVC_EMULATOR_DATA_DIR, then the user data dir). */
   dataDir?: string;
+  /**
+   * The command's client, asked for on each use: "not logged in" is a screen of the browser, which keeps asking
+   * (an opening that failed is tried again), and follows the first login made from another terminal.
+   */
+  client: () => Promise<SvcClient>;
 }
 
 export async function openTuiSource(options: OpenTuiSourceOptions): Promise<TuiSource> {
@@ -44,17 +48,10 @@ export async function openTuiSource(options: OpenTuiSourceOptions): Promise<TuiS
     control: apiUrl === '' ? undefined : await controlFor(apiUrl),
   };
   // Opened on first use, so that "not logged in" is a screen of the browser (which keeps trying) rather than an exit.
-  let session: Promise<Session> | undefined;
-  let opened: Session['client'] | undefined;
+  let opened: SvcClient | undefined;
   let orgId: Promise<string> | undefined;
   const client = async () => {
-    session ??= openSession({env: options.env, flags, client: {retries: 0, timeoutMs: 5_000}});
-    try {
-      opened = (await session).client;
-    } catch (err) {
-      session = undefined;
-      throw err;
-    }
+    opened = await options.client();
     if (opened.apiUrl !== current.apiUrl) {
       current = {apiUrl: opened.apiUrl, control: await controlFor(opened.apiUrl)};
       orgId = undefined;

@@ -1,9 +1,8 @@
 // What the auth commands tell people: `svc auth status`, and the lines `svc login` and `svc logout` print.
 import type {Paint} from '../lib/output.js';
-import type {AuthStatus} from '../services/auth/status.js';
+import {type AuthStatus, SOURCE_TEXT} from '../services/auth/status.js';
 import type {LoginResult} from '../services/login.js';
 import type {LogoutResult} from '../services/logout.js';
-import {SOURCE_TEXT} from '../auth/resolve.js';
 import {sanitize} from './text.js';
 
 export function renderAuthStatus(status: AuthStatus, paint: Paint): string {

@@ -1,6 +1,7 @@
 // One delivery for a person: its state, each attempt with what came back, and the event it carries. Plain
 // strings (no Ink), shared by `svc webhooks deliveries show`, `svc emulator deliveries resend` and the TUI.
-import {isLoopbackHost, type DeliveryAttempt} from '@svc/client';
+import {isLoopbackHost} from '../definitions.js';
+import type {DeliveryAttempt} from '../schemas/emulator.js';
 import type {Delivery} from '../schemas/index.js';
 import {sanitize, sanitizeLines} from './text.js';
 import {relativeTime} from './time.js';

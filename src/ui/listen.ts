@@ -1,5 +1,5 @@
 // What `svc listen` shows: a ready line with the signing secret, one line per delivery and answer, and hints.
-import type {RelayDelivery, RelayRegistration} from '@svc/client';
+import type {RelayDelivery, RelayRegistration} from '../schemas/emulator.js';
 import {jsonText} from '../definitions.js';
 import {colorEnabled, type Io, type Paint, painter} from '../lib/output.js';
 import {dataDirArg} from '../lib/hints.js';
@@ -104,6 +104,11 @@ export class ListenOutput implements ListenReport {
   reconnected(apiUrl: string): void {
     if (this.#json) this.#line({type: 'reconnected', api_url: apiUrl});
     this.#err(`Reconnected to ${apiUrl}; deliveries missed meanwhile follow.\n`);
+  }
+
+  /** --print-secret: the secret alone on stdout, --json or not, so `export SVC_WEBHOOK_SECRET=$(…)` works. */
+  secret(secret: string): void {
+    this.#io.stdout.write(`${secret}\n`);
   }
 
   /** After --print-secret: the secret printed is new, so a receiver configured earlier has the wrong one. */

@@ -1,6 +1,6 @@
 // What the state commands tell people: what a seed or snapshot load added, and the secrets the emulator made
 // for it (shown this once).
-import type {SeedLoadResult, SnapshotLoadResult, StateLoadResult} from '@svc/client';
+import type {SeedLoadResult, SnapshotLoadResult, StateLoadResult} from '../schemas/emulator.js';
 
 const NOUNS = {
   org: ['org', 'orgs'],

@@ -1,5 +1,5 @@
 // What `svc trigger` says: what was emitted, for which sandbox, how many deliveries, and what to do next.
-import type {SandboxMove} from '@svc/client';
+import type {SandboxMove} from '../schemas/emulator.js';
 import {dataDirArg, FORWARD_EXAMPLE} from '../lib/hints.js';
 import {sanitize} from './text.js';
 

@@ -156,13 +156,13 @@ export function renderWatchChange(
  * (loaded here, only for output meant for people).
  */
 export async function terminalView(
-  stdout: {isTTY?: boolean; columns?: number},
-  env: NodeJS.ProcessEnv,
+  /** The command's stdout as BaseCommand's `show` describes it (TextView): a terminal or not, its width. */
+  stdout: {isTTY?: boolean; columns?: number | undefined; env: NodeJS.ProcessEnv},
   /** The time relative times count from: the API's clock when known (see SvcClient.serverNowMs). */
   nowMs: number = Date.now(),
 ): Promise<ViewOptions> {
   return {
-    paint: painter(colorEnabled(stdout, env)),
+    paint: painter(colorEnabled(stdout, stdout.env)),
     width: stdout.isTTY ? (stdout.columns ?? 80) : undefined,
     nowMs,
     measure: await loadMeasure(),

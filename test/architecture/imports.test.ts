@@ -105,6 +105,23 @@ const RULES: ImportRule[] = [
     allowed: ['src/emulator/index'],
   },
   {
+    name: 'commands and screens reach neither the credentials nor the client',
+    why:
+      'a command opens its session through BaseCommand.session() and hands the client to a service; a screen ' +
+      'draws the records it is given (their types from src/schemas): neither builds a client, resolves a key or ' +
+      'reaches into @svc/client, so one session serves a command and its output has one way out',
+    files: ['src/commands', 'src/ui'],
+    refused: ['src/auth', 'src/client'],
+  },
+  {
+    name: 'services never open a session',
+    why:
+      'a service takes the client (or the session) its command opened and opens none of its own, so a command ' +
+      'uses one session, opened once from its env and --api-url',
+    files: 'src/services',
+    refused: ['src/auth/session'],
+  },
+  {
     name: 'services never reach up to the screens or the commands',
     why:
       'a service does the work for a command and never sees flags, oclif or a screen: commands call services and ' +

@@ -9,6 +9,7 @@ import {
   readFileSync,
   rmSync,
   statSync,
+  symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import {tmpdir} from 'node:os';
@@ -154,4 +155,38 @@ describe('the credentials file', () => {
     expect(await store.get('https://api.svc.invalid')).toBeUndefined();
     expect(await store.delete('https://api.svc.invalid')).toBeUndefined();
   });
+
+  it.runIf(posix)('never writes keys through a link at the credentials path, nor over it', async () => {
+    const elsewhere = join(root, 'elsewhere.json');
+    const store = new FileCredentialStore({dir: join(root, 'svc')});
+    await store.set('https://old.example', entry(newApiKeySecret()));
+    const before = readFileSync(store.path, 'utf8');
+    writeFileSync(elsewhere, before, {mode: 0o600});
+    rmSync(store.path);
+    symlinkSync(elsewhere, store.path);
+    const secret = newApiKeySecret();
+    const err = await store.set('https://new.example', entry(secret)).catch((e) => e);
+    expect(err).toBeInstanceOf(UserError);
+    expect(err.message).toBe(
+      `svc did not write the credentials file ${store.path}: it is a symbolic link, and svc never writes through one`,
+    );
+    expect(err.message).not.toContain(secret);
+    expect(readFileSync(elsewhere, 'utf8')).toBe(before);
+  });
+
+  it.runIf(posix && process.getuid?.() === 0)(
+    'writes no keys into a config dir that belongs to another user',
+    async () => {
+      const dir = join(root, 'theirs');
+      mkdirSync(dir, {mode: 0o755});
+      const {chownSync} = await import('node:fs');
+      chownSync(dir, 65534, 65534);
+      const store = new FileCredentialStore({dir});
+      const err = await store.set('https://api.svc.invalid', entry(newApiKeySecret())).catch((e) => e);
+      expect(err).toBeInstanceOf(UserError);
+      expect(err.message).toMatch(/its folder .* belongs to another user$/);
+      expect(readdirSync(dir)).toEqual([]);
+      expect(statSync(dir).mode & 0o777).toBe(0o755);
+    },
+  );
 });

@@ -1,9 +1,20 @@
 // The single executable's folder of files (src/binary/cache.ts): written owner-only, checked in full against the
 // build's list, and the record of a full check that each start compares with a fresh look at every entry.
 import {createHash} from 'node:crypto';
-import {chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  lstatSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import {tmpdir} from 'node:os';
-import {join} from 'node:path';
+import {dirname, join} from 'node:path';
 import {afterAll, beforeEach, describe, expect, it} from 'vitest';
 import {
   cacheFolder,
@@ -102,5 +113,48 @@ describe('the executable folder of files', () => {
     writeCache(dir, index, payload);
     expect(statSync(join(dir, 'package.json')).ino).toBe(before);
     expect(cacheProblem(dir, index)).toBeUndefined();
+  });
+
+  it("trusts nothing in a cache folder that others can write to or that is not the user's", () => {
+    record();
+    const cacheDir = dirname(dir);
+    for (const mode of [0o770, 0o777, 0o1777]) {
+      chmodSync(cacheDir, mode);
+      const shown = `0${mode.toString(8)}`.slice(-4);
+      expect(cacheProblem(dir, index)).toBe(
+        `the cache folder ${cacheDir} can be written by other users (mode ${shown})`,
+      );
+      // A record made before does not vouch for a folder someone else could have swapped in since.
+      expect(checkedBefore(dir, index)).toBe(false);
+      expect(() => writeCache(`${dir}-other`, index, payload)).toThrow(
+        /^the cache folder .* can be written by other users .*; svc keeps its program's files only in a folder that is yours alone$/,
+      );
+    }
+    chmodSync(cacheDir, 0o700);
+    expect(checkedBefore(dir, index)).toBe(true);
+    if (process.getuid?.() === 0) {
+      chownSync(cacheDir, 65534, 65534);
+      expect(cacheProblem(dir, index)).toBe(`the cache folder ${cacheDir} belongs to another user`);
+      expect(checkedBefore(dir, index)).toBe(false);
+      chownSync(cacheDir, 0, 0);
+    }
+  });
+
+  it('writes the record of a check under a fresh name, never through a link, and reads none that is a link', () => {
+    const victim = join(base, `victim-${String(Math.random()).slice(2)}`);
+    writeFileSync(victim, "not svc's", {mode: 0o644});
+    symlinkSync(victim, `${dir}.checked`);
+    record();
+    expect(readFileSync(victim, 'utf8')).toBe("not svc's");
+    expect(lstatSync(`${dir}.checked`).isFile()).toBe(true);
+    expect(checkedBefore(dir, index)).toBe(true);
+    // A record that is a link to a copy of a good one is not read.
+    renameSync(`${dir}.checked`, victim);
+    symlinkSync(victim, `${dir}.checked`);
+    expect(checkedBefore(dir, index)).toBe(false);
+    rmSync(`${dir}.checked`);
+    writeFileSync(`${dir}.checked`, readFileSync(victim), {mode: 0o666});
+    chmodSync(`${dir}.checked`, 0o666);
+    expect(checkedBefore(dir, index)).toBe(false);
   });
 });

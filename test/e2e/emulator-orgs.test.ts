@@ -1,6 +1,6 @@
 // Orgs as the unit of isolation from the CLI, as a CI script uses them: make an org, act on it with --org (keys,
 // endpoints, triggers, its own clock), reset and delete it; and the secrets a seed left, kept out of piped logs.
-import {mkdtemp, readFile, rm, stat, writeFile} from 'node:fs/promises';
+import {lstat, mkdtemp, readFile, rm, stat, symlink, writeFile} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
@@ -94,5 +94,31 @@ describe('svc emulator orgs and --org', {timeout: 120_000}, () => {
     expect(seeded.stderr()).not.toContain(secret);
     expect(await seeded.stop()).toBe(0);
     expect(seeded.stderr()).not.toContain(secret);
+  });
+
+  it('refuses --secrets-out through a symbolic link, leaves what it points to untouched, and stops', async () => {
+    const seed = join(root, 'seed-link.json');
+    await writeFile(
+      seed,
+      JSON.stringify({svc_emulator_seed: 1, orgs: [{name: 'CI org', keys: [{name: 'made-here'}]}]}),
+    );
+    const victim = join(root, 'victim.txt');
+    await writeFile(victim, 'not for svc\n', {mode: 0o644});
+    const link = join(root, 'secrets-link.json');
+    await symlink(victim, link);
+    const r = await runCli(
+      ['emulator', 'start', '--json', '--port', '0', '--in-memory', '--seed', seed, '--secrets-out', link],
+      {env: env(join(root, 'seeded-link')), timeoutMs: 60_000},
+    );
+    expect(r.code, r.stderr).toBe(1);
+    const error = JSON.parse(r.stdout).error;
+    expect(error.code).toBe('secrets_out_failed');
+    expect(error.message).toBe(
+      `svc did not write --secrets-out ${link}: it is a symbolic link, and svc never writes through one`,
+    );
+    expect(r.stdout + r.stderr).not.toMatch(/svc_[0-9A-Za-z]{20,}/);
+    expect(await readFile(victim, 'utf8')).toBe('not for svc\n');
+    expect((await stat(victim)).mode & 0o777).toBe(0o644);
+    expect((await lstat(link)).isSymbolicLink()).toBe(true);
   });
 });

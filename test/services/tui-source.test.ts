@@ -5,6 +5,7 @@ import {createServer} from 'node:net';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
+import {openCommandSession} from '../../src/auth/session.js';
 import {createClient} from '../../src/client/index.js';
 import {type RunningEmulator, startEmulator} from '../../src/emulator/index.js';
 import {toUserError} from '../../src/lib/error-mapper.js';
@@ -13,6 +14,13 @@ import {runCli} from '../helpers/run-cli.js';
 
 let root: string;
 let emu: RunningEmulator;
+
+/** As `svc tui` opens it: the client of the command's session, asked for on each use (a failure is not kept). */
+const tuiSource = (env: NodeJS.ProcessEnv) =>
+  openTuiSource({
+    env,
+    client: async () => (await openCommandSession({env, apiUrl: undefined})).client,
+  });
 
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'svc-tui-source-'));
@@ -26,7 +34,7 @@ afterAll(async () => {
 describe('openTuiSource', () => {
   it('names the address of the login made after it opened, and offers the emulator parts there', async () => {
     const env = {SVC_CONFIG_DIR: join(root, 'config'), SVC_EMULATOR_DATA_DIR: join(root, 'emulator')};
-    const source = prefetchEndpoints(await openTuiSource({env}));
+    const source = prefetchEndpoints(await tuiSource(env));
     // No address at all yet (this build has no default): the browser opens and says so.
     expect(source.apiUrl).toBe('');
     expect(source.emulator).toBe(false);
@@ -46,7 +54,7 @@ describe('openTuiSource', () => {
 
   it("tells the health of the key's own org's endpoints from the emulator, and none where no emulator runs", async () => {
     const env = {SVC_CONFIG_DIR: join(root, 'config-health'), SVC_EMULATOR_DATA_DIR: join(root, 'emulator')};
-    const elsewhere = await openTuiSource({env});
+    const elsewhere = await tuiSource(env);
     expect(elsewhere.endpointHealth).toBeUndefined();
 
     const other = await emu.control.createOrg({name: 'Another org'});
@@ -60,7 +68,7 @@ describe('openTuiSource', () => {
       events: ['sandbox.ready'],
     });
     const key = await emu.control.createKey({name: 'health'});
-    const source = await openTuiSource({env: {...env, SVC_API_URL: emu.apiUrl, SVC_API_KEY: key.secret}});
+    const source = await tuiSource({...env, SVC_API_URL: emu.apiUrl, SVC_API_KEY: key.secret});
     expect(await source.endpointHealth?.()).toEqual([
       {endpoint_id: ours.id, recent: 0, failed: 0, pending: 0, last: null},
     ]);

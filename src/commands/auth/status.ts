@@ -1,6 +1,5 @@
 import {BaseCommand} from '../../lib/base-command.js';
 import {apiUrlFlag} from '../../lib/flags.js';
-import {painter, colorEnabled} from '../../lib/output.js';
 import {authStatus} from '../../services/auth/status.js';
 import {renderAuthStatus} from '../../ui/auth.js';
 
@@ -14,11 +13,12 @@ export default class AuthStatus extends BaseCommand {
   };
 
   async run() {
-    const {flags} = await this.parse(AuthStatus);
-    const status = await authStatus({env: process.env, apiUrl: flags['api-url'], warn: (m) => this.warn(m)});
-    if (!this.jsonEnabled()) {
-      process.stdout.write(renderAuthStatus(status, painter(colorEnabled(process.stdout))));
-    }
-    return status;
+    await this.parse(AuthStatus);
+    const status = await authStatus({
+      session: await this.session({warnings: true}),
+      env: process.env,
+      warn: (m) => this.warn(m),
+    });
+    await this.show(status, (s, view) => renderAuthStatus(s, view.paint));
   }
 }

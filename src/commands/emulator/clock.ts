@@ -34,13 +34,10 @@ export default class EmulatorClock extends BaseCommand {
       dataDir: flags['data-dir'],
       env: process.env,
     });
-    if (!this.jsonEnabled()) {
+    await this.show(state, (s) => {
       const whose =
-        'org_id' in state
-          ? `of ${state.org_id}${state.own ? ' (its own)' : ''} in the emulator`
-          : 'of the emulator';
-      this.log(`${state.now} (${state.mode} clock ${whose} at ${apiUrl})`);
-    }
-    return state;
+        'org_id' in s ? `of ${s.org_id}${s.own ? ' (its own)' : ''} in the emulator` : 'of the emulator';
+      return `${s.now} (${s.mode} clock ${whose} at ${apiUrl})\n`;
+    });
   }
 }

@@ -8,7 +8,6 @@ import {
   emulatorClockFlag,
   signatureClockFlag,
 } from '../../lib/flags.js';
-import {processIo} from '../../lib/output.js';
 import {emulatorExec} from '../../services/emulator/exec.js';
 
 export default class EmulatorExec extends BaseCommand {
@@ -61,7 +60,9 @@ export default class EmulatorExec extends BaseCommand {
       importFile: flags.import,
       exportOnExit: flags['export-on-exit'],
       env: process.env,
-      io: processIo(),
+      // The emulator's own lines, as they are, --json or not.
+      log: (line) => this.note(line, {evenWithJson: true, asIs: true}),
+      terminal: this.streams().stderr.isTTY === true,
     });
     process.exitCode = exitCode;
   }

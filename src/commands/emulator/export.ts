@@ -30,17 +30,16 @@ export default class EmulatorExport extends BaseCommand {
       dataDir: flags['data-dir'],
       databaseUrl: flags['database-url'],
       env: process.env,
-      log: (line) => this.logToStderr(line),
+      log: (line) => this.note(line),
     });
     if (!flags.out) {
       // The document is the result, with or without --json.
-      process.stdout.write(`${JSON.stringify(snapshot, null, 2)}\n`);
-      if (process.stdout.isTTY) this.logToStderr('This snapshot holds signing secrets: keep it private.');
+      this.say(`${JSON.stringify(snapshot, null, 2)}\n`);
+      if (this.streams().stdout.isTTY) this.note('This snapshot holds signing secrets: keep it private.');
       return;
     }
-    await writeSnapshotFile(flags.out, snapshot);
-    const summary = summarize(flags.out, snapshot);
-    if (!this.jsonEnabled()) process.stdout.write(renderExport(flags.out, summary.rows));
-    return summary;
+    const out = flags.out;
+    await writeSnapshotFile(out, snapshot);
+    await this.show(summarize(out, snapshot), (summary) => renderExport(out, summary.rows));
   }
 }

@@ -35,9 +35,8 @@ export default class EmulatorImport extends BaseCommand {
       databaseUrl: flags['database-url'],
       allowLocalEndpoints: flags['allow-local-endpoints'],
       env: process.env,
-      log: (line) => this.logToStderr(line),
+      log: (line) => this.note(line),
     });
-    if (!this.jsonEnabled()) process.stdout.write(renderLoad(args.file, result));
-    return result;
+    await this.show(result, (r) => renderLoad(args.file, r));
   }
 }

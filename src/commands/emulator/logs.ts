@@ -1,5 +1,4 @@
 import {Flags} from '@oclif/core';
-import {jsonText} from '../../definitions.js';
 import {BaseCommand} from '../../lib/base-command.js';
 import {dataDirFlag} from '../../lib/flags.js';
 import {followLogs, readLogs} from '../../services/emulator/logs.js';
@@ -26,13 +25,11 @@ export default class EmulatorLogs extends BaseCommand {
 
   async run() {
     const {flags} = await this.parse(EmulatorLogs);
-    const json = this.jsonEnabled();
     const options = {since: flags.since, dataDir: flags['data-dir'], env: process.env};
     if (!flags.follow) {
       // --json gives JSON lines, one per request, followed or not.
-      for (const l of await readLogs(options))
-        process.stdout.write(json ? `${jsonText(l)}\n` : renderLogLine(l));
-      return undefined;
+      for (const l of await readLogs(options)) this.showEach(l, renderLogLine);
+      return;
     }
     const stop = new AbortController();
     const onSignal = () => stop.abort();
@@ -44,15 +41,14 @@ export default class EmulatorLogs extends BaseCommand {
         signal: stop.signal,
         // Followed, --json is a stream: one JSON line per request.
         onLines: (lines) => {
-          for (const l of lines) process.stdout.write(json ? `${jsonText(l)}\n` : renderLogLine(l));
+          for (const l of lines) this.showEach(l, renderLogLine);
         },
-        // On stderr even with --json (oclif's logToStderr is silent then): stdout stays the stream of lines.
-        onGone: () => process.stderr.write('The emulator stopped.\n'),
+        // On stderr even with --json: stdout stays the stream of lines.
+        onGone: () => this.note('The emulator stopped.', {evenWithJson: true}),
       });
     } finally {
       process.removeListener('SIGINT', onSignal);
       process.removeListener('SIGTERM', onSignal);
     }
-    return undefined;
   }
 }

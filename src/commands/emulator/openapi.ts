@@ -21,7 +21,6 @@ export default class EmulatorOpenapi extends BaseCommand {
   async run() {
     const {flags} = await this.parse(EmulatorOpenapi);
     const document = emulatorOpenApi({serverUrl: flags['server-url']});
-    if (!this.jsonEnabled()) this.log(JSON.stringify(document, null, 2));
-    return document;
+    await this.show(document, (d) => `${JSON.stringify(d, null, 2)}\n`);
   }
 }

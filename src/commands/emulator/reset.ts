@@ -19,9 +19,8 @@ export default class EmulatorReset extends BaseCommand {
       dataDir: flags['data-dir'],
       databaseUrl: flags['database-url'],
       env: process.env,
-      log: (line) => this.logToStderr(line),
+      log: (line) => this.note(line),
     });
-    if (!this.jsonEnabled()) this.log(`Emptied the emulator's state; default org ${result.default_org_id}.`);
-    return result;
+    await this.show(result, (r) => `Emptied the emulator's state; default org ${r.default_org_id}.\n`);
   }
 }

@@ -9,7 +9,6 @@ import {
   emulatorClockFlag,
   signatureClockFlag,
 } from '../../lib/flags.js';
-import {processIo} from '../../lib/output.js';
 import {emulatorStart} from '../../services/emulator/start.js';
 import {renderReady} from '../../ui/emulator.js';
 import {renderLoad} from '../../ui/state.js';
@@ -102,7 +101,10 @@ Environment: SVC_EMULATOR_DATA_DIR (data dir), SVC_EMULATOR_DATABASE_URL (Postgr
       exportOnExit: flags['export-on-exit'],
       json: this.jsonEnabled(),
       env: process.env,
-      io: processIo(),
+      // The ready message is this run's answer (with --json its JSON line); the emulator's own lines go as they are.
+      print: (text) => this.say(text),
+      log: (line) => this.note(line, {evenWithJson: true, asIs: true}),
+      terminal: this.streams().stdout.isTTY === true,
       untilStopped,
     });
   }

@@ -19,23 +19,24 @@ export default class EmulatorStatus extends BaseCommand {
   async run() {
     const {flags} = await this.parse(EmulatorStatus);
     const status = await emulatorStatus({dataDir: flags['data-dir'], env: process.env});
-    if (!this.jsonEnabled() && !status.running) {
-      this.log(
-        status.api_url
-          ? `No running emulator serves ${status.api_url}.`
-          : `No emulator is running for the data dir ${status.data_dir}.`,
-      );
-      this.logToStderr(`Start one: \`svc emulator start${dataDirArg(flags['data-dir'])}\``);
-    } else if (!this.jsonEnabled() && status.running) {
-      this.log(`Emulator running (pid ${status.pid})`);
-      this.log(`  API:          ${status.api_url}`);
-      this.log(`  Account page: ${status.account_url}`);
-      this.log(`  Data dir:     ${status.data_dir}`);
-      this.log(`  Org:          ${status.org_id}`);
-      this.log(`  Clock:        ${status.clock.mode}, ${status.clock.now}`);
-    }
+    await this.show(status, (s) =>
+      s.running
+        ? [
+            `Emulator running (pid ${s.pid})`,
+            `  API:          ${s.api_url}`,
+            `  Account page: ${s.account_url}`,
+            `  Data dir:     ${s.data_dir}`,
+            `  Org:          ${s.org_id}`,
+            `  Clock:        ${s.clock.mode}, ${s.clock.now}`,
+          ]
+            .map((line) => `${line}\n`)
+            .join('')
+        : s.api_url
+          ? `No running emulator serves ${s.api_url}.\n`
+          : `No emulator is running for the data dir ${s.data_dir}.\n`,
+    );
+    if (!status.running) this.note(`Start one: \`svc emulator start${dataDirArg(flags['data-dir'])}\``);
     // Said (and printed, --json too) first: the answer is the status, the exit code lets a script branch on it.
     if (!status.running) process.exitCode = ExitCode.notRunning;
-    return status;
   }
 }

@@ -12,13 +12,13 @@ export default class EmulatorStop extends BaseCommand {
   async run() {
     const {flags} = await this.parse(EmulatorStop);
     const result = await stopEmulator({dataDir: flags['data-dir'], env: process.env});
-    if (!this.jsonEnabled()) {
-      if (result.stopped) this.log(`Stopped the emulator at ${result.api_url} (pid ${result.pid}).`);
-      else
-        this.logToStderr(
-          `Nothing to stop: ${result.api_url ? `no running emulator serves ${result.api_url}` : `no emulator is running for the data dir ${result.data_dir}`}.`,
-        );
-    }
-    return result;
+    // Nothing stopped is a note for a person; stdout stays empty (the record still is the --json answer).
+    if (!result.stopped)
+      this.note(
+        `Nothing to stop: ${result.api_url ? `no running emulator serves ${result.api_url}` : `no emulator is running for the data dir ${result.data_dir}`}.`,
+      );
+    await this.show(result, (r) =>
+      r.stopped ? `Stopped the emulator at ${r.api_url} (pid ${r.pid}).\n` : '',
+    );
   }
 }

@@ -18,7 +18,6 @@ export default class EventsSample extends BaseCommand {
   async run() {
     const {args} = await this.parse(EventsSample);
     const sample = eventSample({type: args.type as EventType, now: new Date()});
-    if (!this.jsonEnabled()) this.log(JSON.stringify(sample, null, 2));
-    return sample;
+    await this.show(sample, (d) => `${JSON.stringify(d, null, 2)}\n`);
   }
 }

@@ -18,7 +18,6 @@ export default class EventsSchema extends BaseCommand {
   async run() {
     const {args} = await this.parse(EventsSchema);
     const schema = eventSchema({type: args.type as EventType});
-    if (!this.jsonEnabled()) this.log(JSON.stringify(schema, null, 2));
-    return schema;
+    await this.show(schema, (d) => `${JSON.stringify(d, null, 2)}\n`);
   }
 }

@@ -1,6 +1,6 @@
-import {openSession} from '../../auth/session.js';
 import {BaseCommand} from '../../lib/base-command.js';
 import {apiUrlFlag} from '../../lib/flags.js';
+import {accountPageOf} from '../../services/account-page.js';
 import {listKeys} from '../../services/keys/list.js';
 import {renderKeys, terminalView} from '../../ui/views.js';
 
@@ -12,16 +12,14 @@ export default class KeysList extends BaseCommand {
   };
 
   async run() {
-    const {flags} = await this.parse(KeysList);
-    const {client} = await openSession({env: process.env, flags: {apiUrl: flags['api-url']}});
+    await this.parse(KeysList);
+    const {client} = await this.session();
     const keys = await listKeys({client});
-    if (!this.jsonEnabled())
-      process.stdout.write(
-        renderKeys(keys, {
-          ...(await terminalView(process.stdout, process.env, client.serverNowMs())),
-          accountUrl: (await import('@svc/client')).accountUrlFor(client.apiUrl),
-        }),
-      );
-    return {data: keys};
+    await this.show({data: keys}, async ({data}, view) =>
+      renderKeys(data, {
+        ...(await terminalView(view, client.serverNowMs())),
+        accountUrl: await accountPageOf(client),
+      }),
+    );
   }
 }

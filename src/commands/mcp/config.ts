@@ -43,11 +43,8 @@ export default class McpConfig extends BaseCommand {
       run,
       currentSvcCommand(),
     );
-    if (!this.jsonEnabled()) {
-      process.stderr.write(`Add this to ${snippet.file}:\n\n`);
-      process.stdout.write(snippet.text);
-      process.stderr.write(`\n${snippet.next_steps.map((s) => `Then: ${s}`).join('\n')}\n`);
-    }
-    return snippet;
+    this.note(`Add this to ${snippet.file}:\n`);
+    await this.show(snippet, (s) => s.text);
+    this.note(`\n${snippet.next_steps.map((s) => `Then: ${s}`).join('\n')}`);
   }
 }

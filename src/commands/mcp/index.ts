@@ -22,17 +22,23 @@ export default class Mcp extends BaseCommand {
     console.log = console.error;
     console.info = console.error;
     console.debug = console.error;
-    if (process.stdin.isTTY) {
-      process.stderr.write(
+    // stdin and stdout carry the protocol.
+    const {stdin, stdout} = this.streams();
+    if (stdin.isTTY) {
+      this.note(
         'svc mcp speaks the Model Context Protocol on stdin and stdout: an MCP client starts it.\n' +
-          'Register it with `svc mcp config --client claude|cursor|vscode|codex`. Ctrl-C stops it.\n',
+          'Register it with `svc mcp config --client claude|cursor|vscode|codex`. Ctrl-C stops it.',
       );
     }
-    const {serveMcp} = await import('../../services/mcp/serve.js');
+    const {MCP_CLIENT_SETTINGS, serveMcp} = await import('../../services/mcp/serve.js');
     await serveMcp({
       env: process.env,
       version: this.config.version,
       allowRemoteReceivers: flags['allow-remote-receivers'],
+      // Afresh for each call: a `svc login` made while the server runs applies at once.
+      openSession: () => this.session({fresh: true, client: MCP_CLIENT_SETTINGS}),
+      stdin,
+      stdout,
     });
   }
 }

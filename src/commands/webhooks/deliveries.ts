@@ -1,22 +1,14 @@
 import {Args, Flags} from '@oclif/core';
-import {openSession} from '../../auth/session.js';
 import {
   DELIVERY_STATUSES,
   type DeliveryStatus,
   EVENT_TYPES,
   type EventType,
-  jsonText,
   MAX_DELIVERIES_LISTED,
 } from '../../definitions.js';
 import {BaseCommand} from '../../lib/base-command.js';
 import {apiUrlFlag} from '../../lib/flags.js';
-import type {Delivery} from '../../schemas/index.js';
-import {
-  checkWebhookId,
-  deliveryChanges,
-  listDeliveries,
-  watchDeliveries,
-} from '../../services/webhooks/deliveries.js';
+import {checkWebhookId, listDeliveries, watchDeliveries} from '../../services/webhooks/deliveries.js';
 import {renderDeliveries, renderWatchChange, renderWatchStart, terminalView} from '../../ui/views.js';
 
 const WATCH_INTERVAL_MS = 3000;
@@ -53,67 +45,49 @@ export default class WebhooksDeliveries extends BaseCommand {
     const status = flags.status as DeliveryStatus | undefined;
     const eventType = flags['event-type'] as EventType | undefined;
     checkWebhookId(args.webhook_id);
-    const {client} = await openSession({env: process.env, flags: {apiUrl: flags['api-url']}});
+    const {client} = await this.session();
+    const filter = {status, eventType};
     if (!flags.watch) {
-      const {deliveries, total} = await listDeliveries({
-        client,
-        webhookId: args.webhook_id,
-        status,
-        eventType,
-      });
-      if (!this.jsonEnabled()) {
-        const view = await terminalView(process.stdout, process.env, client.serverNowMs());
-        process.stdout.write(renderDeliveries(deliveries, view, {status, eventType, unfiltered: total}));
-      }
-      return {data: deliveries};
+      const {deliveries, total} = await listDeliveries({client, webhookId: args.webhook_id, ...filter});
+      await this.show({data: deliveries}, async ({data}, view) =>
+        renderDeliveries(data, await terminalView(view, client.serverNowMs()), {
+          ...filter,
+          unfiltered: total,
+        }),
+      );
+      return;
     }
-    const view = await terminalView(process.stdout, process.env, client.serverNowMs());
+    const view = await terminalView(this.textView(), client.serverNowMs());
+    const every = `every ${WATCH_INTERVAL_MS / 1000} s`;
     const stop = new AbortController();
     const onSigint = () => stop.abort();
     process.once('SIGINT', onSigint);
-    const json = this.jsonEnabled();
-    let seen: Map<string, Delivery> | undefined;
-    let failing = false;
     try {
       await watchDeliveries({
         client,
         webhookId: args.webhook_id,
-        status,
-        eventType,
+        ...filter,
         intervalMs: WATCH_INTERVAL_MS,
         signal: stop.signal,
-        onUpdate: ({deliveries, total, error}) => {
+        onProgress: (progress) => {
           const now = {...view, nowMs: client.serverNowMs()};
-          if (error) {
-            // Said once per spell of trouble, on stderr: the stream on stdout stays data only.
-            if (!failing)
-              process.stderr.write(
-                `poll failed: ${error.message}; retrying every ${WATCH_INTERVAL_MS / 1000} s\n`,
-              );
-            failing = true;
-            return;
-          }
-          if (failing) process.stderr.write('polling again\n');
-          failing = false;
-          if (!seen && !json) {
-            process.stdout.write(
-              renderWatchStart(deliveries, now, `${args.webhook_id} · every ${WATCH_INTERVAL_MS / 1000} s`, {
-                status,
-                eventType,
-                unfiltered: total,
+          // Trouble is said on stderr, --json too: the stream on stdout stays data only.
+          if (progress.kind === 'trouble')
+            this.note(`poll failed: ${progress.error.message}; retrying ${every}`, {evenWithJson: true});
+          else if (progress.kind === 'recovered') this.note('polling again', {evenWithJson: true});
+          // At the start a person sees the table of what is there; --json streams it as `new` lines.
+          else if (progress.kind === 'start' && !this.jsonEnabled())
+            this.say(
+              renderWatchStart(progress.deliveries, now, `${args.webhook_id} · ${every}`, {
+                ...filter,
+                unfiltered: progress.total,
               }),
             );
-          } else {
-            for (const change of deliveryChanges(seen ?? new Map(), deliveries)) {
-              process.stdout.write(json ? `${jsonText(change)}\n` : renderWatchChange(change, now));
-            }
-          }
-          seen = new Map(deliveries.map((d) => [d.id, d]));
+          else for (const change of progress.changes) this.showEach(change, (c) => renderWatchChange(c, now));
         },
       });
     } finally {
       process.removeListener('SIGINT', onSigint);
     }
-    return undefined;
   }
 }

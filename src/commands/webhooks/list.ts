@@ -1,6 +1,6 @@
-import {openSession} from '../../auth/session.js';
 import {BaseCommand} from '../../lib/base-command.js';
 import {apiUrlFlag} from '../../lib/flags.js';
+import {accountPageOf} from '../../services/account-page.js';
 import {listWebhooks} from '../../services/webhooks/list.js';
 import {currentSvcCommand} from '../../lib/invocation.js';
 import {renderWebhooks, terminalView, webhooksListHint} from '../../ui/views.js';
@@ -14,17 +14,15 @@ export default class WebhooksList extends BaseCommand {
 
   async run() {
     const {flags} = await this.parse(WebhooksList);
-    const {client} = await openSession({env: process.env, flags: {apiUrl: flags['api-url']}});
+    const {client} = await this.session();
     const endpoints = await listWebhooks({client});
-    if (!this.jsonEnabled()) {
-      const view = {
-        ...(await terminalView(process.stdout, process.env, client.serverNowMs())),
-        accountUrl: (await import('@svc/client')).accountUrlFor(client.apiUrl),
-      };
-      process.stdout.write(renderWebhooks(endpoints, view));
-      const hint = webhooksListHint(endpoints, currentSvcCommand(), flags['api-url']);
-      if (hint) this.logToStderr(hint);
-    }
-    return {data: endpoints};
+    await this.show({data: endpoints}, async ({data}, view) =>
+      renderWebhooks(data, {
+        ...(await terminalView(view, client.serverNowMs())),
+        accountUrl: await accountPageOf(client),
+      }),
+    );
+    const hint = webhooksListHint(endpoints, currentSvcCommand(), flags['api-url']);
+    if (hint) this.note(hint);
   }
 }

@@ -2,7 +2,6 @@ import {Args, Flags} from '@oclif/core';
 import {DELIVERY_TIMEOUT_MS, EVENT_TYPES, RESPONSE_BODY_LIMIT_BYTES} from '../../definitions.js';
 import {BaseCommand} from '../../lib/base-command.js';
 import {ExitCode} from '../../lib/exit-codes.js';
-import {colorEnabled, painter} from '../../lib/output.js';
 import {DEFAULT_SEND_TYPE, sendWebhook} from '../../services/webhooks/send.js';
 import {WEBHOOK_SECRET_ENV} from '../../services/webhooks/verify.js';
 import {renderSendResult, sendHint} from '../../ui/webhooks-send.js';
@@ -45,7 +44,7 @@ export default class WebhooksSend extends BaseCommand {
   async run() {
     const {args, flags} = await this.parse(WebhooksSend);
     if (flags.secret !== undefined) {
-      this.logToStderr(
+      this.note(
         `Hint: --secret is visible in shell history and the process list; set ${WEBHOOK_SECRET_ENV}.`,
       );
     }
@@ -55,15 +54,12 @@ export default class WebhooksSend extends BaseCommand {
       env: process.env,
       type: flags.type,
       data: flags.data,
-      stdin: process.stdin,
+      stdin: this.streams().stdin,
       timestamp: flags.timestamp,
     });
     if (!result.accepted) process.exitCode = ExitCode.error;
-    if (!this.jsonEnabled()) {
-      this.log(renderSendResult(result, painter(colorEnabled(process.stdout))));
-      const hint = sendHint(result);
-      if (hint) this.logToStderr(hint);
-    }
-    return result;
+    await this.show(result, (r, view) => `${renderSendResult(r, view.paint)}\n`);
+    const hint = sendHint(result);
+    if (hint) this.note(hint);
   }
 }

@@ -2,7 +2,6 @@ import {Args, Flags} from '@oclif/core';
 import {DELIVERY_TIMEOUT_MS, SIGNATURE_TOLERANCE_SECONDS} from '../../definitions.js';
 import {BaseCommand} from '../../lib/base-command.js';
 import {ExitCode} from '../../lib/exit-codes.js';
-import {colorEnabled, painter} from '../../lib/output.js';
 import {RECEIVER_CHECK_IDS, testReceiver} from '../../services/webhooks/test-receiver.js';
 import {WEBHOOK_SECRET_ENV} from '../../services/webhooks/verify.js';
 import {renderDiagnosis, renderSkipped, renderSummary, renderVerdict} from '../../ui/receiver-report.js';
@@ -40,32 +39,31 @@ export default class WebhooksTestReceiver extends BaseCommand {
   async run() {
     const {args, flags} = await this.parse(WebhooksTestReceiver);
     if (flags.secret !== undefined) {
-      this.logToStderr(
+      this.note(
         `Hint: --secret is visible in shell history and the process list; set ${WEBHOOK_SECRET_ENV}.`,
       );
     }
-    const json = this.jsonEnabled();
-    const paint = painter(colorEnabled(process.stdout));
-    // Verdicts print as they are judged; the skipped ones wait, to be said once per reason.
+    const {paint} = this.textView();
+    // Verdicts print as they are judged (as the items of a stream, text only: --json gives the report whole);
+    // the skipped ones wait, to be said once per reason.
     const skipped: CheckVerdict[] = [];
-    const show = (verdict: CheckVerdict) => {
+    const onVerdict = (verdict: CheckVerdict) => {
       if (verdict.status === 'skip') skipped.push(verdict);
-      else this.log(renderVerdict(verdict, paint));
+      else this.say(`${renderVerdict(verdict, paint)}\n`);
     };
     const report = await testReceiver({
       url: args.url,
       secret: flags.secret,
       env: process.env,
       only: flags.only,
-      onVerdict: json ? undefined : show,
+      onVerdict: this.jsonEnabled() ? undefined : onVerdict,
     });
     if (report.failed > 0 || report.skipped > 0) process.exitCode = ExitCode.error;
-    if (!json) {
-      for (const line of renderSkipped(skipped, paint)) this.log(line);
-      const diagnosis = renderDiagnosis(report);
-      if (diagnosis) this.log(diagnosis);
-      this.log(renderSummary(report, paint));
-    }
-    return report;
+    await this.show(report, (r) => {
+      const diagnosis = renderDiagnosis(r);
+      return [...renderSkipped(skipped, paint), ...(diagnosis ? [diagnosis] : []), renderSummary(r, paint)]
+        .map((line) => `${line}\n`)
+        .join('');
+    });
   }
 }

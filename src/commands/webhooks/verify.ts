@@ -1,7 +1,6 @@
 import {Flags} from '@oclif/core';
 import {SIGNATURE_TOLERANCE_SECONDS} from '../../definitions.js';
 import {BaseCommand} from '../../lib/base-command.js';
-import {colorEnabled, painter} from '../../lib/output.js';
 import {verifyWebhook, WEBHOOK_SECRET_ENV} from '../../services/webhooks/verify.js';
 
 export default class WebhooksVerify extends BaseCommand {
@@ -32,7 +31,7 @@ export default class WebhooksVerify extends BaseCommand {
   async run() {
     const {flags} = await this.parse(WebhooksVerify);
     if (flags.secret !== undefined) {
-      this.logToStderr(
+      this.note(
         `Hint: --secret is visible in shell history and the process list; set ${WEBHOOK_SECRET_ENV}.`,
       );
     }
@@ -41,15 +40,15 @@ export default class WebhooksVerify extends BaseCommand {
       env: process.env,
       header: flags.header,
       payloadFile: flags['payload-file'],
-      stdin: process.stdin,
+      stdin: this.streams().stdin,
       toleranceSeconds: flags.tolerance,
     });
-    if (!this.jsonEnabled()) {
-      const paint = painter(colorEnabled(process.stdout));
-      const age = result.age_seconds >= 0 ? `${result.age_seconds}s ago` : `${-result.age_seconds}s ahead`;
-      this.log(`${paint('green', '✓')} Valid signature (t=${result.timestamp}, ${age})`);
-      this.log(`  ${result.event_type} ${result.event_id}`);
-    }
-    return result;
+    await this.show(result, (r, {paint}) => {
+      const age = r.age_seconds >= 0 ? `${r.age_seconds}s ago` : `${-r.age_seconds}s ahead`;
+      return (
+        `${paint('green', '✓')} Valid signature (t=${r.timestamp}, ${age})\n` +
+        `  ${r.event_type} ${r.event_id}\n`
+      );
+    });
   }
 }

@@ -1,18 +1,22 @@
 // `svc auth status`: which key is in use (where it came from, its prefix), for which address and org.
-import {type ClientOptions, DEFAULT_API_URL, UnauthorizedError} from '@svc/client';
-import type {FileCredentialStore} from '../../auth/file-store.js';
-import type {KeychainStore} from '../../auth/keychain-store.js';
-import {type CredentialSource, defaultFileStore, SOURCE_TEXT} from '../../auth/resolve.js';
-import {openSession} from '../../auth/session.js';
+import {DEFAULT_API_URL, UnauthorizedError} from '@svc/client';
+import {type CredentialSource, defaultFileStore} from '../../auth/resolve.js';
 import {UserError} from '../../lib/errors.js';
 import {ExitCode} from '../../lib/exit-codes.js';
+import type {CommandSession} from '../../lib/session.js';
+
+/** Where a key came from, as people read it. */
+export const SOURCE_TEXT = {
+  env: 'SVC_API_KEY',
+  keychain: 'the OS keychain',
+  file: 'the credentials file',
+} as const;
 
 export interface AuthStatusOptions {
+  /** The command's session: the key in use, where it came from, and its client. */
+  session: CommandSession;
   env: NodeJS.ProcessEnv;
-  apiUrl?: string;
-  fileStore?: FileCredentialStore;
-  keychainStore?: KeychainStore;
-  client?: Omit<ClientOptions, 'apiUrl' | 'apiKey'>;
+  /** What the credentials store repairs on its own while the other logins are read. */
   warn?: (message: string) => void;
 }
 
@@ -27,14 +31,7 @@ export interface AuthStatus {
 }
 
 export async function authStatus(options: AuthStatusOptions): Promise<AuthStatus> {
-  const fileStore = options.fileStore ?? defaultFileStore(options.env, options.warn);
-  const {client, credentials} = await openSession({
-    env: options.env,
-    flags: {apiUrl: options.apiUrl},
-    fileStore,
-    keychain: options.keychainStore,
-    client: options.client,
-  });
+  const {client, credentials} = options.session;
   const prefix = credentials.apiKey.slice(0, 8);
   const org = await client.getOrg().catch((err: unknown) => {
     if (!(err instanceof UnauthorizedError)) throw err;
@@ -56,7 +53,7 @@ export async function authStatus(options: AuthStatusOptions): Promise<AuthStatus
       },
     );
   });
-  const stored = await fileStore.list();
+  const stored = await defaultFileStore(options.env, options.warn).list();
   return {
     source: credentials.source,
     api_url: credentials.apiUrl,

@@ -1,14 +1,14 @@
 // `svc conformance`: the deployment and key a command would use (SVC_API_KEY or the stored login for the
 // address), then every check of run.ts.
-import {resolveCredentials} from '../../auth/resolve.js';
 import {emulatorControlFor} from '../emulator/for-api-url.js';
 import {type ConformanceReport, runConformance} from './run.js';
 
 export type {ConformanceCheck, ConformanceReport} from './run.js';
 
 export interface CheckDeploymentOptions {
+  /** The key and address of the command's session: the deployment a command would use. */
+  credentials: {apiUrl: string; apiKey: string};
   env: NodeJS.ProcessEnv;
-  apiUrl?: string;
   rateLimit: boolean;
 }
 
@@ -24,7 +24,7 @@ export interface RateLimitEffect {
 export async function checkDeployment(
   options: CheckDeploymentOptions,
 ): Promise<ConformanceReport & {rate_limit: RateLimitEffect}> {
-  const credentials = await resolveCredentials({env: options.env, flags: {apiUrl: options.apiUrl}});
+  const {credentials} = options;
   const {nodeHttpFetch} = await import('../../lib/node-transport.js');
   const report = await runConformance({
     apiUrl: credentials.apiUrl,

@@ -4,7 +4,6 @@ import {constants} from 'node:os';
 import type {SignatureClock} from '../../definitions.js';
 import {UserError, usageError} from '../../lib/errors.js';
 import {ExitCode} from '../../lib/exit-codes.js';
-import type {Io} from '../../lib/output.js';
 import {seedSecrets, writeSecretsFile} from './seed-secrets.js';
 import {checkWritableFolder, resolveStartOptions, secretsNote, startOrExplain} from './start.js';
 import {writeSnapshotFile} from './state/snapshot-file.js';
@@ -27,7 +26,10 @@ export interface EmulatorExecOptions {
   /** Where the state is saved once the command has ended, whatever its exit code. */
   exportOnExit?: string;
   env: NodeJS.ProcessEnv;
-  io: Io;
+  /** A line for a person on stderr (the command writes it: services write to no stream). */
+  log: (line: string) => void;
+  /** stderr is a terminal: a person reads it, so the secrets a seed left are shown there once. */
+  terminal: boolean;
   /** Where SIGINT/SIGTERM arrive; they are passed on to the command. Default: this process. */
   signals?: NodeJS.EventEmitter;
 }
@@ -35,7 +37,7 @@ export interface EmulatorExecOptions {
 export async function emulatorExec(options: EmulatorExecOptions): Promise<{exitCode: number}> {
   const [cmd, ...args] = options.command;
   if (!cmd) throw usageError('name the command to run after --, like `svc emulator exec -- npm test`');
-  const log = (line: string) => options.io.stderr.write(`${line}\n`);
+  const {log} = options;
   if (options.exportOnExit) await checkWritableFolder(options.exportOnExit);
   const emulator = await startOrExplain({
     ...resolveStartOptions(
@@ -61,7 +63,7 @@ export async function emulatorExec(options: EmulatorExecOptions): Promise<{exitC
   try {
     const secrets = seedSecrets(emulator.apiUrl, emulator.seeded);
     if (options.secretsOut) await writeSecretsFile(options.secretsOut, secrets);
-    if (secrets && options.io.stderr.isTTY === true && !options.secretsOut) {
+    if (secrets && options.terminal && !options.secretsOut) {
       // A person at a terminal sees them once; a CI log never does.
       for (const org of secrets.orgs) {
         for (const k of org.keys) log(`svc emulator: seed key ${k.id} (${k.name}): ${k.secret}`);

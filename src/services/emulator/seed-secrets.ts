@@ -1,8 +1,7 @@
 // The secrets a seed left to the emulator (keys and signing secrets it made because the file gave none): written
 // to a file of the user's choice (owner-only), shown only on a terminal, and never into a piped log.
-import {chmod, open} from 'node:fs/promises';
 import type {StateLoadResult} from '@svc/client';
-import {UserError} from '../../lib/errors.js';
+import {writeOwnerOnly} from '../../lib/safe-write.js';
 
 export interface SeedSecrets {
   svc_emulator_secrets: 1;
@@ -40,19 +39,11 @@ export function withoutSecrets(loaded: StateLoadResult): StateLoadResult {
   };
 }
 
-/** Writes the secrets as JSON, readable by the owner only (made so before anything is written into it). */
+/**
+ * Writes the secrets as JSON, owner-only from the first byte and whole (lib/safe-write.ts): never through a link at
+ * the path, never over another user's file, never into a folder others can change.
+ */
 export async function writeSecretsFile(path: string, secrets: SeedSecrets | undefined): Promise<void> {
   const body = `${JSON.stringify(secrets ?? {svc_emulator_secrets: 1, orgs: []}, null, 2)}\n`;
-  let handle: Awaited<ReturnType<typeof open>> | undefined;
-  try {
-    handle = await open(path, 'w', 0o600);
-    await chmod(path, 0o600);
-    await handle.writeFile(body);
-  } catch (err) {
-    throw new UserError(`--secrets-out ${path}: could not write it (${(err as Error).message})`, {
-      code: 'secrets_out_failed',
-    });
-  } finally {
-    await handle?.close();
-  }
+  writeOwnerOnly(path, body, {label: '--secrets-out', code: 'secrets_out_failed'});
 }

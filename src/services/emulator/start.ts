@@ -15,7 +15,6 @@ import {parseVaultKey, VaultKeyError} from '../../schemas/vault-key.js';
 import {jsonText, type SignatureClock} from '../../definitions.js';
 import {UserError, usageError} from '../../lib/errors.js';
 import {currentSvcCommand} from '../../lib/invocation.js';
-import type {Io} from '../../lib/output.js';
 import {emulatorDataDir, templateCacheDir} from '../../lib/paths.js';
 import {seedSecrets, withoutSecrets, writeSecretsFile} from './seed-secrets.js';
 import {writeSnapshotFile} from './state/snapshot-file.js';
@@ -79,14 +78,22 @@ export interface EmulatorStartOptions {
   exportOnExit?: string;
   json?: boolean;
   env: NodeJS.ProcessEnv;
-  io: Io;
+  /** The ready message (with json its JSON line), for stdout: the command writes it (services write to no stream). */
+  print: (text: string) => void;
+  /** A line for a person on stderr: progress, where the seed's secrets went, the emulator's own news. */
+  log: (line: string) => void;
+  /** stdout is a terminal: a person reads it, so the secrets a seed left are shown there. */
+  terminal: boolean;
   /** Resolves when the emulator should stop (SIGINT/SIGTERM in the command). */
   untilStopped: Promise<unknown>;
 }
 
 /** Translates CLI-level options (env vars included) into startEmulator's, with clear errors for bad values. */
 export function resolveStartOptions(
-  o: Omit<EmulatorStartOptions, 'io' | 'untilStopped' | 'json' | 'exportOnExit' | 'display'>,
+  o: Omit<
+    EmulatorStartOptions,
+    'print' | 'log' | 'terminal' | 'untilStopped' | 'json' | 'exportOnExit' | 'display'
+  >,
   log: (line: string) => void,
 ): StartEmulatorOptions {
   const envKey = o.env.SVC_EMULATOR_VAULT_KEY;
@@ -190,16 +197,23 @@ export function secretsNote(secretsOut: string | undefined): string {
 }
 
 export async function emulatorStart(options: EmulatorStartOptions): Promise<void> {
-  const {io} = options;
-  const log = (line: string) => io.stderr.write(`${line}\n`);
+  const {log, print} = options;
   if (options.exportOnExit) await checkWritableFolder(options.exportOnExit);
   // This process only serves the emulator: whatever its database writes while it runs is owner-only too.
   process.umask(0o077);
   const emulator = await startOrExplain(resolveStartOptions(options, log));
   const secrets = seedSecrets(emulator.apiUrl, emulator.seeded);
-  if (options.secretsOut) await writeSecretsFile(options.secretsOut, secrets);
+  if (options.secretsOut) {
+    try {
+      await writeSecretsFile(options.secretsOut, secrets);
+    } catch (err) {
+      // Refused (a link, another user's file) or failed: the emulator is not left running without its secrets.
+      await emulator.stop();
+      throw err;
+    }
+  }
   // Secrets go to a person at a terminal, or to the --secrets-out file; never into a piped log.
-  const shown = io.stdout.isTTY === true;
+  const shown = options.terminal;
   const seeded = emulator.seeded && !shown ? withoutSecrets(emulator.seeded) : emulator.seeded;
   const unregister = await registerEmulator(options.env, emulator.dataDir);
   if (options.json) {
@@ -214,13 +228,13 @@ export async function emulatorStart(options: EmulatorStartOptions): Promise<void
       ...(seeded ? {seed: seeded} : {}),
       ...(options.secretsOut ? {secrets_out: options.secretsOut} : {}),
     };
-    io.stdout.write(`${jsonText({...ready, ...loaded})}\n`);
+    print(`${jsonText({...ready, ...loaded})}\n`);
   } else {
-    io.stdout.write(readyMessage(emulator, options));
+    print(readyMessage(emulator, options));
     if (emulator.imported && options.importFile) {
-      io.stdout.write(`\n${options.display.loaded(options.importFile, emulator.imported)}`);
+      print(`\n${options.display.loaded(options.importFile, emulator.imported)}`);
     }
-    if (seeded && options.seed) io.stdout.write(`\n${options.display.loaded(options.seed, seeded)}`);
+    if (seeded && options.seed) print(`\n${options.display.loaded(options.seed, seeded)}`);
   }
   if (secrets && !shown) log(secretsNote(options.secretsOut));
   await options.untilStopped;

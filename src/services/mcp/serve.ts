@@ -1,7 +1,7 @@
 // Runs the MCP server on stdin/stdout until the client closes stdin. stdout carries protocol only.
 import type {Readable, Writable} from 'node:stream';
-import {openSession} from '../../auth/session.js';
 import {UserError} from '../../lib/errors.js';
+import type {ClientSettings, CommandSession} from '../../lib/session.js';
 import {testReceiver} from '../webhooks/test-receiver.js';
 import {WEBHOOK_SECRET_ENV} from '../webhooks/verify.js';
 import {fetchDeliveryDetail} from './delivery-detail.js';
@@ -10,20 +10,26 @@ import {createMcpServer} from './server.js';
 export interface ServeMcpOptions {
   env: NodeJS.ProcessEnv;
   version: string;
-  stdin?: Readable;
-  stdout?: Writable;
+  /**
+   * The command's session, opened afresh for each call (with MCP_CLIENT_SETTINGS), so a `svc login` made while
+   * the server runs applies at once.
+   */
+  openSession: () => Promise<CommandSession>;
+  /** The protocol's streams: the command's stdin and stdout. */
+  stdin: Readable;
+  stdout: Writable;
   /** Lets test_receiver send to receivers off this machine (the user's choice, never the agent's). */
   allowRemoteReceivers?: boolean;
 }
 
 /** Calls of an agent should fail fast: one retry, ten seconds per attempt. */
-const CLIENT_SETTINGS = {retries: 1, timeoutMs: 10_000};
+export const MCP_CLIENT_SETTINGS: ClientSettings = {retries: 1, timeoutMs: 10_000};
 
 export async function serveMcp(options: ServeMcpOptions): Promise<void> {
   const {env} = options;
   const {server, drain} = await createMcpServer({
     version: options.version,
-    openSession: () => openSession({env, client: CLIENT_SETTINGS}),
+    openSession: options.openSession,
     deliveryDetail: (session, orgId, deliveryId) =>
       fetchDeliveryDetail({apiUrl: session.credentials.apiUrl, orgId, deliveryId, env}),
     testReceiver: (input) => {
@@ -42,8 +48,8 @@ export async function serveMcp(options: ServeMcpOptions): Promise<void> {
     },
   });
   const {StdioServerTransport} = await import('@modelcontextprotocol/sdk/server/stdio.js');
-  const stdin = options.stdin ?? process.stdin;
-  const transport = new StdioServerTransport(stdin, options.stdout ?? process.stdout);
+  const {stdin} = options;
+  const transport = new StdioServerTransport(stdin, options.stdout);
   const closed = new Promise<void>((resolve) => {
     server.server.onclose = () => resolve();
   });

@@ -4,7 +4,7 @@
 import type {McpServer} from '@modelcontextprotocol/sdk/server/mcp.js';
 import type {CallToolResult} from '@modelcontextprotocol/sdk/types.js';
 import {z} from 'zod';
-import type {Session} from '../../auth/session.js';
+import type {CommandSession as Session} from '../../lib/session.js';
 import {toUserError} from '../../lib/error-mapper.js';
 import {currentSvcCommand, spellSvc} from '../../lib/invocation.js';
 import {

@@ -1,4 +1,5 @@
-// `svc webhooks deliveries`: recent deliveries to one endpoint, once or re-polled until stopped.
+// `svc webhooks deliveries`: recent deliveries to one endpoint, once or re-polled until stopped (the watch keeps
+// what it saw last and reports only what moved).
 import {idShapeText} from '../../definitions.js';
 import {isWebhookId, type SvcClient, ApiError, NetworkError, RateLimitedError} from '@svc/client';
 import {usageError} from '../../lib/errors.js';
@@ -40,28 +41,50 @@ export async function listDeliveries(options: ListDeliveriesOptions): Promise<De
   return {deliveries, total: all.length};
 }
 
+/** What a watch reports, poll by poll; the command shows each as it comes. */
+export type WatchProgress =
+  /** The first poll that answered: what is there, each delivery also as a `new` change (oldest first). */
+  | ({kind: 'start'; changes: DeliveryChange[]} & DeliveryList)
+  /** A later poll: the deliveries that are new or whose state moved since the last answer (maybe none). */
+  | {kind: 'changes'; changes: DeliveryChange[]}
+  /** A poll failed in a way worth retrying: said once per spell of trouble, the polls go on. */
+  | {kind: 'trouble'; error: ApiError}
+  /** The first answer after trouble. */
+  | {kind: 'recovered'};
+
 export interface WatchDeliveriesOptions extends ListDeliveriesOptions {
   intervalMs: number;
   signal: AbortSignal;
-  /** Each poll's result; `error` is set when a poll failed in a way worth retrying. */
-  onUpdate: (update: DeliveryList & {error?: ApiError}) => void;
+  onProgress: (progress: WatchProgress) => void;
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
 }
 
-/** Polls until the signal aborts. Passing trouble (network, rate limit, 5xx) is shown and retried; anything else ends the watch. */
+/**
+ * Polls until the signal aborts, keeping what the last answer held so that each poll reports only what moved.
+ * Passing trouble (network, rate limit, 5xx) is reported once and retried; anything else ends the watch.
+ */
 export async function watchDeliveries(options: WatchDeliveriesOptions): Promise<void> {
   checkWebhookId(options.webhookId);
   const {realSleep} = await import('@svc/client');
   const sleep = options.sleep ?? realSleep;
-  let last: DeliveryList = {deliveries: [], total: 0};
+  let seen: Map<string, Delivery> | undefined;
+  let failing = false;
   while (!options.signal.aborted) {
+    let list: DeliveryList | undefined;
     try {
-      last = await listDeliveries(options);
-      options.onUpdate(last);
+      list = await listDeliveries(options);
     } catch (err) {
       if (options.signal.aborted) return;
       if (!isPassing(err)) throw err;
-      options.onUpdate({...last, error: err as ApiError});
+      if (!failing) options.onProgress({kind: 'trouble', error: err as ApiError});
+      failing = true;
+    }
+    if (list) {
+      if (failing) options.onProgress({kind: 'recovered'});
+      failing = false;
+      const changes = deliveryChanges(seen ?? new Map(), list.deliveries);
+      options.onProgress(seen ? {kind: 'changes', changes} : {kind: 'start', changes, ...list});
+      seen = new Map(list.deliveries.map((d) => [d.id, d]));
     }
     try {
       await sleep(options.intervalMs, options.signal);

@@ -3,7 +3,7 @@
 import {MAX_DELIVERIES_LISTED} from '../../definitions.js';
 import {Text} from 'ink';
 import type React from 'react';
-import type {DeliveryDetail} from '@svc/client';
+import type {DeliveryDetail} from '../../schemas/emulator.js';
 import type {Delivery} from '../../schemas/index.js';
 import type {Trouble, TuiSource} from '../../services/tui-source.js';
 import {

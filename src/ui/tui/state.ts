@@ -3,7 +3,7 @@
 // the one before it left: `j j j` then Enter opens the third row, `/` then text types into the filter, and keys
 // read with one that opens a screen wait for that screen's first data. What the state asks the world to do (quit,
 // resend, keep a fresher row in a list) it lists in `effects`, which the view carries out.
-import type {DeliveryDetail} from '@svc/client';
+import type {DeliveryDetail} from '../../schemas/emulator.js';
 import type {Key} from 'ink';
 import type {Delivery, WebhookEndpoint} from '../../schemas/index.js';
 import {attemptOutcome, attemptSucceeded, nextAttemptText} from '../delivery-detail.js';

@@ -47,8 +47,10 @@ export default class EmulatorDeliveriesResend extends BaseCommand {
         dataDir: flags['data-dir'],
         env: process.env,
       });
-      if (!this.jsonEnabled()) process.stdout.write(renderResentFailed(result));
-      return {resent: result.resent, deliveries: result.deliveries};
+      await this.show({resent: result.resent, deliveries: result.deliveries}, () =>
+        renderResentFailed(result),
+      );
+      return;
     }
     if (!args.delivery_id) {
       throw usageError('which delivery? Give its id (dlv_…), or --failed to resend every failed one', [
@@ -60,12 +62,11 @@ export default class EmulatorDeliveriesResend extends BaseCommand {
       dataDir: flags['data-dir'],
       env: process.env,
     });
-    if (!this.jsonEnabled()) {
-      this.log(`Resent ${detail.delivery.id} on the emulator at ${apiUrl}:\n`);
-      process.stdout.write(
-        renderDeliveryDetail(detail, await terminalView(process.stdout, process.env, nowMs), apiUrl),
-      );
-    }
-    return detail;
+    await this.show(
+      detail,
+      async (d, view) =>
+        `Resent ${d.delivery.id} on the emulator at ${apiUrl}:\n\n` +
+        renderDeliveryDetail(d, await terminalView(view, nowMs), apiUrl),
+    );
   }
 }

@@ -35,15 +35,12 @@ export default class EmulatorKeysCreate extends BaseCommand {
       dataDir: flags['data-dir'],
       env: process.env,
     });
-    if (!this.jsonEnabled()) {
-      // Only the secret goes to stdout, so `KEY=$(svc emulator keys create --name x)` works; the rest is a hint.
-      this.logToStderr(
-        `Created ${key.name} (${key.id}), expires ${key.expires_at ?? 'never'}. The secret is shown once:`,
-      );
-      this.log(key.secret);
-      const svc = currentSvcCommand();
-      this.logToStderr(keyCreatedHint({svc, apiUrl, name: flags.name, dataDir: flags['data-dir']}));
-    }
-    return key;
+    // Only the secret goes to stdout, so `KEY=$(svc emulator keys create --name x)` works; the rest is a hint.
+    this.note(
+      `Created ${key.name} (${key.id}), expires ${key.expires_at ?? 'never'}. The secret is shown once:`,
+    );
+    await this.show(key, (k) => `${k.secret}\n`);
+    const svc = currentSvcCommand();
+    this.note(keyCreatedHint({svc, apiUrl, name: flags.name, dataDir: flags['data-dir']}));
   }
 }

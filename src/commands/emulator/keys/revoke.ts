@@ -14,12 +14,9 @@ export default class EmulatorKeysRevoke extends BaseCommand {
   async run() {
     const {args, flags} = await this.parse(EmulatorKeysRevoke);
     const {value: key, apiUrl} = await revokeKey({id: args.id, dataDir: flags['data-dir'], env: process.env});
-    if (!this.jsonEnabled()) {
-      const at = `on the emulator at ${apiUrl}`;
-      if (key.already_revoked)
-        this.logToStderr(`Nothing to do: ${key.name} (${key.id}) was already revoked ${at}.`);
-      else this.log(`Revoked ${key.name} (${key.id}) ${at}.`);
-    }
-    return key;
+    const at = `on the emulator at ${apiUrl}`;
+    // Nothing done is a note for a person; stdout stays empty (the record still is the --json answer).
+    if (key.already_revoked) this.note(`Nothing to do: ${key.name} (${key.id}) was already revoked ${at}.`);
+    await this.show(key, (k) => (k.already_revoked ? '' : `Revoked ${k.name} (${k.id}) ${at}.\n`));
   }
 }

@@ -20,10 +20,9 @@ export default class EmulatorLimiterReset extends BaseCommand {
   async run() {
     const {flags} = await this.parse(EmulatorLimiterReset);
     const result = await resetLimiter({dataDir: flags['data-dir'], env: process.env});
-    if (!this.jsonEnabled())
-      this.log(
-        `Failed-authentication counts cleared for every address by the emulator at ${result.api_url}.`,
-      );
-    return result;
+    await this.show(
+      result,
+      (r) => `Failed-authentication counts cleared for every address by the emulator at ${r.api_url}.\n`,
+    );
   }
 }

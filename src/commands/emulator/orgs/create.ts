@@ -19,7 +19,6 @@ export default class EmulatorOrgsCreate extends BaseCommand {
   async run() {
     const {flags} = await this.parse(EmulatorOrgsCreate);
     const org = await createOrg({name: flags.name, dataDir: flags['data-dir'], env: process.env});
-    if (!this.jsonEnabled()) this.log(org.id);
-    return org;
+    await this.show(org, (o) => `${o.id}\n`);
   }
 }

@@ -14,7 +14,6 @@ export default class EmulatorOrgsDelete extends BaseCommand {
   async run() {
     const {args, flags} = await this.parse(EmulatorOrgsDelete);
     const result = await deleteOrg({id: args.id, dataDir: flags['data-dir'], env: process.env});
-    if (!this.jsonEnabled()) this.log(`Deleted ${result.org_id}.`);
-    return result;
+    await this.show(result, (r) => `Deleted ${r.org_id}.\n`);
   }
 }

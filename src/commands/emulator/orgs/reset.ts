@@ -16,7 +16,6 @@ export default class EmulatorOrgsReset extends BaseCommand {
   async run() {
     const {args, flags} = await this.parse(EmulatorOrgsReset);
     const result = await resetOrg({id: args.id, dataDir: flags['data-dir'], env: process.env});
-    if (!this.jsonEnabled()) this.log(`Emptied ${result.org_id}.`);
-    return result;
+    await this.show(result, (r) => `Emptied ${r.org_id}.\n`);
   }
 }

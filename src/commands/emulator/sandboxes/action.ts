@@ -38,7 +38,6 @@ export default class EmulatorSandboxesAction extends BaseCommand {
       dataDir: flags['data-dir'],
       env: process.env,
     });
-    if (!this.jsonEnabled()) this.log(`${args.action}: ${describeMove(move)} on the emulator at ${apiUrl}`);
-    return move;
+    await this.show(move, (m) => `${args.action}: ${describeMove(m)} on the emulator at ${apiUrl}\n`);
   }
 }

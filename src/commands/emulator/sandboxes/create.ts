@@ -29,7 +29,6 @@ export default class EmulatorSandboxesCreate extends BaseCommand {
       dataDir: flags['data-dir'],
       env: process.env,
     });
-    if (!this.jsonEnabled()) this.log(`Created ${describeMove(move)} on the emulator at ${apiUrl}`);
-    return move;
+    await this.show(move, (m) => `Created ${describeMove(m)} on the emulator at ${apiUrl}\n`);
   }
 }

@@ -21,24 +21,23 @@ export default class EmulatorSandboxesList extends BaseCommand {
       org: flags.org,
       env: process.env,
     });
-    if (!this.jsonEnabled()) {
-      if (data.length === 0)
-        this.logToStderr(
-          `No sandboxes yet on the emulator at ${apiUrl}. Create one with \`svc emulator sandboxes create\`.`,
-        );
-      else this.logToStderr(`Sandboxes on the emulator at ${apiUrl}:`);
-      for (const s of data) {
-        const extra = [
-          s.last_error ? `last_error: ${sanitize(s.last_error)}` : '',
-          s.expires_at ? `expires ${s.expires_at}` : '',
-        ]
-          .filter(Boolean)
-          .join(', ');
-        this.log(
-          `${s.id}  ${sanitize(s.name)}  ${s.status} (desired ${s.desired_state})${extra ? `  ${extra}` : ''}`,
-        );
-      }
-    }
-    return {data};
+    if (data.length === 0)
+      this.note(
+        `No sandboxes yet on the emulator at ${apiUrl}. Create one with \`svc emulator sandboxes create\`.`,
+      );
+    else this.note(`Sandboxes on the emulator at ${apiUrl}:`);
+    await this.show({data}, (list) =>
+      list.data
+        .map((s) => {
+          const extra = [
+            s.last_error ? `last_error: ${sanitize(s.last_error)}` : '',
+            s.expires_at ? `expires ${s.expires_at}` : '',
+          ]
+            .filter(Boolean)
+            .join(', ');
+          return `${s.id}  ${sanitize(s.name)}  ${s.status} (desired ${s.desired_state})${extra ? `  ${extra}` : ''}\n`;
+        })
+        .join(''),
+    );
   }
 }

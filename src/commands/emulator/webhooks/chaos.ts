@@ -36,15 +36,12 @@ export default class EmulatorWebhooksChaos extends BaseCommand {
       dataDir: flags['data-dir'],
       env: process.env,
     });
-    if (!this.jsonEnabled()) {
-      const from = result.source === 'emulator' ? ' (from the emulator’s --chaos)' : '';
+    await this.show(result, (r) => {
+      const from = r.source === 'emulator' ? ' (from the emulator’s --chaos)' : '';
       const at = ` on the emulator at ${apiUrl}`;
-      this.log(
-        result.chaos
-          ? `${result.endpoint_id}${at}: ${describeChaos(result.chaos)}${from}`
-          : `${result.endpoint_id}${at}: no chaos; deliveries are made plainly`,
-      );
-    }
-    return result;
+      return r.chaos
+        ? `${r.endpoint_id}${at}: ${describeChaos(r.chaos)}${from}\n`
+        : `${r.endpoint_id}${at}: no chaos; deliveries are made plainly\n`;
+    });
   }
 }

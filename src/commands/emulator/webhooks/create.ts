@@ -35,21 +35,18 @@ export default class EmulatorWebhooksCreate extends BaseCommand {
       env: process.env,
     });
     // Warnings go to stderr with --json too: stdout holds only the JSON document.
-    for (const warning of endpoint.warnings) process.stderr.write(`Warning: ${warning}\n`);
-    if (!this.jsonEnabled()) {
-      this.logToStderr(
-        `Added ${endpoint.id} for ${endpoint.events.join(', ')} → ${endpoint.url} on the emulator at ${apiUrl}. The signing secret is shown once:`,
-      );
-      this.log(endpoint.secret);
-      this.logToStderr(
-        webhookCreatedHint({
-          svc: currentSvcCommand(),
-          id: endpoint.id,
-          event: endpoint.events[0] ?? 'sandbox.ready',
-          dataDir: flags['data-dir'],
-        }),
-      );
-    }
-    return endpoint;
+    for (const warning of endpoint.warnings) this.warn(warning, {evenWithJson: true});
+    this.note(
+      `Added ${endpoint.id} for ${endpoint.events.join(', ')} → ${endpoint.url} on the emulator at ${apiUrl}. The signing secret is shown once:`,
+    );
+    await this.show(endpoint, (e) => `${e.secret}\n`);
+    this.note(
+      webhookCreatedHint({
+        svc: currentSvcCommand(),
+        id: endpoint.id,
+        event: endpoint.events[0] ?? 'sandbox.ready',
+        dataDir: flags['data-dir'],
+      }),
+    );
   }
 }

@@ -18,7 +18,6 @@ export default class EmulatorWebhooksDelete extends BaseCommand {
       dataDir: flags['data-dir'],
       env: process.env,
     });
-    if (!this.jsonEnabled()) this.log(`Deleted ${result.id} on the emulator at ${apiUrl}.`);
-    return result;
+    await this.show(result, (r) => `Deleted ${r.id} on the emulator at ${apiUrl}.\n`);
   }
 }

@@ -1,7 +1,7 @@
 import {Args} from '@oclif/core';
 import {apiUrlFlag, dataDirFlag} from '../../../lib/flags.js';
 import {BaseCommand} from '../../../lib/base-command.js';
-import {showDelivery} from '../../../services/webhooks/deliveries/show.js';
+import {checkDeliveryId, showDelivery} from '../../../services/webhooks/deliveries/show.js';
 import {renderDeliveryDetail} from '../../../ui/delivery-detail.js';
 import {terminalView} from '../../../ui/views.js';
 
@@ -26,16 +26,17 @@ export default class WebhooksDeliveriesShow extends BaseCommand {
 
   async run() {
     const {args, flags} = await this.parse(WebhooksDeliveriesShow);
+    // A malformed id is said before anything is read, whatever the credentials.
+    checkDeliveryId(args.delivery_id);
+    const {client} = await this.session();
     const {shown, apiUrl, nowMs} = await showDelivery({
+      client,
       deliveryId: args.delivery_id,
       env: process.env,
-      apiUrl: flags['api-url'],
       dataDir: flags['data-dir'],
     });
-    if (!this.jsonEnabled())
-      process.stdout.write(
-        renderDeliveryDetail(shown, await terminalView(process.stdout, process.env, nowMs), apiUrl),
-      );
-    return shown;
+    await this.show(shown, async (s, view) =>
+      renderDeliveryDetail(s, await terminalView(view, nowMs), apiUrl),
+    );
   }
 }

@@ -1,15 +1,15 @@
 // `svc webhooks deliveries show`: one delivery with its attempts and event (emulator), or its list record (API).
-import {openSession} from '../../../auth/session.js';
-import {type DeliveryDetail, EmulatorControlError} from '@svc/client';
+import {type DeliveryDetail, EmulatorControlError, type SvcClient} from '@svc/client';
 import {idShapeText, isId, MAX_DELIVERIES_LISTED} from '../../../definitions.js';
 import {UserError, usageError} from '../../../lib/errors.js';
 import type {Delivery} from '../../../schemas/index.js';
 import {readDeliveryDetail} from './detail.js';
 
 export interface ShowDeliveryOptions {
+  /** The command's client: its key names the org, its address the emulator that may hold the detail. */
+  client: SvcClient;
   deliveryId: string;
   env: NodeJS.ProcessEnv;
-  apiUrl?: string;
   /** The emulator's data dir, when the one serving the API address is not to be found by its address. */
   dataDir?: string;
 }
@@ -42,12 +42,12 @@ export function checkDeliveryId(deliveryId: string): void {
 
 export async function showDelivery(options: ShowDeliveryOptions): Promise<ShownDeliveryAt> {
   checkDeliveryId(options.deliveryId);
-  const {client, credentials} = await openSession({env: options.env, flags: {apiUrl: options.apiUrl}});
+  const {client} = options;
   // The key in use names the org, and proves it still reads, before the emulator shows anything of it.
   const org = await client.getOrg();
   // Its EmulatorControlError reaches the CLI's error mapper like any control command's.
   const detail = await readDeliveryDetail({
-    apiUrl: credentials.apiUrl,
+    apiUrl: client.apiUrl,
     orgId: org.id,
     deliveryId: options.deliveryId,
     env: options.env,
@@ -62,7 +62,7 @@ export async function showDelivery(options: ShowDeliveryOptions): Promise<ShownD
     }
     throw err;
   });
-  const at = {apiUrl: credentials.apiUrl, nowMs: client.serverNowMs()};
+  const at = {apiUrl: client.apiUrl, nowMs: client.serverNowMs()};
   if (detail) return {shown: detail, ...at};
   // The API has no route for one delivery: look for it in each endpoint's list.
   for (const endpoint of await client.listWebhooks()) {

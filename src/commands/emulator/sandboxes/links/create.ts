@@ -52,12 +52,9 @@ export default class EmulatorSandboxesLinksCreate extends BaseCommand {
       dataDir: flags['data-dir'],
       env: process.env,
     });
-    if (!this.jsonEnabled()) {
-      // Only the URL goes to stdout, so `URL=$(svc emulator sandboxes links create …)` works.
-      this.log(link.url);
-      this.logToStderr(`On the emulator at ${apiUrl}:`);
-      this.logToStderr(linkCreatedHint({svc: currentSvcCommand(), link, dataDir: flags['data-dir']}));
-    }
-    return link;
+    // Only the URL goes to stdout, so `URL=$(svc emulator sandboxes links create …)` works.
+    await this.show(link, (l) => `${l.url}\n`);
+    this.note(`On the emulator at ${apiUrl}:`);
+    this.note(linkCreatedHint({svc: currentSvcCommand(), link, dataDir: flags['data-dir']}));
   }
 }

@@ -27,12 +27,13 @@ export default class EmulatorSandboxesLinksList extends BaseCommand {
       dataDir: flags['data-dir'],
       env: process.env,
     });
-    if (!this.jsonEnabled()) {
-      const view = await terminalView(process.stdout, process.env, nowMs);
-      const svc = currentSvcCommand();
-      this.logToStderr(`Links on the emulator at ${apiUrl}:`);
-      process.stdout.write(renderSandboxLinks(links, {...view, svc, dataDir: flags['data-dir']}));
-    }
-    return {data: links};
+    this.note(`Links on the emulator at ${apiUrl}:`);
+    await this.show({data: links}, async ({data}, view) =>
+      renderSandboxLinks(data, {
+        ...(await terminalView(view, nowMs)),
+        svc: currentSvcCommand(),
+        dataDir: flags['data-dir'],
+      }),
+    );
   }
 }
