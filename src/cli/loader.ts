@@ -146,7 +146,13 @@ function folderTrust(dir: string, rule: TrustRule): {usable: boolean; problem?: 
     return {usable: code === 'ENOENT' || code === 'ENOTDIR'};
   }
   if (!info.isDirectory()) return {usable: false};
-  const problem = trust.folderProblem(info, rule);
+  let problem: string | undefined;
+  try {
+    problem = trust.folderProblem(info, rule);
+  } catch {
+    // The check itself failed (no owner to compare with, say): no cache this time, and nothing to say about it.
+    return {usable: false};
+  }
   return problem ? {usable: false, problem} : {usable: true};
 }
 

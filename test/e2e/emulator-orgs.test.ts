@@ -6,7 +6,7 @@ import {join} from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {type RunningEmulator, startEmulator} from '../../src/emulator/index.js';
 import {type StartedProcess, spawnEmulator} from '../helpers/emulator-process.js';
-import {runCommand} from '../helpers/run-cli.js';
+import {runCli, runCommand} from '../helpers/run-cli.js';
 
 let root: string;
 // The file's emulator, in this process, on a manual clock; the org commands find it by its data dir.
