@@ -8,7 +8,6 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {type RunningEmulator, startEmulator} from '../../src/emulator/index.js';
 import {EmulatorControl, EmulatorControlError, type RelayMessage} from '../../src/client/emulator-control.js';
 import {signPayload, verifySignature} from '../../src/webhooks/index.js';
-import {waitFor} from '../emulator/delivery/helpers.js';
 
 let em: RunningEmulator;
 const publicLookup = async () => [{address: '93.184.215.14', family: 4}];
@@ -114,7 +113,7 @@ describe('the control client', () => {
       body: '',
     });
     cut.abort();
-    await waitFor(async () => (await c.delivery(delivery?.delivery_id as string)).attempts.length === 1);
+    await c.waitForDelivery({delivery_id: delivery?.delivery_id as string, attempts: 1});
     const detail = await c.delivery(delivery?.delivery_id as string);
     expect(detail.endpoint_id).toBe(relay.endpoint_id);
     expect(detail.event).toEqual(JSON.parse(delivery?.body as string));

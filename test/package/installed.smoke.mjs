@@ -111,6 +111,12 @@ function startEmulator(bin, args, env) {
 async function startReceiver() {
   const {createNodeHandler} = await importFrom(WEBHOOKS_APP, '@svc/webhooks/node');
   const events = [];
+  /** Waiters for a count of verified events, told as each event arrives (nothing is read on a timer). */
+  const waiters = new Set();
+  const verified = (event, delivery) => {
+    events.push({event, delivery});
+    for (const w of [...waiters]) w();
+  };
   let handle;
   const server = createServer((req, res) => {
     if (!handle) {
@@ -124,15 +130,24 @@ async function startReceiver() {
     url: `http://127.0.0.1:${server.address().port}/hook`,
     events,
     acceptSecret(secret) {
-      handle = createNodeHandler({secret, onEvent: (event, delivery) => void events.push({event, delivery})});
+      handle = createNodeHandler({secret, onEvent: (event, delivery) => void verified(event, delivery)});
     },
-    async waitFor(count, ms = 30_000) {
-      const deadline = Date.now() + ms;
-      while (events.length < count) {
-        if (Date.now() > deadline)
-          throw new Error(`${events.length} of ${count} verified deliveries in ${ms} ms`);
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+    /** Resolves once `count` deliveries were verified; rejects after `ms`. */
+    received(count, ms = 30_000) {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          if (events.length < count) return;
+          waiters.delete(check);
+          clearTimeout(timer);
+          resolve();
+        };
+        const timer = setTimeout(() => {
+          waiters.delete(check);
+          reject(new Error(`${events.length} of ${count} verified deliveries in ${ms} ms`));
+        }, ms);
+        waiters.add(check);
+        check();
+      });
     },
     close: () => new Promise((resolve) => server.close(resolve)),
   };
@@ -215,7 +230,7 @@ describe('the installed package', () => {
       const client = createClient({apiUrl: emu.apiUrl, apiKey: key.secret});
       assert.equal((await client.getOrg()).id, emu.orgId);
       await emu.control.trigger({type: 'sandbox.ready'});
-      await receiver.waitFor(1);
+      await receiver.received(1);
       assert.equal(receiver.events[0].event.type, 'sandbox.ready');
       assert.equal(receiver.events[0].delivery.attempt, 1);
     } finally {
@@ -254,7 +269,7 @@ describe('the installed package', () => {
       const endpoint = JSON.parse(created.stdout);
       receiver.acceptSecret(endpoint.secret);
       assert.equal(svc(['trigger', 'sandbox.ready', '--json']).code, 0);
-      await receiver.waitFor(1);
+      await receiver.received(1);
 
       const deliveries = JSON.parse(svc(['webhooks', 'deliveries', endpoint.id, '--json']).stdout);
       const id = receiver.events[0].delivery.deliveryId;

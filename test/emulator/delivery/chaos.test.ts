@@ -53,7 +53,7 @@ async function runWith(options: {global?: ChaosSettings; perEndpoint?: ChaosSett
       0,
     );
     // Every first attempt decided (made, or moved later) before the clock moves, or one decided after the
-    // move would be held past it.
+    // move would be held past it. Polled: chaos moving an attempt later tells nobody, so the rows are read.
     const now = emu.clock.now();
     await waitFor(async () => {
       const {rows} = await emu.db.query<{n: number}>(

@@ -91,6 +91,7 @@ describe('the worker’s timers', () => {
     });
     worker.start();
     await worker.settled();
+    // Polled: the fake timers' queue is what is under test, and scheduling a timer announces nothing.
     await waitFor(() => fake.pending().includes(5_000));
 
     // Due now on the emulator clock, but nobody tells the worker: it sleeps until its timer fires.

@@ -410,6 +410,7 @@ describe.each([
       startWorker({exclusiveDatabase, maxLanes: 2, idleMs: 600_000});
       await sandboxes.create({orgId});
       for (const r of receivers) await r.received(1);
+      // Polled: a bare worker on a database, with no control surface to push when it records an outcome.
       await waitFor(async () => {
         const r = await db.query<{n: string | number}>(
           `SELECT count(*) AS n FROM deliveries WHERE status = 'succeeded'`,

@@ -5,7 +5,7 @@ import {EmulatorControlError} from '../../../src/client/emulator-control.js';
 import {type RunningEmulator, startEmulator} from '../../../src/emulator/index.js';
 import {EMULATOR_BACKENDS, type EmulatorBackend} from '../../helpers/emulator-backends.js';
 import {describeEachBackend} from '../../helpers/requirements.js';
-import {type Receiver, startReceiver, waitFor} from '../delivery/helpers.js';
+import {type Receiver, startReceiver} from '../delivery/helpers.js';
 
 let emu: RunningEmulator | undefined;
 let receiver: Receiver | undefined;
@@ -55,9 +55,12 @@ async function setUp() {
     await e.control.advanceClock('13h');
     await r.received(3 * (made + 1));
   }
-  await waitFor(async () =>
+  // Each delivery's ninth answer recorded: every one of them has failed.
+  for (const id of new Set(r.requests.map((q) => String(q.headers['svc-delivery-id']))))
+    await e.control.waitForDelivery({delivery_id: id, status: 'failed'});
+  expect(
     (await e.control.endpointHealth()).data.every((h) => h.failed === (h.endpoint_id === a.id ? 2 : 1)),
-  );
+  ).toBe(true);
   // One more, still pending: never part of a bulk resend of failed deliveries.
   await e.control.trigger({type: 'sandbox.ready'});
   await r.received(28);

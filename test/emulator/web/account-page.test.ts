@@ -15,7 +15,7 @@ import {
 } from '../../helpers/browser.js';
 import {localhostFetch} from '../../helpers/localhost-fetch.js';
 import {CHROMIUM, describeNeeding} from '../../helpers/requirements.js';
-import {type Receiver, startReceiver, waitFor} from '../delivery/helpers.js';
+import {type Receiver, startReceiver} from '../delivery/helpers.js';
 
 const START = new Date('2031-05-01T12:00:00.000Z');
 const ARTIFACTS = 'account-page';
@@ -605,8 +605,9 @@ describeNeeding([CHROMIUM], 'the account page in Chromium', {timeout: 60_000}, (
     if (!(await hasDelivery())) {
       // An event one of the org's endpoints takes (the full-file run left only sandbox.error endpoints).
       const [hook] = await emu.repos.endpoints.list(emu.orgId);
-      await emu.control.trigger({type: hook?.events[0] as EventType});
-      await waitFor(hasDelivery);
+      const moved = await emu.control.trigger({type: hook?.events[0] as EventType});
+      await emu.control.waitForDelivery({event_id: moved.event?.id as string});
+      expect(await hasDelivery()).toBe(true);
     }
     const aliceKey = (await emu.repos.keys.list(emu.orgId)).find((k) => !k.revokedAt);
     const aliceHook = (await emu.repos.endpoints.list(emu.orgId))[0];

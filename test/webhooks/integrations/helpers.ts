@@ -3,9 +3,6 @@
 import {type RunningEmulator, startEmulator} from '../../../src/emulator/index.js';
 import type {EventType} from '../../../src/schemas/index.js';
 import type {WebhookEvent} from '../../../src/webhooks/index.js';
-import {waitFor} from '../../emulator/delivery/helpers.js';
-
-export {waitFor};
 
 export interface RawDelivery {
   headers: Record<string, string>;
@@ -65,7 +62,10 @@ export async function startRig(url: string, record: Recorded): Promise<DeliveryR
       const before = record.raw.length;
       const move = await emulator.control.trigger({type});
       const id = move.event?.id ?? '';
-      await waitFor(() => record.raw.length > before && record.handled.some((e) => e.id === id));
+      // The attempt is recorded once the receiver has answered, which it does after handling the event.
+      await emulator.control.waitForDelivery({event_id: id});
+      if (record.raw.length <= before || !record.handled.some((e) => e.id === id))
+        throw new Error(`the receiver answered ${id} without recording and handling it`);
       return id;
     },
     async delivered(count) {
