@@ -58,8 +58,9 @@ describe('the test suite', () => {
   it('starts no emulator for each test: an emulator is shared by a file and its tests are kept apart in it', () => {
     const perTest = FILES.filter((f) => {
       const text = f.lines.join('\n');
-      return [...text.matchAll(/beforeEach\(([\s\S]*?)\n\}\);/g)].some((m) =>
-        /startEmulator(Process)?\(/.test(m[1] ?? ''),
+      // Each beforeEach body, up to the closing line at its own indentation.
+      return [...text.matchAll(/^([ \t]*)beforeEach\(([\s\S]*?)\n\1\}\);/gm)].some((m) =>
+        /startEmulator(Process)?\(/.test(m[2] ?? ''),
       );
     }).map((f) => f.path);
     expect(perTest).toEqual([]);

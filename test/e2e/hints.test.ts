@@ -3,6 +3,7 @@
 // Everything here spawns: the way into svc a line names (node and a path, svc on the PATH, npx svc in the project)
 // is under test, and only a shell of its own runs a line as typed. PostgreSQL is one of the start modes on purpose:
 // the backend decides what the ready message prints (--database-url instead of a data dir).
+// Backends: starting on PostgreSQL is one of the start modes whose printed lines are under test.
 import {type ChildProcess, spawn} from 'node:child_process';
 import {randomBytes} from 'node:crypto';
 import {chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs';

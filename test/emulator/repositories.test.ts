@@ -1,3 +1,4 @@
+// Backends: the repositories are the SQL layer itself.
 import {afterAll, beforeAll, expect, it} from 'vitest';
 import type {Database} from '../../src/emulator/db/database.js';
 import {openStorage, type OpenedStorage} from '../../src/emulator/db/open.js';

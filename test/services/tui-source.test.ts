@@ -10,7 +10,7 @@ import {createClient} from '../../src/client/index.js';
 import {type RunningEmulator, startEmulator} from '../../src/emulator/index.js';
 import {toUserError} from '../../src/lib/error-mapper.js';
 import {describeTrouble, openTuiSource, prefetchEndpoints} from '../../src/services/tui.js';
-import {runCli} from '../helpers/run-cli.js';
+import {runCommand} from '../helpers/run-cli.js';
 
 let root: string;
 let emu: RunningEmulator;
@@ -42,7 +42,7 @@ describe('openTuiSource', () => {
 
     // Another terminal logs in to the emulator.
     const key = await emu.control.createKey({name: 'later'});
-    const login = await runCli(['login', '--api-url', emu.apiUrl], {env, input: `${key.secret}\n`});
+    const login = await runCommand(['login', '--api-url', emu.apiUrl], {env, input: `${key.secret}\n`});
     expect(login.code, login.stderr).toBe(0);
 
     expect(await source.listEndpoints()).toEqual([]);

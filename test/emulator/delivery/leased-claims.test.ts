@@ -1,6 +1,7 @@
 // The leased claim, used where several processes share one database: which deliveries a worker takes, that it
 // leases them so no other worker takes them until the lease runs out, and, on PostgreSQL, that claims made at
 // the same moment never share a delivery. Runs on PGlite always and on PostgreSQL when one is configured.
+// Backends: leases and claims made at the same moment are decided by PostgreSQL's row locks (SKIP LOCKED), which PGlite never sees.
 import pg from 'pg';
 import {afterAll, beforeAll, beforeEach, expect, it} from 'vitest';
 import {manualClock} from '../../../src/emulator/clock.js';

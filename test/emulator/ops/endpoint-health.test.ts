@@ -1,5 +1,6 @@
 // GET /_emulator/webhook-health: how each endpoint's recent deliveries are going, every endpoint of an org in one
 // answer (what the TUI's health column reads), on the embedded database and on PostgreSQL.
+// Backends: the health summary is one SQL aggregate over an org's deliveries, which each database groups and orders itself.
 import {afterEach, beforeEach, describe, expect, it} from 'vitest';
 import {type RunningEmulator, startEmulator} from '../../../src/emulator/index.js';
 import type {EndpointHealth} from '../../../src/client/emulator-control.js';

@@ -1,40 +1,32 @@
+// Backends: the order is the database's (ORDER BY created_at, then the order rows were created in), and PostgreSQL
+// breaks ties and cuts a sorted list by its own plans, which PGlite's need not share.
 // Every list of deliveries reads newest first: by creation time, then by the order the emulator created them. On a
 // manual clock every delivery of one instant ties on created_at; the last trigger must still read back as data[0],
-// and the 100-row cut must keep the 100 newest, on PGlite and PostgreSQL, on both clocks.
-import {afterEach, beforeEach, describe, expect, it} from 'vitest';
+// and the 100-row cut must keep the 100 newest, on PGlite and PostgreSQL, on both clocks. The clock is a start
+// option: one emulator per storage and clock, each for its one test.
+import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {MAX_DELIVERIES_LISTED} from '../../../src/definitions.js';
 import {type RunningEmulator, startEmulator} from '../../../src/emulator/index.js';
 import {DeliverySchema, listOf} from '../../../src/schemas/index.js';
-import {EMULATOR_BACKENDS, type EmulatorBackend} from '../../helpers/emulator-backends.js';
+import {EMULATOR_BACKENDS} from '../../helpers/emulator-backends.js';
 import {describeEachBackend} from '../../helpers/requirements.js';
 
-let emu: RunningEmulator | undefined;
-let dispose: (() => Promise<void>) | undefined;
-afterEach(async () => {
-  await emu?.stop();
-  emu = undefined;
-  await dispose?.();
-  dispose = undefined;
-});
-
-let backend = EMULATOR_BACKENDS[0] as EmulatorBackend;
-
-async function start(clock: 'manual' | 'real'): Promise<RunningEmulator> {
-  const opened = await backend.options();
-  dispose = opened.dispose;
-  // The endpoint's port refuses at once: deliveries are made and stay pending, and nothing leaves the machine.
-  emu = await startEmulator({...opened.options, port: 0, clock, allowLocalEndpoints: true});
-  return emu;
-}
-
-describeEachBackend(EMULATOR_BACKENDS, 'on $name', (chosen) => {
-  beforeEach(() => {
-    backend = chosen;
-  });
-
+describeEachBackend(EMULATOR_BACKENDS, 'on $name', (backend) => {
   describe.each(['manual', 'real'] as const)('on the %s clock', (clock) => {
+    let e: RunningEmulator;
+    let dispose: (() => Promise<void>) | undefined;
+    beforeAll(async () => {
+      const opened = await backend.options();
+      dispose = opened.dispose;
+      // The endpoint's port refuses at once: deliveries are made and stay pending, and nothing leaves the machine.
+      e = await startEmulator({...opened.options, port: 0, clock, allowLocalEndpoints: true});
+    });
+    afterAll(async () => {
+      await e?.stop();
+      await dispose?.();
+    });
+
     it('puts five triggers made at one instant, among more than 100 deliveries, at positions 0-4 in order', async () => {
-      const e = await start(clock);
       const endpoint = await e.control.createWebhook({
         url: 'http://127.0.0.1:1/d',
         events: ['sandbox.error'],

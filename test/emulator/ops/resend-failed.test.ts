@@ -1,5 +1,6 @@
 // Bulk recovery through the control route: every failed delivery that matches is resent by the one resend
 // operation, on a real emulator with a real receiver that keeps failing.
+// Backends: the bulk match is one SQL filter over statuses, orgs and times that each database evaluates.
 import {afterEach, beforeEach, describe, expect, it} from 'vitest';
 import {EmulatorControlError} from '../../../src/client/emulator-control.js';
 import {type RunningEmulator, startEmulator} from '../../../src/emulator/index.js';

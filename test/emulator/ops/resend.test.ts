@@ -1,3 +1,4 @@
+// Backends: a resend numbers its attempt and reschedules the delivery in SQL, under the row lock each database takes its own way.
 import {afterEach, beforeEach, describe, expect, it} from 'vitest';
 import {EmulatorControlError} from '../../../src/client/emulator-control.js';
 import {type RunningEmulator, startEmulator} from '../../../src/emulator/index.js';

@@ -1,6 +1,7 @@
 // Sessions follow their people: a reset, or an import that replaces the state without the person, ends their
 // account page sessions at once, on PGlite (which keeps looked-up sessions in memory) and PostgreSQL alike.
 // A real cookie over HTTP, as a browser sends it.
+// Backends: PGlite keeps looked-up sessions in memory while PostgreSQL reads them each time: ending them must hold on both.
 import {afterAll, beforeAll, expect, it} from 'vitest';
 import {type RunningEmulator, startEmulator} from '../../../src/emulator/index.js';
 import {accountClient, signIn} from '../../helpers/account-client.js';

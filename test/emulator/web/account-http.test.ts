@@ -1,5 +1,6 @@
 // The account page over plain HTTP (no browser): what is stored, what is logged, and how hostile or odd posts
 // are answered. The whole flows in Chromium live in account-page.test.ts.
+// Backends: people, sessions and sign-in links are SQL rows with unique keys and expiry each database enforces.
 import {createHash} from 'node:crypto';
 import {request} from 'node:http';
 import fc from 'fast-check';
