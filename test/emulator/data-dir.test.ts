@@ -1,5 +1,6 @@
 // The data dir is owner-only after a start, whoever made it and however open it was; a dir that belongs to
-// someone else is refused with a message that says what to do.
+// someone else is refused with a message that says what to do. The starts here are under test (what a start does
+// to its data dir), so each is an emulator of its own.
 import {chmod, chown, mkdir, mkdtemp, rm, stat, symlink, writeFile} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';

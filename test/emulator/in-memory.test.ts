@@ -1,5 +1,6 @@
 // An in-memory emulator keeps its database in memory: nothing of it is written to disk while it runs, it works
-// like any other (keys, endpoints, the API), and its stop leaves nothing behind.
+// like any other (keys, endpoints, the API), and its stop leaves nothing behind. The starts and stops are under
+// test, so each test starts its own.
 import {readdirSync} from 'node:fs';
 import {mkdir, mkdtemp, rm} from 'node:fs/promises';
 import {tmpdir} from 'node:os';

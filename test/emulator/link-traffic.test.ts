@@ -1,3 +1,5 @@
+// Backends: a stream is cut on word of a committed write, which on PostgreSQL also comes by NOTIFY from the tables'
+// triggers, and the link's key, sandbox and expiry are read back with PostgreSQL's own queries and clock.
 // What flows through a port session over real HTTP: a server-sent-events stream and a WebSocket are cut the moment
 // their link stops working (its key revoked or expired, its sandbox stopped or expired), while other links' traffic
 // flows on; an app that does not answer gets 504; the app is told where a request came from by the emulator, never

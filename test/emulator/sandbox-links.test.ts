@@ -1,3 +1,5 @@
+// Backends: whether a link still works is read from the database on each request (key, sandbox, expiry, token
+// hash), and on PostgreSQL revocations also arrive by NOTIFY from the tables' triggers.
 // Sandbox links over real HTTP: a port session forwards to a loopback server, desktop links and browser URLs answer
 // a page, and revoking (or expiring) the key that made them, or stopping their sandbox, stops each of them on the
 // very next request. Runs on PGlite and on PostgreSQL (shown skipped, with why, where there is none).

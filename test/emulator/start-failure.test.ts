@@ -1,5 +1,6 @@
 // A start that fails leaves nothing behind: no temporary folder of an in-memory emulator, no data dir that the
-// start itself made, and a database that cannot be opened is reported with the folder and what to do.
+// start itself made, and a database that cannot be opened is reported with the folder and what to do. Every start
+// here is under test (each fails), so none is shared.
 import {createServer, type Server} from 'node:net';
 import {existsSync, readdirSync} from 'node:fs';
 import {mkdir, mkdtemp, rm, writeFile} from 'node:fs/promises';

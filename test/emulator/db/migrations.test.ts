@@ -1,11 +1,19 @@
+// Backends: the migration runner's statements (a dollar-quoted body, a DO block, a transaction rolled back part-way)
+// are parsed and run by the database itself, so each case runs on both.
+// Each case gets a schema of its own: on PostgreSQL a scratch schema, on PGlite one in the file's one database (a
+// copy of the emulator's template: a PGlite's initdb costs seconds), so no case sees another's tables or its
+// schema_migrations.
+import {randomBytes} from 'node:crypto';
 import {mkdtemp, rm, writeFile} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {pathToFileURL} from 'node:url';
-import {PGlite} from '@electric-sql/pglite';
+import type {PGlite} from '@electric-sql/pglite';
 import pg from 'pg';
 import {afterAll, beforeAll, expect, it} from 'vitest';
 import {type Database, migrate, wrapPGlite, wrapPgPool} from '../../../src/emulator/db/database.js';
+import {openPGlite} from '../../../src/emulator/db/pglite.js';
+import {copyTemplate, ensureTemplate, PGDATA} from '../../../src/emulator/db/template.js';
 import {scratchSchema} from '../../helpers/pg-schema.js';
 import {describeEachBackend, POSTGRES, postgresUrl, type Requirement} from '../../helpers/requirements.js';
 
@@ -42,12 +50,31 @@ interface Backend {
   open(): Promise<{db: Database; dispose(): Promise<void>}>;
 }
 
+/** The file's one PGlite, opened on first use and closed after the file. */
+let pglite: Promise<PGlite> | undefined;
+
+async function openShared(): Promise<PGlite> {
+  const pgdata = join(await mkdtemp(join(dir, 'pglite-')), PGDATA);
+  await copyTemplate(await ensureTemplate(), pgdata);
+  return openPGlite(pgdata);
+}
+
 const backends: Backend[] = [
   {
     name: 'PGlite',
     async open() {
-      const db = wrapPGlite(new PGlite() as never);
-      return {db, dispose: () => db.close()};
+      pglite ??= openShared();
+      const shared = await pglite;
+      const schema = `svc_test_${randomBytes(6).toString('hex')}`;
+      await shared.exec(`CREATE SCHEMA ${schema}; SET search_path TO ${schema}`);
+      // The wrapper's close would close the shared PGlite: this case's database is its schema.
+      const db = wrapPGlite(shared as never);
+      return {
+        db,
+        dispose: async () => {
+          await shared.exec(`DROP SCHEMA ${schema} CASCADE; RESET search_path`);
+        },
+      };
     },
   },
   {
@@ -72,6 +99,7 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'svc-migrations-'));
 });
 afterAll(async () => {
+  await (await pglite)?.close();
   await rm(dir, {recursive: true, force: true});
 });
 

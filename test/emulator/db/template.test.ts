@@ -154,8 +154,9 @@ describe('the database template', () => {
 
   it('removes the build folder a killed or interrupted build left beside the cache, never one still building', async () => {
     const cache = packedCopy('swept-cache');
-    // A process that has exited: its pid names no running process any more.
-    const gone = spawnSync(process.execPath, ['-e', '0']).pid as number;
+    // A process that has exited: its pid names no running process any more. (`node --version` answers before
+    // Node starts its runtime: the cheapest process to hand.)
+    const gone = spawnSync(process.execPath, ['--version']).pid as number;
     const abandoned = `${cache}.tmp-${gone}-0badc0de`;
     const building = `${cache}.tmp-${process.pid}-5eedc0de`;
     const unrelated = `${cache}-notes.tmp-${gone}-0badc0de`;

@@ -7,6 +7,7 @@ import {fileURLToPath} from 'node:url';
 import pg from 'pg';
 import {EmulatorControl} from '../../../src/client/emulator-control.js';
 import {postgresUrl} from '../../helpers/requirements.js';
+import {changeWaiters} from '../delivery/helpers.js';
 
 const SCRIPT = fileURLToPath(new URL('./emulator-process.js', import.meta.url));
 
@@ -60,6 +61,8 @@ export interface EmulatorProcess {
   child: ChildProcessWithoutNullStreams;
   control: EmulatorControl;
   stderr(): string;
+  /** Resolves once stderr so far holds `text`, checked as each chunk arrives (pushed, not polled). */
+  stderrUntil(text: string | RegExp, timeoutMs?: number): Promise<string>;
   exited: Promise<number | null>;
   /** SIGTERM, and waits for a clean exit. */
   stop(): Promise<void>;
@@ -82,8 +85,10 @@ export async function startProcess(
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let stderr = '';
+  const stderrChanges = changeWaiters(() => stderr);
   child.stderr.on('data', (d: Buffer) => {
     stderr += d.toString('utf8');
+    stderrChanges.changed();
   });
   const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
   const ready = await new Promise<{api_url: string; admin_token: string; org_id: string}>(
@@ -112,6 +117,12 @@ export async function startProcess(
     child,
     control: new EmulatorControl({url: ready.api_url, adminToken: ready.admin_token}),
     stderr: () => stderr,
+    stderrUntil: (text, timeoutMs = 10_000) =>
+      stderrChanges.until(
+        (s) => (typeof text === 'string' ? s.includes(text) : text.test(s)),
+        timeoutMs,
+        () => `${String(text)} on stderr:\n${stderr}`,
+      ),
     exited,
     async stop() {
       if (!alive()) return;

@@ -1,10 +1,9 @@
 // The README's promise about stopping: a process that stops (SIGTERM) hands its claims back, and another process
 // sharing the database makes those attempts at once, not when the stopped process's leases would have run out.
 import {randomBytes} from 'node:crypto';
-import {createServer, type ServerResponse} from 'node:http';
-import type {AddressInfo} from 'node:net';
+import type {ServerResponse} from 'node:http';
 import {afterAll, beforeAll, expect, it} from 'vitest';
-import {waitFor} from '../delivery/helpers.js';
+import {type Receiver, startReceiver} from '../delivery/helpers.js';
 import {describeNeeding, POSTGRES} from '../../helpers/requirements.js';
 import {type EmulatorProcess, freshSchema, type Schema, startProcess} from './cluster.js';
 
@@ -21,9 +20,11 @@ describeNeeding([POSTGRES], 'a process stopping with claims', () => {
   const arrivals: {deliveryId: string; attempt: string; at: number}[] = [];
   const held: ServerResponse[] = [];
   let holding = true;
-  const receiver = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
+  let receiver: Receiver;
+
+  beforeAll(async () => {
+    schema = await freshSchema();
+    receiver = await startReceiver((req, res) => {
       arrivals.push({
         deliveryId: String(req.headers['svc-delivery-id']),
         attempt: String(req.headers['svc-delivery-attempt']),
@@ -35,15 +36,9 @@ describeNeeding([POSTGRES], 'a process stopping with claims', () => {
     });
   });
 
-  beforeAll(async () => {
-    schema = await freshSchema();
-    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  });
-
   afterAll(async () => {
     await Promise.all([stopping?.kill(), other?.stop()]);
-    receiver.closeAllConnections();
-    await new Promise((resolve) => receiver.close(resolve));
+    await receiver?.close();
     await schema?.drop();
   });
 
@@ -51,15 +46,14 @@ describeNeeding([POSTGRES], 'a process stopping with claims', () => {
     timeout: 60_000,
   }, async () => {
     stopping = await startProcess(schema.url, vaultKey, TUNING);
-    const port = (receiver.address() as AddressInfo).port;
-    await stopping.control.createWebhook({url: `http://127.0.0.1:${port}/hook`, events: ['sandbox.ready']});
+    await stopping.control.createWebhook({url: `${receiver.url}/hook`, events: ['sandbox.ready']});
     // One event in flight; the rest become due behind it, and once it is answered the process claims them all
     // in one batch and sends the first, which is left unanswered.
     await stopping.control.trigger({type: 'sandbox.ready'});
-    await waitFor(() => held.length === 1, 10_000);
+    await receiver.until(() => held.length === 1, 10_000);
     for (let i = 1; i < EVENTS; i++) await stopping.control.trigger({type: 'sandbox.ready'});
     held.shift()?.end('ok');
-    await waitFor(() => held.length === 1, 10_000);
+    await receiver.until(() => held.length === 1, 10_000);
     const waiting = EVENTS - 1;
     const leased = await schema.admin.query<{n: number}>(
       `SELECT count(*)::int AS n FROM deliveries WHERE status = 'pending' AND locked_until > now()`,
@@ -74,17 +68,22 @@ describeNeeding([POSTGRES], 'a process stopping with claims', () => {
     for (const res of held) res.destroy();
 
     const after = () => arrivals.filter((a) => a.at >= stoppedAt);
-    await waitFor(() => new Set(after().map((a) => a.deliveryId)).size === waiting, 10_000);
+    await receiver.until(() => new Set(after().map((a) => a.deliveryId)).size === waiting, 10_000);
     // Every claim was taken up by the other process well before any lease of the stopped one ended.
     expect(Math.max(...after().map((a) => a.at)) - stoppedAt).toBeLessThan(LEASE_MS / 4);
     // The attempt cut short was not counted: the other process makes it as attempt 1 again.
     expect(after().map((a) => a.attempt)).toEqual(Array(waiting).fill('1'));
     expect(after().map((a) => a.deliveryId)).toContain(cutShort);
-    await waitFor(async () => {
-      const {rows} = await schema.admin.query<{status: string; attempts: number}>(
-        'SELECT status, attempts FROM deliveries',
-      );
-      return rows.every((r) => r.status === 'succeeded' && r.attempts === 1);
-    }, 10_000);
+    // Each recorded by the other process as succeeded at its first attempt.
+    const {rows} = await schema.admin.query<{id: string}>('SELECT id FROM deliveries');
+    expect(rows).toHaveLength(EVENTS);
+    for (const {id} of rows) {
+      const detail = await (other as EmulatorProcess).control.waitForDelivery({
+        delivery_id: id,
+        status: 'succeeded',
+        timeout: 10_000,
+      });
+      expect(detail.delivery.attempts).toBe(1);
+    }
   });
 });

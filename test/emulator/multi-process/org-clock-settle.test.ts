@@ -18,6 +18,8 @@ describeNeeding([POSTGRES], 'org clocks across processes', () => {
   const vaultKey = randomBytes(32);
   let schema: Schema;
   const processes: EmulatorProcess[] = [];
+  let moving: EmulatorProcess;
+  let sending: EmulatorProcess;
   const arrivals: {attempt: string}[] = [];
   const receiver = createServer((req, res) => {
     req.resume();
@@ -33,6 +35,16 @@ describeNeeding([POSTGRES], 'org clocks across processes', () => {
   beforeAll(async () => {
     schema = await freshSchema();
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    // The process moved sends nothing itself (no lane), so every attempt is the other process's.
+    [moving, sending] = await Promise.all([
+      startProcess(schema.url, vaultKey, {
+        clock: 'manual',
+        clockStart: START,
+        delivery: {worker: {maxLanes: 0}},
+      }),
+      startProcess(schema.url, vaultKey, {clock: 'manual', clockStart: START}),
+    ]);
+    processes.push(moving, sending);
   });
 
   afterAll(async () => {
@@ -45,16 +57,6 @@ describeNeeding([POSTGRES], 'org clocks across processes', () => {
   it('is followed by the other process, and settle waits for the attempts the other process makes', {
     timeout: 90_000,
   }, async () => {
-    // The process moved sends nothing itself (no lane), so every attempt is the other process's.
-    const moving = await startProcess(schema.url, vaultKey, {
-      clock: 'manual',
-      clockStart: START,
-      delivery: {worker: {maxLanes: 0}},
-    });
-    processes.push(moving);
-    const sending = await startProcess(schema.url, vaultKey, {clock: 'manual', clockStart: START});
-    processes.push(sending);
-
     const org = await moving.control.createOrg({name: 'moved elsewhere'});
     const port = (receiver.address() as AddressInfo).port;
     await moving.control.createWebhook({

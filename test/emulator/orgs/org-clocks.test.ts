@@ -1,6 +1,9 @@
+// Backends: org clocks live in the database (org_clocks), and on PostgreSQL a move's settle asks the database
+// what is still due and waits for word of recorded attempts, where on PGlite it waits for its one worker.
 // Orgs as the unit of isolation on one emulator: each org's own clock moves its deliveries' schedule, its keys'
-// expiry and the times it shows and signs, and no other org's; reset and delete take one org's state away.
-import {afterEach, describe, expect, it} from 'vitest';
+// expiry and the times it shows and signs, and no other org's; reset and delete take one org's state away. One
+// emulator per storage for the file: each test works in orgs of its own, and none moves the emulator's own clock.
+import {afterAll, afterEach, beforeAll, expect, it} from 'vitest';
 import {EmulatorControlError} from '../../../src/client/emulator-control.js';
 import {RETENTION_MS, RETRY_WAITS_MS} from '../../../src/definitions.js';
 import {type RunningEmulator, startEmulator} from '../../../src/emulator/index.js';
@@ -19,9 +22,12 @@ afterEach(async () => {
 });
 
 describeEachBackend(EMULATOR_BACKENDS, 'org clocks ($name)', (backend) => {
-  async function emulator(): Promise<RunningEmulator> {
+  let shared: RunningEmulator;
+  let dispose: () => Promise<void> = async () => {};
+  beforeAll(async () => {
     const storage = await backend.options();
-    const emu = await startEmulator({
+    dispose = storage.dispose;
+    shared = await startEmulator({
       ...storage.options,
       port: 0,
       clock: 'manual',
@@ -29,9 +35,12 @@ describeEachBackend(EMULATOR_BACKENDS, 'org clocks ($name)', (backend) => {
       signatureClock: 'emulator',
       allowLocalEndpoints: true,
     });
-    cleanups.push(storage.dispose, () => emu.stop());
-    return emu;
-  }
+  });
+  afterAll(async () => {
+    await shared?.stop();
+    await dispose();
+  });
+  const emulator = async (): Promise<RunningEmulator> => shared;
   async function failingReceiver(): Promise<Receiver> {
     const r = await startReceiver(answer(500));
     cleanups.push(() => r.close());
@@ -217,12 +226,9 @@ describeEachBackend(EMULATOR_BACKENDS, 'org clocks ($name)', (backend) => {
     expect(await res.json()).toEqual({ready: true});
     expect((await fetch(`${emu.apiUrl}/_emulator/health`)).status).toBe(401);
   });
-});
 
-describe('org clock routes refuse bad input', () => {
-  it('names the field of a bad move', async () => {
-    const emu = await startEmulator({inMemory: true, port: 0, clock: 'manual', clockStart: START});
-    cleanups.push(() => emu.stop());
+  it('names the field of a bad org clock move, and refuses a move of an org that does not exist', async () => {
+    const emu = await emulator();
     const org = await emu.control.createOrg({name: 'x'});
     await expect(emu.control.advanceClock('soon' as '1s', {org: org.id})).rejects.toMatchObject({
       status: 400,

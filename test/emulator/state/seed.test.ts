@@ -1,13 +1,14 @@
 // Seed files: a CI job starts the emulator in a known state (a key it knows, an endpoint whose signing secret it
 // knows, sandboxes in given states) with nothing fired; a file that breaks a rule loads nothing and says where.
+// Starts from a seed file (JSON, YAML, a broken one) are under test, each an emulator of its own; seeds loaded
+// into a running emulator share one.
 import {mkdtempSync, rmSync, writeFileSync} from 'node:fs';
-import {createServer, type IncomingHttpHeaders} from 'node:http';
-import type {AddressInfo} from 'node:net';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
-import {afterAll, beforeAll, describe, expect, it, vi} from 'vitest';
+import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {EmulatorControlError, type RunningEmulator, startEmulator} from '../../../src/emulator/index.js';
 import {verifySignature} from '../../../src/webhooks/index.js';
+import {type ReceivedRequest, type Receiver, startReceiver} from '../delivery/helpers.js';
 
 /** A key secret in the service's shape: svc_ and 40 base62 characters. */
 const keySecret = (label: string) => `svc_${label.padEnd(40, '0')}`;
@@ -25,37 +26,12 @@ function writeSeed(name: string, document: unknown): string {
   return path;
 }
 
-interface Received {
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-
-async function startReceiver() {
-  const received: Received[] = [];
-  const server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c) => {
-      body += c;
-    });
-    req.on('end', () => {
-      received.push({headers: req.headers, body});
-      res.end('ok');
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
-    received,
-    close: () => new Promise<void>((r) => server.close(() => r())),
-  };
-}
-
 const v1 = (emu: RunningEmulator, path: string, key = KEY) =>
   fetch(`${emu.apiUrl}${path}`, {headers: {authorization: `Bearer ${key}`}});
 
 describe('an emulator started from a seed', () => {
   let emu: RunningEmulator;
-  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  let receiver: Receiver;
 
   beforeAll(async () => {
     receiver = await startReceiver();
@@ -68,7 +44,12 @@ describe('an emulator started from a seed', () => {
           people: [{email: 'Owner@Example.com', role: 'owner'}],
           keys: [{name: 'ci', secret: KEY, expires: 30, created_by: 'owner@example.com'}, {name: 'spare'}],
           webhooks: [
-            {url: receiver.url, events: ['sandbox.ready'], secret: SIGNING, description: 'CI receiver'},
+            {
+              url: `${receiver.url}/hooks`,
+              events: ['sandbox.ready'],
+              secret: SIGNING,
+              description: 'CI receiver',
+            },
           ],
           sandboxes: [
             {id: SANDBOX, name: 'runner', status: 'stopped'},
@@ -115,7 +96,7 @@ describe('an emulator started from a seed', () => {
     expect(await deliveries.json()).toEqual({data: []});
     const {rows} = await emu.db.query<{n: string | number}>('SELECT count(*) AS n FROM events');
     expect(Number(rows[0]?.n)).toBe(0);
-    expect(receiver.received).toEqual([]);
+    expect(receiver.requests).toEqual([]);
   });
 
   it('keeps sandboxes in the states the seed gave', async () => {
@@ -131,18 +112,17 @@ describe('an emulator started from a seed', () => {
 
   it('signs deliveries to the seeded endpoint with the signing secret the seed gave', async () => {
     await emu.control.sandboxAction(SANDBOX, 'resume');
-    await vi.waitFor(() => expect(receiver.received).toHaveLength(1), {timeout: 10_000, interval: 20});
-    const got = receiver.received[0] as Received;
+    const got = (await receiver.received(1))[0] as ReceivedRequest;
     const t = Number(/t=(\d+)/.exec(String(got.headers['svc-signature']))?.[1]);
     // Throws unless the signature was made with SIGNING; the manual clock is far from now, so verify at `t`.
     const verified = verifySignature({
-      payload: got.body,
+      payload: got.body.toString('utf8'),
       header: String(got.headers['svc-signature']),
       secret: SIGNING,
       now: new Date(t * 1000),
     });
     expect(verified.timestamp).toBe(t);
-    expect(JSON.parse(got.body)).toMatchObject({
+    expect(JSON.parse(got.body.toString('utf8'))).toMatchObject({
       type: 'sandbox.ready',
       org_id: ORG,
       data: {sandbox: {id: SANDBOX}},
@@ -150,12 +130,18 @@ describe('an emulator started from a seed', () => {
   });
 });
 
+/** The running emulator seeds are loaded into; each test counts from what it finds, or replaces it all. */
+let running: RunningEmulator | undefined;
+beforeAll(async () => {
+  running = await startEmulator({port: 0, inMemory: true});
+});
+afterAll(() => running?.stop());
+
 describe('a seed that breaks the rules', () => {
   let emu: RunningEmulator;
-  beforeAll(async () => {
-    emu = await startEmulator({port: 0, inMemory: true});
+  beforeAll(() => {
+    emu = running as RunningEmulator;
   });
-  afterAll(() => emu?.stop());
 
   async function refusal(document: unknown, source = 'ci/seed.json'): Promise<EmulatorControlError> {
     try {
@@ -242,10 +228,9 @@ describe('a seed that breaks the rules', () => {
 
 describe('importing a seed into a running emulator', () => {
   let emu: RunningEmulator;
-  beforeAll(async () => {
-    emu = await startEmulator({port: 0, inMemory: true});
+  beforeAll(() => {
+    emu = running as RunningEmulator;
   });
-  afterAll(() => emu?.stop());
 
   const seed = (secret: string, orgId: string) => ({
     svc_emulator_seed: 1,

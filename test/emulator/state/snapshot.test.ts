@@ -1,11 +1,10 @@
 // Snapshots: the whole state saved and loaded again, on PGlite and PostgreSQL alike; a pending delivery goes on
-// where it was, a damaged or newer file is refused before anything is written.
+// where it was, a damaged or newer file is refused before anything is written. One emulator for the file (the
+// snapshot's source, which the refusals are tried on too); the others are loads at start, which are under test.
 import {mkdtempSync, rmSync, writeFileSync} from 'node:fs';
-import {createServer, type IncomingHttpHeaders} from 'node:http';
-import type {AddressInfo} from 'node:net';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
-import {afterAll, beforeAll, describe, expect, it, vi} from 'vitest';
+import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {itNeeding, POSTGRES, postgresUrl} from '../../helpers/requirements.js';
 import {
   EmulatorControlError,
@@ -16,6 +15,7 @@ import {
 } from '../../../src/emulator/index.js';
 import {verifySignature} from '../../../src/webhooks/index.js';
 import {scratchSchema} from '../../helpers/pg-schema.js';
+import {answer, type Receiver, type ReceivedRequest, startReceiver} from '../delivery/helpers.js';
 
 const KEY = `svc_${'SnapKey'.padEnd(40, '0')}`;
 const REVOKED = `svc_${'SnapRevoked'.padEnd(40, '0')}`;
@@ -31,28 +31,6 @@ const file = (name: string, document: unknown) => {
   return path;
 };
 
-/** A receiver that refuses every attempt with 500, so deliveries stay pending and keep being retried. */
-async function refusingReceiver() {
-  const received: {headers: IncomingHttpHeaders; body: string}[] = [];
-  const server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c) => {
-      body += c;
-    });
-    req.on('end', () => {
-      received.push({headers: req.headers, body});
-      res.statusCode = 500;
-      res.end('not yet');
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
-    received,
-    close: () => new Promise<void>((r) => server.close(() => r())),
-  };
-}
-
 const base: StartEmulatorOptions = {
   port: 0,
   inMemory: true,
@@ -63,14 +41,15 @@ const base: StartEmulatorOptions = {
 const get = (emu: RunningEmulator, path: string, key = KEY) =>
   fetch(`${emu.apiUrl}${path}`, {headers: {authorization: `Bearer ${key}`}});
 
-let receiver: Awaited<ReturnType<typeof refusingReceiver>>;
+/** Refuses every attempt with 500, so the delivery stays pending and keeps being retried. */
+let receiver: Receiver;
 let source: RunningEmulator;
 let snapshot: Snapshot;
 let endpointId: string;
 let linkUrl: string;
 
 beforeAll(async () => {
-  receiver = await refusingReceiver();
+  receiver = await startReceiver(answer(500, 'not yet'));
   const seed = file('seed.json', {
     svc_emulator_seed: 1,
     orgs: [
@@ -82,7 +61,7 @@ beforeAll(async () => {
           {name: 'ci', secret: KEY},
           {name: 'old', secret: REVOKED},
         ],
-        webhooks: [{url: receiver.url, events: ['sandbox.ready'], secret: SIGNING}],
+        webhooks: [{url: `${receiver.url}/hooks`, events: ['sandbox.ready'], secret: SIGNING}],
         sandboxes: [{id: SANDBOX, name: 'runner', status: 'stopped'}],
       },
     ],
@@ -94,20 +73,16 @@ beforeAll(async () => {
   endpointId = ((await (await get(source, '/v1/webhooks')).json()) as {data: {id: string}[]}).data[0]
     ?.id as string;
   // One event, one delivery, two failed attempts: pending, next attempt 2 minutes after the second.
-  await source.control.sandboxAction(SANDBOX, 'resume');
+  const resumed = await source.control.sandboxAction(SANDBOX, 'resume');
+  const eventId = resumed.event?.id as string;
   // A desktop link the ci key opened onto the running sandbox: part of the state, its token kept only as a hash.
   linkUrl = (await source.control.createLink(SANDBOX, {kind: 'desktop', key_id: ciKey})).url;
   // Each attempt is recorded a moment after the receiver answers it: the next step waits for the record.
-  const recorded = (n: number) =>
-    vi.waitFor(async () => expect((await source.exportState()).deliveries[0]?.attempts).toBe(n), {
-      timeout: 10_000,
-      interval: 20,
-    });
-  await vi.waitFor(() => expect(receiver.received).toHaveLength(1), {timeout: 10_000, interval: 20});
-  await recorded(1);
+  await receiver.received(1);
+  await source.control.waitForDelivery({event_id: eventId, attempts: 1});
   await source.control.advanceClock('30s');
-  await vi.waitFor(() => expect(receiver.received).toHaveLength(2), {timeout: 10_000, interval: 20});
-  await recorded(2);
+  await receiver.received(2);
+  await source.control.waitForDelivery({event_id: eventId, attempts: 2});
   snapshot = await source.exportState();
 });
 afterAll(async () => {
@@ -163,13 +138,12 @@ describe('a snapshot', () => {
 
       // The third attempt, two minutes on, from the emulator that loaded the snapshot, signed with the same secret.
       await target.control.advanceClock('2m');
-      await vi.waitFor(() => expect(receiver.received).toHaveLength(3), {timeout: 10_000, interval: 20});
-      const third = receiver.received[2] as {headers: IncomingHttpHeaders; body: string};
+      const third = (await receiver.received(3))[2] as ReceivedRequest;
       expect(third.headers['svc-delivery-attempt']).toBe('3');
       const t = Number(/t=(\d+)/.exec(String(third.headers['svc-signature']))?.[1]);
       expect(
         verifySignature({
-          payload: third.body,
+          payload: third.body.toString('utf8'),
           header: String(third.headers['svc-signature']),
           secret: SIGNING,
           now: new Date(t * 1000),
@@ -210,11 +184,14 @@ describe('a snapshot', () => {
 });
 
 describe('a snapshot that cannot be loaded', () => {
+  // On the snapshot's source: a refused load writes nothing, and the loads here leave it as the snapshot holds it.
   let emu: RunningEmulator;
-  beforeAll(async () => {
-    emu = await startEmulator({...base});
+  beforeAll(() => {
+    emu = source;
   });
-  afterAll(() => emu?.stop());
+  afterAll(async () => {
+    await emu?.control.importState({source: 'state.json', document: snapshot, mode: 'replace'});
+  });
 
   async function refusal(
     document: unknown,
@@ -272,19 +249,17 @@ describe('a snapshot that cannot be loaded', () => {
   });
 
   it('merges a snapshot whose records are all new beside what the emulator holds', async () => {
+    // Another emulator's state: a fresh one (an org of its own) with a key.
+    await emu.control.resetState();
+    await emu.control.createKey({name: 'other'});
+    const other = await emu.exportState();
     await emu.control.importState({source: 'state.json', document: snapshot, mode: 'replace'});
-    const fresh = await startEmulator({...base});
-    try {
-      await fresh.control.createKey({name: 'other'});
-      const other = await fresh.exportState();
-      const result = await emu.control.importState({source: 'other.json', document: other, mode: 'merge'});
-      expect(result.kind).toBe('snapshot');
-      const merged = await emu.exportState();
-      expect(merged.orgs.map((o) => o.id)).toEqual(
-        expect.arrayContaining([...snapshot.orgs, ...other.orgs].map((o) => o.id)),
-      );
-    } finally {
-      await fresh.stop();
-    }
+    const result = await emu.control.importState({source: 'other.json', document: other, mode: 'merge'});
+    expect(result.kind).toBe('snapshot');
+    const merged = await emu.exportState();
+    expect(merged.orgs.map((o) => o.id)).toEqual(
+      expect.arrayContaining([...snapshot.orgs, ...other.orgs].map((o) => o.id)),
+    );
+    expect(merged.api_keys.map((k) => k.name)).toEqual(expect.arrayContaining(['ci', 'old', 'other']));
   });
 });

@@ -1,7 +1,8 @@
 // Sessions in a browser that also shows other local servers. Browsers keep cookies per host name, never per port,
 // so a session cookie set at 127.0.0.1 or localhost would go to every server browsed there: another emulator, or
 // the developer's own app on :3000 on its /account paths. Each emulator's page lives at a name of its own
-// (svc-<port>.localhost), opened from whichever address, and its cookies are set there only.
+// (svc-<port>.localhost), opened from whichever address, and its cookies are set there only. Two emulators are the
+// point, both started once for the file, beside one Chromium.
 import {createServer, type IncomingMessage, type Server} from 'node:http';
 import type {AddressInfo} from 'node:net';
 import type {Browser, BrowserContext, Page} from 'playwright-core';

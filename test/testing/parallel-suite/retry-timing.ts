@@ -1,8 +1,8 @@
 // The body of each file of the suite: its own org fails every delivery, and the file walks the first retry on its
 // own clock while the other files walk theirs at the same time.
 import {expect, it} from 'vitest';
-import {RETRY_WAITS_MS} from '../../../src/definitions.js';
-import {setupSvcOrg} from '../../../src/testing/vitest.js';
+import {RETRY_WAITS_MS} from '../../../dist/src/definitions.js';
+import {setupSvcOrg} from '../../../dist/src/testing/vitest.js';
 
 const FIRST_WAIT_S = (RETRY_WAITS_MS[0] as number) / 1000;
 

@@ -1,5 +1,7 @@
 // An 8-file suite as a receiver app's CI runs it: one emulator for the run (the testing entry's global setup),
-// an org and a clock per file, run by the repository's test test/testing/parallel-suite.test.ts.
+// an org and a clock per file, run by the repository's test test/testing/parallel-suite.test.ts. Like the app, it
+// uses the built package (dist/, as `@svc/cli/testing/vitest` resolves), loaded by Node as it is: vite transforming
+// the TypeScript sources again in each of the 4 workers made up most of a run's time.
 import {fileURLToPath} from 'node:url';
 import {defineConfig} from 'vitest/config';
 
@@ -10,6 +12,7 @@ export default defineConfig({
     pool: 'forks',
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    globalSetup: [fileURLToPath(new URL('../../../src/testing/vitest-setup.ts', import.meta.url))],
+    globalSetup: [fileURLToPath(new URL('../../../dist/src/testing/vitest-setup.js', import.meta.url))],
+    server: {deps: {external: [/[\\/]dist[\\/]/]}},
   },
 });
