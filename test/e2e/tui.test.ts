@@ -7,7 +7,7 @@ import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {type Receiver, startReceiver} from '../emulator/delivery/helpers.js';
-import {type EmulatorProcess, startEmulatorProcess, stopProcess} from '../emulator/delivery/processes.js';
+import {type RunningEmulator, startEmulator} from '../../src/emulator/index.js';
 import {describeNeeding, TMUX} from '../helpers/requirements.js';
 import {BIN, runCli, runCommand} from '../helpers/run-cli.js';
 
@@ -16,7 +16,7 @@ const SOCKET = `svc-tui-e2e-${process.pid}`;
 const tmux = (...args: string[]) => execFileSync('tmux', ['-L', SOCKET, ...args], {encoding: 'utf8'});
 
 let dataDir: string;
-let emu: EmulatorProcess | undefined;
+let emu: RunningEmulator | undefined;
 let receiver: Receiver;
 let env: Record<string, string>;
 let webhookId: string;
@@ -29,7 +29,9 @@ beforeAll(async () => {
     res.writeHead(failing ? 500 : 200, {'content-type': 'application/json'});
     res.end(failing ? '{"error":"receiver database is down"}' : '{"ok":true}');
   });
-  emu = await startEmulatorProcess(dataDir, ['--clock', 'manual', '--allow-local-endpoints']);
+  // In this process: the TUI in tmux and the commands find it by its data dir's emulator.json, as they would a
+  // process's.
+  emu = await startEmulator({dataDir, port: 0, clock: 'manual', allowLocalEndpoints: true});
   const cli = (args: string[]) => runCommand([...args, '--data-dir', dataDir, '--json']);
   const key = JSON.parse((await cli(['emulator', 'keys', 'create', '--name', 'tui'])).stdout) as {
     secret: string;
@@ -62,7 +64,7 @@ afterAll(async () => {
   } catch {
     // no server was started
   }
-  await stopProcess(emu);
+  await emu?.stop();
   await receiver?.close();
   if (dataDir) await rm(dataDir, {recursive: true, force: true});
 });
