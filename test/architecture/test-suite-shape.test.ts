@@ -32,7 +32,9 @@ const POLL = /(^|[^.\w])waitFor\(|vi\.waitFor\(/;
 function sites(pattern: RegExp, options: {skipDefinitions?: RegExp} = {}) {
   return FILES.filter((f) => !HELPERS.test(f.path)).flatMap((f) =>
     f.lines.flatMap((line, i) =>
-      code(line) && pattern.test(line) && !options.skipDefinitions?.test(line) ? [{file: f.path, line: i + 1}] : [],
+      code(line) && pattern.test(line) && !options.skipDefinitions?.test(line)
+        ? [{file: f.path, line: i + 1}]
+        : [],
     ),
   );
 }

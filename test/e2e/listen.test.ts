@@ -323,7 +323,14 @@ describe('svc listen for a person', () => {
     const noUrl = await runCommand(['listen', '--data-dir', dataDir as string]);
     expect(noUrl.code).toBe(2);
     expect(noUrl.stderr).toMatch(/--forward-to is required/);
-    const bad = await runCommand(['listen', '--forward-to', 'nope', '--data-dir', dataDir as string, '--json']);
+    const bad = await runCommand([
+      'listen',
+      '--forward-to',
+      'nope',
+      '--data-dir',
+      dataDir as string,
+      '--json',
+    ]);
     expect(bad.code).toBe(2);
     expect(JSON.parse(bad.stdout)).toMatchObject({error: {code: 'usage'}});
     const events = await runCommand([
@@ -337,7 +344,13 @@ describe('svc listen for a person', () => {
     ]);
     expect(events.code).toBe(2);
     expect(events.stderr).toMatch(/unknown event type/);
-    const both = await runCommand(['listen', '--print-secret', '--take-over', '--data-dir', dataDir as string]);
+    const both = await runCommand([
+      'listen',
+      '--print-secret',
+      '--take-over',
+      '--data-dir',
+      dataDir as string,
+    ]);
     expect(both.code).toBe(2);
     expect(both.stderr).toMatch(/--take-over does not go with it/);
   });
