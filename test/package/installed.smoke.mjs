@@ -277,9 +277,17 @@ describe('the installed package', () => {
         deliveries.data.some((d) => d.id === id),
         `${id} not listed`,
       );
-      const shown = svc(['webhooks', 'deliveries', 'show', id, '--json']);
-      assert.equal(shown.code, 0, shown.stderr);
-      const detail = JSON.parse(shown.stdout);
+      // The receiver verified the event before answering, and the emulator records the attempt after the answer:
+      // polled through the installed CLI, which has no command that waits for an attempt.
+      let shown;
+      let detail;
+      for (const deadline = Date.now() + 30_000; ; ) {
+        shown = svc(['webhooks', 'deliveries', 'show', id, '--json']);
+        assert.equal(shown.code, 0, shown.stderr);
+        detail = JSON.parse(shown.stdout);
+        if (detail.attempts.length > 0 || Date.now() > deadline) break;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
       assert.equal(detail.attempts[0].status_code, 200);
       assert.equal(detail.event.type, 'sandbox.ready');
 
