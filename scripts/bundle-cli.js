@@ -96,6 +96,9 @@ const externals = {
  * - oclif sorts each plugin's commands with localeCompare, and creating ICU's collator costs ~15 ms, a
  *   tenth of Node's own start. For ids of lowercase letters, ':' and '-' the collator's order is the
  *   code-point order (CLDR root puts '-' before ':' before letters), so those are compared directly.
+ * - zod's `z.locales` holds every language's messages (a fifth of the bundle, and each one's module was
+ *   evaluated with zod's first use); svc speaks English only and never calls `z.config(z.locales.…)`, so the
+ *   namespace keeps English alone, the locale zod sets itself.
  */
 const COMMANDS_FILE = join(root, 'src', 'cli', 'commands.ts');
 const bundleOnly = {
@@ -116,6 +119,12 @@ const bundleOnly = {
           `  get ${JSON.stringify(id)}() { return require(${JSON.stringify(modules.get(name))}).default; },`,
       );
       return {contents: `export const COMMANDS = {\n${getters.join('\n')}\n};\n`, loader: 'js'};
+    });
+    build.onLoad({filter: /[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/}, (args) => {
+      const source = readFileSync(args.path, 'utf8');
+      if (!source.includes('export { default as en } from "./en.js";'))
+        return {errors: [{text: `${args.path}: the English locale's export to keep is gone`}]};
+      return {contents: 'export { default as en } from "./en.js";\n', loader: 'js'};
     });
     build.onLoad({filter: /[\\/]@oclif[\\/]core[\\/]lib[\\/]config[\\/]plugin\.js$/}, (args) => {
       const source = readFileSync(args.path, 'utf8');
