@@ -33,7 +33,12 @@ function startLoad() {
   const loops = Array.from({length: cores}, () =>
     spawn(process.execPath, ['-e', 'for (;;) {}'], {stdio: 'ignore'}),
   );
-  return {what: `${cores} Node busy loops`, stop: () => loops.forEach((l) => l.kill('SIGKILL'))};
+  return {
+    what: `${cores} Node busy loops`,
+    stop: () => {
+      for (const l of loops) l.kill('SIGKILL');
+    },
+  };
 }
 
 function runSuite() {
