@@ -46,6 +46,8 @@ const EXTERNAL_FILES = [join(root, 'src', 'emulator', 'index.ts')];
  */
 const TUI_ENTRY = join(root, 'src', 'ui', 'tui', 'index.tsx');
 const TUI_BUNDLE = 'tui.mjs';
+/** The loader as CommonJS, for bin/run.js (see bundleLoader). */
+const LOADER_BUNDLE = 'loader.cjs';
 
 function packageName(specifier) {
   const parts = specifier.split('/');
@@ -152,23 +154,43 @@ function asciiOnly(code) {
  * A script run by vm.Script has no way to import() (Node 20 asks for a flag), so every import() call in
  * the bundle goes through a function the loader passes in. Found with a parser, not a pattern, so that an
  * "import(" inside a string or comment is left alone.
+ * Node's own modules (`import('node:http')`, which the HTTP transport loads when it sends its first request)
+ * are required instead, as esbuild's namespace of a CommonJS module (`default` is the module): an import()
+ * would start Node's ES module loader, which a read command needs for nothing else.
  */
 async function routeDynamicImports(code) {
   const ts = (await import('typescript')).default;
   const file = ts.createSourceFile('bundle.js', code, ts.ScriptTarget.Latest, false, ts.ScriptKind.JS);
-  const starts = [];
+  const edits = [];
   const visit = (node) => {
     if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
-      starts.push(node.expression.getStart(file));
+      const [specifier] = node.arguments;
+      if (
+        node.arguments.length === 1 &&
+        ts.isStringLiteral(specifier) &&
+        specifier.text.startsWith('node:')
+      ) {
+        const id = JSON.stringify(specifier.text);
+        edits.push({
+          start: node.getStart(file),
+          end: node.getEnd(),
+          text: `Promise.resolve().then(() => __toESM(require(${id}), 1))`,
+        });
+      } else {
+        const start = node.expression.getStart(file);
+        edits.push({start, end: start + 'import'.length, text: '__svcImport'});
+      }
     }
     ts.forEachChild(node, visit);
   };
   visit(file);
+  if (edits.some((e) => e.text.includes('__toESM')) && !/^var __toESM = /m.test(code))
+    throw new Error("bundle-cli: esbuild's __toESM helper, which a required node: module needs, is gone");
   let out = code;
-  for (const start of starts.sort((a, b) => b - a)) {
-    out = `${out.slice(0, start)}__svcImport${out.slice(start + 'import'.length)}`;
+  for (const {start, end, text} of edits.sort((a, b) => b.start - a.start)) {
+    out = `${out.slice(0, start)}${text}${out.slice(end)}`;
   }
-  return {code: out, count: starts.length};
+  return {code: out, count: edits.length};
 }
 
 async function bundle() {
@@ -202,6 +224,28 @@ async function bundle() {
   mkdirSync(outDir, {recursive: true});
   writeFileSync(join(outDir, 'bundle.cjs'), `${BUILD_ID_PREFIX}${buildId}\n${body}`);
   return {buildId, modules: bundled.length, bytes: body.length};
+}
+
+/**
+ * dist/cli/loader.cjs: src/cli/loader.ts (and what it imports) as one CommonJS file, which bin/run.js requires.
+ * Importing the compiled ES module instead starts Node's ES module loader, which costs a read command about a
+ * tenth of its time and nothing else needs: the bundle is a script, and the few modules it leaves out load
+ * with import() only when a command asks for them.
+ */
+async function bundleLoader() {
+  const esbuild = await import('esbuild');
+  await esbuild.build({
+    entryPoints: [join(root, 'src', 'cli', 'loader.ts')],
+    outfile: join(outDir, LOADER_BUNDLE),
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    logLevel: 'warning',
+    // Its one use (if any) is a package lookup relative to the file: dist/cli finds what dist/src/cli does.
+    define: {'import.meta.url': '__svcImportMetaUrl'},
+    banner: {js: 'var __svcImportMetaUrl = require("node:url").pathToFileURL(__filename).href;'},
+  });
 }
 
 /** dist/cli/tui.mjs: the TUI with Ink and React in one file. Ink's devtools (development only) are left out. */
@@ -312,6 +356,7 @@ if (process.argv[2] === '--warm') {
   await warm();
 } else {
   const {buildId, modules, bytes} = await bundle();
+  await bundleLoader();
   const tuiModules = await bundleTui();
   const child = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--warm'], {
     cwd: root,
