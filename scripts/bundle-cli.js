@@ -49,6 +49,17 @@ const TUI_BUNDLE = 'tui.mjs';
 /** The loader as CommonJS, for bin/run.js (see bundleLoader). */
 const LOADER_BUNDLE = 'loader.cjs';
 
+/** The libraries' other entries (`@svc/webhooks/web`) resolve to their files in src/ too, as tsconfig's paths do. */
+const libraryEntries = {
+  name: 'svc-library-entries',
+  setup(build) {
+    build.onResolve({filter: /^@svc\/(client|webhooks)\/[\w-]+$/}, (args) => {
+      const [, folder, entry] = args.path.split('/');
+      return {path: join(root, 'src', folder, `${entry}.ts`)};
+    });
+  },
+};
+
 function packageName(specifier) {
   const parts = specifier.split('/');
   return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
@@ -184,7 +195,7 @@ async function routeDynamicImports(code) {
     ts.forEachChild(node, visit);
   };
   visit(file);
-  if (edits.some((e) => e.text.includes('__toESM')) && !/^var __toESM = /m.test(code))
+  if (edits.some((e) => e.text.includes("__toESM")) && !/\bvar __toESM ?=/.test(code))
     throw new Error("bundle-cli: esbuild's __toESM helper, which a required node: module needs, is gone");
   let out = code;
   for (const {start, end, text} of edits.sort((a, b) => b.start - a.start)) {
@@ -205,7 +216,8 @@ async function bundle() {
     write: false,
     metafile: true,
     logLevel: 'warning',
-    plugins: [externals, bundleOnly],
+    plugins: [libraryEntries, externals, bundleOnly],
+    minifyWhitespace: true,
     // The libraries from their sources, as tsc sees them: one copy in the bundle, whatever was built before.
     alias: LIBRARY_SOURCES,
     // The bundle's own URL stands in for each bundled module's: the only use (the package version lookup)
@@ -275,7 +287,7 @@ async function bundleTui() {
     minify: true,
     metafile: true,
     logLevel: 'warning',
-    plugins: [noDevtools],
+    plugins: [libraryEntries, noDevtools],
     alias: LIBRARY_SOURCES,
     define: {'process.env.NODE_ENV': '"production"', ...buildSettings()},
     // Some of Ink's dependencies are CommonJS and require() Node's own modules.
