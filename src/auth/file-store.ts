@@ -1,5 +1,4 @@
 // credentials.json in the config dir: owner-only (dir 0700, file 0600), replaced atomically, keyed by API URL.
-import {randomBytes} from 'node:crypto';
 import {chmod, lstat, mkdir, open, readFile, rename, rm, stat} from 'node:fs/promises';
 import {join} from 'node:path';
 import {UserError} from '../lib/errors.js';
@@ -178,6 +177,8 @@ export class FileCredentialStore {
       }
     }
     // Temp file + rename: a crash mid-write leaves the old file intact, never half a file.
+    // Loaded here: reading credentials, which every command does, needs no crypto module.
+    const {randomBytes} = await import('node:crypto');
     const temp = join(this.dir, `.${FILE_NAME}.${randomBytes(6).toString('hex')}.tmp`);
     const handle = await open(temp, 'wx', 0o600);
     try {
