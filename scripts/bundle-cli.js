@@ -102,18 +102,44 @@ const externals = {
 };
 
 /**
- * Two changes to what goes into the bundle, each checked so that a change upstream fails the build instead
+ * A few changes to what goes into the bundle, each checked so that a change upstream fails the build instead
  * of going unnoticed:
  * - src/cli/commands.ts becomes a list of getters: a command's modules (and zod, for the read commands)
  *   are evaluated when oclif asks for that command, not all of them at every start.
  * - oclif sorts each plugin's commands with localeCompare, and creating ICU's collator costs ~15 ms, a
  *   tenth of Node's own start. For ids of lowercase letters, ':' and '-' the collator's order is the
  *   code-point order (CLDR root puts '-' before ':' before letters), so those are compared directly.
+ * - oclif's modules require their packages at the top (a glob library, a template engine, a spinner, debug,
+ *   child_process for Windows' shell…), and a command's run touches few of them: those requires become lazy
+ *   (`__svcLazy`, defined in the banner), each package loaded when its module is first used.
  * - zod's `z.locales` holds every language's messages (a fifth of the bundle, and each one's module was
  *   evaluated with zod's first use); svc speaks English only and never calls `z.config(z.locales.…)`, so the
  *   namespace keeps English alone, the locale zod sets itself.
  */
 const COMMANDS_FILE = join(root, 'src', 'cli', 'commands.ts');
+
+/** Node's modules oclif uses on every run, which Node itself has loaded before any script: kept as they are. */
+const EAGER_REQUIRES = new Set(['node:fs', 'node:path', 'node:url', 'node:util']);
+/** A top-level `const x_1 = require("pkg")` of tsc's output, bare or in __importDefault/__importStar. */
+const TOP_REQUIRE =
+  /^(const|var|let) (\w+) = (__importDefault\(|__importStar\()?require\((["'])([^."'][^"']*)\4\)(\)?);$/gm;
+
+/** Turns a module's top-level requires of packages into __svcLazy ones (see bundleOnly). */
+function lazyRequires(source) {
+  return source.replace(TOP_REQUIRE, (line, kind, name, wrap, _quote, id, close) => {
+    if (EAGER_REQUIRES.has(id) || Boolean(wrap) !== Boolean(close)) return line;
+    return `${kind} ${name} = __svcLazy(() => ${wrap ?? ''}require(${JSON.stringify(id)})${close});`;
+  });
+}
+
+/**
+ * A stand-in for a module, loaded with its first use: a property read (`(0, x_1.fn)(…)`, `x_1.default`), a
+ * call or a `new` (a package that is a function), an assignment or an `in`.
+ */
+const LAZY_HELPER =
+  'var __svcLazy = (load) => { let m; const real = () => (m ??= load()); return new Proxy(() => {}, {' +
+  'get: (_, k) => real()[k], has: (_, k) => k in real(), set: (_, k, v) => { real()[k] = v; return true; }, ' +
+  'apply: (_, self, args) => Reflect.apply(real(), self, args), construct: (_, args) => Reflect.construct(real(), args) }); };';
 const bundleOnly = {
   name: 'svc-bundle-only',
   setup(build) {
@@ -139,15 +165,17 @@ const bundleOnly = {
         return {errors: [{text: `${args.path}: the English locale's export to keep is gone`}]};
       return {contents: 'export { default as en } from "./en.js";\n', loader: 'js'};
     });
-    build.onLoad({filter: /[\\/]@oclif[\\/]core[\\/]lib[\\/]config[\\/]plugin\.js$/}, (args) => {
-      const source = readFileSync(args.path, 'utf8');
+    build.onLoad({filter: /[\\/]@oclif[\\/]core[\\/]lib[\\/].*\.js$/}, (args) => {
+      let source = lazyRequires(readFileSync(args.path, 'utf8'));
+      if (!/[\\/]config[\\/]plugin\.js$/.test(args.path)) return {contents: source, loader: 'js'};
       const sort = '.sort((a, b) => a.id.localeCompare(b.id));';
       if (!source.includes(sort))
         return {errors: [{text: `${args.path}: the command sort to replace is gone`}]};
       const compare =
         '.sort((a, b) => /^[a-z:-]*$/.test(a.id) && /^[a-z:-]*$/.test(b.id) ' +
         '? (a.id < b.id ? -1 : a.id > b.id ? 1 : 0) : a.id.localeCompare(b.id));';
-      return {contents: source.replace(sort, compare), loader: 'js'};
+      source = source.replace(sort, compare);
+      return {contents: source, loader: 'js'};
     });
   },
 };
@@ -195,7 +223,7 @@ async function routeDynamicImports(code) {
     ts.forEachChild(node, visit);
   };
   visit(file);
-  if (edits.some((e) => e.text.includes("__toESM")) && !/\bvar __toESM ?=/.test(code))
+  if (edits.some((e) => e.text.includes('__toESM')) && !/\bvar __toESM ?=/.test(code))
     throw new Error("bundle-cli: esbuild's __toESM helper, which a required node: module needs, is gone");
   let out = code;
   for (const {start, end, text} of edits.sort((a, b) => b.start - a.start)) {
@@ -223,7 +251,9 @@ async function bundle() {
     // The bundle's own URL stands in for each bundled module's: the only use (the package version lookup)
     // walks up to package.json, which it finds from dist/cli as it does from dist/src.
     define: {'import.meta.url': '__svcImportMetaUrl', ...buildSettings()},
-    banner: {js: 'var __svcImportMetaUrl = require("node:url").pathToFileURL(__filename).href;'},
+    banner: {
+      js: `var __svcImportMetaUrl = require("node:url").pathToFileURL(__filename).href;\n${LAZY_HELPER}`,
+    },
   });
   const bundled = Object.keys(result.metafile.inputs);
   const leaked = bundled.filter((f) => [...EXTERNAL_PACKAGES].some((p) => f.includes(`node_modules/${p}/`)));
