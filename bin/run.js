@@ -29,7 +29,7 @@ async function run() {
   const root = dirname(__dirname);
   // oclif and the commands come from one bundled script with a code cache (see src/cli/loader.ts); a
   // build without the bundle runs the compiled modules instead.
-  const {loadBundle} = await import(pathToFileURL(`${root}/dist/src/cli/loader.js`).href);
+  const {loadBundle} = await loader(root);
   const loaded = await loadBundle({root: pathToFileURL(`${root}/`)});
   if (loaded) {
     await loaded.bundle.run(root, argv);
@@ -38,5 +38,21 @@ async function run() {
     // From the package root: oclif looks for the nearest package.json, and bin/'s own (which only marks
     // this folder CommonJS) has no name.
     await execute({dir: root});
+  }
+}
+
+/**
+ * The loader as CommonJS (dist/cli/loader.cjs, built beside the bundle): requiring it keeps Node's ES module
+ * loader from starting, which a command that imports nothing else would pay for the loader alone. A build
+ * without it imports the compiled module.
+ */
+async function loader(root) {
+  const {join} = require('node:path');
+  try {
+    return require(join(root, 'dist', 'cli', 'loader.cjs'));
+  } catch (err) {
+    if (err?.code !== 'MODULE_NOT_FOUND') throw err;
+    const {pathToFileURL} = require('node:url');
+    return import(pathToFileURL(join(root, 'dist', 'src', 'cli', 'loader.js')).href);
   }
 }

@@ -46,6 +46,19 @@ const EXTERNAL_FILES = [join(root, 'src', 'emulator', 'index.ts')];
  */
 const TUI_ENTRY = join(root, 'src', 'ui', 'tui', 'index.tsx');
 const TUI_BUNDLE = 'tui.mjs';
+/** The loader as CommonJS, for bin/run.js (see bundleLoader). */
+const LOADER_BUNDLE = 'loader.cjs';
+
+/** The libraries' other entries (`@svc/webhooks/web`) resolve to their files in src/ too, as tsconfig's paths do. */
+const libraryEntries = {
+  name: 'svc-library-entries',
+  setup(build) {
+    build.onResolve({filter: /^@svc\/(client|webhooks)\/[\w-]+$/}, (args) => {
+      const [, folder, entry] = args.path.split('/');
+      return {path: join(root, 'src', folder, `${entry}.ts`)};
+    });
+  },
+};
 
 function packageName(specifier) {
   const parts = specifier.split('/');
@@ -89,15 +102,44 @@ const externals = {
 };
 
 /**
- * Two changes to what goes into the bundle, each checked so that a change upstream fails the build instead
+ * A few changes to what goes into the bundle, each checked so that a change upstream fails the build instead
  * of going unnoticed:
  * - src/cli/commands.ts becomes a list of getters: a command's modules (and zod, for the read commands)
  *   are evaluated when oclif asks for that command, not all of them at every start.
  * - oclif sorts each plugin's commands with localeCompare, and creating ICU's collator costs ~15 ms, a
  *   tenth of Node's own start. For ids of lowercase letters, ':' and '-' the collator's order is the
  *   code-point order (CLDR root puts '-' before ':' before letters), so those are compared directly.
+ * - oclif's modules require their packages at the top (a glob library, a template engine, a spinner, debug,
+ *   child_process for Windows' shell…), and a command's run touches few of them: those requires become lazy
+ *   (`__svcLazy`, defined in the banner), each package loaded when its module is first used.
+ * - zod's `z.locales` holds every language's messages (a fifth of the bundle, and each one's module was
+ *   evaluated with zod's first use); svc speaks English only and never calls `z.config(z.locales.…)`, so the
+ *   namespace keeps English alone, the locale zod sets itself.
  */
 const COMMANDS_FILE = join(root, 'src', 'cli', 'commands.ts');
+
+/** Node's modules oclif uses on every run, which Node itself has loaded before any script: kept as they are. */
+const EAGER_REQUIRES = new Set(['node:fs', 'node:path', 'node:url', 'node:util']);
+/** A top-level `const x_1 = require("pkg")` of tsc's output, bare or in __importDefault/__importStar. */
+const TOP_REQUIRE =
+  /^(const|var|let) (\w+) = (__importDefault\(|__importStar\()?require\((["'])([^."'][^"']*)\4\)(\)?);$/gm;
+
+/** Turns a module's top-level requires of packages into __svcLazy ones (see bundleOnly). */
+function lazyRequires(source) {
+  return source.replace(TOP_REQUIRE, (line, kind, name, wrap, _quote, id, close) => {
+    if (EAGER_REQUIRES.has(id) || Boolean(wrap) !== Boolean(close)) return line;
+    return `${kind} ${name} = __svcLazy(() => ${wrap ?? ''}require(${JSON.stringify(id)})${close});`;
+  });
+}
+
+/**
+ * A stand-in for a module, loaded with its first use: a property read (`(0, x_1.fn)(…)`, `x_1.default`), a
+ * call or a `new` (a package that is a function), an assignment or an `in`.
+ */
+const LAZY_HELPER =
+  'var __svcLazy = (load) => { let m; const real = () => (m ??= load()); return new Proxy(() => {}, {' +
+  'get: (_, k) => real()[k], has: (_, k) => k in real(), set: (_, k, v) => { real()[k] = v; return true; }, ' +
+  'apply: (_, self, args) => Reflect.apply(real(), self, args), construct: (_, args) => Reflect.construct(real(), args) }); };';
 const bundleOnly = {
   name: 'svc-bundle-only',
   setup(build) {
@@ -117,15 +159,23 @@ const bundleOnly = {
       );
       return {contents: `export const COMMANDS = {\n${getters.join('\n')}\n};\n`, loader: 'js'};
     });
-    build.onLoad({filter: /[\\/]@oclif[\\/]core[\\/]lib[\\/]config[\\/]plugin\.js$/}, (args) => {
+    build.onLoad({filter: /[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/}, (args) => {
       const source = readFileSync(args.path, 'utf8');
+      if (!source.includes('export { default as en } from "./en.js";'))
+        return {errors: [{text: `${args.path}: the English locale's export to keep is gone`}]};
+      return {contents: 'export { default as en } from "./en.js";\n', loader: 'js'};
+    });
+    build.onLoad({filter: /[\\/]@oclif[\\/]core[\\/]lib[\\/].*\.js$/}, (args) => {
+      let source = lazyRequires(readFileSync(args.path, 'utf8'));
+      if (!/[\\/]config[\\/]plugin\.js$/.test(args.path)) return {contents: source, loader: 'js'};
       const sort = '.sort((a, b) => a.id.localeCompare(b.id));';
       if (!source.includes(sort))
         return {errors: [{text: `${args.path}: the command sort to replace is gone`}]};
       const compare =
         '.sort((a, b) => /^[a-z:-]*$/.test(a.id) && /^[a-z:-]*$/.test(b.id) ' +
         '? (a.id < b.id ? -1 : a.id > b.id ? 1 : 0) : a.id.localeCompare(b.id));';
-      return {contents: source.replace(sort, compare), loader: 'js'};
+      source = source.replace(sort, compare);
+      return {contents: source, loader: 'js'};
     });
   },
 };
@@ -143,23 +193,43 @@ function asciiOnly(code) {
  * A script run by vm.Script has no way to import() (Node 20 asks for a flag), so every import() call in
  * the bundle goes through a function the loader passes in. Found with a parser, not a pattern, so that an
  * "import(" inside a string or comment is left alone.
+ * Node's own modules (`import('node:http')`, which the HTTP transport loads when it sends its first request)
+ * are required instead, as esbuild's namespace of a CommonJS module (`default` is the module): an import()
+ * would start Node's ES module loader, which a read command needs for nothing else.
  */
 async function routeDynamicImports(code) {
   const ts = (await import('typescript')).default;
   const file = ts.createSourceFile('bundle.js', code, ts.ScriptTarget.Latest, false, ts.ScriptKind.JS);
-  const starts = [];
+  const edits = [];
   const visit = (node) => {
     if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
-      starts.push(node.expression.getStart(file));
+      const [specifier] = node.arguments;
+      if (
+        node.arguments.length === 1 &&
+        ts.isStringLiteral(specifier) &&
+        specifier.text.startsWith('node:')
+      ) {
+        const id = JSON.stringify(specifier.text);
+        edits.push({
+          start: node.getStart(file),
+          end: node.getEnd(),
+          text: `Promise.resolve().then(() => __toESM(require(${id}), 1))`,
+        });
+      } else {
+        const start = node.expression.getStart(file);
+        edits.push({start, end: start + 'import'.length, text: '__svcImport'});
+      }
     }
     ts.forEachChild(node, visit);
   };
   visit(file);
+  if (edits.some((e) => e.text.includes('__toESM')) && !/\bvar __toESM ?=/.test(code))
+    throw new Error("bundle-cli: esbuild's __toESM helper, which a required node: module needs, is gone");
   let out = code;
-  for (const start of starts.sort((a, b) => b - a)) {
-    out = `${out.slice(0, start)}__svcImport${out.slice(start + 'import'.length)}`;
+  for (const {start, end, text} of edits.sort((a, b) => b.start - a.start)) {
+    out = `${out.slice(0, start)}${text}${out.slice(end)}`;
   }
-  return {code: out, count: starts.length};
+  return {code: out, count: edits.length};
 }
 
 async function bundle() {
@@ -174,13 +244,16 @@ async function bundle() {
     write: false,
     metafile: true,
     logLevel: 'warning',
-    plugins: [externals, bundleOnly],
+    plugins: [libraryEntries, externals, bundleOnly],
+    minifyWhitespace: true,
     // The libraries from their sources, as tsc sees them: one copy in the bundle, whatever was built before.
     alias: LIBRARY_SOURCES,
     // The bundle's own URL stands in for each bundled module's: the only use (the package version lookup)
     // walks up to package.json, which it finds from dist/cli as it does from dist/src.
     define: {'import.meta.url': '__svcImportMetaUrl', ...buildSettings()},
-    banner: {js: 'var __svcImportMetaUrl = require("node:url").pathToFileURL(__filename).href;'},
+    banner: {
+      js: `var __svcImportMetaUrl = require("node:url").pathToFileURL(__filename).href;\n${LAZY_HELPER}`,
+    },
   });
   const bundled = Object.keys(result.metafile.inputs);
   const leaked = bundled.filter((f) => [...EXTERNAL_PACKAGES].some((p) => f.includes(`node_modules/${p}/`)));
@@ -193,6 +266,28 @@ async function bundle() {
   mkdirSync(outDir, {recursive: true});
   writeFileSync(join(outDir, 'bundle.cjs'), `${BUILD_ID_PREFIX}${buildId}\n${body}`);
   return {buildId, modules: bundled.length, bytes: body.length};
+}
+
+/**
+ * dist/cli/loader.cjs: src/cli/loader.ts (and what it imports) as one CommonJS file, which bin/run.js requires.
+ * Importing the compiled ES module instead starts Node's ES module loader, which costs a read command about a
+ * tenth of its time and nothing else needs: the bundle is a script, and the few modules it leaves out load
+ * with import() only when a command asks for them.
+ */
+async function bundleLoader() {
+  const esbuild = await import('esbuild');
+  await esbuild.build({
+    entryPoints: [join(root, 'src', 'cli', 'loader.ts')],
+    outfile: join(outDir, LOADER_BUNDLE),
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    logLevel: 'warning',
+    // Its one use (if any) is a package lookup relative to the file: dist/cli finds what dist/src/cli does.
+    define: {'import.meta.url': '__svcImportMetaUrl'},
+    banner: {js: 'var __svcImportMetaUrl = require("node:url").pathToFileURL(__filename).href;'},
+  });
 }
 
 /** dist/cli/tui.mjs: the TUI with Ink and React in one file. Ink's devtools (development only) are left out. */
@@ -222,7 +317,7 @@ async function bundleTui() {
     minify: true,
     metafile: true,
     logLevel: 'warning',
-    plugins: [noDevtools],
+    plugins: [libraryEntries, noDevtools],
     alias: LIBRARY_SOURCES,
     define: {'process.env.NODE_ENV': '"production"', ...buildSettings()},
     // Some of Ink's dependencies are CommonJS and require() Node's own modules.
@@ -303,6 +398,7 @@ if (process.argv[2] === '--warm') {
   await warm();
 } else {
   const {buildId, modules, bytes} = await bundle();
+  await bundleLoader();
   const tuiModules = await bundleTui();
   const child = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--warm'], {
     cwd: root,

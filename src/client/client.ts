@@ -9,8 +9,6 @@ import {redactKeys} from './redact.js';
 import {type FetchLike, getJson, realSleep, type Sleep, type TransportOptions} from './transport.js';
 import {defaultUserAgent} from './user-agent.js';
 
-type Schemas = typeof import('../schemas/index.js');
-
 export interface ClientOptions {
   /** Base address; checked against the URL policy (https, or http only to loopback). */
   apiUrl?: string;
@@ -106,12 +104,12 @@ export function createClient(options: ClientOptions): SvcClient {
   };
   let clockOffsetMs = 0;
 
-  // zod is loaded with the first request, not at import: `svc --help` and friends never pay for it.
-  const schemas = (): Promise<Schemas> => import('../schemas/index.js');
-
-  async function get<T>(
+  // zod and a record's schema are loaded with the request that needs them, not at import: `svc --help` and
+  // friends never pay for zod, and a read constructs the one schema it parses with (src/schemas/<record>.ts).
+  async function get<S, T>(
     path: string,
-    parse: (s: Schemas, body: unknown) => T,
+    schemas: () => Promise<S>,
+    parse: (s: S, body: unknown) => T,
     request?: RequestOptions,
   ): Promise<T> {
     // zod loads while the request is on the wire, not before it: the two waits overlap.
@@ -134,13 +132,28 @@ export function createClient(options: ClientOptions): SvcClient {
     apiUrl,
     serverNowMs: () => Date.now() + clockOffsetMs,
     getOrg(request) {
-      return get('/v1/org', (z, b) => z.OrgSchema.parse(b), request);
+      return get(
+        '/v1/org',
+        () => import('../schemas/org.js'),
+        (s, b) => s.OrgSchema.parse(b),
+        request,
+      );
     },
     listApiKeys(request) {
-      return get('/v1/api-keys', (z, b) => z.listOf(z.ApiKeySchema).parse(b).data, request);
+      return get(
+        '/v1/api-keys',
+        listSchema(() => import('../schemas/api-key.js')),
+        (s, b) => s.listOf(s.ApiKeySchema).parse(b).data,
+        request,
+      );
     },
     listWebhooks(request) {
-      return get('/v1/webhooks', (z, b) => z.listOf(z.WebhookEndpointSchema).parse(b).data, request);
+      return get(
+        '/v1/webhooks',
+        listSchema(() => import('../schemas/webhook-endpoint.js')),
+        (s, b) => s.listOf(s.WebhookEndpointSchema).parse(b).data,
+        request,
+      );
     },
     async listDeliveries(webhookId, request) {
       if (!isWebhookId(webhookId)) {
@@ -149,7 +162,20 @@ export function createClient(options: ClientOptions): SvcClient {
         );
       }
       const path = `/v1/webhooks/${encodeURIComponent(webhookId)}/deliveries`;
-      return get(path, (z, b) => z.listOf(z.DeliverySchema).parse(b).data, request);
+      return get(
+        path,
+        listSchema(() => import('../schemas/delivery.js')),
+        (s, b) => s.listOf(s.DeliverySchema).parse(b).data,
+        request,
+      );
     },
+  };
+}
+
+/** A record's schema module with `listOf` beside it, loaded together. */
+function listSchema<M>(record: () => Promise<M>): () => Promise<M & typeof import('../schemas/list.js')> {
+  return async () => {
+    const [m, list] = await Promise.all([record(), import('../schemas/list.js')]);
+    return {...m, ...list};
   };
 }

@@ -2,77 +2,46 @@
 // `svc listen`, the TUI, MCP and test suites. Every answer is parsed with its schema (src/schemas/emulator.ts),
 // the same one the emulator's routes answer with; one that does not fit is an error, never a cast.
 import type {z} from 'zod';
-import {
-  type ChaosSettings,
-  type ClockState,
-  ClockStateSchema,
-  type CreatedKey,
-  CreatedKeySchema,
-  type CreatedWebhook,
-  CreatedWebhookSchema,
-  type CreateKeyRequest,
-  type CreateLinkRequest,
-  type CreateOrgRequest,
-  type CreateSandboxRequest,
-  type CreateWebhookRequest,
-  type DeliveryDetail,
-  DeliveryDetailSchema,
-  type EndpointChaos,
-  EndpointChaosSchema,
-  type EndpointHealth,
-  EndpointHealthSchema,
-  type Health,
-  HealthSchema,
-  type KeyRecord,
-  KeyRecordSchema,
-  type LimiterReset,
-  LimiterResetSchema,
-  type OrgClockState,
-  OrgClockStateSchema,
-  type OrgDeleted,
-  OrgDeletedSchema,
-  type OrgReset,
-  OrgResetSchema,
-  type Ready,
-  ReadySchema,
-  ProblemSchema,
-  type RegisterRelayRequest,
-  type RelayMessage,
-  RelayMessageSchema,
-  type RelayRegistration,
-  RelayRegistrationSchema,
-  type RelayReport,
-  type ResendFailedRequest,
-  type ResendFailedResult,
-  ResendFailedResultSchema,
-  type SandboxActionRequest,
-  type SandboxMove,
-  SandboxMoveSchema,
-  type SandboxRecord,
-  SandboxRecordSchema,
-  type ImportStateRequest,
-  type RequestLogPage,
-  RequestLogPageSchema,
-  type StateLoadResult,
-  StateLoadResultSchema,
-  type StateReset,
-  StateResetSchema,
-  type TriggerRequest,
+import type {
+  ChaosSettings,
+  ClockState,
+  CreatedKey,
+  CreatedWebhook,
+  CreateKeyRequest,
+  CreateLinkRequest,
+  CreateOrgRequest,
+  CreateSandboxRequest,
+  CreateWebhookRequest,
+  DeliveryDetail,
+  EndpointChaos,
+  EndpointHealth,
+  Health,
+  KeyRecord,
+  LimiterReset,
+  OrgClockState,
+  OrgDeleted,
+  OrgReset,
+  Ready,
+  RegisterRelayRequest,
+  RelayMessage,
+  RelayRegistration,
+  RelayReport,
+  ResendFailedRequest,
+  ResendFailedResult,
+  SandboxActionRequest,
+  SandboxMove,
+  SandboxRecord,
+  ImportStateRequest,
+  RequestLogPage,
+  StateLoadResult,
+  StateReset,
+  TriggerRequest,
 } from '../schemas/emulator.js';
-import {type Snapshot, SnapshotSchema} from '../schemas/snapshot.js';
+import type {Snapshot} from '../schemas/snapshot.js';
 import type {Duration, SandboxAction} from '../definitions.js';
 import type {ClockMoveOptions, WaitForDeliveryOptions} from './control-options.js';
 import {EmulatorControlError, errorEnvelopeOf} from './errors.js';
-import {
-  type CreatedSandboxLink,
-  CreatedSandboxLinkSchema,
-  listOf,
-  type List,
-  type Org,
-  OrgSchema,
-  type SandboxLink,
-  SandboxLinkSchema,
-} from '../schemas/index.js';
+import type {CreatedSandboxLink, List, Org, SandboxLink} from '../schemas/index.js';
 
 export type {
   ChaosSettings,
@@ -116,7 +85,23 @@ export interface EmulatorControlOptions {
 
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
-const NO_CONTENT = {parse: () => undefined} as const;
+type Schemas = typeof import('./control-schemas.js');
+/** Picks the schema an answer is parsed with from the schemas, which load with the first call. */
+type SchemaOf<T> = (s: Schemas) => z.ZodType<T>;
+
+/** An answer with no body to parse. */
+const NO_CONTENT: unique symbol = Symbol('no content');
+
+/**
+ * zod and the control surface's schemas load with the first call to the emulator, not with the client: every
+ * user of `@svc/client` imports this class, and a read command (or a program that only reads the API) never
+ * calls it.
+ */
+let loadingSchemas: Promise<Schemas> | undefined;
+function controlSchemas(): Promise<Schemas> {
+  loadingSchemas ??= import('./control-schemas.js');
+  return loadingSchemas;
+}
 
 const segment = encodeURIComponent;
 
@@ -137,32 +122,32 @@ export class EmulatorControl {
   }
 
   health(): Promise<Health> {
-    return this.#call('GET', '/_emulator/health', HealthSchema);
+    return this.#call('GET', '/_emulator/health', (s) => s.HealthSchema);
   }
 
   /** Answers without the admin token: the emulator is up and serving. */
   ready(): Promise<Ready> {
-    return this.#call('GET', '/_emulator/ready', ReadySchema);
+    return this.#call('GET', '/_emulator/ready', (s) => s.ReadySchema);
   }
 
   /** A new, empty org: give each test file its own, with its own keys, endpoints, events and clock. */
   createOrg(input: CreateOrgRequest): Promise<Org> {
-    return this.#call('POST', '/_emulator/orgs', OrgSchema, input);
+    return this.#call('POST', '/_emulator/orgs', (s) => s.OrgSchema, input);
   }
 
   /** Empties an org (keys, endpoints, sandboxes, links, events, deliveries) and gives its clock back to the emulator's. */
   resetOrg(orgId: string): Promise<OrgReset> {
-    return this.#call('POST', `/_emulator/orgs/${segment(orgId)}/reset`, OrgResetSchema);
+    return this.#call('POST', `/_emulator/orgs/${segment(orgId)}/reset`, (s) => s.OrgResetSchema);
   }
 
   /** Deletes an org and everything of it (the default org can only be reset). */
   deleteOrg(orgId: string): Promise<OrgDeleted> {
-    return this.#call('DELETE', `/_emulator/orgs/${segment(orgId)}`, OrgDeletedSchema);
+    return this.#call('DELETE', `/_emulator/orgs/${segment(orgId)}`, (s) => s.OrgDeletedSchema);
   }
 
   /** An org's clock: its own when it has one, else the emulator's time. */
   orgClock(orgId: string): Promise<OrgClockState> {
-    return this.#call('GET', `/_emulator/orgs/${segment(orgId)}/clock`, OrgClockStateSchema);
+    return this.#call('GET', `/_emulator/orgs/${segment(orgId)}/clock`, (s) => s.OrgClockStateSchema);
   }
 
   /**
@@ -172,22 +157,22 @@ export class EmulatorControl {
    */
   waitForDelivery(options: WaitForDeliveryOptions): Promise<DeliveryDetail> {
     const {timeout, ...rest} = options;
-    return this.#call('POST', '/_emulator/delivery-wait', DeliveryDetailSchema, {
+    return this.#call('POST', '/_emulator/delivery-wait', (s) => s.DeliveryDetailSchema, {
       ...rest,
       ...(timeout === undefined ? {} : {timeout_ms: timeout}),
     });
   }
 
   createKey(input: CreateKeyRequest): Promise<CreatedKey> {
-    return this.#call('POST', '/_emulator/keys', CreatedKeySchema, input);
+    return this.#call('POST', '/_emulator/keys', (s) => s.CreatedKeySchema, input);
   }
 
   revokeKey(id: string): Promise<KeyRecord> {
-    return this.#call('POST', `/_emulator/keys/${segment(id)}/revoke`, KeyRecordSchema);
+    return this.#call('POST', `/_emulator/keys/${segment(id)}/revoke`, (s) => s.KeyRecordSchema);
   }
 
   createWebhook(input: CreateWebhookRequest): Promise<CreatedWebhook> {
-    return this.#call('POST', '/_emulator/webhooks', CreatedWebhookSchema, input);
+    return this.#call('POST', '/_emulator/webhooks', (s) => s.CreatedWebhookSchema, input);
   }
 
   async deleteWebhook(id: string): Promise<void> {
@@ -198,16 +183,16 @@ export class EmulatorControl {
   setChaos(webhookId: string, settings: ChaosSettings | null): Promise<EndpointChaos> {
     const path = `/_emulator/webhooks/${segment(webhookId)}/chaos`;
     return settings === null
-      ? this.#call('DELETE', path, EndpointChaosSchema)
-      : this.#call('PUT', path, EndpointChaosSchema, settings);
+      ? this.#call('DELETE', path, (s) => s.EndpointChaosSchema)
+      : this.#call('PUT', path, (s) => s.EndpointChaosSchema, settings);
   }
 
   getChaos(webhookId: string): Promise<EndpointChaos> {
-    return this.#call('GET', `/_emulator/webhooks/${segment(webhookId)}/chaos`, EndpointChaosSchema);
+    return this.#call('GET', `/_emulator/webhooks/${segment(webhookId)}/chaos`, (s) => s.EndpointChaosSchema);
   }
 
   clock(): Promise<ClockState> {
-    return this.#call('GET', '/_emulator/clock', ClockStateSchema);
+    return this.#call('GET', '/_emulator/clock', (s) => s.ClockStateSchema);
   }
 
   /** Moves a manual clock forward (`90s`, `10m`, `3h`, `31d`); with `org`, that org's own clock instead. */
@@ -230,22 +215,27 @@ export class EmulatorControl {
   ): Promise<ClockState | OrgClockState> {
     const body = options.settle ? {...move, settle: true} : move;
     return options.org === undefined
-      ? this.#call('POST', '/_emulator/clock', ClockStateSchema, body)
-      : this.#call('POST', `/_emulator/orgs/${segment(options.org)}/clock`, OrgClockStateSchema, body);
+      ? this.#call('POST', '/_emulator/clock', (s) => s.ClockStateSchema, body)
+      : this.#call(
+          'POST',
+          `/_emulator/orgs/${segment(options.org)}/clock`,
+          (s) => s.OrgClockStateSchema,
+          body,
+        );
   }
 
   /** Forgets every address's failed authentications, on /v1 and on the control surface. */
   resetLimiter(): Promise<LimiterReset> {
-    return this.#call('POST', '/_emulator/limiter/reset', LimiterResetSchema);
+    return this.#call('POST', '/_emulator/limiter/reset', (s) => s.LimiterResetSchema);
   }
 
   /** Emits one event, creating a sandbox in the implied state when none is named. */
   trigger(input: TriggerRequest): Promise<SandboxMove> {
-    return this.#call('POST', '/_emulator/trigger', SandboxMoveSchema, input);
+    return this.#call('POST', '/_emulator/trigger', (s) => s.SandboxMoveSchema, input);
   }
 
   createSandbox(input: CreateSandboxRequest = {}): Promise<SandboxMove> {
-    return this.#call('POST', '/_emulator/sandboxes', SandboxMoveSchema, input);
+    return this.#call('POST', '/_emulator/sandboxes', (s) => s.SandboxMoveSchema, input);
   }
 
   /** resume, fork, stop, quota-exhausted, disk-limit, crash, fail, standby or wake. */
@@ -253,14 +243,14 @@ export class EmulatorControl {
     return this.#call(
       'POST',
       `/_emulator/sandboxes/${segment(id)}/${segment(action)}`,
-      SandboxMoveSchema,
+      (s) => s.SandboxMoveSchema,
       input,
     );
   }
 
   listSandboxes(orgId?: string): Promise<List<SandboxRecord>> {
     const query = orgId ? `?org_id=${segment(orgId)}` : '';
-    return this.#call('GET', `/_emulator/sandboxes${query}`, listOf(SandboxRecordSchema));
+    return this.#call('GET', `/_emulator/sandboxes${query}`, (s) => s.listOf(s.SandboxRecordSchema));
   }
 
   /** Opens a port session, desktop link or browser URL onto a running sandbox on behalf of a key; the URL is shown once. */
@@ -268,7 +258,7 @@ export class EmulatorControl {
     return this.#call(
       'POST',
       `/_emulator/sandboxes/${segment(sandboxId)}/links`,
-      CreatedSandboxLinkSchema,
+      (s) => s.CreatedSandboxLinkSchema,
       input,
     );
   }
@@ -278,12 +268,14 @@ export class EmulatorControl {
     const query = new URLSearchParams(
       Object.entries(filter).filter((e): e is [string, string] => typeof e[1] === 'string'),
     ).toString();
-    return this.#call('GET', `/_emulator/links${query ? `?${query}` : ''}`, listOf(SandboxLinkSchema));
+    return this.#call('GET', `/_emulator/links${query ? `?${query}` : ''}`, (s) =>
+      s.listOf(s.SandboxLinkSchema),
+    );
   }
 
   /** Finds or creates the relay endpoint `svc listen` receives through; its secret is the same every time. */
   registerRelay(input: RegisterRelayRequest = {}): Promise<RelayRegistration> {
-    return this.#call('POST', '/_emulator/relay', RelayRegistrationSchema, input);
+    return this.#call('POST', '/_emulator/relay', (s) => s.RelayRegistrationSchema, input);
   }
 
   /**
@@ -303,6 +295,7 @@ export class EmulatorControl {
     const path = `/_emulator/relay/${segment(endpointId)}/stream${who}`;
     const res = await this.#send('GET', path, undefined, options.signal);
     if (!res.ok || !res.body) throw await this.#errorOf(res);
+    const {RelayMessageSchema} = await controlSchemas();
     const decoder = new TextDecoder();
     let buffered = '';
     for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
@@ -325,37 +318,42 @@ export class EmulatorControl {
   /** How each endpoint's recent deliveries are going, for every endpoint of the org (default: the default org). */
   endpointHealth(orgId?: string): Promise<List<EndpointHealth>> {
     const query = orgId ? `?org_id=${segment(orgId)}` : '';
-    return this.#call('GET', `/_emulator/webhook-health${query}`, listOf(EndpointHealthSchema));
+    return this.#call('GET', `/_emulator/webhook-health${query}`, (s) => s.listOf(s.EndpointHealthSchema));
   }
 
   /** One delivery with its event and every attempt, oldest first. */
   delivery(id: string): Promise<DeliveryDetail> {
-    return this.#call('GET', `/_emulator/deliveries/${segment(id)}`, DeliveryDetailSchema);
+    return this.#call('GET', `/_emulator/deliveries/${segment(id)}`, (s) => s.DeliveryDetailSchema);
   }
 
   /** A new attempt now (trigger manual, freshly signed, the same body); the schedule is left as it was. */
   resendDelivery(id: string): Promise<DeliveryDetail> {
-    return this.#call('POST', `/_emulator/deliveries/${segment(id)}/resend`, DeliveryDetailSchema);
+    return this.#call('POST', `/_emulator/deliveries/${segment(id)}/resend`, (s) => s.DeliveryDetailSchema);
   }
 
   /** Resends every failed delivery of the org (of one endpoint, created within `since`), oldest first. */
   resendFailed(input: ResendFailedRequest = {}): Promise<ResendFailedResult> {
-    return this.#call('POST', '/_emulator/failed-deliveries/resend', ResendFailedResultSchema, input);
+    return this.#call(
+      'POST',
+      '/_emulator/failed-deliveries/resend',
+      (s) => s.ResendFailedResultSchema,
+      input,
+    );
   }
 
   /** Loads a seed (or snapshot) document: added to the state (merge) or in its place (replace). */
   importState(input: ImportStateRequest): Promise<StateLoadResult> {
-    return this.#call('POST', '/_emulator/state/import', StateLoadResultSchema, input);
+    return this.#call('POST', '/_emulator/state/import', (s) => s.StateLoadResultSchema, input);
   }
 
   /** The whole state as a snapshot document (signing secrets in clear text: keep it owner-only). */
   exportState(): Promise<Snapshot> {
-    return this.#call('GET', '/_emulator/state/export', SnapshotSchema);
+    return this.#call('GET', '/_emulator/state/export', (s) => s.SnapshotSchema);
   }
 
   /** Empties the state: one empty default org, as a fresh data dir starts; the clock stays. */
   resetState(): Promise<StateReset> {
-    return this.#call('POST', '/_emulator/state/reset', StateResetSchema);
+    return this.#call('POST', '/_emulator/state/reset', (s) => s.StateResetSchema);
   }
 
   /** This process's request log: entries after a seq, or since a time or a duration ago; `wait` holds until one comes. */
@@ -365,19 +363,23 @@ export class EmulatorControl {
     if (query.after !== undefined) params.set('after', String(query.after));
     if (query.wait !== undefined) params.set('wait', String(query.wait));
     const q = params.toString();
-    return this.#call('GET', `/_emulator/logs${q ? `?${q}` : ''}`, RequestLogPageSchema);
+    return this.#call('GET', `/_emulator/logs${q ? `?${q}` : ''}`, (s) => s.RequestLogPageSchema);
   }
 
   async #call<T>(
     method: Method,
     path: string,
-    schema: z.ZodType<T> | typeof NO_CONTENT,
+    pick: SchemaOf<T> | typeof NO_CONTENT,
     body?: unknown,
   ): Promise<T> {
+    // The schemas load while the request is on the wire.
+    const loading = pick === NO_CONTENT ? undefined : controlSchemas();
+    loading?.catch(() => {});
     const res = await this.#send(method, path, body);
     if (!res.ok) throw await this.#errorOf(res);
     const text = await res.text();
-    if (schema === NO_CONTENT) return undefined as T;
+    if (pick === NO_CONTENT || !loading) return undefined as T;
+    const schema = pick(await loading);
     let value: unknown;
     try {
       value = JSON.parse(text);
@@ -388,7 +390,7 @@ export class EmulatorControl {
         'invalid_response',
       );
     }
-    return parseAnswer(schema as z.ZodType<T>, value, path, res.status);
+    return parseAnswer(schema, value, path, res.status);
   }
 
   async #send(method: Method, path: string, body?: unknown, signal?: AbortSignal): Promise<Response> {
@@ -421,6 +423,7 @@ export class EmulatorControl {
     }
     if (!envelope)
       return new EmulatorControlError(`the emulator answered ${res.status}`, res.status, 'error');
+    const {ProblemSchema} = await controlSchemas();
     const problems = (envelope.problems ?? []).flatMap((p) => {
       const problem = ProblemSchema.safeParse(p);
       return problem.success ? [problem.data] : [];

@@ -4,7 +4,7 @@
 // a message for people. What to do next and how a process exits are for the caller to decide: the CLI maps
 // these in src/lib/error-mapper.ts.
 import {ERROR_STATUS, type ErrorCode, type LocalUrlKind, type ProblemCode} from '../definitions.js';
-import {type ErrorBody, ErrorBodySchema} from '../schemas/index.js';
+import type {ErrorBody} from '../schemas/index.js';
 
 /** Codes of failures the service never sends: they happen before a request, or outside the answer's body. */
 export type ClientErrorCode =
@@ -145,10 +145,24 @@ export function errorFromResponse(status: number, body: unknown, ctx: ErrorConte
   });
 }
 
-/** The error envelope of an answer (src/schemas: `{error: {code, message, problems?}}`), or undefined when it is not one. */
+/**
+ * The error envelope of an answer (src/schemas ErrorBodySchema: `{error: {code, message, problems?}}`), or
+ * undefined when it is not one. Read by hand, as that schema reads it (test/client/errors.test.ts holds the two
+ * together): importing the client loads no zod, and a read command loads it with its first answer, not at start.
+ */
 export function errorEnvelopeOf(body: unknown): ErrorBody['error'] | undefined {
-  const parsed = ErrorBodySchema.safeParse(body);
-  return parsed.success ? parsed.data.error : undefined;
+  const error = isPlainRecord(body) ? body.error : undefined;
+  if (!isPlainRecord(error) || typeof error.code !== 'string' || typeof error.message !== 'string')
+    return undefined;
+  // Unknown fields pass through (the schema's object is loose); `problems` that is not a list reads as undefined.
+  const {problems, ...rest} = error;
+  const envelope: ErrorBody['error'] = {...rest, code: error.code, message: error.message};
+  if ('problems' in error) envelope.problems = Array.isArray(problems) ? [...problems] : undefined;
+  return envelope;
+}
+
+function isPlainRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** The envelope's code and message, cleaned for a terminal, or undefined when the body is not the envelope. */

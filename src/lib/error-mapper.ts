@@ -13,7 +13,9 @@ import {
   RateLimitedError,
 } from '@svc/client';
 import {ERROR_STATUS} from '../definitions.js';
-import {isWebhookVerificationError} from '@svc/webhooks';
+// The receiver library's entry without node:crypto: its errors are the same classes, and a command that verifies
+// nothing never loads the crypto module.
+import {isWebhookVerificationError} from '@svc/webhooks/web';
 import {UserError} from './errors.js';
 import {ExitCode, type ExitCodeValue} from './exit-codes.js';
 

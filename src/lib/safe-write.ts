@@ -9,7 +9,6 @@
 //   - a target that is a symbolic link, not a regular file, or another user's file.
 // The checks are pure functions of a stat too (folderProblem, fileProblem), so readers of files svc trusts (the
 // code caches: src/cli/loader.ts, src/binary/cache.ts) apply the same rule before using what they read.
-import {randomBytes} from 'node:crypto';
 import {
   type BigIntStats,
   closeSync,
@@ -153,6 +152,8 @@ export function writeOwnerOnly(
     }
   }
 
+  // node:crypto is taken when a file is written, not when this module loads: every command reads credentials.
+  const {randomBytes} = process.getBuiltinModule('node:crypto') as typeof import('node:crypto');
   const temporary = join(dir, `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
   let fd: number | undefined;
   try {

@@ -1,9 +1,10 @@
 // Wire records of the svc API, defined once: the emulator answers with them, the client parses with them.
 // Objects are loose so that fields the public spec does not name survive a round trip.
+// The records a read command parses have modules of their own (org.ts, api-key.ts, webhook-endpoint.ts,
+// delivery.ts, list.ts), which the client loads one by one: `svc keys list` constructs the key's schema, not
+// every schema here.
 import {z} from 'zod';
 import {
-  API_KEY_STATUSES,
-  DELIVERY_STATUSES,
   type ErrorCode,
   EVENT_BODY_ID_PATTERNS,
   ID_PATTERNS,
@@ -13,6 +14,8 @@ import {
   type SvcEvent,
   SANDBOX_LINK_STATUSES,
 } from '../definitions.js';
+import type {Exact} from './exact.js';
+import {timestamp} from './timestamp.js';
 
 // The allowed values are defined in definitions.ts; they are re-exported here for the schemas' users.
 export {
@@ -26,11 +29,14 @@ export {
   type KeyExpiryChoice,
 } from '../definitions.js';
 
-export const EventTypeSchema = z.enum(EVENT_TYPES);
+export {ApiKeySchema, type ApiKey} from './api-key.js';
+export {DeliverySchema, type Delivery} from './delivery.js';
+export type {Exact} from './exact.js';
+export {listOf, type List} from './list.js';
+export {OrgSchema, type Org} from './org.js';
+export {WebhookEndpointSchema, type WebhookEndpoint} from './webhook-endpoint.js';
 
-// Parsed as any string (a client must not break on a finer timestamp), documented as date-time.
-const timestamp = z.string().meta({format: 'date-time'});
-const nullableTimestamp = timestamp.nullable();
+export const EventTypeSchema = z.enum(EVENT_TYPES);
 
 /**
  * The error envelope of every answer that is not a success, /v1's and the emulator's control surface's alike; the
@@ -49,58 +55,6 @@ export type ErrorBody = Exact<z.infer<typeof ErrorBodySchema>>;
 export function errorBodySchemaFor(code: ErrorCode) {
   return z.object({error: z.looseObject({code: z.literal(code), message: z.string()})});
 }
-
-/**
- * A record's type exactly as its schema names it: the schemas parse the service's answers loosely (a field added
- * later still parses), but code reading them may use only the fields they name, so a misspelt field is a compile
- * error rather than `undefined` at run time.
- */
-export type Exact<T> = T extends readonly (infer U)[]
-  ? Exact<U>[]
-  : T extends object
-    ? {[K in keyof T as string extends K ? never : number extends K ? never : K]: Exact<T[K]>}
-    : T;
-
-export const OrgSchema = z.looseObject({
-  id: z.string(),
-  name: z.string(),
-  created_at: timestamp,
-});
-export type Org = Exact<z.infer<typeof OrgSchema>>;
-
-export const ApiKeySchema = z.looseObject({
-  id: z.string(),
-  name: z.string(),
-  prefix: z.string(),
-  created_by: z.string().nullable(),
-  created_at: timestamp,
-  last_used_at: nullableTimestamp,
-  expires_at: nullableTimestamp,
-  status: z.enum(API_KEY_STATUSES),
-});
-export type ApiKey = Exact<z.infer<typeof ApiKeySchema>>;
-
-export const WebhookEndpointSchema = z.looseObject({
-  id: z.string(),
-  url: z.string(),
-  events: z.array(z.string()),
-  description: z.string().nullable(),
-  created_at: timestamp,
-});
-export type WebhookEndpoint = Exact<z.infer<typeof WebhookEndpointSchema>>;
-
-export const DeliverySchema = z.looseObject({
-  id: z.string(),
-  event_id: z.string(),
-  event_type: z.string(),
-  status: z.enum(DELIVERY_STATUSES),
-  attempts: z.number().int().nonnegative(),
-  created_at: timestamp,
-  last_attempt_at: nullableTimestamp,
-  next_attempt_at: nullableTimestamp,
-  last_status_code: z.number().int().nullable(),
-});
-export type Delivery = Exact<z.infer<typeof DeliverySchema>>;
 
 export const SandboxSchema = z.object({
   id: z.string(),
@@ -162,11 +116,4 @@ export function eventSchemaFor(type: EventType) {
     org_id: z.string().regex(ID_PATTERNS.org),
     data: z.looseObject({sandbox: ContractSandboxSchema}),
   });
-}
-
-export function listOf<T extends z.ZodType>(item: T) {
-  return z.looseObject({data: z.array(item)});
-}
-export interface List<T> {
-  data: T[];
 }
