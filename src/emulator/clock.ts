@@ -17,7 +17,8 @@ export interface ManualClock extends Clock {
   set(to: Date): Date;
   /**
    * Resolves once the moves made so far are stored where every process sharing the clock reads them (at once
-   * for a clock of one process), with now() then showing the stored time.
+   * for a clock of one process), with now() then showing the stored time; rejects with ClockRangeError when the
+   * store refused the last move (with the clocks of other processes' orgs it would have left the range).
    */
   synced(): Promise<void>;
   /** Takes moves made elsewhere into account (a clock shared by several processes reads the stored time). */
@@ -67,11 +68,28 @@ export class ClockRangeError extends RangeError {
 const EARLIEST = new Date(EARLIEST_CLOCK_MS).toISOString();
 const LATEST = new Date(LATEST_CLOCK_MS).toISOString();
 
+/** What a refused move says: the range of times a clock (the emulator's, an org's) can show. */
+export function rangeRefusal(): string {
+  return `would move the clock outside the times it can show, ${EARLIEST} to ${LATEST}; nothing moved`;
+}
+
 /** Throws ClockRangeError unless `ms` is a time the clock can show. */
 export function checkClockTime(ms: number): number {
   if (!Number.isFinite(ms) || ms < EARLIEST_CLOCK_MS || ms > LATEST_CLOCK_MS) {
+    throw new ClockRangeError(rangeRefusal());
+  }
+  return ms;
+}
+
+/**
+ * Throws ClockRangeError unless the emulator's clock can show `ms` with every org's clock, which runs from
+ * `spread.low` to `spread.high` milliseconds ahead of it, within range too.
+ */
+export function checkClockTimeWith(ms: number, spread: {low: number; high: number}): number {
+  checkClockTime(ms);
+  if (ms + spread.low < EARLIEST_CLOCK_MS || ms + spread.high > LATEST_CLOCK_MS) {
     throw new ClockRangeError(
-      `would move the clock outside the times it can show, ${EARLIEST} to ${LATEST}; nothing moved`,
+      `would move an org's own clock outside the times it can show, ${EARLIEST} to ${LATEST}; nothing moved`,
     );
   }
   return ms;

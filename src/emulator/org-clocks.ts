@@ -2,11 +2,32 @@
 // is the emulator's clock plus an offset stored in org_clocks (no row: it follows the emulator's clock). Every rule
 // of the org (its deliveries' schedule, key and sandbox expiry, retention, the times it shows and signs) reads its
 // time from here; SQL that decides what is due joins org_clocks, so every process sharing a PostgreSQL agrees.
-import {checkAdvance, checkClockTime, type Clock} from './clock.js';
+//
+// Org clocks exist only on a manual clock: on a real clock every org lives in the real time. Every move (an org's,
+// the emulator's) is checked and made as one: in this process they run one at a time, and in the database each
+// takes the clocks' lock before its one statement, whose WHERE holds the range check, so moves made at once
+// through any number of processes can never take a clock past the times it can show.
+import {EARLIEST_CLOCK_MS, LATEST_CLOCK_MS} from '../definitions.js';
+import {checkAdvance, checkClockTime, type Clock, ClockRangeError, rangeRefusal} from './clock.js';
 import type {Database, Queryable} from './db/database.js';
 import {type DatabaseSignals, SIGNAL_CHANNELS} from './db/notify.js';
+import {CLOCK_MOVE_LOCK_SQL} from './db/org-clocks.js';
 
 export {orgOffsetSql} from './db/org-clocks.js';
+
+/** How far the orgs' times spread around the emulator's: the least and greatest offset (0 for orgs that follow it). */
+export interface OffsetSpread {
+  low: number;
+  high: number;
+}
+
+/** An org clock moved on an emulator whose clock is real: there are none. */
+export class RealClockError extends Error {
+  constructor() {
+    super('the clock is real');
+    this.name = 'RealClockError';
+  }
+}
 
 export interface OrgClocks {
   /** How far the org's time runs ahead of the emulator's clock (0 for an org that follows it). */
@@ -15,10 +36,30 @@ export interface OrgClocks {
   now(orgId: string): Date;
   /** The org's time as a clock (mode and change listeners are the emulator's). */
   clockFor(orgId: string): Clock;
-  /** Moves the org's clock forward; resolves with its new time once every process sharing the database knows. */
+  /**
+   * Moves the org's clock forward; resolves with its new time once every process sharing the database knows.
+   * ClockRangeError when it would leave the times a clock can show (nothing moved), RealClockError on a real clock.
+   */
   advance(orgId: string, ms: number): Promise<Date>;
-  /** Sets the org's clock to a time. */
+  /** Sets the org's clock to a time; refused as `advance` is. */
   set(orgId: string, to: Date): Promise<Date>;
+  /**
+   * Runs `move`, a move of the emulator's clock, alone among this process's clock moves, with the spread of the
+   * org clocks it must keep within range (the database's statement checks it again for other processes' moves).
+   */
+  exclusive<T>(move: (spread: OffsetSpread) => Promise<T>): Promise<T>;
+  /**
+   * Writes the clocks of a loaded state in the loading transaction (which emptied org_clocks or holds no row of
+   * these orgs): each org at its own time, the emulator's clock then reading `emulatorNowMs`. Nothing on a real
+   * clock. Once committed, `loaded` with what it returned.
+   */
+  load(
+    tx: Queryable,
+    clocks: readonly {org_id: string; now: string}[],
+    emulatorNowMs: number,
+  ): Promise<LoadedClock[]>;
+  /** The clocks a committed load wrote: known here, and told to every process sharing the database. */
+  loaded(clocks: readonly LoadedClock[]): Promise<void>;
   /** The org follows the emulator's clock again (its reset, its deletion). */
   forget(orgId: string, tx?: Queryable): Promise<void>;
   /** Called with the org id after its clock moved, here or in another process. */
@@ -34,14 +75,26 @@ interface Row {
   version: string | number;
 }
 
-const ADVANCE_SQL = `INSERT INTO org_clocks (org_id, offset_ms) VALUES ($1, $2)
-    ON CONFLICT (org_id) DO UPDATE SET offset_ms = org_clocks.offset_ms + EXCLUDED.offset_ms,
-                                       version = org_clocks.version + 1
-  RETURNING org_id, offset_ms::text, version::text`;
+/** An org clock as a load wrote it. */
+export type LoadedClock = Row;
 
-const SET_SQL = `INSERT INTO org_clocks (org_id, offset_ms) VALUES ($1, $2)
-    ON CONFLICT (org_id) DO UPDATE SET offset_ms = EXCLUDED.offset_ms, version = org_clocks.version + 1
-  RETURNING org_id, offset_ms::text, version::text`;
+/** The emulator clock's time in SQL: kept in emulator_clock when shared by processes, else a parameter ($3). */
+const SHARED_BASE = `(SELECT (extract(epoch FROM now) * 1000)::bigint FROM emulator_clock WHERE id = 1)`;
+const IN_RANGE = `BETWEEN ${EARLIEST_CLOCK_MS} AND ${LATEST_CLOCK_MS}`;
+const RETURNING = 'RETURNING org_id, offset_ms::text, version::text';
+
+/** $1 org, $2 milliseconds forward: written only while the org's new time stays within range. */
+const advanceSql = (base: string) => `INSERT INTO org_clocks AS oc (org_id, offset_ms)
+    SELECT $1, $2::bigint
+     WHERE ${base} + coalesce((SELECT x.offset_ms FROM org_clocks x WHERE x.org_id = $1), 0) + $2::bigint ${IN_RANGE}
+    ON CONFLICT (org_id) DO UPDATE SET offset_ms = oc.offset_ms + EXCLUDED.offset_ms, version = oc.version + 1
+  ${RETURNING}`;
+
+/** $1 org, $2 the time it is set to (epoch milliseconds), within range. */
+const setSql = (base: string) => `INSERT INTO org_clocks AS oc (org_id, offset_ms)
+    SELECT $1, $2::bigint - ${base} WHERE $2::bigint ${IN_RANGE}
+    ON CONFLICT (org_id) DO UPDATE SET offset_ms = EXCLUDED.offset_ms, version = oc.version + 1
+  ${RETURNING}`;
 
 export async function openOrgClocks(
   db: Database,
@@ -62,17 +115,25 @@ class OrgClockSet implements OrgClocks {
   readonly #offsets = new Map<string, {ms: number; version: number}>();
   readonly #listeners = new Set<(orgId: string) => void>();
   readonly #unsubscribe: (() => void)[] = [];
+  /** The clock moves of this process, one after another. */
+  #moves: Promise<unknown> = Promise.resolve();
   /** The schema this emulator's tables live in: emulators on other schemas hear the same channel. */
   #schema = '';
+  /** The emulator's clock is manual and kept in the database (several processes share it). */
+  readonly #sharedBase: boolean;
 
   constructor(
     private readonly db: Database,
     private readonly base: Clock,
     private readonly signals: DatabaseSignals | undefined,
     private readonly log: (line: string) => void,
-  ) {}
+  ) {
+    this.#sharedBase = signals !== undefined && base.mode === 'manual';
+  }
 
   async open(): Promise<void> {
+    // A data dir this process owns, last run on a manual clock, keeps no org clock under a real one.
+    if (this.base.mode === 'real' && this.db.kind === 'pglite') await this.db.query('DELETE FROM org_clocks');
     await this.reload();
     const signals = this.signals;
     if (!signals) return;
@@ -83,11 +144,17 @@ class OrgClockSet implements OrgClocks {
         const [ofSchema, orgId, version, ms] = payload.split(':');
         if (ofSchema === this.#schema && orgId) this.#apply(orgId, Number(ms), Number(version));
       }),
-      signals.onReconnect(() => {
-        this.reload().catch((err: unknown) =>
-          this.log(`could not re-read the org clocks: ${(err as Error).message}`),
-        );
+      // A state loaded or replaced through another process (its orgs written) may bring clocks or take them away.
+      signals.on(SIGNAL_CHANNELS.change, (table) => {
+        if (table === 'orgs') this.#reread();
       }),
+      signals.onReconnect(() => this.#reread()),
+    );
+  }
+
+  #reread(): void {
+    this.reload().catch((err: unknown) =>
+      this.log(`could not re-read the org clocks: ${(err as Error).message}`),
     );
   }
 
@@ -106,12 +173,53 @@ class OrgClockSet implements OrgClocks {
   }
 
   advance(orgId: string, ms: number): Promise<Date> {
-    checkAdvance(this.now(orgId).getTime(), ms);
-    return this.#store(orgId, ADVANCE_SQL, ms);
+    return this.#serial(async () => {
+      this.#refuseOnRealClock();
+      checkAdvance(this.now(orgId).getTime(), ms);
+      return this.#store(orgId, advanceSql, ms);
+    });
   }
 
   set(orgId: string, to: Date): Promise<Date> {
-    return this.#store(orgId, SET_SQL, checkClockTime(to.getTime()) - this.base.nowMs());
+    return this.#serial(async () => {
+      this.#refuseOnRealClock();
+      return this.#store(orgId, setSql, checkClockTime(to.getTime()));
+    });
+  }
+
+  exclusive<T>(move: (spread: OffsetSpread) => Promise<T>): Promise<T> {
+    return this.#serial(() => {
+      let low = 0;
+      let high = 0;
+      for (const {ms} of this.#offsets.values()) {
+        low = Math.min(low, ms);
+        high = Math.max(high, ms);
+      }
+      return move({low, high});
+    });
+  }
+
+  async load(
+    tx: Queryable,
+    clocks: readonly {org_id: string; now: string}[],
+    emulatorNowMs: number,
+  ): Promise<LoadedClock[]> {
+    if (this.base.mode === 'real' || clocks.length === 0) return [];
+    // A version past any a process may know of the org from before the load (the real time in milliseconds), so
+    // every process sharing the database takes the loaded clock when it reads it again.
+    const {rows} = await tx.query<Row>(
+      `INSERT INTO org_clocks (org_id, offset_ms, version)
+       SELECT c.org_id, c.offset_ms, (extract(epoch FROM clock_timestamp()) * 1000)::bigint
+         FROM json_populate_recordset(NULL::org_clocks, $1::json) c
+       ${RETURNING}`,
+      [JSON.stringify(clocks.map((c) => ({org_id: c.org_id, offset_ms: Date.parse(c.now) - emulatorNowMs})))],
+    );
+    return rows;
+  }
+
+  async loaded(clocks: readonly LoadedClock[]): Promise<void> {
+    for (const c of clocks) await this.#announce(c.org_id, Number(c.offset_ms), Number(c.version), false);
+    await this.signals?.sync();
   }
 
   async forget(orgId: string, tx?: Queryable): Promise<void> {
@@ -139,6 +247,17 @@ class OrgClockSet implements OrgClocks {
     for (const u of this.#unsubscribe.splice(0)) u();
   }
 
+  #refuseOnRealClock(): void {
+    if (this.base.mode === 'real') throw new RealClockError();
+  }
+
+  /** Runs `fn` once this process's earlier clock moves are done, whatever their outcome. */
+  #serial<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.#moves.then(fn, fn);
+    this.#moves = run.catch(() => undefined);
+    return run;
+  }
+
   /** A move heard of; an older version than the one known changes nothing (version 0: the clock is gone). */
   #apply(orgId: string, ms: number, version: number): void {
     const known = this.#offsets.get(orgId);
@@ -148,18 +267,27 @@ class OrgClockSet implements OrgClocks {
     if ((known?.ms ?? 0) !== ms) for (const listener of this.#listeners) listener(orgId);
   }
 
-  /** Writes a move, and resolves with the org's new time once every process sharing the database knows it. */
-  async #store(orgId: string, sql: string, ms: number): Promise<Date> {
-    const {rows} = await this.db.query<Row>(sql, [orgId, ms]);
+  /**
+   * Writes a move under the clocks' lock, its range check in the statement's WHERE, and resolves with the org's
+   * new time once every process sharing the database knows it. Nothing written: the move would leave the range.
+   */
+  async #store(orgId: string, sql: (base: string) => string, value: number): Promise<Date> {
+    const params: unknown[] = [orgId, value];
+    if (!this.#sharedBase) params.push(this.base.nowMs());
+    const rows = await this.db.transaction(async (tx) => {
+      await tx.query(CLOCK_MOVE_LOCK_SQL);
+      return (await tx.query<Row>(sql(this.#sharedBase ? SHARED_BASE : '$3::bigint'), params)).rows;
+    });
     const row = rows[0];
-    if (row) await this.#announce(orgId, Number(row.offset_ms), Number(row.version));
+    if (!row) throw new ClockRangeError(rangeRefusal());
+    await this.#announce(orgId, Number(row.offset_ms), Number(row.version));
     return this.now(orgId);
   }
 
-  async #announce(orgId: string, ms: number, version: number): Promise<void> {
+  async #announce(orgId: string, ms: number, version: number, sync = true): Promise<void> {
     this.#apply(orgId, ms, version);
     if (!this.signals) return;
     await this.signals.notify(SIGNAL_CHANNELS.orgClock, `${this.#schema}:${orgId}:${version}:${ms}`);
-    await this.signals.sync();
+    if (sync) await this.signals.sync();
   }
 }

@@ -1,9 +1,18 @@
 // A manual clock shared by every emulator process on one PostgreSQL: its time lives in emulator_clock, a move
 // through any process is written there and announced on svc_clock, and every process applies the moves in the
 // order of their version numbers, whichever way (its own write, a notification, a re-read) it hears of them.
-import {checkAdvance, checkClockTime, clockListeners, type ManualClock, manualClockOver} from './clock.js';
+import {EARLIEST_CLOCK_MS, LATEST_CLOCK_MS} from '../definitions.js';
+import {
+  ClockRangeError,
+  checkAdvance,
+  checkClockTime,
+  clockListeners,
+  type ManualClock,
+  manualClockOver,
+} from './clock.js';
 import type {Database} from './db/database.js';
 import {type DatabaseSignals, SIGNAL_CHANNELS} from './db/notify.js';
+import {CLOCK_MOVE_LOCK_SQL, OFFSET_SPREAD_SQL} from './db/org-clocks.js';
 
 export interface SharedManualClock extends ManualClock {
   /** Stops listening for moves made elsewhere. */
@@ -14,6 +23,17 @@ interface StoredTime {
   now_ms: string | number;
   version: string | number;
 }
+
+/**
+ * Moves the clock to `to` (SQL over its current `now`) only while it and every org's own clock (an offset from
+ * it) stay within the times a clock can show: the check is in the statement, run under the clocks' lock.
+ */
+const move = (to: string) => `WITH spread AS (${OFFSET_SPREAD_SQL}),
+  moved AS (UPDATE emulator_clock SET now = ${to}, version = version + 1
+             WHERE id = 1
+               AND (extract(epoch FROM ${to}) * 1000)::bigint + (SELECT low::bigint FROM spread) >= ${EARLIEST_CLOCK_MS}
+               AND (extract(epoch FROM ${to}) * 1000)::bigint + (SELECT high::bigint FROM spread) <= ${LATEST_CLOCK_MS}
+             RETURNING now, version)`;
 
 const MOVED = `SELECT now_ms, version, pg_notify('${SIGNAL_CHANNELS.clock}', current_schema() || ':' || version || ':' || now_ms)
                  FROM (SELECT (extract(epoch FROM now) * 1000)::bigint::text AS now_ms, version::text AS version
@@ -71,39 +91,44 @@ export async function openSharedManualClock(
     signals.onReconnect(reread),
   ];
 
-  // Moves of this process are written one after another, in the order they were made.
+  // Moves of this process are written one after another, in the order they were made, each under the clocks'
+  // lock; a move the statement refuses (it would take a clock out of range) rejects with ClockRangeError.
   let writes: Promise<void> = Promise.resolve();
   const write = (sql: string, params: unknown[]) => {
     const next = writes.then(async () => {
-      const {rows} = await db.query<StoredTime>(sql, params);
-      if (rows[0]) applyRow(rows[0]);
+      const {rows} = await db.transaction(async (tx) => {
+        await tx.query(CLOCK_MOVE_LOCK_SQL);
+        return tx.query<StoredTime>(sql, params);
+      });
+      if (!rows[0]) {
+        throw new ClockRangeError(
+          'would move the clock, or an org clock that runs ahead of or behind it, outside the times it can show; nothing moved',
+        );
+      }
+      applyRow(rows[0]);
       // Answered once the other processes have been sent the move, as every other write is.
       await signals.sync();
     });
     writes = next.catch(() => undefined);
     return next;
   };
+  const failed = (what: string) => (err: unknown) => {
+    if (!(err instanceof ClockRangeError))
+      log(`could not ${what} the shared clock: ${(err as Error).message}`);
+  };
   let pending: Promise<void> = Promise.resolve();
 
   const clock = manualClockOver(() => current, listeners, {
     advance(ms) {
       checkAdvance(current, ms);
-      pending = write(
-        `WITH moved AS (UPDATE emulator_clock SET now = now + $1 * interval '1 millisecond', version = version + 1
-                         WHERE id = 1 RETURNING now, version) ${MOVED}`,
-        [ms],
-      );
-      pending.catch((err: unknown) => log(`could not move the shared clock: ${(err as Error).message}`));
+      pending = write(`${move("now + $1::bigint * interval '1 millisecond'")} ${MOVED}`, [ms]);
+      pending.catch(failed('move'));
       return new Date(current + ms);
     },
     set(to) {
       checkClockTime(to.getTime());
-      pending = write(
-        `WITH moved AS (UPDATE emulator_clock SET now = $1, version = version + 1
-                         WHERE id = 1 RETURNING now, version) ${MOVED}`,
-        [to],
-      );
-      pending.catch((err: unknown) => log(`could not set the shared clock: ${(err as Error).message}`));
+      pending = write(`${move('$1::timestamptz')} ${MOVED}`, [to]);
+      pending.catch(failed('set'));
       return to;
     },
     synced: () => pending,

@@ -1,7 +1,8 @@
 // The snapshot: the emulator's whole state as one versioned JSON document (`svc emulator export`), loaded
 // again by `svc emulator import` or `svc emulator start --import`, on PGlite or PostgreSQL alike. Keys are
 // kept as their SHA-256 hashes; signing secrets in clear text (the vault key of the emulator that loads it
-// may differ), so a snapshot file is written owner-only. Sign-in links and sessions are not kept.
+// may differ), so a snapshot file is written owner-only. Sign-in links and sessions are not kept; the orgs' own
+// clocks are, as their times.
 import {z} from 'zod';
 import {
   ATTEMPT_TRIGGERS,
@@ -138,10 +139,18 @@ export const SnapshotAttemptSchema = z.strictObject({
   signature_t: z.number().int().nullable(),
 });
 
+/**
+ * An org's own clock (a manual-clock emulator's), kept as the org's time when the snapshot was taken: loaded again,
+ * the org's clock shows it while the emulator's shows `clock.now`.
+ */
+export const SnapshotOrgClockSchema = z.strictObject({org_id: id('org'), now: time});
+
 export const SnapshotSchema = z.strictObject({
   [SNAPSHOT_FORMAT_KEY]: z.literal(SNAPSHOT_FORMAT_VERSION),
   exported_at: time,
   clock: z.strictObject({mode: z.enum(['real', 'manual']), now: time}),
+  /** The orgs with a clock of their own; absent from snapshots of svc versions that kept none. */
+  org_clocks: z.array(SnapshotOrgClockSchema).optional(),
   default_org_id: id('org'),
   orgs: z.array(SnapshotOrgSchema),
   persons: z.array(SnapshotPersonSchema),

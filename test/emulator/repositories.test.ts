@@ -165,9 +165,10 @@ describeEachBackend(backends, 'repositories on $name', (backend) => {
     expect(list.at(-1)?.description).toBe('first');
     expect(list[0]?.events).toEqual(['sandbox.ready']);
     const target = list[0]?.id as string;
-    expect(await repos.endpoints.delete(target, b.id)).toBe(false);
+    expect(await repos.endpoints.delete(target, b.id, t0)).toBeUndefined();
     expect(await repos.endpoints.get(b.id, target)).toBeUndefined();
-    expect(await repos.endpoints.delete(target, a.id)).toBe(true);
+    // Deleted with its deliveries, none of which any worker held.
+    expect(await repos.endpoints.delete(target, a.id, t0)).toEqual({holders: []});
   });
 
   it('keeps the first default org when two starts race to set it', async () => {

@@ -17,6 +17,26 @@ export async function purgeOlderThan(db: Database, cutoff: Date): Promise<number
   return deliveries.rowCount + events.rowCount;
 }
 
+/**
+ * Deletes every delivery of an endpoint or an org (their attempts go with them) in the caller's transaction, and
+ * returns the owners of the live leases they had: the workers (of any process sharing the database) that may hold
+ * them to attempt, which the deletion must stop. A claim made at the same moment holds its rows until it commits,
+ * so its lease is seen here whichever commits first.
+ */
+export async function deleteDeliveriesOf(
+  tx: Queryable,
+  of: {endpointId: string} | {orgId: string},
+  realNow: Date,
+): Promise<string[]> {
+  const [column, id] = 'endpointId' in of ? ['endpoint_id', of.endpointId] : ['org_id', of.orgId];
+  const {rows} = await tx.query<{holder: string}>(
+    `WITH gone AS (DELETE FROM deliveries WHERE ${column} = $1 RETURNING locked_by, locked_until)
+     SELECT DISTINCT locked_by AS holder FROM gone WHERE locked_by IS NOT NULL AND locked_until > $2`,
+    [id, realNow],
+  );
+  return rows.map((r) => r.holder);
+}
+
 export interface DeliveryRow {
   id: string;
   event_id: string;

@@ -19,6 +19,13 @@ export const SIGNAL_CHANNELS = {
   recorded: 'svc_recorded',
   /** Payload: a relay endpoint id whose holder another run took over; the process streaming to the old one lets go. */
   relay: 'svc_relay',
+  /**
+   * Payload: schema:token:endpoint ids (comma-separated) deleted through a process: no process may start a request
+   * for them any more, and each says so on `cancelled`.
+   */
+  cancel: 'svc_cancel',
+  /** Payload: schema:token:worker, the answer to a `cancel`: that worker starts no request for those endpoints. */
+  cancelled: 'svc_cancelled',
   /** Payload: a token; lets a process know that its earlier notifications have been delivered. */
   sync: 'svc_sync',
 } as const;

@@ -2,7 +2,10 @@
 // they load), those it leaves out, and the parts of them that the read cache and the sandbox links watch.
 import {SNAPSHOT_TABLES} from '../../schemas/snapshot.js';
 
-/** Tables of the state a snapshot leaves out: account-page sign-in links and sessions, and the orgs' own clocks. */
+/**
+ * Tables of the state a snapshot does not hold as rows: account-page sign-in links and sessions (left out), and
+ * the orgs' own clocks (kept as each org's time, `org_clocks`, and written by the org clocks themselves).
+ */
 const UNSNAPSHOTTED_TABLES = ['sign_in_links', 'account_sessions', 'org_clocks'] as const;
 
 /** Every table of the emulator's state (not its clock nor its meta rows). */

@@ -3,6 +3,7 @@ import {MAX_ENDPOINTS_PER_ORG} from '../../definitions.js';
 import type {WebhookEndpoint} from '../../schemas/index.js';
 import {newId} from '../../ids.js';
 import type {Database} from './database.js';
+import {deleteDeliveriesOf} from './deliveries.js';
 import {type CachedRead, isoRequired, LimitError, OrgGoneError, uncached} from './repository-support.js';
 
 interface EndpointRow {
@@ -111,11 +112,25 @@ export class WebhookEndpointRepository {
     return rows[0]?.secret_ciphertext;
   }
 
-  async delete(id: string, orgId?: string): Promise<boolean> {
-    const r = await this.db.query(
-      'DELETE FROM webhook_endpoints WHERE id = $1 AND ($2::text IS NULL OR org_id = $2)',
-      [id, orgId ?? null],
-    );
-    return r.rowCount > 0;
+  /**
+   * Deletes the endpoint and its deliveries in one transaction; undefined when there is no such endpoint (of that
+   * org). Returns the owners of the leases its deliveries had (deleteDeliveriesOf), whom the deletion must stop.
+   */
+  async delete(
+    id: string,
+    orgId: string | undefined,
+    realNow: Date,
+  ): Promise<{holders: string[]} | undefined> {
+    return this.db.transaction(async (tx) => {
+      // Locked first: an event recorded meanwhile adds no delivery for it that the deletion would not see.
+      const found = await tx.query(
+        'SELECT id FROM webhook_endpoints WHERE id = $1 AND ($2::text IS NULL OR org_id = $2) FOR UPDATE',
+        [id, orgId ?? null],
+      );
+      if (found.rows.length === 0) return undefined;
+      const holders = await deleteDeliveriesOf(tx, {endpointId: id}, realNow);
+      await tx.query('DELETE FROM webhook_endpoints WHERE id = $1', [id]);
+      return {holders};
+    });
   }
 }

@@ -11,8 +11,11 @@ import type {AttemptResult} from './sender.js';
 
 export interface AttemptMakerOptions {
   clock: Clock;
-  /** Unix milliseconds a signature's `t` is taken from, given the org clock's offset; default the worker's clock. */
-  signatureNowMs?: (orgOffsetMs: number) => number;
+  /**
+   * Unix milliseconds a signature's `t` is taken from, given the org clock's offset and the org time the attempt is
+   * made at; default that time.
+   */
+  signatureNowMs?: (orgOffsetMs: number, atMs?: number) => number;
   relay?: RelayHub;
   allowLocalEndpoints?: boolean;
   resolver?: Resolver;
@@ -52,12 +55,31 @@ export class AttemptMaker {
   }
 
   /**
-   * The `t` of a signature made now: what signatureNowMs says (the emulator passes the real time unless told to
-   * sign on its clock), else the worker's clock.
+   * The org time a scheduled attempt of `item` is made at. On a manual clock, its scheduled instant: a clock moved
+   * past several attempts makes each at its own instant, as the service would have made them while that time
+   * passed (and schedules the next from it). On a real clock, and for what has no schedule, the org's time now.
    */
-  signatureT(item: ClaimedDelivery): number {
+  scheduledAtMs(item: ClaimedDelivery): number {
+    const now = this.orgNowMs(item);
+    if (this.#o.clock.mode !== 'manual' || !item.dueAt) return now;
+    return Math.min(item.dueAt.getTime(), now);
+  }
+
+  /**
+   * The org time an attempt made at `atMs` ends at, which its next attempt is scheduled from: on a manual clock the
+   * same instant (its time stands still while the attempt is made), else the org's time now.
+   */
+  finishedAtMs(item: ClaimedDelivery, atMs: number): number {
+    return this.#o.clock.mode === 'manual' ? atMs : this.orgNowMs(item);
+  }
+
+  /**
+   * The `t` of a signature of an attempt made at the org time `atMs` (default now): what signatureNowMs says (the
+   * emulator passes the real time unless told to sign on its clock), else that time.
+   */
+  signatureT(item: ClaimedDelivery, atMs: number = this.orgNowMs(item)): number {
     const offsetMs = item.offsetMs ?? 0;
-    return Math.floor((this.#o.signatureNowMs?.(offsetMs) ?? this.#o.clock.nowMs() + offsetMs) / 1000);
+    return Math.floor((this.#o.signatureNowMs?.(offsetMs, atMs) ?? atMs) / 1000);
   }
 
   /** One attempt of `item`, signed at `t`, over the relay or HTTP; never throws. */

@@ -17,10 +17,12 @@ export async function sendChaosDuplicate(
   item: ClaimedDelivery,
   signer: WebhookSigner,
   to: AttemptTarget,
+  /** The org time of the attempt it repeats, which it is made at too. */
+  atMs: number,
 ): Promise<boolean> {
   const copy = {...item, attempt: item.attempt + 1};
-  const startedAt = new Date(maker.orgNowMs(item));
-  const t = maker.signatureT(item);
+  const startedAt = new Date(atMs);
+  const t = maker.signatureT(item, atMs);
   const result = await maker.send(copy, signer, t, to);
   if (result.aborted) return false;
   return recordResend(db, {

@@ -25,6 +25,8 @@ export interface ClaimedDelivery {
   seq?: number;
   /** How far its org's clock runs ahead of the emulator's: its attempt's times and schedule follow the org's clock. */
   offsetMs?: number;
+  /** The deletions' mark taken before it was read (cancels.ts): deleted after it, its endpoint gets no attempt. */
+  fence?: number;
 }
 
 export interface ClaimOptions {

@@ -14,6 +14,7 @@ import type {Resolver} from '../net/address-policy.js';
 import type {Vault} from '../vault.js';
 import {ChaosPlan, type ChaosSettings} from './chaos.js';
 import {DeliveryChanges} from './changes.js';
+import {workerOfLeaseOwner} from './cancels.js';
 import {RelayHub} from './relay-hub.js';
 import {RelayLeases} from './relay-lease.js';
 import {isRelayEndpoint} from './relay-registry.js';
@@ -75,6 +76,13 @@ export interface DeliveryEngine {
   /** New deliveries were recorded: this worker looks at once, and other processes sharing the database hear of it. */
   announce(): void;
   /**
+   * Endpoints were deleted (alone or with their org), `holders` being the lease owners of their deliveries at that
+   * moment: no request for them starts here from now on, and the promise resolves once every other process that
+   * held one of their deliveries has said the same (or has not answered within CANCEL_ANSWER_MS). Called before
+   * the deletion is answered, so no signed request for a deleted endpoint starts after that answer.
+   */
+  deleted(endpointIds: readonly string[], holders: readonly string[]): Promise<void>;
+  /**
    * Resolves once the deliveries due at the clocks' current times have been attempted and recorded (by this
    * process, or on a shared PostgreSQL by any); never while the engine has not started.
    */
@@ -89,6 +97,9 @@ export interface DeliveryEngine {
 
 /** Emulator-clock time between two purges of what is past retention. */
 export const PURGE_EVERY_MS = 60_000;
+
+/** Real time a deletion waits for a process holding its deliveries to say it stopped (a live one answers at once). */
+export const CANCEL_ANSWER_MS = 5_000;
 
 export function createDeliveryEngine(deps: DeliveryEngineDeps): DeliveryEngine {
   const o = deps.options ?? {};
@@ -131,6 +142,7 @@ export function createDeliveryEngine(deps: DeliveryEngineDeps): DeliveryEngine {
     log: deps.log,
   });
   const {signals, db, clock} = deps;
+  const cancels = new CancelWord(signals, db, worker, timers, deps.log);
   const unsubscribe = [
     deps.onOrgClockChange(() => {
       // What an org's moved clock put past retention goes at the next sweep, as the emulator clock's would.
@@ -139,6 +151,7 @@ export function createDeliveryEngine(deps: DeliveryEngineDeps): DeliveryEngine {
     }),
     listenTo(deps.endpointDeletions, (endpointId) => relay.deleted(endpointId)),
     ...(signals ? hearOthers(signals, processTag, db, relay, worker, changes) : []),
+    ...cancels.listen(),
   ];
   return {
     relay,
@@ -152,6 +165,7 @@ export function createDeliveryEngine(deps: DeliveryEngineDeps): DeliveryEngine {
       worker.notify();
       word.due();
     },
+    deleted: (endpointIds, holders) => cancels.deleted(endpointIds, holders),
     settle: signals ? () => settleEverywhere({worker, db, clock, changes}) : () => worker.settled(),
     start: () => {
       relayLeases.start(db.kind === 'pglite');
@@ -207,15 +221,124 @@ function hearOthers(
 }
 
 /**
- * The Unix milliseconds a signature's `t` is taken from, given the org clock's offset: the emulator's clock (and
- * the org's) when signatures are to carry it, else the real time.
+ * Deleted means gone, across the processes sharing the database: the deleting process cancels the endpoints in its
+ * worker at once, tells the others (`cancel`), and waits for the answer (`cancelled`) of each process whose worker
+ * held one of their deliveries when they were deleted. A process cancels before it answers, and its lanes check
+ * just before each request, so once every holder has answered none of them starts another. Others cancel too,
+ * though they held nothing (a claim of theirs made before the deletion held its rows, so it shows among the
+ * holders). A process whose word of others was cut meanwhile checks its lanes' endpoints when it is back.
+ */
+class CancelWord {
+  readonly #waiting = new Map<string, {left: Set<string>; done: () => void}>();
+  readonly #schema: Promise<string>;
+
+  constructor(
+    private readonly signals: DatabaseSignals | undefined,
+    private readonly db: Database,
+    private readonly worker: DeliveryWorker,
+    private readonly timers: Timers,
+    private readonly log: (line: string) => void,
+  ) {
+    this.#schema = signals
+      ? db.query<{schema: string}>('SELECT current_schema() AS schema').then(
+          (r) => r.rows[0]?.schema ?? '',
+          () => '',
+        )
+      : Promise.resolve('');
+  }
+
+  listen(): (() => void)[] {
+    const signals = this.signals;
+    if (!signals) return [];
+    return [
+      signals.on(SIGNAL_CHANNELS.cancel, (payload) => {
+        const [schema, token, ids] = payload.split(':');
+        void this.#schema.then(async (own) => {
+          if (schema !== own || !token || !ids) return;
+          this.worker.cancel(ids.split(','));
+          await signals
+            .notify(SIGNAL_CHANNELS.cancelled, `${own}:${token}:${this.worker.owner}`)
+            .catch((err: unknown) => this.log(`could not confirm a deletion: ${(err as Error).message}`));
+        });
+      }),
+      signals.on(SIGNAL_CHANNELS.cancelled, (payload) => {
+        const [, token, owner] = payload.split(':');
+        const waiting = token ? this.#waiting.get(token) : undefined;
+        if (!waiting || !owner) return;
+        waiting.left.delete(owner);
+        if (waiting.left.size === 0) waiting.done();
+      }),
+      // Word of a deletion may have been missed while the connection was down: endpoints served here that no longer
+      // exist are cancelled now.
+      signals.onReconnect(() => {
+        const busy = this.worker.busyEndpoints();
+        if (busy.length === 0) return;
+        this.db
+          .query<{id: string}>('SELECT id FROM webhook_endpoints WHERE id = ANY($1::text[])', [busy])
+          .then((r) => {
+            const kept = new Set(r.rows.map((row) => row.id));
+            const gone = busy.filter((id) => !kept.has(id));
+            if (gone.length > 0) this.worker.cancel(gone);
+          })
+          .catch((err: unknown) => this.log(`could not check deleted endpoints: ${(err as Error).message}`));
+      }),
+    ];
+  }
+
+  async deleted(endpointIds: readonly string[], holders: readonly string[]): Promise<void> {
+    if (endpointIds.length === 0) return;
+    this.worker.cancel(endpointIds);
+    const signals = this.signals;
+    if (!signals) return;
+    const schema = await this.#schema;
+    const token = randomBytes(9).toString('base64url');
+    const left = new Set(holders.map(workerOfLeaseOwner).filter((w) => w !== this.worker.owner));
+    const answered = new Promise<boolean>((resolve) => {
+      if (left.size === 0) {
+        resolve(true);
+        return;
+      }
+      const cancel = this.timers.setTimeout(() => resolve(false), CANCEL_ANSWER_MS, {background: true});
+      this.#waiting.set(token, {
+        left,
+        done: () => {
+          cancel();
+          resolve(true);
+        },
+      });
+    });
+    try {
+      try {
+        await signals.notify(SIGNAL_CHANNELS.cancel, `${schema}:${token}:${endpointIds.join(',')}`);
+      } catch (err) {
+        // The deletion stands; the others check their lanes' endpoints once their word is back.
+        this.log(`could not tell other processes of deleted endpoints: ${(err as Error).message}`);
+        return;
+      }
+      if (!(await answered)) {
+        this.log(
+          `deleted endpoint(s) ${endpointIds.join(', ')}: no word from ${[...left].join(', ')}, which held their deliveries, within ${CANCEL_ANSWER_MS} ms`,
+        );
+      }
+    } finally {
+      this.#waiting.delete(token);
+    }
+  }
+}
+
+/**
+ * The Unix milliseconds a signature's `t` is taken from, given the org clock's offset and the org time the attempt
+ * is made at (its scheduled instant, when a clock move made several due): that time (the org's clock now when not
+ * given) when signatures are to carry the emulator's clock, else the real time.
  */
 export function signatureNow(
   signatureClock: SignatureClock | undefined,
   clock: Clock,
   timers: Timers,
-): (orgOffsetMs: number) => number {
-  return signatureClock === 'emulator' ? (offsetMs) => clock.nowMs() + offsetMs : () => timers.now();
+): (orgOffsetMs: number, atMs?: number) => number {
+  return signatureClock === 'emulator'
+    ? (offsetMs, atMs) => atMs ?? clock.nowMs() + offsetMs
+    : () => timers.now();
 }
 
 /**

@@ -2,6 +2,12 @@
 // steps: keep the lease, let chaos decide, sign, send, record. Outcomes go to the writer in chunks while the lane
 // keeps sending, so the database records one chunk while the next is sent. What the lane could not send is handed
 // back at its end.
+//
+// On a manual clock each attempt is made at its scheduled instant, so a clock moved past several attempts of a
+// delivery makes them all: a retry that falls due before the clock's time is due at once. The lane stops before
+// a delivery due after such a retry (the endpoint's order is by due time), and says more is due, so the worker
+// claims again and the retry goes out in its place. An endpoint deleted meanwhile (cancels.ts) gets no further
+// request: the lane stops before its next one.
 import type {WebhookSigner} from '@svc/webhooks';
 import type {AttemptTrigger} from '../../definitions.js';
 import type {Clock, Timers} from '../clock.js';
@@ -13,6 +19,7 @@ import {type AttemptRecord, postponeFirstAttempt} from './attempt-repository.js'
 import {parseTarget} from './attempt-send.js';
 import type {ChaosPlan} from './chaos.js';
 import {sendChaosDuplicate} from './chaos-duplicate.js';
+import type {DeliveryCancels} from './cancels.js';
 import {type ClaimedDelivery, claimEndpointAfter, extendLease, releaseLeases} from './claim.js';
 import type {AttemptResult} from './sender.js';
 import {endpointSigner, UNREADABLE_SECRET} from './signing.js';
@@ -28,6 +35,8 @@ export interface LaneContext {
   timers: Timers;
   vault: Vault;
   chaos?: ChaosPlan;
+  /** Endpoints deleted while their deliveries were held here: their lanes stop before the next request. */
+  cancels: DeliveryCancels;
   owner: string;
   leaseMs: number;
   timeoutMs: number;
@@ -41,8 +50,11 @@ export interface LaneContext {
   log(line: string): void;
 }
 
-/** Sends `items` (one endpoint's, in order), and what follows them on an owned database; never throws. */
-export function runLane(lane: LaneContext, endpointId: string, items: ClaimedDelivery[]): Promise<void> {
+/**
+ * Sends `items` (one endpoint's, in order), and what follows them on an owned database; never throws. Resolves
+ * true when something of the endpoint it scheduled is already due (a retry on a clock moved past it).
+ */
+export function runLane(lane: LaneContext, endpointId: string, items: ClaimedDelivery[]): Promise<boolean> {
   return new Lane(lane, endpointId, items).run();
 }
 
@@ -58,6 +70,8 @@ class Lane {
   #batch: ClaimedDelivery[];
   #next: Promise<ClaimedDelivery[]> | undefined;
   #i = -1;
+  /** What this lane scheduled that is due already (a retry, a postponed first attempt), by delivery. */
+  readonly #dueAgain = new Map<string, {at: number; seq: number}>();
 
   constructor(
     private readonly c: LaneContext,
@@ -68,11 +82,13 @@ class Lane {
     this.#leaseUntil = c.timers.now() + c.leaseMs;
   }
 
-  async run(): Promise<void> {
+  async run(): Promise<boolean> {
     try {
       for (let item = await this.#nextItem(); item; item = await this.#nextItem()) {
-        if (!(await this.#attempt(item))) {
+        // A retry this lane scheduled comes first: the rest goes back, and the next claim takes them in order.
+        if (this.#overtaken(item) || !(await this.#attempt(item))) {
           this.#unsent = this.#rest();
+          this.#next = undefined;
           break;
         }
       }
@@ -82,6 +98,28 @@ class Lane {
       this.#unsent = this.#rest();
     }
     await this.#finish();
+    return this.#dueAgain.size > 0;
+  }
+
+  /** True when a delivery this lane scheduled is due before `item` in the endpoint's order. */
+  #overtaken(item: ClaimedDelivery): boolean {
+    this.#dueAgain.delete(item.id);
+    if (this.#dueAgain.size === 0 || !item.dueAt) return false;
+    const at = item.dueAt.getTime();
+    const seq = item.seq ?? 0;
+    for (const due of this.#dueAgain.values())
+      if (due.at < at || (due.at === at && due.seq < seq)) return true;
+    return false;
+  }
+
+  /** The item's delivery is scheduled again at `at`: noted when that is due already. */
+  #scheduled(item: ClaimedDelivery, at: number): void {
+    if (at <= this.c.maker.orgNowMs(item)) this.#dueAgain.set(item.id, {at, seq: item.seq ?? 0});
+  }
+
+  /** Its endpoint was deleted after the item was read: no request may start for it. */
+  #cancelled(item: ClaimedDelivery): boolean {
+    return this.c.cancels.cancelled(this.endpointId, item.fence ?? 0);
   }
 
   /** The next delivery to attempt: the batch's next, or the first of the batch read ahead. */
@@ -107,35 +145,37 @@ class Lane {
   async #attempt(item: ClaimedDelivery): Promise<boolean> {
     if (this.c.stopping() || (item.relay && !this.c.maker.relay?.isConnected(this.endpointId))) return false;
     await this.#keepLease();
+    if (this.#cancelled(item)) return false;
+    // The org time the attempt is made at: its scheduled instant on a manual clock.
+    const at = this.c.maker.scheduledAtMs(item);
     // Chaos decides a first attempt's fate once: postponed (it comes back later, marked chaos), or sent now and
     // perhaps once more.
     const chaos = item.scheduledAttempt === 1 ? this.c.chaos?.decide(this.endpointId, item.id) : undefined;
     if (chaos && chaos.postponeMs > 0) {
-      await postponeFirstAttempt(
-        this.c.db,
-        item.id,
-        new Date(this.c.maker.orgNowMs(item) + chaos.postponeMs),
-      );
+      await postponeFirstAttempt(this.c.db, item.id, new Date(at + chaos.postponeMs));
+      this.#scheduled(item, at + chaos.postponeMs);
       return true;
     }
-    const startedAt = new Date(this.c.maker.orgNowMs(item));
     // Sign: one key per lane, the secret decrypted and prepared for HMAC once, not per attempt.
     this.#signer ??= endpointSigner(this.c.vault, item.secretCiphertext);
     if (!this.#signer) {
       // An unreadable secret (the vault key changed) is a failed attempt, so the schedule still ends.
-      this.#records.push(this.#record(item, startedAt, UNREADABLE_SECRET, null));
+      this.#records.push(this.#record(item, at, UNREADABLE_SECRET, null));
       return true;
     }
-    const t = this.c.maker.signatureT(item);
+    const t = this.c.maker.signatureT(item, at);
     await this.#target(item);
+    // Deleted means gone: checked last, with no wait between the check and the request's start.
+    if (this.#cancelled(item)) return false;
     const result = await this.c.maker.send(item, this.#signer, t, this.#to);
     if (result.aborted) return false;
-    this.#records.push(this.#record(item, startedAt, result, t, chaos?.resumed ? 'chaos' : 'scheduled'));
+    this.#records.push(this.#record(item, at, result, t, chaos?.resumed ? 'chaos' : 'scheduled'));
     if (chaos?.duplicate) {
-      // Recorded after the attempt it repeats.
+      // Recorded after the attempt it repeats, made at the same instant.
       this.#flush();
       await Promise.all(this.#writes);
-      if (await sendChaosDuplicate(this.c.maker, this.c.db, item, this.#signer, this.#to))
+      if (this.#cancelled(item)) return false;
+      if (await sendChaosDuplicate(this.c.maker, this.c.db, item, this.#signer, this.#to, at))
         this.c.onRecorded?.();
     }
     if (this.#records.length >= this.c.recordChunk) this.#flush();
@@ -162,15 +202,18 @@ class Lane {
     this.#to.keepAlive = this.#next !== undefined || this.#i < this.#batch.length - 1;
   }
 
+  /** The record of an attempt made at the org time `at`; a retry it schedules that is due already is noted. */
   #record(
     item: ClaimedDelivery,
-    startedAt: Date,
+    at: number,
     result: AttemptResult,
     signatureT: number | null,
     trigger: AttemptTrigger = 'scheduled',
   ): AttemptRecord {
-    const finishedAt = new Date(this.c.maker.orgNowMs(item));
-    return attemptRecord(item, {startedAt, finishedAt, result, signatureT, trigger});
+    const finishedAt = new Date(this.c.maker.finishedAtMs(item, at));
+    const record = attemptRecord(item, {startedAt: new Date(at), finishedAt, result, signatureT, trigger});
+    if (record.nextAttemptAt) this.#scheduled(item, record.nextAttemptAt.getTime());
+    return record;
   }
 
   #flush(): void {
@@ -211,12 +254,13 @@ class Lane {
       last.seq === undefined
     )
       return undefined;
+    const fence = this.c.cancels.mark();
     const ahead = claimEndpointAfter(this.c.db, this.c.statements, {
       endpointId: this.endpointId,
       now: this.c.clock.now(),
       after: {dueAt: last.dueAt, seq: last.seq},
       limit: this.c.perEndpoint,
-    });
+    }).then((items) => items.map((item) => ({...item, fence})));
     // Handled now; awaited (and reported) when the lane reaches it.
     ahead.catch(() => undefined);
     return ahead;

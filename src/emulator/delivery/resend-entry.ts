@@ -41,11 +41,15 @@ export async function holdEndpoint<T>(
   }
 }
 
-/** One attempt of `item` now; the caller holds the endpoint and records the outcome. */
+/**
+ * One attempt of `item` now; the caller holds the endpoint and records the outcome. `cancelled` says, just before
+ * the request would start, that the endpoint was deleted meanwhile: then nothing is sent.
+ */
 export async function attemptNow(
   maker: AttemptMaker,
   vault: Vault,
   item: ClaimedDelivery,
+  cancelled: () => boolean = () => false,
 ): Promise<AttemptMade> {
   const startedAt = new Date(maker.orgNowMs(item));
   if (item.relay && !maker.relay?.isConnected(item.endpointId)) {
@@ -65,6 +69,20 @@ export async function attemptNow(
   if (!signer) return {startedAt, signatureT: null, result: UNREADABLE_SECRET};
   const t = maker.signatureT(item);
   const dispatcher = item.relay ? undefined : await maker.agent();
+  // Deleted means gone: checked last, with no wait before the request starts.
+  if (cancelled()) {
+    return {
+      startedAt,
+      signatureT: null,
+      result: {
+        ok: false,
+        statusCode: null,
+        error: 'the endpoint was deleted',
+        durationMs: 0,
+        responseBody: null,
+      },
+    };
+  }
   // A resend stands alone: no attempt to the receiver follows at once, so the connection is not kept.
   const result = await maker.send(item, signer, t, {
     target: parseTarget(item.url),

@@ -17,9 +17,9 @@ export interface DeliveryWorkerOptions {
   timers?: Timers;
   /**
    * Unix milliseconds a signature's `t` is taken from, given how far the delivery's org clock runs ahead of the
-   * emulator's; the real time unless the emulator is told otherwise.
+   * emulator's and the org time the attempt is made at; the real time unless the emulator is told otherwise.
    */
-  signatureNowMs?: (orgOffsetMs: number) => number;
+  signatureNowMs?: (orgOffsetMs: number, atMs?: number) => number;
   vault: Vault;
   relay?: RelayHub;
   /** Lets endpoints on loopback/private addresses and plain http:// be delivered to (local development). */

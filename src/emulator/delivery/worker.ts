@@ -8,6 +8,7 @@ import {setMaxListeners} from 'node:events';
 import {AttemptMaker} from './attempt-maker.js';
 import {AttemptWriter} from './attempt-record.js';
 import type {Attempter} from './attempter.js';
+import {DeliveryCancels} from './cancels.js';
 import {type ClaimedDelivery, claimDue, nextDueAt, releaseAllLeases, releaseLeases} from './claim.js';
 import {type LaneContext, message, runLane} from './lane.js';
 import {Maintenance} from './maintenance.js';
@@ -37,6 +38,7 @@ export class DeliveryWorker implements Attempter {
   readonly #maker: AttemptMaker;
   readonly #maintenance: Maintenance;
   readonly #lane: LaneContext;
+  readonly #cancels = new DeliveryCancels();
   readonly timers: Timers;
   #loop: Promise<void> | undefined;
   #kicked = false;
@@ -74,6 +76,7 @@ export class DeliveryWorker implements Attempter {
       writer,
       maker: this.#maker,
       timers: this.timers,
+      cancels: this.#cancels,
       owner: this.#owner,
       exclusiveDatabase: Boolean(o.exclusiveDatabase),
       stopping: () => this.#stopping,
@@ -83,6 +86,29 @@ export class DeliveryWorker implements Attempter {
 
   get timeoutMs(): number {
     return this.#o.timeoutMs;
+  }
+
+  /** Whom the leases of this worker name; a resend's lease names it first (`<owner>:resend_…`). */
+  get owner(): string {
+    return this.#owner;
+  }
+
+  /** The deletions' mark: taken before a delivery is read to be attempted (cancels.ts). */
+  mark(): number {
+    return this.#cancels.mark();
+  }
+
+  /**
+   * The endpoints were deleted: whatever of theirs was read here before now (claimed, read ahead, being resent)
+   * gets no further request, from the moment this returns.
+   */
+  cancel(endpointIds: Iterable<string>): void {
+    this.#cancels.cancel(endpointIds);
+  }
+
+  /** The endpoints this worker is serving now (a lane or a resend each). */
+  busyEndpoints(): string[] {
+    return [...this.#lanes.keys()];
   }
 
   start(): void {
@@ -144,7 +170,9 @@ export class DeliveryWorker implements Attempter {
 
   /** One attempt now, outside the schedule (a resend); the caller holds the endpoint and records the outcome. */
   attemptNow(item: ClaimedDelivery): Promise<AttemptMade> {
-    return attemptNow(this.#maker, this.#o.vault, item);
+    return attemptNow(this.#maker, this.#o.vault, item, () =>
+      this.#cancels.cancelled(item.endpointId, item.fence ?? 0),
+    );
   }
 
   async #run(): Promise<void> {
@@ -192,6 +220,7 @@ export class DeliveryWorker implements Attempter {
 
   async #claimAndStart(): Promise<number> {
     const realNow = this.timers.now();
+    const fence = this.#cancels.mark();
     const claimed = await claimDue(this.#o.db, this.#statements, {
       now: this.#o.clock.now(),
       realNow: new Date(realNow),
@@ -207,6 +236,7 @@ export class DeliveryWorker implements Attempter {
     });
     const byEndpoint = new Map<string, ClaimedDelivery[]>();
     for (const d of claimed) {
+      d.fence = fence;
       const list = byEndpoint.get(d.endpointId);
       if (list) list.push(d);
       else byEndpoint.set(d.endpointId, [d]);
@@ -221,11 +251,13 @@ export class DeliveryWorker implements Attempter {
       }
       started += 1;
       const kicksAtStart = this.#kicks;
-      const lane = runLane(this.#lane, endpointId, items).finally(() => {
+      const lane = runLane(this.#lane, endpointId, items).then((dueAgain) => {
         this.#lanes.delete(endpointId);
-        // More may be due for this endpoint only if its batch was full or something happened meanwhile;
-        // otherwise waking the loop would just cost an empty claim.
+        // More may be due for this endpoint only if its batch was full, it scheduled something already due (a
+        // clock moved past its retries), or something happened meanwhile; otherwise waking the loop would just
+        // cost an empty claim.
         if (
+          dueAgain ||
           items.length >= this.#o.perEndpoint ||
           this.#lanesFull ||
           this.#kicks !== kicksAtStart ||

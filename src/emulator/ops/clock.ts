@@ -1,7 +1,7 @@
 // The emulator's clock: read it, and move a manual one (a real clock cannot be moved).
 import type {ClockState, OrgClockState} from '../../schemas/emulator.js';
 import type {ManualClock} from '../clock.js';
-import {parseDuration} from '../clock.js';
+import {checkAdvance, checkClockTimeWith, parseDuration} from '../clock.js';
 import {type EmulatorContext, orgNow} from '../context.js';
 import {conflict, invalidInput} from '../operation-error.js';
 
@@ -17,11 +17,10 @@ function clockState(ctx: EmulatorContext): ClockState {
   return {now: ctx.clock.now().toISOString(), mode: ctx.clock.mode};
 }
 
-const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
-
 /**
  * Moves a manual clock forward by a duration (`90s`, `10m`, `3h`, `31d`) or to a time. Resolves once every process
- * sharing the clock (several on one PostgreSQL) can see the move.
+ * sharing the clock (several on one PostgreSQL) can see the move. Refused (nothing moves) when it would take the
+ * emulator's clock, or an org's own clock that runs ahead of or behind it, outside the times a clock can show.
  */
 export async function moveClock(
   ctx: EmulatorContext,
@@ -33,21 +32,24 @@ export async function moveClock(
     );
   }
   const clock = ctx.clock as ManualClock;
-  try {
-    const move = parseMove(input);
-    if ('advanceMs' in move) clock.advance(move.advanceMs);
-    else clock.set(move.to);
-  } catch (err) {
-    // The clock refuses to leave the range of times it can represent; say so rather than fail.
-    if (err instanceof RangeError)
-      throw invalidInput([{field: 'advance' in input ? 'advance' : 'set', message: err.message}]);
-    throw err;
-  }
-  await clock.synced();
+  const move = parseMove(input);
+  await refusingOutOfRange(input, () =>
+    ctx.orgClocks.exclusive(async (spread) => {
+      checkClockTimeWith(
+        'advanceMs' in move ? checkAdvance(clock.nowMs(), move.advanceMs) : move.to.getTime(),
+        spread,
+      );
+      if ('advanceMs' in move) clock.advance(move.advanceMs);
+      else clock.set(move.to);
+      // A clock shared with other processes is moved by one statement that checks the range again, with the
+      // org clocks other processes moved: it may still refuse.
+      await clock.synced();
+    }),
+  );
   return clockState(ctx);
 }
 
-/** An org's clock: its own when it has one (`own`), else the emulator's. */
+/** An org's clock: its own when it has one, else the emulator's. */
 export function readOrgClock(ctx: EmulatorContext, orgId: string): OrgClockState {
   const offset = ctx.orgClocks.offsetMs(orgId);
   return {
@@ -61,23 +63,35 @@ export function readOrgClock(ctx: EmulatorContext, orgId: string): OrgClockState
 /**
  * Moves one org's clock (its deliveries' schedule, its keys' and sandboxes' expiry, its retention, the times it
  * shows and signs) and no other org's. An org without a clock of its own gets one, starting at the emulator's time.
+ * Only on a manual clock: on a real one every org lives in the real time.
  */
 export async function moveOrgClock(
   ctx: EmulatorContext,
   orgId: string,
   input: {advance: string} | {set: string},
 ): Promise<OrgClockState> {
+  if (ctx.clock.mode !== 'manual') {
+    throw conflict(
+      "the clock is real, and so is every org's: org clocks exist only on a manual clock; start the emulator on one (the `clock: 'manual'` option, `--clock manual` for the CLI) to give an org a clock of its own",
+    );
+  }
   const clocks = ctx.orgClocks;
   const move = parseMove(input);
+  await refusingOutOfRange(input, () =>
+    'advanceMs' in move ? clocks.advance(orgId, move.advanceMs) : clocks.set(orgId, move.to),
+  );
+  return readOrgClock(ctx, orgId);
+}
+
+/** A move the clocks refuse (it would leave the times a clock can show) is bad input, naming its field. */
+async function refusingOutOfRange(input: {advance: string} | {set: string}, move: () => Promise<unknown>) {
   try {
-    if ('advanceMs' in move) await clocks.advance(orgId, move.advanceMs);
-    else await clocks.set(orgId, move.to);
+    await move();
   } catch (err) {
     if (err instanceof RangeError)
       throw invalidInput([{field: 'advance' in input ? 'advance' : 'set', message: err.message}]);
     throw err;
   }
-  return readOrgClock(ctx, orgId);
 }
 
 function parseMove(input: {advance: string} | {set: string}): {advanceMs: number} | {to: Date} {
@@ -88,9 +102,62 @@ function parseMove(input: {advance: string} | {set: string}): {advanceMs: number
     }
     return {advanceMs: ms};
   }
-  const to = ISO_TIME.test(input.set) ? new Date(input.set) : undefined;
-  if (!to || !Number.isFinite(to.getTime())) {
-    throw invalidInput([{field: 'set', message: 'must be an ISO 8601 time like 2030-01-01T00:00:00Z'}]);
-  }
+  const to = parseIsoTime(input.set);
+  if (typeof to === 'string') throw invalidInput([{field: 'set', message: to}]);
   return {to};
+}
+
+const ISO_TIME =
+  /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](\d{2}):(\d{2}))$/;
+const MONTHS = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
+
+/**
+ * An ISO 8601 time with its zone, or why it is none. Every field is checked against the calendar: JavaScript
+ * would read 2030-02-30 as March 2 and 24:00 as the next day, which is not the time that was asked for.
+ */
+export function parseIsoTime(text: string): Date | string {
+  const m = ISO_TIME.exec(text);
+  if (!m) return 'must be an ISO 8601 time like 2030-01-01T00:00:00Z';
+  const [year, month, day, hour, minute, second, zoneHour, zoneMinute] = m
+    .slice(1)
+    .map((part) => (part === undefined ? 0 : Number(part))) as number[] as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
+  const date = (text.split('T')[0] as string).slice(0, 10);
+  if (month < 1 || month > 12) return `must be a date that exists: ${date} has no month ${m[2]}`;
+  const days = month === 2 ? (leapYear(year) ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31;
+  if (day < 1 || day > days) {
+    return `must be a date that exists: ${MONTHS[month - 1]} ${year} has ${days} days, so ${date} is none`;
+  }
+  if (hour > 23 || minute > 59 || second > 59) {
+    return 'must be a time that exists: hours run 00 to 23, minutes and seconds 00 to 59';
+  }
+  if (zoneHour > 23 || zoneMinute > 59) return 'must have a zone offset that exists, like +02:00';
+  const to = new Date(text);
+  if (!Number.isFinite(to.getTime())) return 'must be an ISO 8601 time like 2030-01-01T00:00:00Z';
+  return to;
+}
+
+function leapYear(year: number): boolean {
+  return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
 }

@@ -121,16 +121,22 @@ function refusal(problems: readonly Problem[]): OperationError {
   return new OperationError('invalid_request', `${err.message}; ${LOCAL_RECEIVER_WAY_OUT}`, problems);
 }
 
-/** Deletes an endpoint and, with it, its deliveries. With an org, another org's endpoint is answered as unknown. */
+/**
+ * Deletes an endpoint and, with it, its deliveries. With an org, another org's endpoint is answered as unknown.
+ * Deleted means gone: its claimed and queued attempts are cancelled, and once this resolves no signed request for
+ * it starts, in this process or any other sharing the database (one already in flight may finish).
+ */
 export async function deleteEndpoint(
   ctx: EmulatorContext,
   input: {orgId?: string; endpointId: string},
 ): Promise<void> {
   const deleted = isId('webhookEndpoint', input.endpointId)
-    ? await ctx.repos.endpoints.delete(input.endpointId, input.orgId)
-    : false;
+    ? await ctx.repos.endpoints.delete(input.endpointId, input.orgId, new Date(ctx.engine.timers.now()))
+    : undefined;
   if (!deleted) throw notFound('no webhook endpoint with this id');
+  const cancelled = ctx.engine.deleted([input.endpointId], deleted.holders);
   for (const listener of ctx.endpointDeletions) listener(input.endpointId);
+  await cancelled;
 }
 
 /** The org's endpoints, newest first, never with a signing secret. */

@@ -2,6 +2,7 @@
 import {isId, MAX_NAME_LENGTH} from '../../definitions.js';
 import type {Org} from '../../schemas/index.js';
 import type {EmulatorContext} from '../context.js';
+import {deleteDeliveriesOf} from '../db/deliveries.js';
 import {conflict, notFound} from '../operation-error.js';
 import {Problems, text} from './validate.js';
 
@@ -30,8 +31,7 @@ export async function createOrg(ctx: EmulatorContext, input: {name: unknown}): P
  */
 export async function resetOrg(ctx: EmulatorContext, orgId: string): Promise<{reset: true; org_id: string}> {
   const org = await getOrg(ctx, orgId);
-  const endpoints = await emptyOrg(ctx, org.id, false);
-  await afterEmptied(ctx, org.id, endpoints);
+  await afterEmptied(ctx, org.id, await emptyOrg(ctx, org.id, false));
   return {reset: true, org_id: org.id};
 }
 
@@ -44,16 +44,28 @@ export async function deleteOrg(
   if (org.id === ctx.current.orgId) {
     throw conflict("the emulator's default org cannot be deleted; reset it instead");
   }
-  const endpoints = await emptyOrg(ctx, org.id, true);
-  await afterEmptied(ctx, org.id, endpoints);
+  const emptied = await emptyOrg(ctx, org.id, true);
+  // Browser sessions looking at it end with it (their rows went with the org): none is served from memory.
+  ctx.current.forget();
+  await afterEmptied(ctx, org.id, emptied);
   return {deleted: true, org_id: org.id};
 }
 
-/** In one transaction; returns the ids of the endpoints it deleted. */
-async function emptyOrg(ctx: EmulatorContext, orgId: string, andOrg: boolean): Promise<string[]> {
+interface Emptied {
+  /** The endpoints deleted. */
+  endpointIds: string[];
+  /** The owners of the leases their deliveries had (deleteDeliveriesOf). */
+  holders: string[];
+}
+
+/** In one transaction. */
+async function emptyOrg(ctx: EmulatorContext, orgId: string, andOrg: boolean): Promise<Emptied> {
+  const realNow = new Date(ctx.engine.timers.now());
   return ctx.db.transaction(async (tx) => {
+    // Its endpoints locked first: an event recorded meanwhile adds no delivery the deletion would not see.
+    await tx.query('SELECT id FROM webhook_endpoints WHERE org_id = $1 FOR UPDATE', [orgId]);
     // Deliveries keep no foreign key to their org (their inserts stay cheap), so they go by name.
-    await tx.query('DELETE FROM deliveries WHERE org_id = $1', [orgId]);
+    const holders = await deleteDeliveriesOf(tx, {orgId}, realNow);
     await tx.query('DELETE FROM events WHERE org_id = $1', [orgId]);
     await tx.query('DELETE FROM sandbox_links WHERE org_id = $1', [orgId]);
     await tx.query('DELETE FROM sandboxes WHERE org_id = $1', [orgId]);
@@ -63,13 +75,20 @@ async function emptyOrg(ctx: EmulatorContext, orgId: string, andOrg: boolean): P
     );
     await tx.query('DELETE FROM api_keys WHERE org_id = $1', [orgId]);
     if (andOrg) await tx.query('DELETE FROM orgs WHERE id = $1', [orgId]);
-    return rows.map((r) => r.id);
+    return {endpointIds: rows.map((r) => r.id), holders};
   });
 }
 
-async function afterEmptied(ctx: EmulatorContext, orgId: string, endpointIds: string[]): Promise<void> {
+/**
+ * What follows an emptied org before the answer: its keys are refused, and its endpoints' claimed and queued
+ * attempts cancelled, so no signed request for them starts afterwards in any process sharing the database (one in
+ * flight may finish).
+ */
+async function afterEmptied(ctx: EmulatorContext, orgId: string, emptied: Emptied): Promise<void> {
   ctx.auth.forgetAll();
-  for (const id of endpointIds) for (const told of ctx.endpointDeletions) told(id);
+  const cancelled = ctx.engine.deleted(emptied.endpointIds, emptied.holders);
+  for (const id of emptied.endpointIds) for (const told of ctx.endpointDeletions) told(id);
+  await cancelled;
   // Every process sharing the database hears that the org follows the emulator's clock again.
   await ctx.orgClocks.forget(orgId);
 }

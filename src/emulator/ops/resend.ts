@@ -31,6 +31,8 @@ export interface ResendInput {
 
 export async function resendDelivery(ctx: EmulatorContext, input: ResendInput): Promise<DeliveryDetail> {
   checkDeliveryId(input.deliveryId);
+  // Taken before the delivery is read: if its endpoint is deleted from now on, no request is made for it.
+  const fence = input.attempter.mark();
   // Found through the detail first, so a delivery past retention is not_found here as everywhere else.
   await getDeliveryDetail(ctx, {deliveryId: input.deliveryId});
   if (!ctx.vault.available) {
@@ -41,7 +43,7 @@ export async function resendDelivery(ctx: EmulatorContext, input: ResendInput): 
 
   const {attempter} = input;
   await attempter.holdEndpoint(target.endpoint_id, async () => {
-    const owner = `resend_${randomBytes(6).toString('hex')}`;
+    const owner = `${attempter.owner}:resend_${randomBytes(6).toString('hex')}`;
     const attempts = await takeLease(ctx, input, owner, attempter.timeoutMs + 5_000);
     const item: ClaimedDelivery = {
       id: target.id,
@@ -56,6 +58,7 @@ export async function resendDelivery(ctx: EmulatorContext, input: ResendInput): 
       secretCiphertext: target.secret_ciphertext,
       relay: Boolean(target.relay),
       offsetMs: Number(target.offset_ms),
+      fence,
     };
     let sent: Awaited<ReturnType<Attempter['attemptNow']>>;
     try {

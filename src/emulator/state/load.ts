@@ -103,23 +103,32 @@ async function loadSnapshot(
     nul,
   );
   const replace = input.mode === 'replace';
-  await ctx.db.transaction(async (tx) => {
+  const manual = ctx.clock.mode === 'manual' ? (ctx.clock as ManualClock) : undefined;
+  // The emulator's time once loaded: the snapshot's when it replaces the state of a manual clock. Each org with a
+  // clock of its own then shows the time it had in the snapshot (org clocks exist only on a manual clock).
+  if (manual && !replace) await manual.refresh();
+  const emulatorNowMs = manual && replace ? Date.parse(snap.clock.now) : ctx.clock.nowMs();
+  const orgClocks = await ctx.db.transaction(async (tx) => {
     if (replace) await wipeState(tx);
     else {
       const clashes = await existingRecords(tx, snap);
       if (clashes.length > 0) throw mergeConflict(input.source, clashes);
     }
     await writeSnapshot(ctx, tx, snap, input.source);
+    const written = await ctx.orgClocks.load(tx, snap.org_clocks ?? [], emulatorNowMs);
     if (replace) await setDefaultOrg(tx, snap.default_org_id);
+    return written;
   });
   ctx.current.loaded(replace ? snap.default_org_id : ctx.current.orgId);
   ctx.auth.forgetAll();
   await ctx.orgClocks.reload();
+  await ctx.orgClocks.loaded(orgClocks);
   let clock: 'set' | 'kept' = 'kept';
-  if (replace && ctx.clock.mode === 'manual') {
-    const manual = ctx.clock as ManualClock;
-    manual.set(new Date(snap.clock.now));
-    await manual.synced();
+  if (replace && manual) {
+    await ctx.orgClocks.exclusive(async () => {
+      manual.set(new Date(snap.clock.now));
+      await manual.synced();
+    });
     clock = 'set';
   }
   const rows = Object.fromEntries(SNAPSHOT_TABLES.map((t) => [t, snap[t].length])) as Record<

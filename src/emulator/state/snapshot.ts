@@ -91,14 +91,23 @@ export async function exportSnapshot(ctx: EmulatorContext): Promise<Snapshot> {
         ),
       );
     }
-    return out as Record<SnapshotTable, Record<string, unknown>[]>;
+    // Each org's own clock, as its time: the emulator's clock plus its offset.
+    const clocks = await tx.query<{org_id: string; offset_ms: string | number}>(
+      'SELECT org_id, offset_ms::text FROM org_clocks ORDER BY org_id',
+    );
+    const orgClocks = clocks.rows.map((r) => ({
+      org_id: r.org_id,
+      now: new Date(Date.parse(now) + Number(r.offset_ms)).toISOString(),
+    }));
+    return {tables: out as Record<SnapshotTable, Record<string, unknown>[]>, orgClocks};
   });
   return {
     [SNAPSHOT_FORMAT_KEY]: SNAPSHOT_FORMAT_VERSION,
     exported_at: now,
     clock: {mode: ctx.clock.mode, now},
+    org_clocks: tables.orgClocks,
     default_org_id: ctx.current.orgId,
-    ...tables,
+    ...tables.tables,
   } as Snapshot;
 }
 
@@ -135,12 +144,27 @@ export async function checkSnapshot(
   }
   const snap = parsed.data;
   const problems: Problem[] = [...earlier];
-  const clockMs = Date.parse(snap.clock.now);
-  if (clockMs < EARLIEST_CLOCK_MS || clockMs > LATEST_CLOCK_MS) {
+  const outsideClockRange = (iso: string) => {
+    const ms = Date.parse(iso);
+    return ms < EARLIEST_CLOCK_MS || ms > LATEST_CLOCK_MS;
+  };
+  if (outsideClockRange(snap.clock.now)) {
     problems.push({
       field: 'clock.now',
       message: 'is outside the dates the emulator clock can show (1970 to 9998)',
     });
+  }
+  const clockedOrgs = new Set<string>();
+  for (const [i, c] of (snap.org_clocks ?? []).entries()) {
+    if (outsideClockRange(c.now)) {
+      problems.push({
+        field: `org_clocks[${i}].now`,
+        message: 'is outside the dates an org clock can show (1970 to 9998)',
+      });
+    }
+    if (clockedOrgs.has(c.org_id))
+      problems.push({field: `org_clocks[${i}].org_id`, message: 'is listed twice'});
+    clockedOrgs.add(c.org_id);
   }
   const ids = (rows: readonly {id: string}[], table: string) => {
     const seen = new Set<string>();
@@ -163,6 +187,9 @@ export async function checkSnapshot(
       problems.push({field, message: `names ${what} ${value}, which the file does not hold`});
   };
   refer(orgs, snap.default_org_id, 'default_org_id', 'the org');
+  for (const [i, c] of (snap.org_clocks ?? []).entries()) {
+    refer(orgs, c.org_id, `org_clocks[${i}].org_id`, 'the org');
+  }
   const byOrg = [
     'memberships',
     'invitations',

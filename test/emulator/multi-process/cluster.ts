@@ -48,6 +48,7 @@ export async function freshSchema(): Promise<Schema> {
 export interface Tuning {
   clock?: 'real' | 'manual';
   clockStart?: string;
+  signatureClock?: 'real' | 'emulator';
   delivery?: {
     timeoutMs?: number;
     worker?: {leaseMs?: number; idleMs?: number; maxLanes?: number; perEndpoint?: number};

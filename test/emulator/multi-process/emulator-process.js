@@ -13,6 +13,7 @@ const emulator = await startEmulator({
   allowLocalEndpoints: true,
   clock: tuning.clock,
   clockStart: tuning.clockStart ? new Date(tuning.clockStart) : undefined,
+  signatureClock: tuning.signatureClock,
   delivery: tuning.delivery,
   log: (line) => process.stderr.write(`${line}\n`),
 });
