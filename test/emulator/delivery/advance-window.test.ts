@@ -1,6 +1,7 @@
 // An advance runs everything that falls due in its window: one move of a manual clock (the emulator's, or an
 // org's own) makes, in order, every attempt that falls due before its new time, each at its own scheduled instant
 // (its recorded time and, on the emulator's signature clock, its `t`), and `settle` waits for all of them.
+// Backends: which attempts fall due in a move is one SQL claim over times, and each database orders them itself.
 import {afterEach, expect, it} from 'vitest';
 import {RETRY_WAITS_MS} from '../../../src/definitions.js';
 import {type RunningEmulator, startEmulator} from '../../../src/emulator/index.js';

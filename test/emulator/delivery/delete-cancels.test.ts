@@ -2,6 +2,7 @@
 // signed request for it starts once the DELETE has answered (the one in flight may finish); deleting an org ends
 // the browser sessions looking at it. The receiver holds each request until the test lets it go, so a lane is
 // caught mid-batch without any sleep.
+// Backends: a deletion locks the endpoint's rows and, on PostgreSQL, tells the other processes that hold its deliveries.
 import {afterEach, expect, it} from 'vitest';
 import {type RunningEmulator, startEmulator} from '../../../src/emulator/index.js';
 import {accountClient, signIn} from '../../helpers/account-client.js';

@@ -1,6 +1,7 @@
 // Clocks are consistent: a clock move is checked and made as one, so moves made at once cannot together take a
 // clock (the emulator's, an org's) past the times it can show; an impossible date is refused, not read as another;
 // org clocks exist only on a manual clock; and a snapshot carries each org's own clock.
+// Backends: a clock move takes a lock and checks its range in one statement, which each database runs its own way.
 import {afterEach, describe, expect, it} from 'vitest';
 import {EmulatorControlError} from '../../../src/client/emulator-control.js';
 import {LATEST_CLOCK_MS} from '../../../src/definitions.js';
