@@ -166,11 +166,10 @@ describe('svc emulator deliveries resend --failed', {timeout: 120_000}, () => {
     const delivered = () => receiver.requests.filter((q) => q.headers['svc-event-id'] === eventId).length;
     await control().waitForDelivery({event_id: eventId, attempts: 1});
     expect(delivered()).toBe(1);
-    for (let made = 1; made < 9; made++) {
-      expect((await cli(['emulator', 'clock', 'advance', '13h'])).code).toBe(0);
-      await control().waitForDelivery({event_id: eventId, attempts: made + 1});
-      expect(delivered()).toBe(made + 1);
-    }
+    // One advance walks every retry that falls due in it: the eight of the schedule, then the delivery fails.
+    expect((await cli(['emulator', 'clock', 'advance', '1d'])).code).toBe(0);
+    await control().waitForDelivery({event_id: eventId, attempts: 9});
+    expect(delivered()).toBe(9);
     const failed = async () =>
       json<{data: {id: string; status: string}[]}>(
         (await cli(['webhooks', 'deliveries', hookId, '--status', 'failed', '--json'])).stdout,
