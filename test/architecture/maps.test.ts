@@ -70,8 +70,8 @@ const onDisk = (path: string) => existsSync(join(ROOT, path));
  * fixed the test fails until the entry goes too.
  */
 const KNOWN_STALE: string[] = [
-  // The package's library entry: src/index.ts is gone (the libraries are @svc/client and @svc/webhooks).
-  'src/README.md: index.ts',
+  // The runtime file moved to src/emulator-layout/runtime.ts; the emulator's map is being rewritten meanwhile.
+  'src/emulator/README.md: src/client/emulator-runtime.ts',
 ];
 
 describe('the maps of the tree', () => {

@@ -9,7 +9,7 @@ import {fileURLToPath} from 'node:url';
 import pg from 'pg';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {EmulatorControl} from '../../src/client/emulator-control.js';
-import {readRuntimeFile} from '../../src/client/emulator-runtime.js';
+import {readRuntimeFile} from '../../src/emulator-layout/runtime.js';
 import {MAX_ACTIVE_KEYS_PER_ORG, MAX_ENDPOINTS_PER_ORG} from '../../src/definitions.js';
 import {BIN, runProcess} from '../helpers/run-cli.js';
 import {describeEachBackend, POSTGRES, postgresUrl, type Requirement} from '../helpers/requirements.js';

@@ -2,7 +2,7 @@
 // database template new data dirs are copied from.
 import {stat} from 'node:fs/promises';
 import {join} from 'node:path';
-import {type RuntimeInfo, runtimeFilePath} from '@svc/client';
+import {type RuntimeInfo, runtimeFilePath} from '../../emulator-layout/runtime.js';
 import {readRuntime, sameApiAddress} from '../emulator/locate.js';
 import {check, type DoctorCheck} from './check.js';
 
