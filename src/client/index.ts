@@ -30,15 +30,6 @@ export {ApiUrlError, isLoopbackHost, normalizeApiUrl} from './api-url.js';
 export {DEFAULT_ACCOUNT_URL, DEFAULT_API_URL} from './defaults.js';
 export {accountHostName, accountOrigin, localAccountUrl, portOfAccountHostName} from './account-address.js';
 export {type RuntimeInfo, readRuntimeFile} from '../emulator-layout/runtime.js';
-// Not the package's: the emulator's own files still import these by the package's name. They leave once those
-// files import src/emulator-layout instead (test/package/exports-documented.test.ts holds the list).
-export {
-  holdsDatabase,
-  isProcessAlive,
-  PGDATA,
-  removeRuntimeFile,
-  writeRuntimeFile,
-} from '../emulator-layout/runtime.js';
 export * from './emulator-control.js';
 export type {
   ApiKey,

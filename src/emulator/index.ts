@@ -27,11 +27,5 @@ export {
 export {DEFAULT_RATE_LIMIT} from './auth/rate-limiter.js';
 export {readStateFile} from './state/file.js';
 export {StateFileError} from './state/state-file-error.js';
-// Not the package's: what `svc doctor` checks a database template and a shared database's vault key with. They
-// leave once they live in src/emulator-layout, below the emulator (test/package/exports-documented.test.ts).
-export {templateFilesProblem} from './db/template-manifest.js';
-export {safeEqual} from './hash.js';
-export {vaultKeyCheckValue} from './vault.js';
-export {VAULT_CHECK} from './vault-key.js';
 export type {LoadResult as StateLoadResult} from './state/load.js';
 export type {Snapshot} from '../schemas/snapshot.js';

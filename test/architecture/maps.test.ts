@@ -69,10 +69,7 @@ const onDisk = (path: string) => existsSync(join(ROOT, path));
  * Paths a map still names wrongly, each awaiting its fix by whoever keeps that map: `map: path`. Once the map is
  * fixed the test fails until the entry goes too.
  */
-const KNOWN_STALE: string[] = [
-  // The runtime file moved to src/emulator-layout/runtime.ts; the emulator's map is being rewritten meanwhile.
-  'src/emulator/README.md: src/client/emulator-runtime.ts',
-];
+const KNOWN_STALE: string[] = [];
 
 describe('the maps of the tree', () => {
   for (const map of MAPS) {

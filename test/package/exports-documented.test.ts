@@ -124,13 +124,7 @@ const sorted = (names: Iterable<string>) => [...new Set(names)].sort();
  * Names an entry still exports though no README lists them, each waiting for its move out of the entry: once
  * one is gone from the entry, the test fails until it leaves this list too.
  */
-const NOT_YET_GONE: Record<string, string[]> = {
-  // The emulator's data dir layout, which the emulator's own files (start/, delivery/relay-lease.ts, db/)
-  // still import by the package's name: gone once they import src/emulator-layout/runtime.ts instead.
-  '@svc/client': ['PGDATA', 'holdsDatabase', 'isProcessAlive', 'removeRuntimeFile', 'writeRuntimeFile'],
-  // svc doctor's helpers, defined inside the emulator: gone once they live in src/emulator-layout.
-  '@svc/cli/emulator': ['VAULT_CHECK', 'safeEqual', 'templateFilesProblem', 'vaultKeyCheckValue'],
-};
+const NOT_YET_GONE: Record<string, string[]> = {};
 
 describe('each entry point exports exactly what its README lists', () => {
   const ENTRIES = entries();
