@@ -21,7 +21,7 @@ const {MAX_ACTIVE_KEYS_PER_ORG, MAX_ENDPOINTS_PER_ORG, MAX_DELIVERIES_LISTED} = 
   '../dist/src/definitions.js'
 );
 const {EmulatorControl} = await import('../dist/src/client/emulator-control.js');
-const {readRuntimeFile} = await import('../dist/src/client/emulator-runtime.js');
+const {readRuntimeFile} = await import('../dist/src/emulator-layout/runtime.js');
 
 // The emulator in its own process, as `svc emulator start` runs it; this process only asks.
 const child = spawn(

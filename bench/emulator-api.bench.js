@@ -61,7 +61,7 @@ const emulator = await spawnReady(
 );
 try {
   const {EmulatorControl} = await import('../dist/src/client/emulator-control.js');
-  const {readRuntimeFile} = await import('../dist/src/client/emulator-runtime.js');
+  const {readRuntimeFile} = await import('../dist/src/emulator-layout/runtime.js');
   const info = await readRuntimeFile(emulator.ready.data_dir);
   const control = new EmulatorControl({url: info.api_url, adminToken: info.admin_token});
   const key = await control.createKey({name: 'bench'});

@@ -11,8 +11,8 @@ import {build} from 'tsup';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 /**
- * The service's own addresses are facts of a deployment, set at build time (CONTRACT §9). Unset here, the
- * client has no default and asks for an address instead of guessing one.
+ * The service's own addresses are facts of a deployment: set at build time, never written in the source. Unset
+ * here, the client has no default and asks for an address instead of guessing one.
  */
 export function buildSettings(env = process.env) {
   const setting = (name) => (env[name] ? JSON.stringify(env[name]) : 'undefined');

@@ -1,4 +1,4 @@
-// One delivery posted the way the service posts it (spec §6), for the emulator's delivery worker, `svc listen`
+// One delivery posted the way the service posts it, for the emulator's delivery worker, `svc listen`
 // and `svc webhooks send`/`test-receiver` alike: the stored bytes as they are, every Svc-* header from the one
 // list in the definitions, one user agent, no redirect followed, the answer waited for at most the delivery
 // timeout and read up to the body cap. The transport (an undici dispatcher) is passed in: the emulator's checks

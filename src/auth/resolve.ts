@@ -4,7 +4,7 @@ import {DEFAULT_ACCOUNT_URL, DEFAULT_API_URL, isLoopbackHost, normalizeApiUrl} f
 import {API_KEY_SECRET_BODY_LENGTH, API_KEY_SECRET_PATTERN, API_KEY_SECRET_PREFIX} from '../definitions.js';
 import {UserError} from '../lib/errors.js';
 import {ExitCode} from '../lib/exit-codes.js';
-import {configDir} from '../lib/paths.js';
+import {configDir} from '../user-dirs.js';
 import {FileCredentialStore} from './file-store.js';
 import {KeychainStore} from './keychain-store.js';
 

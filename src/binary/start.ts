@@ -7,7 +7,7 @@ import {createRequire} from 'node:module';
 import {join} from 'node:path';
 import {getAsset, getRawAsset} from 'node:sea';
 import {gunzipSync} from 'node:zlib';
-import {cacheDir} from '../lib/paths.js';
+import {cacheDir} from '../user-dirs.js';
 import {
   cacheFolder,
   cacheProblem,

@@ -259,7 +259,7 @@ export function instantiate(script: Script, file: string, root: URL): CliBundle 
 }
 
 async function userCacheDir(): Promise<string> {
-  const {cacheDir} = await import('../lib/paths.js');
+  const {cacheDir} = await import('../user-dirs.js');
   return cacheDir();
 }
 

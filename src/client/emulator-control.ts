@@ -42,6 +42,7 @@ import type {Duration, SandboxAction} from '../definitions.js';
 import type {ClockMoveOptions, WaitForDeliveryOptions} from './control-options.js';
 import {EmulatorControlError, errorEnvelopeOf} from './errors.js';
 import type {CreatedSandboxLink, List, Org, SandboxLink} from '../schemas/index.js';
+import type {FetchLike, ResponseLike} from './transport.js';
 
 export type {
   ChaosSettings,
@@ -80,7 +81,8 @@ export type {ClockMoveOptions, WaitForDeliveryOptions} from './control-options.j
 export interface EmulatorControlOptions {
   url: string;
   adminToken: string;
-  fetch?: typeof fetch;
+  /** Default: the global fetch. The relay stream needs one whose answer's body can be read as it comes. */
+  fetch?: FetchLike;
 }
 
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -108,7 +110,7 @@ const segment = encodeURIComponent;
 export class EmulatorControl {
   readonly #base: string;
   readonly #adminToken: string;
-  readonly #fetch: typeof fetch;
+  readonly #fetch: FetchLike;
 
   constructor(options: EmulatorControlOptions) {
     this.#base = options.url.replace(/\/+$/, '');
@@ -295,10 +297,17 @@ export class EmulatorControl {
     const path = `/_emulator/relay/${segment(endpointId)}/stream${who}`;
     const res = await this.#send('GET', path, undefined, options.signal);
     if (!res.ok || !res.body) throw await this.#errorOf(res);
+    if (!isByteStream(res.body)) {
+      throw new EmulatorControlError(
+        'the fetch given to the control client hands over no body to read as it comes: the relay stream needs one',
+        res.status,
+        'invalid_response',
+      );
+    }
     const {RelayMessageSchema} = await controlSchemas();
     const decoder = new TextDecoder();
     let buffered = '';
-    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+    for await (const chunk of res.body) {
       buffered += decoder.decode(chunk, {stream: true});
       let newline = buffered.indexOf('\n');
       while (newline >= 0) {
@@ -393,7 +402,7 @@ export class EmulatorControl {
     return parseAnswer(schema, value, path, res.status);
   }
 
-  async #send(method: Method, path: string, body?: unknown, signal?: AbortSignal): Promise<Response> {
+  async #send(method: Method, path: string, body?: unknown, signal?: AbortSignal): Promise<ResponseLike> {
     const headers: Record<string, string> = {authorization: `Bearer ${this.#adminToken}`};
     if (body !== undefined) headers['content-type'] = 'application/json';
     try {
@@ -413,7 +422,7 @@ export class EmulatorControl {
     }
   }
 
-  async #errorOf(res: Response): Promise<EmulatorControlError> {
+  async #errorOf(res: ResponseLike): Promise<EmulatorControlError> {
     const text = await res.text().catch(() => '');
     let envelope: ReturnType<typeof errorEnvelopeOf>;
     try {
@@ -430,6 +439,11 @@ export class EmulatorControl {
     });
     return new EmulatorControlError(envelope.message, res.status, envelope.code, problems);
   }
+}
+
+/** A body that reads as it comes (a fetch Response's stream in Node, undici's): the relay stream reads it so. */
+function isByteStream(body: object): body is AsyncIterable<Uint8Array> {
+  return typeof (body as Partial<AsyncIterable<Uint8Array>>)[Symbol.asyncIterator] === 'function';
 }
 
 function parseAnswer<T>(schema: z.ZodType<T>, value: unknown, path: string, status: number): T {

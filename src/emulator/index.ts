@@ -26,12 +26,6 @@ export {
 } from './delivery/chaos.js';
 export {DEFAULT_RATE_LIMIT} from './auth/rate-limiter.js';
 export {readStateFile} from './state/file.js';
-// What `svc doctor` checks a data dir and a shared database's vault key with, loaded by it on demand.
-export {templateFilesProblem} from './db/template-manifest.js';
-export {safeEqual} from './hash.js';
-export {vaultKeyCheckValue} from './vault.js';
-export {VAULT_CHECK} from './vault-key.js';
 export {StateFileError} from './state/state-file-error.js';
-export {readRuntimeFile, runtimeFilePath, type RuntimeInfo} from '@svc/client';
 export type {LoadResult as StateLoadResult} from './state/load.js';
 export type {Snapshot} from '../schemas/snapshot.js';

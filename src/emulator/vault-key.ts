@@ -6,10 +6,8 @@ import {join} from 'node:path';
 import {parseVaultKey} from '../schemas/vault-key.js';
 import {safeEqual} from './hash.js';
 import type {Repositories} from './db/repositories.js';
-import {createVault, VaultKeyMismatchError, vaultKeyCheckValue} from './vault.js';
-
-/** The emulator_meta entry holding vaultKeyCheckValue of the key the first process started with. */
-export const VAULT_CHECK = 'vault_key_check';
+import {createVault, VaultKeyMismatchError} from './vault.js';
+import {VAULT_CHECK, vaultKeyCheckValue} from '../emulator-layout/vault-check.js';
 
 export {parseVaultKey, VaultKeyError} from '../schemas/vault-key.js';
 

@@ -1,5 +1,5 @@
 // Signing secrets are stored encrypted (AES-256-GCM) under the vault key; without a key they cannot be read.
-import {createCipheriv, createDecipheriv, createHmac, randomBytes} from 'node:crypto';
+import {createCipheriv, createDecipheriv, randomBytes} from 'node:crypto';
 import {VAULT_KEY_BYTES} from '../definitions.js';
 
 export class VaultUnavailableError extends Error {
@@ -59,12 +59,4 @@ export function createVault(key: Buffer | null): Vault {
       }
     },
   };
-}
-
-/**
- * What the database keeps to tell whether a process holds the vault key its secrets were stored under: an HMAC
- * of a fixed text, which says nothing about the key.
- */
-export function vaultKeyCheckValue(key: Buffer): string {
-  return createHmac('sha256', key).update('svc emulator vault key check').digest('hex');
 }

@@ -17,7 +17,11 @@ export interface SampleEventOptions {
 
 const HOUR_MS = 3_600_000;
 
-/** What the sandbox looks like after the move each event reports (spec §3 and §6). */
+/**
+ * What the sandbox looks like after the move each event reports: running (for an hour more) after `sandbox.ready`,
+ * stopped after `sandbox.stopped`, failed with its last error (still meant to run) after `sandbox.error`, and being
+ * deleted, expiring now, after `sandbox.expired`.
+ */
 export function sampleSandboxState(type: EventType, now: Date): Omit<SandboxSnapshot, 'id' | 'name'> {
   switch (type) {
     case 'sandbox.ready':

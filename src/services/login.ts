@@ -1,5 +1,5 @@
 // `svc login`: read a key from standard input, check it against GET /v1/org, and only then store it.
-import {emulatorDataDir} from '../lib/paths.js';
+import {emulatorDataDir} from '../user-dirs.js';
 import type {ClientOptions} from '@svc/client';
 import type {FileCredentialStore} from '../auth/file-store.js';
 import {KeychainStore} from '../auth/keychain-store.js';

@@ -9,8 +9,7 @@ import {emulatorControlFor} from './emulator/for-api-url.js';
 import type {TuiSource} from './tui-source.js';
 import {readDeliveryDetail} from './webhooks/deliveries/detail.js';
 
-export type {Trouble, TroubleKind, TuiSource} from './tui-source.js';
-export {describeTrouble} from './tui-source.js';
+export type {TuiSource} from './tui-source.js';
 
 export interface OpenTuiSourceOptions {
   env: NodeJS.ProcessEnv;
@@ -38,7 +37,7 @@ export async function openTuiSource(options: OpenTuiSourceOptions): Promise<TuiS
   });
   const {nodeHttpFetch} = await import('../lib/node-transport.js');
   // Node's own fetch would load all of undici before the first screen; its calls send no body.
-  const controlFetch = nodeHttpFetch() as unknown as typeof fetch;
+  const controlFetch = nodeHttpFetch();
   const controlFor = (url: string) =>
     emulatorControlFor(url, {env: options.env, dataDir: options.dataDir, fetch: controlFetch});
   // Where the browser reads now. A login made in another terminal while it showed "not logged in" may name

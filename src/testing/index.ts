@@ -8,13 +8,54 @@ import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {EmulatorControl, readRuntimeFile} from '@svc/client';
 import {EVENT_TYPES} from '../definitions.js';
-import {asyncDispose} from '../emulator/async-dispose.js';
-import {type RunningEmulator, type StartEmulatorOptions, startEmulator} from '../emulator/index.js';
+// The emulator's entry and nothing behind it (loading it defines Symbol.asyncDispose where the runtime has
+// none, for the `await using` of what this entry hands out).
+import {
+  type CreatedKey,
+  type CreatedWebhook,
+  type EventType,
+  type Org,
+  type RunningEmulator,
+  type StartEmulatorOptions,
+  startEmulator,
+} from '../emulator/index.js';
 import {OrgControl} from './org-control.js';
 import {startTestReceiver, type TestReceiver} from './receiver.js';
-import type {CreatedKey, CreatedWebhook, EventType, Org} from './types.js';
 
-export * from './types.js';
+// Every record a test holds, by name: the types the control client answers with, as the emulator's entry hands
+// them out.
+export type {
+  ApiKey,
+  ClockMoveOptions,
+  ClockState,
+  CreatedKey,
+  CreatedWebhook,
+  CreateKeyRequest,
+  CreateOrgRequest,
+  CreateSandboxRequest,
+  CreateWebhookRequest,
+  Delivery,
+  DeliveryAttempt,
+  DeliveryDetail,
+  DeliveryStatus,
+  Duration,
+  EndpointHealth,
+  EventType,
+  KeyRecord,
+  Org,
+  OrgClockState,
+  OrgDeleted,
+  OrgReset,
+  Ready,
+  SandboxAction,
+  SandboxActionRequest,
+  SandboxMove,
+  SandboxRecord,
+  SvcEvent,
+  TriggerRequest,
+  WaitForDeliveryOptions,
+  WebhookEndpoint,
+} from '../emulator/index.js';
 export {OrgControl} from './org-control.js';
 export {
   type ReceivedDelivery,
@@ -80,7 +121,7 @@ export async function startTestEmulator(
     control: emulator.control,
     emulator,
     stop,
-    [asyncDispose]: stop,
+    [Symbol.asyncDispose]: stop,
   };
 }
 
@@ -149,7 +190,7 @@ export async function createOrgFixture(
       })();
       return disposing;
     };
-    return {control: bound, org, key, endpoint, receiver, dispose, [asyncDispose]: dispose};
+    return {control: bound, org, key, endpoint, receiver, dispose, [Symbol.asyncDispose]: dispose};
   } catch (err) {
     await receiver.close();
     await control.deleteOrg(org.id).catch(() => undefined);

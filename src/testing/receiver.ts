@@ -5,7 +5,6 @@ import {createServer, type IncomingHttpHeaders} from 'node:http';
 import type {AddressInfo} from 'node:net';
 import {DELIVERY_HEADERS} from '../definitions.js';
 import {verifySignature} from '@svc/webhooks';
-import {asyncDispose} from '../emulator/async-dispose.js';
 
 /** One request the receiver verified. */
 export interface ReceivedDelivery {
@@ -106,7 +105,7 @@ export async function startTestReceiver(options: TestReceiverOptions = {}): Prom
       secret = s;
     },
     close,
-    [asyncDispose]: close,
+    [Symbol.asyncDispose]: close,
   };
 }
 

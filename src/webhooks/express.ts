@@ -7,16 +7,9 @@
 // sent, and a JSON parser that ran first has thrown them away. express.raw() and express.text() before it
 // are fine: they keep the bytes.
 import type {IncomingMessage, ServerResponse} from 'node:http';
-import {
-  answerDelivery,
-  BodyTooLargeError,
-  maxBodyBytesOf,
-  type NodeHandlerOptions,
-  readRawBody,
-  tooLargeBody,
-  writeAnswer,
-} from './node.js';
-import {HANDLER_FAILED_BODY, WebhookReceiver} from './receiver.js';
+import type {NodeHandlerOptions} from './node.js';
+import {answerDelivery, BodyTooLargeError, readRawBody, writeAnswer} from './node-http.js';
+import {HANDLER_FAILED_BODY, maxBodyBytesOf, tooLargeBody, WebhookReceiver} from './receiver.js';
 
 export type {DeliveryContext, WebhookEventHandler} from './receiver.js';
 export type ExpressWebhookOptions = NodeHandlerOptions;
@@ -95,5 +88,3 @@ export function svcWebhooks(
     handle(req, res, next).catch(next);
   };
 }
-
-export {svcWebhooks as createExpressMiddleware};

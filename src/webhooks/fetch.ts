@@ -5,6 +5,7 @@
 //   const receive = createFetchHandler({secret: process.env.SVC_WEBHOOK_SECRET, onEvent: (event) => …});
 //   export const POST = receive;                          // Next.js app router
 //   app.post('/webhooks', (c) => receive(c.req.raw));     // Hono
+import {DELIVERY_HEADERS} from '../definitions.js';
 import {
   ANSWER_CONTENT_TYPE,
   HANDLER_FAILED_BODY,
@@ -56,9 +57,9 @@ export function createFetchHandler(options: FetchHandlerOptions): (request: Requ
     try {
       const outcome = await receiver.receive({
         payload,
-        signature: headers.get('svc-signature'),
-        deliveryId: headers.get('svc-delivery-id'),
-        attempt: headers.get('svc-delivery-attempt'),
+        signature: headers.get(DELIVERY_HEADERS.signature),
+        deliveryId: headers.get(DELIVERY_HEADERS.deliveryId),
+        attempt: headers.get(DELIVERY_HEADERS.attempt),
       });
       return answer(outcome.status, outcome.body);
     } catch (err) {

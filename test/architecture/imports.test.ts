@@ -63,6 +63,14 @@ const RULES: ImportRule[] = [
     refused: [...CLI_SIDE, 'src/client', 'src/schemas', 'src/emulator', 'src/webhooks', 'zod'],
   },
   {
+    name: "the emulator's files on disk are a library",
+    why:
+      'the emulator writes its runtime file and database folder, and the CLI and @svc/client read them, each ' +
+      'through its own copy of src/emulator-layout: it stands on Node alone, so every package can carry it',
+    files: 'src/emulator-layout',
+    refused: [...CLI_SIDE, 'src/client', 'src/webhooks', 'src/emulator', 'src/testing', 'src/schemas', 'zod'],
+  },
+  {
     name: 'the emulator stands on the libraries only',
     why:
       'the emulator may use the libraries below it (src/definitions, src/schemas, the receiver library and the ' +
@@ -77,6 +85,15 @@ const RULES: ImportRule[] = [
       'talks to it through the control client, and nothing in the emulator or the libraries knows of it',
     files: 'src/testing',
     refused: CLI_SIDE,
+  },
+  {
+    name: 'the testing entry enters the emulator through its one door',
+    why:
+      '@svc/cli/testing is a user of the emulator like any other: it takes what it needs from src/emulator/index.ts ' +
+      "(the package's entry), so the emulator's inner files can move without the testing entry noticing",
+    files: 'src/testing',
+    refused: ['src/emulator'],
+    allowed: ['src/emulator/index'],
   },
   {
     name: 'screens read through the client',
@@ -98,8 +115,8 @@ const RULES: ImportRule[] = [
     name: 'the CLI enters the emulator through its one door',
     why:
       "the CLI reaches the emulator only through src/emulator/index.ts (the package's entry): what it needs from " +
-      'inside (the chaos spec, the runtime file) lives on the contract floor or is exported there, so the ' +
-      "emulator's inner files can move without the CLI noticing",
+      'inside lives below the emulator (the chaos spec in src/schemas, the runtime file and database folder in ' +
+      "src/emulator-layout) or is exported there, so the emulator's inner files can move without the CLI noticing",
     files: CLI_SIDE,
     refused: ['src/emulator'],
     allowed: ['src/emulator/index'],

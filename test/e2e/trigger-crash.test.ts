@@ -5,7 +5,7 @@ import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {afterEach, describe, expect, it} from 'vitest';
 import {EmulatorControl} from '../../src/client/emulator-control.js';
-import {readRuntimeFile} from '../../src/client/emulator-runtime.js';
+import {readRuntimeFile} from '../../src/emulator-layout/runtime.js';
 import {type Receiver, startReceiver} from '../emulator/delivery/helpers.js';
 import {type EmulatorProcess, startEmulatorProcess, stopProcess} from '../emulator/delivery/processes.js';
 

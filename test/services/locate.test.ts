@@ -7,7 +7,7 @@ import {chmod, chown, mkdir, mkdtemp, readdir, rm, symlink} from 'node:fs/promis
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest';
-import {type RuntimeInfo, readRuntimeFile, writeRuntimeFile} from '../../src/client/emulator-runtime.js';
+import {type RuntimeInfo, readRuntimeFile, writeRuntimeFile} from '../../src/emulator-layout/runtime.js';
 import {type RunningEmulator, startEmulator} from '../../src/emulator/index.js';
 import {UserError} from '../../src/lib/errors.js';
 import {checkRuntimeFile} from '../../src/services/doctor/emulator.js';

@@ -9,7 +9,8 @@ import {openCommandSession} from '../../src/auth/session.js';
 import {createClient} from '../../src/client/index.js';
 import {type RunningEmulator, startEmulator} from '../../src/emulator/index.js';
 import {toUserError} from '../../src/lib/error-mapper.js';
-import {describeTrouble, openTuiSource, prefetchEndpoints} from '../../src/services/tui.js';
+import {openTuiSource, prefetchEndpoints} from '../../src/services/tui.js';
+import {describeTrouble} from '../../src/ui/tui/trouble.js';
 import {runCommand} from '../helpers/run-cli.js';
 
 let root: string;

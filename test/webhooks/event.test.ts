@@ -2,12 +2,8 @@
 import fc from 'fast-check';
 import {describe, expect, it} from 'vitest';
 import {EVENT_TYPES, EventSchema} from '../../src/schemas/index.js';
-import {
-  describeEventProblem,
-  parseWebhookEvent,
-  WEBHOOK_EVENT_TYPES,
-  WebhookVerificationError,
-} from '../../src/webhooks/index.js';
+import {describeEventProblem} from '../../src/webhooks/event.js';
+import {parseWebhookEvent, WEBHOOK_EVENT_TYPES, WebhookVerificationError} from '../../src/webhooks/index.js';
 
 const maybe = <T>(good: fc.Arbitrary<T>) =>
   fc.oneof(

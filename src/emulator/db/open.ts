@@ -4,7 +4,8 @@ import {rm} from 'node:fs/promises';
 import {join} from 'node:path';
 import {type Database, migrate, wrapPgPool} from './database.js';
 import {openPGliteThread, openPGliteThreadInMemory} from './pglite-thread.js';
-import {copyTemplate, ensureTemplate, PGDATA} from './template.js';
+import {PGDATA} from '../../emulator-layout/runtime.js';
+import {copyTemplate, ensureTemplate} from './template.js';
 import {StartOptionError} from '../start-option.js';
 
 export interface StorageOptions {

@@ -24,10 +24,9 @@ import {mkdir, readFile, rename, rm, writeFile} from 'node:fs/promises';
 import {createRequire} from 'node:module';
 import {basename, dirname, join, relative, sep} from 'node:path';
 import {fileURLToPath} from 'node:url';
-import {isProcessAlive} from '@svc/client';
+import {isProcessAlive, PGDATA} from '../../emulator-layout/runtime.js';
 import {listMigrations, migrate, wrapPGlite} from './database.js';
 import {templateCacheDir} from '../../user-dirs.js';
-import {PGDATA} from './layout.js';
 import {StartOptionError} from '../start-option.js';
 import {
   TEMPLATE_META,
@@ -35,11 +34,9 @@ import {
   type TemplateMeta,
   readTemplateMeta,
   templateFilesProblem,
-} from './template-manifest.js';
+} from '../../emulator-layout/template-manifest.js';
 import {openPGlite} from './pglite.js';
 
-export {PGDATA} from './layout.js';
-export type {TemplateManifest} from './template-manifest.js';
 /** Part of the key: a change in how templates are made must replace the ones already made. */
 const TEMPLATE_FORMAT =
   'postgres database only; manifest; trailing zeros trimmed; one WAL segment; notify triggers disabled';

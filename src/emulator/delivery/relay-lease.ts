@@ -3,7 +3,7 @@
 // lives and drops it on a clean disconnect; a process killed without a word leaves it to run out. A run that asks
 // to take over replaces the holder once, and the process streaming to the old run tells it so and lets it go.
 import {hostname} from 'node:os';
-import {isProcessAlive} from '@svc/client';
+import {isProcessAlive} from '../../emulator-layout/runtime.js';
 import type {Database, Queryable} from '../db/database.js';
 import {type DatabaseSignals, SIGNAL_CHANNELS} from '../db/notify.js';
 import type {RelayHolder, RelayHub} from './relay-hub.js';

@@ -3,7 +3,8 @@
 import type {Server} from 'node:http';
 import type {AddressInfo} from 'node:net';
 import {serve} from '@hono/node-server';
-import {localAccountUrl, removeRuntimeFile, writeRuntimeFile} from '@svc/client';
+import {localAccountUrl} from '@svc/client';
+import {removeRuntimeFile, writeRuntimeFile} from '../../emulator-layout/runtime.js';
 import {createApp} from '../app.js';
 import type {EmulatorContext} from '../context.js';
 import {realTimers} from '../delivery/timers.js';

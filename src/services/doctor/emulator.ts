@@ -2,7 +2,8 @@
 // database template new data dirs are copied from.
 import {stat} from 'node:fs/promises';
 import {join} from 'node:path';
-import {type RuntimeInfo, runtimeFilePath} from '@svc/client';
+import {type RuntimeInfo, runtimeFilePath} from '../../emulator-layout/runtime.js';
+import {templateFilesProblem} from '../../emulator-layout/template-manifest.js';
 import {readRuntime, sameApiAddress} from '../emulator/locate.js';
 import {check, type DoctorCheck} from './check.js';
 
@@ -149,7 +150,6 @@ export async function checkTemplate(cacheDir: string): Promise<DoctorCheck> {
       'ok',
       `no database template in ${dir} (the packaged one is used, or one is made on first start)`,
     );
-  const {templateFilesProblem} = await import('../../emulator/index.js');
   const problem = await templateFilesProblem(dir);
   if (problem) {
     return check(

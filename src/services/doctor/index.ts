@@ -5,7 +5,7 @@ import {lookup as dnsLookup} from 'node:dns/promises';
 import {defaultFileStore, resolveStoredApiUrl} from '../../auth/resolve.js';
 import {KeychainStore, type KeyringEntryFactory} from '../../auth/keychain-store.js';
 import {localAccountUrl} from '@svc/client';
-import {cacheDir, configDir} from '../../lib/paths.js';
+import {cacheDir, configDir} from '../../user-dirs.js';
 import {checkApiKey, checkCredentialsFile, checkKeychain} from './auth.js';
 import {check, type DoctorCheck, type DoctorReport, report, within} from './check.js';
 import {checkApiClock, checkEmulatorClock} from './clock.js';

@@ -3,6 +3,7 @@
 // here is refused or answers 500 where a secret is read.
 import {readFile} from 'node:fs/promises';
 import {join} from 'node:path';
+import {isVaultKeyCheckOf, VAULT_CHECK} from '../../emulator-layout/vault-check.js';
 import {parseVaultKey} from '../../schemas/vault-key.js';
 import {check, type DoctorCheck} from './check.js';
 
@@ -35,7 +36,7 @@ export const readHeldCheck: ReadHeldCheck = async (databaseUrl, timeoutMs) => {
   await client.connect();
   try {
     const {rows} = await client.query<{value: string}>('SELECT value FROM emulator_meta WHERE key = $1', [
-      (await import('../../emulator/index.js')).VAULT_CHECK,
+      VAULT_CHECK,
     ]);
     return rows[0]?.value;
   } catch (err) {
@@ -95,8 +96,7 @@ export async function checkSharedVault(input: {
       'Set SVC_EMULATOR_VAULT_KEY to the key of the other emulators on this database (their data dir holds it in vault.key)',
     );
   }
-  const {safeEqual, vaultKeyCheckValue} = await import('../../emulator/index.js');
-  if (!safeEqual(held, vaultKeyCheckValue(mine.key))) {
+  if (!isVaultKeyCheckOf(held, mine.key)) {
     return check(
       'vault_key',
       'emulator',

@@ -1,11 +1,11 @@
 // The running emulator a command acts on, and its control client: thin wrappers over locate.ts, which alone
 // decides which emulator a command means (a named data dir, else the one serving the address in use, else the
 // default data dir's) and which runtime files it believes.
-import type {EmulatorControl, RuntimeInfo} from '@svc/client';
+import type {EmulatorControl, FetchLike, RuntimeInfo} from '@svc/client';
 import {controlOf, type LocateOptions, locateEmulator, notFoundError} from './locate.js';
 
 export interface ConnectOptions extends LocateOptions {
-  fetch?: typeof fetch;
+  fetch?: FetchLike;
 }
 
 /** Where a command looked when no emulator ran there: the address in use, or the data dir. */

@@ -1,5 +1,5 @@
 // Whether an API address is a running emulator's: then its control surface can add what /v1 does not show.
-import type {EmulatorControl} from '@svc/client';
+import type {EmulatorControl, FetchLike} from '@svc/client';
 import {controlOf, locateEmulator} from './locate.js';
 
 /**
@@ -9,7 +9,7 @@ import {controlOf, locateEmulator} from './locate.js';
  */
 export async function emulatorControlFor(
   apiUrl: string,
-  options: {env: NodeJS.ProcessEnv; dataDir?: string; fetch?: typeof fetch},
+  options: {env: NodeJS.ProcessEnv; dataDir?: string; fetch?: FetchLike},
 ): Promise<EmulatorControl | undefined> {
   const located = await locateEmulator({env: options.env, dataDir: options.dataDir, apiUrl});
   return located.found ? controlOf(located, options) : undefined;

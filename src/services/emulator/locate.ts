@@ -11,18 +11,11 @@
 // have it send the admin token there, or open their page); such a file is ignored, and the answer says so.
 import {constants} from 'node:fs';
 import {type FileHandle, open} from 'node:fs/promises';
-import {
-  DEFAULT_API_URL,
-  EmulatorControl,
-  isLoopbackHost,
-  isProcessAlive,
-  normalizeApiUrl,
-  type RuntimeInfo,
-  runtimeFilePath,
-} from '@svc/client';
+import {DEFAULT_API_URL, EmulatorControl, type FetchLike, isLoopbackHost, normalizeApiUrl} from '@svc/client';
 import {defaultFileStore, resolveStoredApiUrl} from '../../auth/resolve.js';
+import {isProcessAlive, type RuntimeInfo, runtimeFilePath} from '../../emulator-layout/runtime.js';
 import {UserError} from '../../lib/errors.js';
-import {emulatorDataDir} from '../../lib/paths.js';
+import {emulatorDataDir} from '../../user-dirs.js';
 import {noteFiles, parseNote, removeNote} from './registry.js';
 
 export interface LocateOptions {
@@ -131,7 +124,7 @@ export async function locateEmulator(options: LocateOptions): Promise<Located | 
 /** The control client of a found emulator: the one place the CLI makes one from a runtime file. */
 export function controlOf(
   found: {info: Pick<RuntimeInfo, 'api_url' | 'admin_token'>},
-  options: {fetch?: typeof fetch} = {},
+  options: {fetch?: FetchLike} = {},
 ): EmulatorControl {
   return new EmulatorControl({
     url: found.info.api_url,

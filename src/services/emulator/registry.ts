@@ -5,7 +5,7 @@
 // which emulator a command means (and which notes it believes) is locate.ts's to decide.
 import {mkdir, readdir, rm, writeFile} from 'node:fs/promises';
 import {join} from 'node:path';
-import {dataDir as svcDataDir} from '../../lib/paths.js';
+import {dataDir as svcDataDir} from '../../user-dirs.js';
 
 export interface EmulatorNote {
   data_dir: string;

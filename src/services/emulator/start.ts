@@ -15,7 +15,7 @@ import {parseVaultKey, VaultKeyError} from '../../schemas/vault-key.js';
 import {jsonText, type SignatureClock} from '../../definitions.js';
 import {UserError, usageError} from '../../lib/errors.js';
 import {currentSvcCommand} from '../../lib/invocation.js';
-import {emulatorDataDir, templateCacheDir} from '../../lib/paths.js';
+import {emulatorDataDir, templateCacheDir} from '../../user-dirs.js';
 import {seedSecrets, withoutSecrets, writeSecretsFile} from './seed-secrets.js';
 import {writeSnapshotFile} from './state/snapshot-file.js';
 

@@ -1,4 +1,5 @@
 // `svc emulator status`: whether an emulator runs for a data dir, where, and on which clock.
+import type {FetchLike} from '@svc/client';
 import {controlOf, type LocateOptions, locateEmulator} from './locate.js';
 
 /** No emulator runs for the data dir: an answer, not a failure. */
@@ -22,7 +23,7 @@ export interface EmulatorStatus {
 }
 
 export async function emulatorStatus(
-  options: LocateOptions & {fetch?: typeof fetch},
+  options: LocateOptions & {fetch?: FetchLike},
 ): Promise<EmulatorStatus | NotRunning> {
   const located = await locateEmulator(options);
   if (!located.found) {

@@ -1,6 +1,6 @@
 // `svc emulator stop`: asks the running emulator to shut down (SIGTERM) and waits until it has.
 import {setTimeout as sleep} from 'node:timers/promises';
-import {isProcessAlive} from '@svc/client';
+import {isProcessAlive} from '../../emulator-layout/runtime.js';
 import {UserError} from '../../lib/errors.js';
 import {type ConnectOptions, findRunning, lookedFor} from './connect.js';
 

@@ -1,6 +1,6 @@
 // MCP's get_delivery_attempts: one delivery with its attempts and its event, read like every other reader does
 // (services/webhooks/deliveries/detail.ts), its failures told as the next steps of an agent.
-import {type DeliveryDetail, EmulatorControlError} from '@svc/client';
+import {type DeliveryDetail, EmulatorControlError, type FetchLike} from '@svc/client';
 import {isId} from '../../definitions.js';
 import {UserError} from '../../lib/errors.js';
 import {readDeliveryDetail} from '../webhooks/deliveries/detail.js';
@@ -33,7 +33,7 @@ export async function fetchDeliveryDetail(options: {
   orgId: string;
   deliveryId: string;
   env: NodeJS.ProcessEnv;
-  fetch?: typeof fetch;
+  fetch?: FetchLike;
 }): Promise<DeliveryDetail> {
   if (!isId('delivery', options.deliveryId)) throw notFound(options.deliveryId);
   let detail: DeliveryDetail | undefined;

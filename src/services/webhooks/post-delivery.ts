@@ -1,4 +1,4 @@
-// One delivery posted the way the service posts it (spec §6), through the one poster of src/deliver.ts: the
+// One delivery posted the way the service posts it, through the one poster of src/deliver.ts: the
 // raw bytes, every Svc-* header, the signature made by the receiver library's signer, no redirect followed, a 2xx
 // within 10 s or it failed, and the first 4 kB of the answer kept. `svc webhooks send` and
 // `svc webhooks test-receiver` both post through here.

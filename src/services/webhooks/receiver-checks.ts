@@ -1,9 +1,10 @@
-// The battery `svc webhooks test-receiver` runs: one check per duty the spec puts on a receiver (§6: verify
+// The battery `svc webhooks test-receiver` runs: one check per duty the service puts on a receiver (verify
 // the HMAC over the raw body in constant time, refuse timestamps more than 300 s away either way, handle each
 // event id once, answer 2xx within 10 s without redirects). Every delivery is signed with the receiver
 // library's signPayload; the wrong ones are made from right signatures, never by a second HMAC.
 import {randomBytes} from 'node:crypto';
 import {
+  DELIVERY_HEADERS,
   DELIVERY_TIMEOUT_MS,
   type EventType,
   RECEIVER_CHECK_LARGE_BODY_BYTES,
@@ -52,6 +53,9 @@ export interface ReceiverCheck {
 }
 
 const TOLERANCE = SIGNATURE_TOLERANCE_SECONDS;
+const SIGNATURE = DELIVERY_HEADERS.signature;
+/** The signature header as deliveryHeaders keys it (lowercase, as Node sends it). */
+const SIGNATURE_HEADER = SIGNATURE.toLowerCase();
 const TIMEOUT_S = DELIVERY_TIMEOUT_MS / 1000;
 
 interface Signed {
@@ -79,8 +83,8 @@ function request(
     deliveryId: o.deliveryId ?? newId('delivery'),
     attempt: o.attempt,
   });
-  if (o.signature === null) delete headers['svc-signature'];
-  else if (o.signature !== undefined) headers['svc-signature'] = o.signature;
+  if (o.signature === null) delete headers[SIGNATURE_HEADER];
+  else if (o.signature !== undefined) headers[SIGNATURE_HEADER] = o.signature;
   return {headers, body: o.body ?? signed.body};
 }
 
@@ -190,14 +194,14 @@ export const RECEIVER_CHECKS: readonly ReceiverCheck[] = [
     id: 'no-timestamp',
     title: 'A header with no t is refused',
     expect: 'refuse',
-    fix: 'Refuse a Svc-Signature header without t: the signed message starts with it.',
+    fix: `Refuse a ${SIGNATURE} header without t: the signed message starts with it.`,
     run: withHeader((_t, v1) => `v1=${v1}`),
   },
   {
     id: 'no-signature',
     title: 'A header with no v1 is refused',
     expect: 'refuse',
-    fix: 'Refuse a Svc-Signature header that carries no v1 entry.',
+    fix: `Refuse a ${SIGNATURE} header that carries no v1 entry.`,
     run: withHeader((t) => `t=${t}`),
   },
   {
@@ -209,16 +213,16 @@ export const RECEIVER_CHECKS: readonly ReceiverCheck[] = [
   },
   {
     id: 'garbage-header',
-    title: 'A Svc-Signature header that cannot be parsed is refused',
+    title: `A ${SIGNATURE} header that cannot be parsed is refused`,
     expect: 'refuse',
     fix: 'Refuse a header that does not parse into t and v1 instead of letting it through.',
     run: withHeader(() => 'this is not a signature'),
   },
   {
     id: 'missing-header',
-    title: 'A delivery without Svc-Signature is refused',
+    title: `A delivery without ${SIGNATURE} is refused`,
     expect: 'refuse',
-    fix: 'Refuse any request without a Svc-Signature header: anyone can post to the URL.',
+    fix: `Refuse any request without a ${SIGNATURE} header: anyone can post to the URL.`,
     run: async (ctx) => [await ctx.post(request(ctx, fresh(), {signature: null}))],
   },
   {

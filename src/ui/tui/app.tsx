@@ -5,7 +5,8 @@ import {type Key, Text, useApp, useInput, useStdout} from 'ink';
 import type React from 'react';
 import {useCallback, useEffect, useLayoutEffect, useMemo, useReducer, useRef, useState} from 'react';
 import type {Delivery, WebhookEndpoint} from '../../schemas/index.js';
-import {describeTrouble, type TuiSource} from '../../services/tui-source.js';
+import type {TuiSource} from '../../services/tui-source.js';
+import {describeTrouble} from './trouble.js';
 import {type Backoff, LIVE_BACKOFF} from './model.js';
 import {
   type DetailData,

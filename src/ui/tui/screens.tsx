@@ -5,7 +5,8 @@ import {Text} from 'ink';
 import type React from 'react';
 import type {DeliveryDetail} from '../../schemas/emulator.js';
 import type {Delivery} from '../../schemas/index.js';
-import type {Trouble, TuiSource} from '../../services/tui-source.js';
+import type {TuiSource} from '../../services/tui-source.js';
+import type {Trouble} from './trouble.js';
 import {
   attemptOutcome,
   attemptSucceeded,

@@ -1,7 +1,7 @@
 // Data that refreshes itself: soon after a change, less often while nothing moves, with back-off on errors,
 // keeping the last good data (marked stale) while refreshes fail.
 import {useCallback, useEffect, useRef, useState} from 'react';
-import {describeTrouble, type Trouble} from '../../services/tui-source.js';
+import {describeTrouble, type Trouble} from './trouble.js';
 import {type Backoff, LIVE_BACKOFF, nextDelay} from './model.js';
 
 export interface Live<T> {

@@ -10,7 +10,8 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import type {Database} from '../../../src/emulator/db/database.js';
 import {listMigrations} from '../../../src/emulator/db/database.js';
 import {openPGliteThread, openPGliteThreadInMemory} from '../../../src/emulator/db/pglite-thread.js';
-import {copyTemplate, ensureTemplate, PGDATA} from '../../../src/emulator/db/template.js';
+import {copyTemplate, ensureTemplate} from '../../../src/emulator/db/template.js';
+import {PGDATA} from '../../../src/emulator-layout/runtime.js';
 import {assertFreshBuild} from '../../helpers/fresh-build.js';
 
 let scratch: string;

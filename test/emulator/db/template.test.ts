@@ -23,12 +23,12 @@ import {openPGliteThreadInMemory} from '../../../src/emulator/db/pglite-thread.j
 import {
   copyTemplate,
   ensureTemplate,
-  PGDATA,
   removeAbandonedBuilds,
-  type TemplateManifest,
   templateKey,
   templateProblem,
 } from '../../../src/emulator/db/template.js';
+import {PGDATA} from '../../../src/emulator-layout/runtime.js';
+import type {TemplateManifest} from '../../../src/emulator-layout/template-manifest.js';
 
 let scratch: string;
 let built: string;

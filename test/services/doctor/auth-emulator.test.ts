@@ -7,7 +7,7 @@ import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest';
 import type {KeyringEntryFactory} from '../../../src/auth/keychain-store.js';
-import {writeRuntimeFile} from '../../../src/client/emulator-runtime.js';
+import {writeRuntimeFile} from '../../../src/emulator-layout/runtime.js';
 import {type RunningEmulator, startEmulator} from '../../../src/emulator/index.js';
 import {checkApiKey, checkCredentialsFile, checkKeychain} from '../../../src/services/doctor/auth.js';
 import {

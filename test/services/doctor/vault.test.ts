@@ -7,7 +7,7 @@ import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {afterEach, describe, expect, it} from 'vitest';
 import {startEmulator} from '../../../src/emulator/index.js';
-import {vaultKeyCheckValue} from '../../../src/emulator/vault.js';
+import {vaultKeyCheckValue} from '../../../src/emulator-layout/vault-check.js';
 import {checkSharedVault} from '../../../src/services/doctor/vault.js';
 import {scratchSchema} from '../../helpers/pg-schema.js';
 import {itNeeding, POSTGRES, postgresUrl} from '../../helpers/requirements.js';

@@ -1,7 +1,8 @@
 // The emulator whose state a command loads, saves or resets: the running one of the data dir, or, when none
 // runs, a short-lived one on the same data dir (or database) that serves only that call and does no
 // background work, so a stopped emulator's state can be handled the same way.
-import {type EmulatorControl, holdsDatabase} from '@svc/client';
+import type {EmulatorControl, FetchLike} from '@svc/client';
+import {holdsDatabase} from '../../../emulator-layout/runtime.js';
 import {UserError} from '../../../lib/errors.js';
 import {controlOf, locateEmulator, notFoundError} from '../locate.js';
 import {resolveStartOptions, startOrExplain} from '../start.js';
@@ -16,7 +17,7 @@ export interface StateTargetOptions {
   allowLocalEndpoints?: boolean;
   env: NodeJS.ProcessEnv;
   log: (line: string) => void;
-  fetch?: typeof fetch;
+  fetch?: FetchLike;
 }
 
 export async function withStateTarget<T>(

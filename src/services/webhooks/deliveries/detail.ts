@@ -2,7 +2,7 @@
 // show`, the TUI and MCP read. The hosted service has no such route; the emulator serving the API address answers
 // it on its control surface, reached with the admin token of its emulator.json (never with an API key). That
 // token sees every org, so the org is checked here, once, for every reader.
-import {type DeliveryDetail, EmulatorControlError} from '@svc/client';
+import {type DeliveryDetail, EmulatorControlError, type FetchLike} from '@svc/client';
 import {isId} from '../../../definitions.js';
 import {emulatorControlFor} from '../../emulator/for-api-url.js';
 
@@ -15,7 +15,7 @@ export interface DeliveryDetailRequest {
   env: NodeJS.ProcessEnv;
   /** The emulator's data dir (default: SVC_EMULATOR_DATA_DIR, then the user data dir). */
   dataDir?: string;
-  fetch?: typeof fetch;
+  fetch?: FetchLike;
 }
 
 /** What the emulator says of an id it does not know; another org's delivery gets the same answer. */

@@ -1,9 +1,9 @@
 // A database template's manifest and whether the template holds every file it lists: light enough for the CLI
-// (`svc doctor`) to ask without loading PGlite. template.ts makes templates and also checks their key.
+// (`svc doctor`) to ask without loading PGlite. The emulator's db/template.ts makes templates and checks their key.
 import {statSync} from 'node:fs';
 import {readFile} from 'node:fs/promises';
 import {join} from 'node:path';
-import {PGDATA} from './layout.js';
+import {PGDATA} from './runtime.js';
 
 export const TEMPLATE_META = 'template.json';
 

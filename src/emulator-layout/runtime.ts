@@ -1,6 +1,8 @@
 // <dataDir>/emulator.json tells control commands where a running emulator listens and its admin token: the
-// emulator writes it, and the CLI finds the control surface by it. Both sides use this file, as they use
-// the control surface's schemas.
+// emulator writes it, the CLI finds the control surface by it, and `@svc/client` hands out readRuntimeFile
+// for scripts. With it, the other part of a data dir others read: the database folder, which the CLI asks
+// about without loading PGlite. No package exports the rest: the emulator, the CLI's bundle and @svc/client
+// each carry this file inside them.
 import {readFile, rm, writeFile, rename} from 'node:fs/promises';
 import {join} from 'node:path';
 import {existsSync} from 'node:fs';
