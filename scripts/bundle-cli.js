@@ -109,9 +109,9 @@ const externals = {
  * - oclif sorts each plugin's commands with localeCompare, and creating ICU's collator costs ~15 ms, a
  *   tenth of Node's own start. For ids of lowercase letters, ':' and '-' the collator's order is the
  *   code-point order (CLDR root puts '-' before ':' before letters), so those are compared directly.
- * - oclif's modules require their packages at the top (a glob library, a template engine, a spinner, debug,
- *   child_process for Windows' shell…), and a command's run touches few of them: those requires become lazy
- *   (`__svcLazy`, defined in the banner), each package loaded when its module is first used.
+ * - oclif's modules require their packages and each other at the top (a glob library, a template engine, a
+ *   spinner, help rendering, debug, child_process for Windows' shell…), and a command's run touches few of
+ *   them: those requires become lazy (`__svcLazy`, defined in the banner), each module loaded with its first use.
  * - zod's `z.locales` holds every language's messages (a fifth of the bundle, and each one's module was
  *   evaluated with zod's first use); svc speaks English only and never calls `z.config(z.locales.…)`, so the
  *   namespace keeps English alone, the locale zod sets itself.
@@ -120,11 +120,11 @@ const COMMANDS_FILE = join(root, 'src', 'cli', 'commands.ts');
 
 /** Node's modules oclif uses on every run, which Node itself has loaded before any script: kept as they are. */
 const EAGER_REQUIRES = new Set(['node:fs', 'node:path', 'node:url', 'node:util']);
-/** A top-level `const x_1 = require("pkg")` of tsc's output, bare or in __importDefault/__importStar. */
+/** A top-level `const x_1 = require("pkg")` (or "./file") of tsc's output, bare or in __importDefault/__importStar. */
 const TOP_REQUIRE =
-  /^(const|var|let) (\w+) = (__importDefault\(|__importStar\()?require\((["'])([^."'][^"']*)\4\)(\)?);$/gm;
+  /^(const|var|let) (\w+) = (__importDefault\(|__importStar\()?require\((["'])([^"']+)\4\)(\)?);$/gm;
 
-/** Turns a module's top-level requires of packages into __svcLazy ones (see bundleOnly). */
+/** Turns a module's top-level requires into __svcLazy ones (see bundleOnly). */
 function lazyRequires(source) {
   return source.replace(TOP_REQUIRE, (line, kind, name, wrap, _quote, id, close) => {
     if (EAGER_REQUIRES.has(id) || Boolean(wrap) !== Boolean(close)) return line;
