@@ -111,7 +111,9 @@ const externals = {
  *   code-point order (CLDR root puts '-' before ':' before letters), so those are compared directly.
  * - oclif's modules require their packages and each other at the top (a glob library, a template engine, a
  *   spinner, help rendering, debug, child_process for Windows' shell…), and a command's run touches few of
- *   them: those requires become lazy (`__svcLazy`, defined in the banner), each module loaded with its first use.
+ *   them: those requires become lazy (`__svcLazy`, defined in the banner), each module loaded with its first use;
+ *   without DEBUG in the environment its logger does without the debug package (DEBUG_OFF); and its WSL check
+ *   asks is-wsl alone (IS_WSL).
  * - zod's `z.locales` holds every language's messages (a fifth of the bundle, and each one's module was
  *   evaluated with zod's first use); svc speaks English only and never calls `z.config(z.locales.…)`, so the
  *   namespace keeps English alone, the locale zod sets itself.
@@ -131,6 +133,23 @@ function lazyRequires(source) {
     return `${kind} ${name} = __svcLazy(() => ${wrap ?? ''}require(${JSON.stringify(id)})${close});`;
   });
 }
+
+/**
+ * oclif logs through the debug package, which prints only namespaces named in DEBUG (read when it loads; oclif
+ * never enables one itself). Without DEBUG every logger is a function that does nothing, and debug, with the
+ * terminal and colour probes it loads, is never loaded.
+ */
+const DEBUG_REQUIRE = 'const debug_1 = __importDefault(require("debug"));';
+const DEBUG_OFF =
+  'const debug_1 = process.env.DEBUG ? __importDefault(require("debug")) : ' +
+  '{default: (namespace) => Object.assign(() => {}, {enabled: false, namespace})};';
+
+/**
+ * Every run asks whether it is in WSL, through wsl-utils, which loads child_process and PowerShell's helpers for
+ * its other exports; is-wsl, whose answer wsl-utils hands on, is enough.
+ */
+const WSL_CHECK = "(await import('wsl-utils')).isWsl";
+const IS_WSL = "(await import('is-wsl')).default";
 
 /**
  * A stand-in for a module, loaded with its first use: a property read (`(0, x_1.fn)(…)`, `x_1.default`), a
@@ -166,7 +185,18 @@ const bundleOnly = {
       return {contents: 'export { default as en } from "./en.js";\n', loader: 'js'};
     });
     build.onLoad({filter: /[\\/]@oclif[\\/]core[\\/]lib[\\/].*\.js$/}, (args) => {
-      let source = lazyRequires(readFileSync(args.path, 'utf8'));
+      let source = readFileSync(args.path, 'utf8');
+      if (/[\\/]lib[\\/]logger\.js$/.test(args.path)) {
+        if (!source.includes(DEBUG_REQUIRE))
+          return {errors: [{text: `${args.path}: the require of debug to replace is gone`}]};
+        source = source.replace(DEBUG_REQUIRE, DEBUG_OFF);
+      }
+      if (/[\\/]lib[\\/]util[\\/]os\.js$/.test(args.path)) {
+        if (!source.includes(WSL_CHECK))
+          return {errors: [{text: `${args.path}: the WSL check to replace is gone`}]};
+        source = source.replace(WSL_CHECK, IS_WSL);
+      }
+      source = lazyRequires(source);
       if (!/[\\/]config[\\/]plugin\.js$/.test(args.path)) return {contents: source, loader: 'js'};
       const sort = '.sort((a, b) => a.id.localeCompare(b.id));';
       if (!source.includes(sort))
