@@ -91,9 +91,11 @@ try {
   };
   const cases = {
     baseline: () => timeInPty([node, '-e', 'process.stdout.write("ready\\n")'], {ready: 'ready'}, env),
-    tui: () => timeInPty([node, bin, 'tui'], {frame: 'Endpoints', data: emu.webhookId}, env),
+    // Ink's frames, and only they, come inside a synchronized update (src/ui/tui/frame-writer.ts).
+    tui: () =>
+      timeInPty([node, bin, 'tui'], {frame: 'Endpoints', data: emu.webhookId, ink: '\u001B[?2026h'}, env),
   };
-  const samples = {baseline: [], frame: [], data: []};
+  const samples = {baseline: [], frame: [], data: [], ink: []};
   await cases.baseline();
   await cases.tui();
   // Interleaved run by run, so load from elsewhere on the machine hits both alike.
@@ -103,6 +105,7 @@ try {
     samples.baseline.push(b.ready);
     samples.frame.push(t.frame);
     samples.data.push(t.data);
+    samples.ink.push(t.ink);
   }
   const ratio = (name) => median(samples[name].map((ms, i) => ms / samples.baseline[i]));
   const baselineMs = median(samples.baseline);
@@ -124,6 +127,13 @@ try {
         ratio: ratio('data'),
         // The endpoints are painted as they arrive, before Ink has loaded.
         target: 2.5,
+      },
+      {
+        case: "interactive (Ink's first frame: keys work)",
+        baseline: baselineMs,
+        value: median(samples.ink),
+        unit: 'ms',
+        ratio: ratio('ink'),
       },
     ],
   );

@@ -109,9 +109,11 @@ const externals = {
  * - oclif sorts each plugin's commands with localeCompare, and creating ICU's collator costs ~15 ms, a
  *   tenth of Node's own start. For ids of lowercase letters, ':' and '-' the collator's order is the
  *   code-point order (CLDR root puts '-' before ':' before letters), so those are compared directly.
- * - oclif's modules require their packages at the top (a glob library, a template engine, a spinner, debug,
- *   child_process for Windows' shell…), and a command's run touches few of them: those requires become lazy
- *   (`__svcLazy`, defined in the banner), each package loaded when its module is first used.
+ * - oclif's modules require their packages and each other at the top (a glob library, a template engine, a
+ *   spinner, help rendering, debug, child_process for Windows' shell…), and a command's run touches few of
+ *   them: those requires become lazy (`__svcLazy`, defined in the banner), each module loaded with its first use;
+ *   without DEBUG in the environment its logger does without the debug package (DEBUG_OFF); and its WSL check
+ *   asks is-wsl alone (IS_WSL).
  * - zod's `z.locales` holds every language's messages (a fifth of the bundle, and each one's module was
  *   evaluated with zod's first use); svc speaks English only and never calls `z.config(z.locales.…)`, so the
  *   namespace keeps English alone, the locale zod sets itself.
@@ -120,17 +122,34 @@ const COMMANDS_FILE = join(root, 'src', 'cli', 'commands.ts');
 
 /** Node's modules oclif uses on every run, which Node itself has loaded before any script: kept as they are. */
 const EAGER_REQUIRES = new Set(['node:fs', 'node:path', 'node:url', 'node:util']);
-/** A top-level `const x_1 = require("pkg")` of tsc's output, bare or in __importDefault/__importStar. */
+/** A top-level `const x_1 = require("pkg")` (or "./file") of tsc's output, bare or in __importDefault/__importStar. */
 const TOP_REQUIRE =
-  /^(const|var|let) (\w+) = (__importDefault\(|__importStar\()?require\((["'])([^."'][^"']*)\4\)(\)?);$/gm;
+  /^(const|var|let) (\w+) = (__importDefault\(|__importStar\()?require\((["'])([^"']+)\4\)(\)?);$/gm;
 
-/** Turns a module's top-level requires of packages into __svcLazy ones (see bundleOnly). */
+/** Turns a module's top-level requires into __svcLazy ones (see bundleOnly). */
 function lazyRequires(source) {
   return source.replace(TOP_REQUIRE, (line, kind, name, wrap, _quote, id, close) => {
     if (EAGER_REQUIRES.has(id) || Boolean(wrap) !== Boolean(close)) return line;
     return `${kind} ${name} = __svcLazy(() => ${wrap ?? ''}require(${JSON.stringify(id)})${close});`;
   });
 }
+
+/**
+ * oclif logs through the debug package, which prints only namespaces named in DEBUG (read when it loads; oclif
+ * never enables one itself). Without DEBUG every logger is a function that does nothing, and debug, with the
+ * terminal and colour probes it loads, is never loaded.
+ */
+const DEBUG_REQUIRE = 'const debug_1 = __importDefault(require("debug"));';
+const DEBUG_OFF =
+  'const debug_1 = process.env.DEBUG ? __importDefault(require("debug")) : ' +
+  '{default: (namespace) => Object.assign(() => {}, {enabled: false, namespace})};';
+
+/**
+ * Every run asks whether it is in WSL, through wsl-utils, which loads child_process and PowerShell's helpers for
+ * its other exports; is-wsl, whose answer wsl-utils hands on, is enough.
+ */
+const WSL_CHECK = "(await import('wsl-utils')).isWsl";
+const IS_WSL = "(await import('is-wsl')).default";
 
 /**
  * A stand-in for a module, loaded with its first use: a property read (`(0, x_1.fn)(…)`, `x_1.default`), a
@@ -166,7 +185,18 @@ const bundleOnly = {
       return {contents: 'export { default as en } from "./en.js";\n', loader: 'js'};
     });
     build.onLoad({filter: /[\\/]@oclif[\\/]core[\\/]lib[\\/].*\.js$/}, (args) => {
-      let source = lazyRequires(readFileSync(args.path, 'utf8'));
+      let source = readFileSync(args.path, 'utf8');
+      if (/[\\/]lib[\\/]logger\.js$/.test(args.path)) {
+        if (!source.includes(DEBUG_REQUIRE))
+          return {errors: [{text: `${args.path}: the require of debug to replace is gone`}]};
+        source = source.replace(DEBUG_REQUIRE, DEBUG_OFF);
+      }
+      if (/[\\/]lib[\\/]util[\\/]os\.js$/.test(args.path)) {
+        if (!source.includes(WSL_CHECK))
+          return {errors: [{text: `${args.path}: the WSL check to replace is gone`}]};
+        source = source.replace(WSL_CHECK, IS_WSL);
+      }
+      source = lazyRequires(source);
       if (!/[\\/]config[\\/]plugin\.js$/.test(args.path)) return {contents: source, loader: 'js'};
       const sort = '.sort((a, b) => a.id.localeCompare(b.id));';
       if (!source.includes(sort))
@@ -290,6 +320,15 @@ async function bundleLoader() {
   });
 }
 
+/**
+ * Yoga (Ink's layout engine) carries its wasm inline, as a data: URL, and reads it back with fetch(), which
+ * loads Node's whole fetch implementation (undici) for it: a tenth of the TUI's start. Decoded with Buffer
+ * instead, it is handed to Emscripten as `wasmBinary`, which it then instantiates as it would the fetched bytes.
+ */
+const YOGA_FETCH = 'function ya(){return w||"function"!=typeof fetch?';
+const YOGA_DECODE =
+  'function ya(){w=w||Buffer.from(H.slice(H.indexOf(",")+1),"base64");return w||"function"!=typeof fetch?';
+
 /** dist/cli/tui.mjs: the TUI with Ink and React in one file. Ink's devtools (development only) are left out. */
 async function bundleTui() {
   const esbuild = await import('esbuild');
@@ -305,6 +344,15 @@ async function bundleTui() {
         contents: 'export default undefined;',
         loader: 'js',
       }));
+      build.onLoad(
+        {filter: /[\\/]yoga-layout[\\/]dist[\\/]binaries[\\/]yoga-wasm-base64-esm\.js$/},
+        (args) => {
+          const source = readFileSync(args.path, 'utf8');
+          if (!source.includes(YOGA_FETCH))
+            return {errors: [{text: `${args.path}: the fetch of the inlined wasm to replace is gone`}]};
+          return {contents: source.replace(YOGA_FETCH, YOGA_DECODE), loader: 'js'};
+        },
+      );
     },
   };
   const result = await esbuild.build({
