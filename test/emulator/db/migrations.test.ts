@@ -13,7 +13,8 @@ import pg from 'pg';
 import {afterAll, beforeAll, expect, it} from 'vitest';
 import {type Database, migrate, wrapPGlite, wrapPgPool} from '../../../src/emulator/db/database.js';
 import {openPGlite} from '../../../src/emulator/db/pglite.js';
-import {copyTemplate, ensureTemplate, PGDATA} from '../../../src/emulator/db/template.js';
+import {copyTemplate, ensureTemplate} from '../../../src/emulator/db/template.js';
+import {PGDATA} from '../../../src/emulator-layout/runtime.js';
 import {scratchSchema} from '../../helpers/pg-schema.js';
 import {describeEachBackend, POSTGRES, postgresUrl, type Requirement} from '../../helpers/requirements.js';
 

@@ -605,8 +605,9 @@ describeNeeding([CHROMIUM], 'the account page in Chromium', {timeout: 60_000}, (
     if (!(await hasDelivery())) {
       // An event one of the org's endpoints takes (the full-file run left only sandbox.error endpoints).
       const [hook] = await emu.repos.endpoints.list(emu.orgId);
+      // The trigger records the event and its deliveries before it answers.
       const moved = await emu.control.trigger({type: hook?.events[0] as EventType});
-      await emu.control.waitForDelivery({event_id: moved.event?.id as string});
+      expect(moved.deliveries).toBeGreaterThan(0);
       expect(await hasDelivery()).toBe(true);
     }
     const aliceKey = (await emu.repos.keys.list(emu.orgId)).find((k) => !k.revokedAt);
