@@ -55,8 +55,17 @@ const say = (message) => process.stdout.write(JSON.stringify(message) + '\\n');
 let handler;
 const app = express();
 app.post('/hook', (req, res, next) => (handler ? handler(req, res, next) : res.sendStatus(503)));
-const rejected = new node.WebhookReceiver({secret: 'whsec_AAAA', onEvent() {}, onError() {}});
-rejected.receive({payload: '{}', signature: 't=1,v1=AAAA'}).then((outcome) => {
+// A refusal through a documented handler: the error it reports must be the one class every entry shares.
+let refused;
+const receive = require('@svc/webhooks/fetch').createFetchHandler({
+  secret: 'whsec_AAAA',
+  onEvent() {},
+  onError(error) {
+    refused = error;
+  },
+});
+receive(new Request('http://127.0.0.1/hook', {method: 'POST', body: '{}', headers: {'svc-signature': 't=1,v1=AAAA'}})).then((answer) => {
+  const outcome = {status: answer.status, error: refused};
   const server = app.listen(0, '127.0.0.1', () =>
     say({
       port: server.address().port,
@@ -149,8 +158,24 @@ describe('@svc/webhooks installed alone', () => {
       const node = await load('@svc/webhooks/node');
       const web = await load('@svc/webhooks/web');
       assert.equal(index.WebhookVerificationError, web.WebhookVerificationError);
-      const receiver = new node.WebhookReceiver({secret: 'whsec_AAAA', onEvent() {}, onError() {}});
-      const outcome = await receiver.receive({payload: '{}', signature: 't=1,v1=AAAA'});
+      const fetchEntry = await load('@svc/webhooks/fetch');
+      assert.equal(typeof node.createNodeHandler, 'function');
+      let refused;
+      const receive = fetchEntry.createFetchHandler({
+        secret: 'whsec_AAAA',
+        onEvent() {},
+        onError(error) {
+          refused = error;
+        },
+      });
+      const answer = await receive(
+        new Request('http://127.0.0.1/hook', {
+          method: 'POST',
+          body: '{}',
+          headers: {'svc-signature': 't=1,v1=AAAA'},
+        }),
+      );
+      const outcome = {status: answer.status, error: refused};
       assert.equal(outcome.status, 400);
       assert.ok(outcome.error instanceof index.WebhookVerificationError);
       assert.ok(index.isWebhookVerificationError(outcome.error));
