@@ -52,6 +52,9 @@ export function runProcess(
       clearTimeout(timer);
       resolve({code, stdout, stderr});
     });
+    // A program may end without reading its input (`--version` answers before anything reads stdin): the
+    // write then fails with EPIPE, which says nothing about the program.
+    child.stdin?.on('error', () => undefined);
     if (options.input !== undefined) child.stdin?.end(options.input);
   });
 }
