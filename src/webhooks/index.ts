@@ -9,46 +9,8 @@
 //   });
 //
 // Runtimes without node:crypto import '@svc/webhooks/web' (AsyncWebhookVerifier, verifySignatureAsync).
-// This file is the package's face: the names its README lists, and nothing else (helpers stay inside).
-export {
-  DEFAULT_DEDUP_TTL_MS,
-  type DeduplicationStore,
-  EventDeduplicator,
-  type EventDeduplicatorOptions,
-  MemoryDeduplicationStore,
-  type MemoryDeduplicationStoreOptions,
-  type OnceResult,
-} from './dedup.js';
-export {
-  isWebhookVerificationError,
-  VERIFICATION_FAILURE_REASONS,
-  type VerificationFailureReason,
-  WebhookVerificationError,
-  type WebhookVerificationErrorDetails,
-} from './errors.js';
-export {
-  type EventType,
-  isWebhookEventType,
-  parseWebhookEvent,
-  WEBHOOK_EVENT_TYPES,
-  type WebhookEvent,
-} from './event.js';
-export {type ParsedSignatureHeader, parseSignatureHeader, type SignatureHeaderInput} from './header.js';
-export {
-  DEFAULT_TOLERANCE_SECONDS,
-  type SignPayloadOptions,
-  type SignRequest,
-  type VerifiedSignature,
-  type VerifyRequest,
-  type VerifySignatureOptions,
-  type WebhookPayload,
-  type WebhookSignerOptions,
-  type WebhookVerifierOptions,
-} from './options.js';
+// This file is the package's face: the names its README lists, and nothing else (helpers stay inside): every
+// name of the web entry, and those that sign or verify synchronously on node:crypto.
+export * from './web.js';
+export type {SignRequest, WebhookSignerOptions} from './options.js';
 export {constructEvent, signPayload, verifySignature, WebhookSigner, WebhookVerifier} from './verify.js';
-export {
-  AsyncWebhookVerifier,
-  constructEventAsync,
-  signPayloadAsync,
-  verifySignatureAsync,
-} from './verify-async.js';
