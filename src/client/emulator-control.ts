@@ -40,6 +40,7 @@ import type {
 import type {Snapshot} from '../schemas/snapshot.js';
 import type {Duration, SandboxAction} from '../definitions.js';
 import type {ClockMoveOptions, WaitForDeliveryOptions} from './control-options.js';
+import {isByteStream, ndjsonLines, parseAnswer} from './control-answers.js';
 import {EmulatorControlError, errorEnvelopeOf} from './errors.js';
 import type {CreatedSandboxLink, List, Org, SandboxLink} from '../schemas/index.js';
 import type {FetchLike, ResponseLike} from './transport.js';
@@ -305,17 +306,8 @@ export class EmulatorControl {
       );
     }
     const {RelayMessageSchema} = await controlSchemas();
-    const decoder = new TextDecoder();
-    let buffered = '';
-    for await (const chunk of res.body) {
-      buffered += decoder.decode(chunk, {stream: true});
-      let newline = buffered.indexOf('\n');
-      while (newline >= 0) {
-        const line = buffered.slice(0, newline);
-        buffered = buffered.slice(newline + 1);
-        newline = buffered.indexOf('\n');
-        if (line.trim()) yield parseAnswer(RelayMessageSchema, JSON.parse(line), path, res.status);
-      }
+    for await (const line of ndjsonLines(res.body)) {
+      yield parseAnswer(RelayMessageSchema, JSON.parse(line), path, res.status);
     }
   }
 
@@ -439,21 +431,4 @@ export class EmulatorControl {
     });
     return new EmulatorControlError(envelope.message, res.status, envelope.code, problems);
   }
-}
-
-/** A body that reads as it comes (a fetch Response's stream in Node, undici's): the relay stream reads it so. */
-function isByteStream(body: object): body is AsyncIterable<Uint8Array> {
-  return typeof (body as Partial<AsyncIterable<Uint8Array>>)[Symbol.asyncIterator] === 'function';
-}
-
-function parseAnswer<T>(schema: z.ZodType<T>, value: unknown, path: string, status: number): T {
-  const result = schema.safeParse(value);
-  if (result.success) return result.data;
-  const issue = result.error.issues[0];
-  const where = issue && issue.path.length > 0 ? ` at ${issue.path.join('.')}` : '';
-  throw new EmulatorControlError(
-    `the emulator's answer to ${path} does not have the expected shape${where}: ${issue?.message ?? 'invalid'}`,
-    status,
-    'invalid_response',
-  );
 }
