@@ -81,6 +81,8 @@ function lendProcess(loan: Loan) {
     argv: process.argv,
     exitCode: process.exitCode,
     exit: process.exit,
+    // A command may set the process's umask (`emulator start` makes what it writes owner-only): it goes back too.
+    umask: process.umask(),
     console: globalThis.console,
     stdin: Object.getOwnPropertyDescriptor(process, 'stdin'),
     stdoutWrite: process.stdout.write,
@@ -130,6 +132,7 @@ function lendProcess(loan: Loan) {
       restore(process.stderr, 'isTTY', saved.stderrTty);
       restore(process, 'stdin', saved.stdin);
       process.exitCode = saved.exitCode;
+      process.umask(saved.umask);
       emitters.forEach((emitter, i) => {
         for (const name of emitter.eventNames()) {
           const before = listening[i]?.get(name);
