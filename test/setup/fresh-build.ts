@@ -2,7 +2,7 @@
 import {beforeAll} from 'vitest';
 import {assertFreshBuild} from '../helpers/fresh-build.js';
 
-const BUILT_TESTS = /[\\/]test[\\/](e2e|examples|emulator[\\/]multi-process)[\\/]/;
+const BUILT_TESTS = /[\\/]test[\\/](e2e|examples|types|emulator[\\/]multi-process)[\\/]/;
 
 // biome-ignore lint/correctness/noEmptyPattern: vitest reads a hook's fixtures from a pattern in its first parameter.
 beforeAll(({}, suite) => {

@@ -1,6 +1,7 @@
 // Types that catch typos: tsc over typos.ts, whose every `@ts-expect-error` line must fail to compile (a misspelt
 // field, event type, sandbox action, duration or option) while the lines spelt right compile, under module
-// nodenext and under bundler resolution. The two resolutions make two programs that share nothing, so the two
+// nodenext and under bundler resolution. typos.ts imports the packages by name, so tsc reads the declarations
+// the build publishes (@svc/client's bundle, @svc/cli's dist/), as a user's project would. The two resolutions make two programs that share nothing, so the two
 // tsc runs start together, each a process of its own, and each test waits for its own.
 import {spawn} from 'node:child_process';
 import {fileURLToPath} from 'node:url';

@@ -9,9 +9,9 @@ import {
   type Org,
   type SvcEvent,
   createClient,
-} from '../../src/client/index.js';
-import type {RunningEmulator, SandboxMove} from '../../src/emulator/index.js';
-import type {OrgFixture} from '../../src/testing/index.js';
+} from '@svc/client';
+import type {RunningEmulator, SandboxMove} from '@svc/cli/emulator';
+import type {OrgFixture} from '@svc/cli/testing';
 
 export async function cases(
   control: EmulatorControl,
