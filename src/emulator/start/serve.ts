@@ -154,6 +154,9 @@ function closeServer(server: Server): Promise<void> {
     // A client holding a connection open must not keep the emulator from stopping: its connection is dropped
     // after a while (real time), and that wait ends as soon as the server has closed.
     const cancelWait = realTimers.setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS);
+    // A response that ends after this (a relay stream the engine just ended) leaves its keep-alive connection idle
+    // when the sweep below is past: with no keep-alive left, it is closed as soon as its response is done.
+    server.keepAliveTimeout = 1;
     server.close(() => {
       cancelWait();
       resolvePromise();
