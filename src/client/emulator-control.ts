@@ -43,7 +43,14 @@ import type {ClockMoveOptions, WaitForDeliveryOptions} from './control-options.j
 import {isByteStream, ndjsonLines, parseAnswer} from './control-answers.js';
 import {EmulatorControlError, errorEnvelopeOf} from './errors.js';
 import type {CreatedSandboxLink, List, Org, SandboxLink} from '../schemas/index.js';
-import type {FetchLike, ResponseLike} from './transport.js';
+import {
+  discard,
+  type FetchLike,
+  isRedirect,
+  NO_REDIRECTS,
+  redirectRefusal,
+  type ResponseLike,
+} from './transport.js';
 
 export type {
   ChaosSettings,
@@ -397,11 +404,14 @@ export class EmulatorControl {
   async #send(method: Method, path: string, body?: unknown, signal?: AbortSignal): Promise<ResponseLike> {
     const headers: Record<string, string> = {authorization: `Bearer ${this.#adminToken}`};
     if (body !== undefined) headers['content-type'] = 'application/json';
+    let res: ResponseLike;
     try {
-      return await this.#fetch(`${this.#base}${path}`, {
+      res = await this.#fetch(`${this.#base}${path}`, {
         method,
         headers,
         body: body === undefined ? undefined : JSON.stringify(body),
+        // Followed, a 307 or 308 would post the body (a snapshot's secrets, a key's name) and the token elsewhere.
+        ...NO_REDIRECTS,
         signal,
       });
     } catch (err) {
@@ -412,6 +422,15 @@ export class EmulatorControl {
         'unreachable',
       );
     }
+    if (isRedirect(res.status)) {
+      await discard(res);
+      throw new EmulatorControlError(
+        `${redirectRefusal(`the emulator at ${this.#base}`, res.status)}; is ${this.#base} the emulator's own address (its emulator.json api_url)?`,
+        res.status,
+        'unexpected_redirect',
+      );
+    }
+    return res;
   }
 
   async #errorOf(res: ResponseLike): Promise<EmulatorControlError> {

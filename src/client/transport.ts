@@ -27,6 +27,23 @@ export interface TransportOptions {
   onDate?: (value: string, sentAtMs: number, receivedAtMs: number) => void;
 }
 
+/**
+ * Neither client follows a redirect, the API client nor the emulator's control client: a redirect could carry the
+ * Authorization header (and a control request's body) to another origin, and neither an API nor an emulator ever
+ * needs one. Every request goes out with these options, and every 3xx answer is refused with redirectRefusal.
+ */
+export const NO_REDIRECTS = {redirect: 'manual'} as const satisfies RequestInit;
+
+/** A 3xx answer: a redirect, never followed. */
+export function isRedirect(status: number): boolean {
+  return status >= 300 && status < 400;
+}
+
+/** The sentence of a refused redirect: `who` names what answered (`the API at https://…`). */
+export function redirectRefusal(who: string, status: number): string {
+  return `${who} answered with a redirect (${status}), which svc does not follow`;
+}
+
 /** Answers worth another try: the request was a GET, so repeating it is harmless. */
 const RETRYABLE_STATUS = new Set([429, 502, 503, 504]);
 const BACKOFF_BASE_MS = 250;
@@ -84,7 +101,7 @@ export async function getJson(
       response = await options.fetch(url, {
         method: 'GET',
         headers,
-        redirect: 'manual',
+        ...NO_REDIRECTS,
         signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
       });
     } catch (err) {
@@ -108,13 +125,12 @@ export async function getJson(
       }
       return parseJson(text, response.status, url);
     }
-    // A redirect could carry the Authorization header somewhere else; an API never needs one.
-    if (response.status >= 300 && response.status < 400) {
+    if (isRedirect(response.status)) {
       await discard(response);
-      throw new ApiError(
-        `the API at ${url} answered with a redirect (${response.status}), which svc does not follow`,
-        {code: 'unexpected_redirect', status: response.status},
-      );
+      throw new ApiError(redirectRefusal(`the API at ${url}`, response.status), {
+        code: 'unexpected_redirect',
+        status: response.status,
+      });
     }
     const body = await readErrorBody(response);
     const retryAfterSeconds = parseRetryAfter(response.headers.get('retry-after'));
@@ -150,7 +166,8 @@ async function readErrorBody(response: ResponseLike): Promise<unknown> {
   }
 }
 
-async function discard(response: ResponseLike): Promise<void> {
+/** Frees an answer's body unread. */
+export async function discard(response: ResponseLike): Promise<void> {
   try {
     await response.body?.cancel();
   } catch {

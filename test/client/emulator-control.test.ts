@@ -179,3 +179,59 @@ describe('answers that do not fit', () => {
     expect({status: err.status, code: err.code}).toEqual({status: 0, code: 'unreachable'});
   });
 });
+
+describe('redirects', () => {
+  // An address that answers every control request with a redirect to another origin, which records what reaches it.
+  let redirector: Server;
+  let elsewhere: Server;
+  let url: string;
+  const reached: {method?: string; url?: string; body: string; authorization?: string}[] = [];
+  const listen = async (server: Server) => {
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  };
+  beforeAll(async () => {
+    elsewhere = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk) => {
+        body += chunk;
+      });
+      req.on('end', () => {
+        reached.push({method: req.method, url: req.url, body, authorization: req.headers.authorization});
+        res.setHeader('content-type', 'application/json');
+        res.end('{}');
+      });
+    });
+    const other = await listen(elsewhere);
+    redirector = createServer((req, res) => {
+      // 307 and 308 keep the method and the body: a client following them posts both to the new address.
+      res.statusCode = req.url?.startsWith('/_emulator/relay/') ? 302 : 307;
+      res.setHeader('location', `${other}${req.url}`);
+      res.end();
+    });
+    url = await listen(redirector);
+  });
+  afterAll(async () => {
+    await new Promise((resolve) => redirector.close(resolve));
+    await new Promise((resolve) => elsewhere.close(resolve));
+  });
+
+  it('are refused like the API client refuses them: no body and no token goes to another origin', async () => {
+    const c = new EmulatorControl({url, adminToken: 'adm_secret-token-of-the-emulator'});
+    const imported = await rejection(
+      c.importState({document: {version: 1, orgs: []}, source: 'secrets.json', mode: 'merge'}),
+    );
+    expect({status: imported.status, code: imported.code}).toEqual({
+      status: 307,
+      code: 'unexpected_redirect',
+    });
+    expect(imported.message).toContain(
+      `the emulator at ${url} answered with a redirect (307), which svc does not follow`,
+    );
+    expect((await rejection(c.createKey({name: 'ci'}))).code).toBe('unexpected_redirect');
+    expect((await rejection(c.clock())).code).toBe('unexpected_redirect');
+    const stream = c.relayStream('whk_000000000000000000000000');
+    expect((await rejection(stream.next())).code).toBe('unexpected_redirect');
+    expect(reached).toEqual([]);
+  });
+});
