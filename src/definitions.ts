@@ -290,11 +290,18 @@ export const SANDBOX_LINK_TOKEN_BYTES = 32;
 /** Characters of a link token as its URL carries it (the unpadded base64url of its bytes). */
 export const SANDBOX_LINK_TOKEN_LENGTH = /* @__PURE__ */ Math.ceil((SANDBOX_LINK_TOKEN_BYTES * 4) / 3);
 
+/** How an emulator's admin token (its control surface's credential, in emulator.json) begins. */
+export const ADMIN_TOKEN_PREFIX = 'adm_';
+/** Random bytes of an admin token, written after the prefix as unpadded base64url. */
+export const ADMIN_TOKEN_BYTES = 24;
+
 /**
  * Anything in a text shaped like a secret of the service: a key secret, a signing secret (plain or
- * percent-encoded, whole or any run of base64 after `whsec_`), a link token. Logs write `[redacted]` in its place.
+ * percent-encoded, whole or any run of base64 after `whsec_`), an emulator's admin token (any run after `adm_`),
+ * a link token. Logs write `[redacted]` in its place.
  */
 export const SECRET_SHAPES: readonly RegExp[] = /* @__PURE__ */ Object.freeze([
+  /* @__PURE__ */ new RegExp(`${ADMIN_TOKEN_PREFIX}[A-Za-z0-9_%-]+`, 'g'),
   /* @__PURE__ */ new RegExp(`${API_KEY_SECRET_PREFIX}[0-9A-Za-z]{${API_KEY_SECRET_BODY_LENGTH}}`, 'g'),
   /* @__PURE__ */ new RegExp(`${SIGNING_SECRET_PREFIX}(?:[A-Za-z0-9+/]|%2[BbFf]){43}(?:=|%3[Dd])?`, 'g'),
   /* @__PURE__ */ new RegExp(`${SIGNING_SECRET_PREFIX}[A-Za-z0-9+=%_-]+`, 'g'),

@@ -139,6 +139,23 @@ describe('secrets in a path', () => {
   });
 });
 
+describe('a token in a path', () => {
+  it('is never logged: the admin token written into a path (and its query) is redacted', async () => {
+    const after = (await emu.control.logs()).last;
+    const admin = `Bearer ${emu.adminToken}`;
+    await call(`/_emulator/${emu.adminToken}/health?token=${emu.adminToken}`, admin);
+    await call(`/_emulator/sandboxes/${encodeURIComponent(emu.adminToken)}`, admin);
+    await call(`/v1/webhooks/${emu.adminToken}/deliveries`);
+    const entries = (await emu.control.logs({after})).data;
+    expect(entries.map((e) => [e.method, e.path, e.status])).toEqual([
+      ['GET', '/_emulator/[redacted]/health', 404],
+      ['GET', '/_emulator/sandboxes/[redacted]', 404],
+      ['GET', '/v1/webhooks/[redacted]/deliveries', 401],
+    ]);
+    expect(JSON.stringify(entries)).not.toContain(emu.adminToken.slice(4));
+  });
+});
+
 describe('a RequestLog', () => {
   it('keeps only its newest entries', () => {
     const log = new RequestLog(3);

@@ -3,7 +3,7 @@
 // all; then the state it starts from (an import, a seed, the demo key, the start key).
 import {randomBytes} from 'node:crypto';
 import {join} from 'node:path';
-import {PORT_SESSION_ANSWER_TIMEOUT_MS} from '../../definitions.js';
+import {ADMIN_TOKEN_BYTES, ADMIN_TOKEN_PREFIX, PORT_SESSION_ANSWER_TIMEOUT_MS} from '../../definitions.js';
 import {Authenticator} from '../auth/authenticator.js';
 import {AuthFailureLimiter} from '../auth/rate-limiter.js';
 import {type Clock, manualClock, realClock} from '../clock.js';
@@ -108,7 +108,7 @@ export async function createContext(
     controlLimiter: new AuthFailureLimiter(clock, options.rateLimit),
     requestLog: new RequestLog(),
     current: new CurrentState(orgId),
-    adminToken: `adm_${randomBytes(24).toString('base64url')}`,
+    adminToken: `${ADMIN_TOKEN_PREFIX}${randomBytes(ADMIN_TOKEN_BYTES).toString('base64url')}`,
     allowLocalEndpoints,
     hosts,
     lookup,
