@@ -135,7 +135,11 @@ export abstract class BaseCommand extends Command {
 
   /** The one place `--json` output is written: text from outside shows no control or invisible character raw. */
   override logJson(json: unknown): void {
-    ux.stdout(ux.colorizeJson(jsonText(json, 2), {pretty: false, theme: this.config.theme?.json}));
+    const text = jsonText(json, 2);
+    // oclif colours JSON only by a theme file's colours: without one, its tokenizer (a few ms, and 30 ms for a
+    // long list) would hand back the same text.
+    const theme = this.config.theme?.json;
+    ux.stdout(theme ? ux.colorizeJson(text, {pretty: false, theme}) : text);
   }
 
   protected override toErrorJson(err: unknown): JsonError {
