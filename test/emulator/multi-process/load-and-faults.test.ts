@@ -88,6 +88,9 @@ describeNeeding([POSTGRES], 'the shared emulator under load and faults', () => {
       const arrivedAfterKill = Date.now() > killedAt;
       if (inFlight.has(id)) overlaps++;
       inFlight.add(id);
+      // In flight until answered, or until its sender is gone (the killed process, mid-request): a request
+      // nobody waits for any more overlaps nothing.
+      res.on('close', () => inFlight.delete(id));
       req.resume();
       req.on('end', () => {
         const status = random.next() < FAILURE_RATE ? 500 : 200;
