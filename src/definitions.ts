@@ -130,6 +130,15 @@ export type ClockMode = (typeof CLOCK_MODES)[number];
 /** Sandbox statuses the emulator models (the service names running, stopped, error and a standby state). */
 export const SANDBOX_STATUSES = ['running', 'stopped', 'error', 'standby', 'deleting'] as const;
 export type SandboxStatus = (typeof SANDBOX_STATUSES)[number];
+/** The status of the sandbox each event reports: the state the event is news of. */
+export const EVENT_SANDBOX_STATUS: Readonly<Record<EventType, SandboxStatus>> = /* @__PURE__ */ Object.freeze(
+  {
+    'sandbox.ready': 'running',
+    'sandbox.stopped': 'stopped',
+    'sandbox.error': 'error',
+    'sandbox.expired': 'deleting',
+  },
+);
 
 /** The moves of a sandbox the emulator can make; each may emit an event. */
 /** The units of a duration (`90s`, `10m`, `3h`, `31d`, `1h30m`) for clocks and sandbox expiry. */
@@ -317,6 +326,8 @@ export function redactSecrets(text: string): string {
 
 /** Longest key name, org name, sandbox name and similar short text. */
 export const MAX_NAME_LENGTH = 100;
+/** Longest `last_error` a sandbox may carry (a move, a trigger, a shaped event, a state file). */
+export const MAX_LAST_ERROR_LENGTH = 1000;
 /** Longest email address (RFC 5321). */
 export const MAX_EMAIL_LENGTH = 320;
 /** Longest API address a client accepts. */
@@ -353,6 +364,30 @@ export const LINE_CONTROL_CHARACTER = /(?![\t\n\r])\p{Cc}/u;
  * emails and descriptions refuse them; an unterminated U+202E would reverse the rest of a row wherever it is shown.
  */
 export const INVISIBLE_CHARACTER = /[\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/u;
+
+/** The rule a text from outside keeps: a short text (a name) or free text (`multiline`: an error message). */
+export interface TextRule {
+  max: number;
+  /** Tabs and line breaks are allowed (longer free text such as an error message). */
+  multiline?: boolean;
+}
+
+/**
+ * Why a (trimmed, non-empty) text breaks its rule, as the end of a sentence about its field, or undefined when it
+ * keeps it: the one rule of every input that takes text (the control surface, the account page's forms, a
+ * triggered event's shaped values).
+ */
+export function textProblem(text: string, rule: TextRule): string | undefined {
+  if ((rule.multiline ? LINE_CONTROL_CHARACTER : CONTROL_CHARACTER).test(text)) {
+    return 'must not contain control characters';
+  }
+  // Free text keeps them (it is shown escaped); a name that reorders or hides part of itself is refused.
+  if (!rule.multiline && INVISIBLE_CHARACTER.test(text)) {
+    return 'must not contain invisible formatting characters (bidi controls such as U+202E, zero-width characters)';
+  }
+  if (text.length > rule.max) return `must be at most ${rule.max} characters`;
+  return undefined;
+}
 
 const DISPLAY_UNSAFE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/gu;
 

@@ -13,7 +13,9 @@ export default class Trigger extends BaseCommand {
     'to it (and to `svc listen`). Without --sandbox a new sandbox is created for the event.\n\n' +
     '--set PATH=VALUE shapes the delivered body: PATH is a dotted path in the event (data.sandbox.name), ' +
     'VALUE a JSON literal when it parses as one (42, true, null, "text", {"a": 1}), else text; null removes an ' +
-    "optional field. The shaped event is checked against the event type's schema (svc events schema TYPE); " +
+    "optional field. The shaped event is checked against the event type's schema (svc events schema TYPE) " +
+    'and the rules the service keeps in those fields: expires_at a real ISO 8601 time, status the one the type ' +
+    'reports, name and last_error without control or invisible characters; ' +
     'id, type, org_id, created_at and data.sandbox.id stay as the emulator makes them. Only the delivered body ' +
     'changes: the sandbox itself moves as the event type says.';
   static override examples = [

@@ -1,9 +1,19 @@
 // Shaping a triggered event (`svc trigger --set PATH=VALUE`, the trigger control route's `set`): each value is
-// placed at a dotted path of the event body and the result is checked against the event type's schema. One home
+// placed at a dotted path of the event body and the result is checked against the event type's schema and the
+// rules the service keeps in a sandbox's fields (a real time, the status the type reports, plain text). One home
 // for the rule, so the CLI refuses a bad path before it reaches an emulator and the emulator refuses it again.
 import type {z} from 'zod';
-import {MAX_EVENT_SETS, MAX_SHAPED_EVENT_BYTES} from '../definitions.js';
+import {
+  EVENT_SANDBOX_STATUS,
+  type EventType,
+  MAX_EVENT_SETS,
+  MAX_LAST_ERROR_LENGTH,
+  MAX_NAME_LENGTH,
+  MAX_SHAPED_EVENT_BYTES,
+  textProblem,
+} from '../definitions.js';
 import {eventSchemaFor, type SvcEvent} from './index.js';
+import {parseIsoTime} from './timestamp.js';
 
 export interface EventSet {
   /** A dotted path in the event body, such as `data.sandbox.name`. */
@@ -83,6 +93,34 @@ function place(
   return undefined;
 }
 
+/**
+ * What the service itself would refuse in a sandbox's field, by the rules its other ways in apply (a sandbox's name
+ * as the control surface takes it, `last_error` as a move takes it, a time as a clock takes it), and a status the
+ * event type contradicts. The event's schema reads these fields as any string: a receiver must not break on them.
+ */
+const SANDBOX_VALUE_RULES: Readonly<Record<string, (value: unknown, type: EventType) => string | undefined>> =
+  Object.freeze({
+    'data.sandbox.name': (value) => textValueProblem(value, {max: MAX_NAME_LENGTH}),
+    'data.sandbox.last_error': (value) =>
+      textValueProblem(value, {max: MAX_LAST_ERROR_LENGTH, multiline: true}),
+    'data.sandbox.expires_at': (value) => {
+      if (typeof value !== 'string') return undefined;
+      const at = parseIsoTime(value);
+      return typeof at === 'string' ? at : undefined;
+    },
+    'data.sandbox.status': (value, type) =>
+      typeof value !== 'string' || value === EVENT_SANDBOX_STATUS[type]
+        ? undefined
+        : `must be ${EVENT_SANDBOX_STATUS[type]} in a ${type} event: that is the status the event reports`,
+  });
+
+function textValueProblem(value: unknown, rule: {max: number; multiline?: boolean}): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  if (value.trim() === '') return 'must not be empty';
+  if (value !== value.trim()) return 'must not begin or end with spaces';
+  return textProblem(value, rule);
+}
+
 /** Every problem of a list of sets, before any is applied: its length, each path, a path given twice. */
 export function checkSets(sets: readonly EventSet[]): ShapeProblem[] {
   const problems: ShapeProblem[] = [];
@@ -125,6 +163,11 @@ export function shapeEvent(
     }
     const notObject = place(shaped, segments, value === null ? undefined : value);
     if (notObject) problems.push({field: path, message: notObject});
+  }
+  for (const {path, value} of sets) {
+    if (!Object.hasOwn(SANDBOX_VALUE_RULES, path)) continue;
+    const problem = SANDBOX_VALUE_RULES[path]?.(value, event.type);
+    if (problem) problems.push({field: path, message: problem});
   }
   if (problems.length > 0) return {problems};
   const parsed = schema.safeParse(JSON.parse(JSON.stringify(shaped)));

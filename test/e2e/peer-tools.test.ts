@@ -126,6 +126,90 @@ describe('svc trigger --set', {timeout: 60_000}, () => {
     expect(noValue.stderr).toMatch(/is not PATH=VALUE/);
     expect(receiver.requests.length).toBe(before);
   });
+
+  it('refuses what the service refuses in those fields: a time that is none, a status the type contradicts, hidden characters', async () => {
+    const before = receiver.requests.length;
+    const refused: [string, string, RegExp][] = [
+      [
+        'sandbox.ready',
+        'data.sandbox.expires_at=notatime',
+        /data\.sandbox\.expires_at must be an ISO 8601 time/,
+      ],
+      [
+        'sandbox.ready',
+        'data.sandbox.expires_at=2030-02-30T00:00:00Z',
+        /data\.sandbox\.expires_at must be a date that exists: February 2030 has 28 days/,
+      ],
+      [
+        'sandbox.ready',
+        'data.sandbox.status=stopped',
+        /data\.sandbox\.status must be running in a sandbox\.ready event/,
+      ],
+      [
+        'sandbox.expired',
+        'data.sandbox.status=running',
+        /data\.sandbox\.status must be deleting in a sandbox\.expired event/,
+      ],
+      [
+        'sandbox.ready',
+        'data.sandbox.name=web\u001b[2J',
+        /data\.sandbox\.name must not contain control characters/,
+      ],
+      [
+        'sandbox.ready',
+        'data.sandbox.name=web\u202egnp.exe',
+        /data\.sandbox\.name must not contain invisible formatting characters/,
+      ],
+      ['sandbox.ready', 'data.sandbox.name= ', /data\.sandbox\.name must not be empty/],
+      [
+        'sandbox.error',
+        'data.sandbox.last_error=boom\u001b]0;owned\u0007',
+        /data\.sandbox\.last_error must not contain control characters/,
+      ],
+    ];
+    for (const [type, set, says] of refused) {
+      const r = await cli(['trigger', type, '--set', set]);
+      expect({code: r.code, set}).toEqual({code: 2, set});
+      expect(r.stderr).toMatch(says);
+    }
+    // The emulator's trigger route applies the same rules to a `set` no CLI checked.
+    const err = await control()
+      .trigger({
+        type: 'sandbox.ready',
+        set: [
+          {path: 'data.sandbox.expires_at', value: 'notatime'},
+          {path: 'data.sandbox.status', value: 'error'},
+          {path: 'data.sandbox.name', value: 'a\u202eb'},
+        ],
+      })
+      .catch((e: unknown) => e as {code: string; problems: {field: string}[]});
+    expect(err).toMatchObject({code: 'invalid_request'});
+    expect((err as {problems: {field: string}[]}).problems.map((p) => p.field)).toEqual([
+      'set.data.sandbox.expires_at',
+      'set.data.sandbox.status',
+      'set.data.sandbox.name',
+    ]);
+    expect(receiver.requests.length).toBe(before);
+
+    // What the service would send passes: a real time, the status the type reports, a plain name.
+    const ok = await cli([
+      'trigger',
+      'sandbox.ready',
+      '--set',
+      'data.sandbox.expires_at=2030-02-28T23:00:00+01:00',
+      '--set',
+      'data.sandbox.status=running',
+      '--set',
+      'data.sandbox.name=web café',
+      '--json',
+    ]);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(json<{event: {data: {sandbox: object}}}>(ok.stdout).event.data.sandbox).toMatchObject({
+      expires_at: '2030-02-28T23:00:00+01:00',
+      status: 'running',
+      name: 'web café',
+    });
+  });
 });
 
 describe('svc webhooks deliveries --event-type', {timeout: 60_000}, () => {

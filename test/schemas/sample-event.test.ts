@@ -1,7 +1,7 @@
 // The one sample event: its sandbox is in the state the emulator's state machine leaves a sandbox in for that
 // event (whatever state the sandbox was in before), so a receiver tested on samples sees what it will be sent.
 import {describe, expect, it} from 'vitest';
-import {EVENT_TYPES, SANDBOX_STATUSES} from '../../src/definitions.js';
+import {EVENT_SANDBOX_STATUS, EVENT_TYPES, SANDBOX_STATUSES} from '../../src/definitions.js';
 import {forceForEvent, type SandboxState} from '../../src/emulator/sandboxes/transitions.js';
 import {EventSchema} from '../../src/schemas/index.js';
 import {sampleEvent} from '../../src/schemas/sample-event.js';
@@ -28,6 +28,8 @@ describe('sampleEvent', () => {
           status: moved.status,
           desired_state: moved.desired_state,
         });
+        // The status a shaped event must keep (`svc trigger --set data.sandbox.status=…`) is this one too.
+        expect(moved.status).toBe(EVENT_SANDBOX_STATUS[type]);
         if (type === 'sandbox.error') expect(moved.last_error).toBe(sandbox.last_error);
         if (type === 'sandbox.expired') expect(moved.expires_at?.toISOString()).toBe(sandbox.expires_at);
       }

@@ -5,6 +5,7 @@ import {
   type EventType,
   isId,
   LATEST_DATE_MS,
+  MAX_LAST_ERROR_LENGTH,
   MAX_NAME_LENGTH,
   SANDBOX_REQUESTABLE_ACTIONS,
   type SandboxAction,
@@ -15,9 +16,6 @@ import type {MoveResult, SandboxService} from '../sandboxes/service.js';
 import type {SandboxRecord} from '../sandboxes/repository.js';
 import {notFound} from '../operation-error.js';
 import {oneOf, Problems, text} from './validate.js';
-
-/** Longest `last_error` a move or a trigger may carry. */
-export const MAX_LAST_ERROR_LENGTH = 1000;
 
 const lastErrorOf = (problems: Problems, value: unknown) =>
   text(problems, 'last_error', value, {max: MAX_LAST_ERROR_LENGTH, optional: true, multiline: true});

@@ -1,12 +1,11 @@
 // Input rules every operation applies before anything reaches the database: problems are collected, so a
 // person sees every mistake of a form at once.
 import {
-  CONTROL_CHARACTER,
   EVENT_TYPES,
-  INVISIBLE_CHARACTER,
-  LINE_CONTROL_CHARACTER,
   type LocalUrlKind,
   type ProblemCode,
+  type TextRule as TextLimits,
+  textProblem,
 } from '../../definitions.js';
 import {invalidInput, type Problem} from '../operation-error.js';
 
@@ -23,12 +22,9 @@ export class Problems {
   }
 }
 
-export interface TextRule {
-  max: number;
+export interface TextRule extends TextLimits {
   /** Absent or empty is allowed (answered as undefined). */
   optional?: boolean;
-  /** Tabs and line breaks are allowed (longer free text such as an error message). */
-  multiline?: boolean;
 }
 
 /** A trimmed text field, or undefined when it is optional and empty; a problem otherwise. */
@@ -46,20 +42,9 @@ export function text(problems: Problems, field: string, value: unknown, rule: Te
     if (!rule.optional) problems.add(field, 'must not be empty');
     return undefined;
   }
-  if ((rule.multiline ? LINE_CONTROL_CHARACTER : CONTROL_CHARACTER).test(trimmed)) {
-    problems.add(field, 'must not contain control characters');
-    return undefined;
-  }
-  // Free text keeps them (it is shown escaped); a name that reorders or hides part of itself is refused.
-  if (!rule.multiline && INVISIBLE_CHARACTER.test(trimmed)) {
-    problems.add(
-      field,
-      'must not contain invisible formatting characters (bidi controls such as U+202E, zero-width characters)',
-    );
-    return undefined;
-  }
-  if (trimmed.length > rule.max) {
-    problems.add(field, `must be at most ${rule.max} characters`);
+  const problem = textProblem(trimmed, rule);
+  if (problem) {
+    problems.add(field, problem);
     return undefined;
   }
   return trimmed;

@@ -10,6 +10,7 @@ import {
   MAX_EMAIL_LENGTH,
   MAX_ENDPOINT_DESCRIPTION_LENGTH,
   MAX_ENDPOINTS_PER_ORG,
+  MAX_LAST_ERROR_LENGTH,
   MAX_NAME_LENGTH,
   MAX_RELAYS_PER_ORG,
   MAX_SANDBOX_PORT,
@@ -21,7 +22,6 @@ import {
 import type {Snapshot} from '../../schemas/snapshot.js';
 import {checkEndpointHost, checkEndpointUrl, type Resolver} from '../net/address-policy.js';
 import type {Problem} from '../operation-error.js';
-import {MAX_LAST_ERROR_LENGTH} from '../ops/sandboxes.js';
 import {eventTypes, Problems, text} from '../ops/validate.js';
 import {parseEmail} from '../web/accounts.js';
 
