@@ -157,3 +157,21 @@ describe("the README's endpoint examples", {timeout: 120_000}, () => {
     }
   });
 });
+
+describe("the README's first five minutes", () => {
+  it('need nothing the reader does not have, and send the first event to their own server', async () => {
+    const readme = await readFile(README, 'utf8');
+    const block = /## The first five minutes\n\n```sh\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
+    const lines = block.split('\n').filter((l) => l.startsWith('svc '));
+    expect(lines[0]).toMatch(/^svc emulator start --demo\b/);
+    // The key is pasted when asked, as the emulator's ready message says: no file the reader was never given.
+    expect(lines.filter((l) => /\s<\s/.test(l.replace(/\s#.*$/, '')))).toEqual([]);
+    expect(lines[1]).toMatch(/^svc login --api-url \S+\s+#.*paste the demo key when asked/);
+    // The first event goes through `svc listen` to a local server; an endpoint on a host nobody runs never receives.
+    const listen = lines.findIndex((l) => l.startsWith('svc listen --forward-to http://localhost:'));
+    const trigger = lines.findIndex((l) => l.startsWith('svc trigger '));
+    expect(listen).toBeGreaterThan(0);
+    expect(trigger).toBeGreaterThan(listen);
+    expect(lines.filter((l) => l.includes('example.com'))).toEqual([]);
+  });
+});
