@@ -77,6 +77,10 @@ describe('relativeTime', () => {
     ['2026-04-19T11:59:59Z', 'in 30 days'],
     ['2026-04-19T11:00:00Z', 'in 30 days'],
     ['2026-03-19T12:00:00Z', '1 day ago'],
+    // "Now" read from a Date header (whole seconds) a moment short of a day after: still a day, not 23 hours.
+    ['2026-03-19T12:00:00.700Z', '1 day ago'],
+    ['2026-03-20T10:00:00.500Z', '2 hours ago'],
+    ['2026-03-20T11:00:02Z', '59 minutes ago'],
     ['2026-03-20T09:00:00Z', '3 hours ago'],
     ['2026-06-20T12:00:00Z', 'in 3 months'],
     ['2024-03-20T12:00:00Z', '2 years ago'],
