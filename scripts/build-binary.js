@@ -240,6 +240,9 @@ if (`${process.platform}-${process.arch}` !== TARGET) {
 }
 const started = Date.now();
 const {node, version: nodeVersion} = fetchNode({log: (line) => log(line)});
+log(
+  `building with Node ${nodeVersion}; collecting the payload (dist/, production packages, the database template)`,
+);
 const files = payloadFiles();
 const {index, bytes} = payload(files);
 const {version} = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
@@ -252,8 +255,12 @@ const hash = createHash('sha256')
 const work = join(OUT_DIR, '.work');
 rmSync(work, {recursive: true, force: true});
 mkdirSync(work, {recursive: true});
+log('bundling the start scripts');
 const {main, start} = await bundleScripts(work, {version, hash});
 writeFileSync(join(work, 'index.json'), JSON.stringify(index));
+log(
+  `compressing ${index.files.length} files (${(bytes.length / 1024 / 1024).toFixed(1)} MB, gzip -9: the longest step)`,
+);
 writeFileSync(join(work, 'payload.gz'), gzipSync(bytes, {level: 9}));
 const program = join(work, 'program');
 const config = {
@@ -267,6 +274,7 @@ const config = {
   },
 };
 writeFileSync(join(work, 'sea-config.json'), JSON.stringify(config, null, 2));
+log('making the executable (node --build-sea)');
 run(node, ['--build-sea', join(work, 'sea-config.json')], {cwd: work});
 rmSync(OUTPUT, {force: true});
 writeFileSync(OUTPUT, withLauncher(readFileSync(program), {version, hash}), {mode: 0o755});

@@ -35,12 +35,14 @@ export function cachedNode() {
 /** Node 26 from the registry, unpacked (and stripped) once per version: {node, version}. */
 export function fetchNode({log = (line) => console.error(line)} = {}) {
   mkdirSync(NODE_CACHE, {recursive: true});
+  log(`fetching ${NODE_PACKAGE} through npm's cache (about 50 MB the first time)`);
   const [packed] = JSON.parse(run('npm', ['pack', NODE_PACKAGE, '--json', '--pack-destination', NODE_CACHE]));
   const dir = join(NODE_CACHE, `node-${packed.version}`);
   const node = join(dir, 'package', 'bin', 'node');
   if (!existsSync(join(dir, 'ready'))) {
     rmSync(dir, {recursive: true, force: true});
     mkdirSync(dir, {recursive: true});
+    log(`unpacking Node ${packed.version} (once per version)`);
     run('tar', ['-xzf', join(NODE_CACHE, packed.filename), '-C', dir, 'package/bin/node', 'package/LICENSE']);
     const stripped = `${node}.stripped`;
     copyFileSync(node, stripped);
