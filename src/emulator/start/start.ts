@@ -13,6 +13,7 @@ import {createHostPolicy, type HostPolicy, HostNameError} from '../net/host-poli
 import {exportSnapshot} from '../state/snapshot.js';
 import {MembershipRepository} from '../web/db/memberships.js';
 import {createContext} from './context.js';
+import {removeAtExit} from './exit-cleanup.js';
 import {EmulatorStartError, type RunningEmulator, type StartEmulatorOptions} from './options.js';
 import {serveEmulator} from './serve.js';
 import {openStores, type Stores} from './stores.js';
@@ -38,10 +39,14 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
   // A start that fails leaves nothing behind: a data dir it made is removed whole (an existing one keeps
   // what it held; openStorage removes a database it had only begun to make).
   const madeHere = ownsDataDir || !existsSync(dataDir);
+  // A data dir made for this run (emulator.json and the admin token in it) goes with the process too, when it
+  // exits or is interrupted (SIGINT, SIGTERM) without stopping the emulator.
+  const forget = ownsDataDir ? removeAtExit(dataDir) : () => undefined;
   try {
-    return await startIn(dataDir, ownsDataDir, options, hosts);
+    return await startIn(dataDir, ownsDataDir, options, hosts, forget);
   } catch (err) {
     if (madeHere) await rm(dataDir, {recursive: true, force: true});
+    forget();
     throw err;
   }
 }
@@ -51,6 +56,8 @@ async function startIn(
   ownsDataDir: boolean,
   options: StartEmulatorOptions,
   hosts: HostPolicy,
+  /** Called once the stores are closed (and a data dir made for this run removed). */
+  afterCleanup: () => void,
 ): Promise<RunningEmulator> {
   // Log lines quote what people typed (an email in the sign-in form, a URL): shown through the one text policy,
   // so none can move a terminal's cursor, retitle it or reorder a line.
@@ -72,7 +79,7 @@ async function startIn(
       port: options.port ?? 4010,
       host: options.host ?? '127.0.0.1',
       dataDir,
-      cleanup: stores.cleanup,
+      cleanup: () => stores.cleanup().then(afterCleanup),
       serveOnly: options.serveOnly ?? false,
       engineAfter: makingStartKey,
       removesDataDir: ownsDataDir,

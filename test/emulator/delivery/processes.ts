@@ -15,7 +15,12 @@ export interface Spawned {
 }
 
 export function spawnCli(args: string[], env: NodeJS.ProcessEnv = {}): Spawned {
-  const child = spawn(process.execPath, [BIN, ...args], {
+  return spawnProcess(process.execPath, [BIN, ...args], env);
+}
+
+/** Any program (a script of the test's own), with the same line-wise output as spawnCli. */
+export function spawnProcess(command: string, args: string[], env: NodeJS.ProcessEnv = {}): Spawned {
+  const child = spawn(command, args, {
     env: {PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', ...env},
     stdio: ['pipe', 'pipe', 'pipe'],
   });
