@@ -427,6 +427,16 @@ export function jsonText(value: unknown, space?: number): string {
   });
 }
 
+/**
+ * When `POST /v1/webhooks` was deprecated, as its `Deprecation` header carries it (RFC 9745: `@` and Unix
+ * seconds). The service names no date; this one is fixed, so the header never changes from one answer to the next.
+ */
+export const WEBHOOK_CREATE_DEPRECATED_AT_SECONDS = 1_735_689_600; // 2025-01-01T00:00:00Z
+/** The `Deprecation` header of `POST /v1/webhooks`. */
+export const WEBHOOK_CREATE_DEPRECATION = `@${WEBHOOK_CREATE_DEPRECATED_AT_SECONDS}`;
+/** RFC 9745's form of a `Deprecation` value: `@` and a whole number of Unix seconds. */
+export const DEPRECATION_HEADER_PATTERN = /^@-?[0-9]+$/;
+
 // ---- Time -----------------------------------------------------------------------------------------------
 
 // Dates are stored as PostgreSQL timestamps and written as ISO 8601, both of which end with year 9999.
@@ -466,6 +476,24 @@ export const ERROR_STATUS = {
 } as const;
 export type ErrorCode = keyof typeof ERROR_STATUS;
 export const ERROR_CODES = /* @__PURE__ */ Object.keys(ERROR_STATUS) as ErrorCode[];
+
+/**
+ * Every code a /v1 answer can carry: those the operations name one by one, and those any request may meet
+ * whatever its operation (a method the path does not answer, a name the server does not answer to, a request
+ * that could not be read, the last-resort 500). The OpenAPI document names them all;
+ * test/emulator/openapi-fuzz.test.ts holds the emulator to it.
+ */
+export const V1_ERROR_CODES = [
+  'invalid_request',
+  'unauthorized',
+  'forbidden',
+  'not_found',
+  'method_not_allowed',
+  'misdirected_request',
+  'rate_limited',
+  'internal',
+  'vault_unavailable',
+] as const satisfies readonly ErrorCode[];
 
 /**
  * Why one field of an `invalid_request` was refused, when a caller acts on the reason rather than showing it:

@@ -6,7 +6,7 @@ import {registerChaosRoutes} from './control/chaos-routes.js';
 import {registerDeliveryControlRoutes} from './control/delivery-routes.js';
 import {registerLimiterRoutes} from './control/limiter-routes.js';
 import {registerLogRoutes} from './control/log-routes.js';
-import {registerOpenApiRoute} from './control/openapi-route.js';
+import {registerOpenApiRoute, registerReadyRoute} from './control/openapi-route.js';
 import {registerRelayRoutes} from './control/relay-routes.js';
 import {registerSandboxRoutes} from './control/sandbox-routes.js';
 import {registerStateRoutes} from './control/state-routes.js';
@@ -42,9 +42,10 @@ export function createApp(ctx: EmulatorContext, options: CreateAppOptions = {}):
   answerWrongMethods(app);
 
   registerV1Routes(app, ctx);
-  // Before the control routes' admin check: the document is public.
-  registerOpenApiRoute(app);
+  // Before the control routes' admin check: the one control path the contract leaves open.
+  registerReadyRoute(app);
   registerControlRoutes(app, ctx);
+  registerOpenApiRoute(app);
   registerLimiterRoutes(app, ctx);
   registerLinkRoutes(app, ctx);
   registerStateRoutes(app, ctx);

@@ -7,6 +7,7 @@ import {
   API_KEY_SECRET_PREFIX,
   DELIVERY_HEADERS,
   DELIVERY_TIMEOUT_MS,
+  DEPRECATION_HEADER_PATTERN,
   ERROR_STATUS,
   type ErrorCode,
   EVENT_TYPES,
@@ -16,6 +17,8 @@ import {
   MAX_DELIVERY_ATTEMPTS,
   RETENTION_MS,
   SIGNATURE_TOLERANCE_SECONDS,
+  V1_ERROR_CODES,
+  WEBHOOK_CREATE_DEPRECATION,
 } from '../definitions.js';
 import {
   ApiKeySchema,
@@ -105,6 +108,10 @@ function componentSchemas(): Record<string, JsonSchema> {
       description: `An error answer with code ${code}.`,
     });
   }
+  registry.add(z.object({error: z.looseObject({code: z.enum(V1_ERROR_CODES), message: z.string()})}), {
+    id: 'Error',
+    description: `Any error answer of /v1: ${V1_ERROR_CODES.map((code) => `${code} (${ERROR_STATUS[code]})`).join(', ')}.`,
+  });
   const out = z.toJSONSchema(registry, {
     target: 'draft-2020-12',
     io: 'output',
@@ -158,12 +165,20 @@ const ERROR_RESPONSES = {
     'vault_unavailable',
     'The deployment has no vault key, so deliveries cannot be listed.',
   ),
+  Error: {
+    description:
+      'Any other error answer, in the same shape: 405 method_not_allowed (with Allow naming the methods the path ' +
+      'answers) for another method, 421 misdirected_request for a request addressed to a name the server does not ' +
+      'answer to, 400 invalid_request for a request that could not be read, 500 internal.',
+    content: jsonContent(ref('Error')),
+  },
 };
 
 /** The answers every /v1 operation can give before it runs: authentication comes first. */
 const AUTH_RESPONSES = {
   '401': responseRef('Unauthorized'),
   '429': responseRef('RateLimited'),
+  default: responseRef('Error'),
 };
 
 function read(summary: string, operationId: string, tag: string, schema: string, description: string) {
@@ -178,12 +193,14 @@ function read(summary: string, operationId: string, tag: string, schema: string,
 
 /**
  * What a refused write takes: any body or none, of any type (it is refused whatever it carries), so a validating
- * proxy in front of a deployment passes it on to get the 403.
+ * proxy in front of a deployment passes it on to get the 403. JSON comes first: code generators take the first
+ * media type (openapi-python-client skips an operation whose only body is the any-type range, and hey-api sends
+ * that range as its Content-Type).
  */
 const ANY_BODY = {
   required: false,
-  description: 'Any body, or none, of any media type: the write is refused whatever it carries.',
-  content: {'*/*': {schema: {}}},
+  description: 'Any body, or none: the write is refused whatever it carries (JSON, or any other media type).',
+  content: {'application/json': {schema: {}}, '*/*': {schema: {}}},
 };
 
 function refusedWrite(summary: string, operationId: string, tag: string, description: string, extra = {}) {
@@ -338,7 +355,7 @@ export interface OpenApiOptions {
 
 /** The whole document: every /v1 path with its answers, the bearer scheme, and one webhook per event type. */
 export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocument {
-  const errorStatuses = ERROR_CODES_USED.map((code) => `${ERROR_STATUS[code]} ${code}`).join(', ');
+  const errorStatuses = V1_ERROR_CODES.map((code) => `${ERROR_STATUS[code]} ${code}`).join(', ');
   return {
     openapi: '3.1.1',
     jsonSchemaDialect: JSON_SCHEMA_DIALECT,
@@ -374,9 +391,9 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocum
           schema: {type: 'string', pattern: '^[0-9]+$'},
         },
         Deprecation: {
-          description: 'The route is deprecated.',
+          description: `The route is deprecated, since the date it carries (RFC 9745: \`@\` and Unix seconds, e.g. \`${WEBHOOK_CREATE_DEPRECATION}\`).`,
           required: true,
-          schema: {type: 'string'},
+          schema: {type: 'string', pattern: DEPRECATION_HEADER_PATTERN.source},
         },
       },
       responses: ERROR_RESPONSES,

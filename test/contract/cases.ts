@@ -11,6 +11,7 @@ import {
   type SvcClient,
   UnauthorizedError,
 } from '../../src/client/index.js';
+import {DEPRECATION_HEADER_PATTERN} from '../../src/definitions.js';
 import {newApiKeySecret, newId} from '../../src/emulator/ids.js';
 import {toUserError} from '../../src/lib/error-mapper.js';
 import {
@@ -257,7 +258,8 @@ export const cases: ContractCase[] = [
         expect(toUserError(mapped).exitCode).toBe(5);
         expect(mapped.message).toContain(`account page: ${world.apiUrl}/account`);
       }
-      expect(createHook!.headers.get('deprecation')).toBeTruthy();
+      // RFC 9745: a date, `@` and Unix seconds.
+      expect(createHook!.headers.get('deprecation')).toMatch(DEPRECATION_HEADER_PATTERN);
     },
   },
   {

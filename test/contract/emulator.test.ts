@@ -28,7 +28,11 @@ defineContract('emulator', async () => {
     log: (line) => logLines.push(line),
   });
   const proxy = await startRecordingProxy(emu.apiUrl);
-  servedDocument = await (await fetch(`${emu.apiUrl}/_emulator/openapi.json`)).json();
+  servedDocument = await (
+    await fetch(`${emu.apiUrl}/_emulator/openapi.json`, {
+      headers: {authorization: `Bearer ${emu.adminToken}`},
+    })
+  ).json();
   return {
     async world() {
       const org = await emu.control.createOrg({name: `Contract ${Math.random().toString(36).slice(2, 8)}`});

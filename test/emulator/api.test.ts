@@ -1,6 +1,6 @@
 // The /v1 API and the control surface of one real emulator, over real HTTP on loopback.
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
-import {API_KEY_SECRET_PATTERN} from '../../src/definitions.js';
+import {API_KEY_SECRET_PATTERN, WEBHOOK_CREATE_DEPRECATED_AT_SECONDS} from '../../src/definitions.js';
 import {
   ApiKeySchema,
   DeliverySchema,
@@ -141,7 +141,11 @@ describe('/v1 routes', () => {
       body: '{"url":"https://example.com"}',
     });
     expect(hook.status).toBe(403);
-    expect(hook.headers.get('deprecation')).toBeTruthy();
+    // RFC 9745's form, a date: `@` and Unix seconds (not the draft's `true`).
+    expect(hook.headers.get('deprecation')).toBe(`@${WEBHOOK_CREATE_DEPRECATED_AT_SECONDS}`);
+    expect(new Date(WEBHOOK_CREATE_DEPRECATED_AT_SECONDS * 1000).toISOString()).toBe(
+      '2025-01-01T00:00:00.000Z',
+    );
     // Still active: a refused write changes nothing.
     expect((await get('/v1/org', key.secret)).status).toBe(200);
   });

@@ -3,6 +3,7 @@
 import {createHash} from 'node:crypto';
 import {readFileSync} from 'node:fs';
 import {HttpResponse, http, type RequestHandler} from 'msw';
+import {WEBHOOK_CREATE_DEPRECATION} from '../../src/definitions.js';
 import {newApiKeySecret, newId} from '../../src/emulator/ids.js';
 import {
   type ApiKey,
@@ -268,7 +269,11 @@ export class MockApi {
       ),
       http.post(
         '*/v1/webhooks',
-        authed(() => forbidden('webhook endpoints are added on the account page', {Deprecation: 'true'})),
+        authed(() =>
+          forbidden('webhook endpoints are added on the account page', {
+            Deprecation: WEBHOOK_CREATE_DEPRECATION,
+          }),
+        ),
       ),
       http.get(
         '*/v1/webhooks/:webhook/deliveries',

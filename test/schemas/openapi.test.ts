@@ -7,7 +7,12 @@ import {Ajv2020} from 'ajv/dist/2020.js';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {createApp, type RunningEmulator, startEmulator} from '../../src/emulator/index.js';
 import {createDeliveryPlugin} from '../../src/emulator/delivery/plugin.js';
-import {EVENT_TYPES} from '../../src/definitions.js';
+import {
+  ERROR_STATUS,
+  EVENT_TYPES,
+  V1_ERROR_CODES,
+  WEBHOOK_CREATE_DEPRECATION,
+} from '../../src/definitions.js';
 import {buildOpenApiDocument, eventComponentName, eventJsonSchema} from '../../src/schemas/openapi.js';
 import {eventSample} from '../../src/services/events/sample.js';
 
@@ -63,7 +68,7 @@ describe('the OpenAPI document', () => {
     }
   });
 
-  it('gives the three refused writes an optional body of any type, so a validating proxy passes them on', () => {
+  it('gives the three refused writes an optional body of any type, JSON declared first for code generators', () => {
     const doc = buildOpenApiDocument();
     const writes = [
       ['/v1/api-keys', 'post'],
@@ -76,17 +81,79 @@ describe('the OpenAPI document', () => {
       };
       expect(op.requestBody, `${method} ${path}`).toMatchObject({
         required: false,
-        content: {'*/*': {schema: {}}},
+        content: {'application/json': {schema: {}}, '*/*': {schema: {}}},
       });
+      // openapi-python-client and hey-api take the first media type: any-type alone made the one skip the
+      // operation and the other send `Content-Type: */*`.
+      expect(Object.keys(op.requestBody?.content ?? {})[0], `${method} ${path}`).toBe('application/json');
     }
   });
 
-  it('is served by the emulator at /_emulator/openapi.json without the admin token, naming its own address', async () => {
-    const res = await fetch(`${emu.apiUrl}/_emulator/openapi.json`);
+  it('declares application/json first for every operation with a body, and a body for every write', () => {
+    const doc = buildOpenApiDocument();
+    const operations = Object.entries(doc.paths).flatMap(([path, item]) =>
+      Object.entries(item as Record<string, {requestBody?: {content: Record<string, unknown>}}>)
+        .filter(([method]) => method !== 'parameters')
+        .map(([method, op]) => ({where: `${method.toUpperCase()} ${path}`, method, op})),
+    );
+    const webhookOperations = Object.entries(doc.webhooks).map(([type, item]) => ({
+      where: `webhook ${type}`,
+      method: 'post',
+      op: (item as {post: {requestBody?: {content: Record<string, unknown>}}}).post,
+    }));
+    for (const {where, method, op} of [...operations, ...webhookOperations]) {
+      // A /v1 write takes a body (refused whatever it carries); a read takes none.
+      if (method !== 'get') expect(op.requestBody, where).toBeDefined();
+      if (!op.requestBody) continue;
+      expect(Object.keys(op.requestBody.content)[0], where).toBe('application/json');
+    }
+  });
+
+  it('names every error code a /v1 answer can carry, 405 method_not_allowed included, in a default answer of every operation', () => {
+    const doc = buildOpenApiDocument();
+    const error = doc.components.schemas.Error as {
+      properties: {error: {properties: {code: {enum: string[]}}}};
+    };
+    expect(error.properties.error.properties.code.enum).toEqual([...V1_ERROR_CODES]);
+    expect(V1_ERROR_CODES).toContain('method_not_allowed');
+    for (const code of V1_ERROR_CODES) expect(ERROR_STATUS[code]).toBeGreaterThanOrEqual(400);
+    for (const [path, item] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(
+        item as Record<string, {responses?: Record<string, unknown>}>,
+      )) {
+        if (method === 'parameters') continue;
+        expect(op.responses?.default, `${method} ${path}`).toEqual({$ref: '#/components/responses/Error'});
+      }
+    }
+    expect((doc.info as {description: string}).description).toContain('405 method_not_allowed');
+  });
+
+  it('gives the Deprecation header the form of RFC 9745 (@ and Unix seconds), as POST /v1/webhooks sends it', () => {
+    const header = (doc: ReturnType<typeof buildOpenApiDocument>) =>
+      (doc.components.headers as Record<string, {schema: {pattern: string}}>).Deprecation;
+    const pattern = new RegExp(header(buildOpenApiDocument())?.schema.pattern as string);
+    expect(WEBHOOK_CREATE_DEPRECATION).toMatch(pattern);
+    expect('true').not.toMatch(pattern);
+  });
+
+  it('is served by the emulator at /_emulator/openapi.json with the admin token only, naming its own address', async () => {
+    // The contract leaves only /_emulator/ready open; the document is a control route like the rest.
+    const res = await fetch(`${emu.apiUrl}/_emulator/openapi.json`, {
+      headers: {authorization: `Bearer ${emu.adminToken}`},
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
     expect(await res.json()).toEqual(buildOpenApiDocument({serverUrl: emu.apiUrl}));
-    // The rest of the control surface still wants the token.
+    const anonymous = await fetch(`${emu.apiUrl}/_emulator/openapi.json`);
+    expect(anonymous.status).toBe(401);
+    expect((await anonymous.json()).error.code).toBe('unauthorized');
+    const key = await emu.control.createKey({name: 'not-admin'});
+    const withKey = await fetch(`${emu.apiUrl}/_emulator/openapi.json`, {
+      headers: {authorization: `Bearer ${key.secret}`},
+    });
+    expect(withKey.status).toBe(401);
+    // The one open path.
+    expect(await (await fetch(`${emu.apiUrl}/_emulator/ready`)).json()).toEqual({ready: true});
     expect((await fetch(`${emu.apiUrl}/_emulator/health`)).status).toBe(401);
   });
 });

@@ -1,5 +1,6 @@
 // The production-shaped API under /v1: read-only for API keys, exactly as the hosted service answers.
 import {createMiddleware} from 'hono/factory';
+import {WEBHOOK_CREATE_DEPRECATION} from '../../definitions.js';
 import type {Context} from 'hono';
 import type {AppEnv, EmulatorApp, EmulatorContext} from '../context.js';
 import {reserveOrRefuse} from '../auth/rate-limiter.js';
@@ -46,7 +47,7 @@ export function registerV1Routes(app: EmulatorApp, ctx: EmulatorContext): void {
       403,
       'forbidden',
       'webhook endpoints are added on the account page by an owner or admin of the org; this route is deprecated',
-      {Deprecation: 'true'},
+      {Deprecation: WEBHOOK_CREATE_DEPRECATION},
     );
   });
 
