@@ -148,7 +148,12 @@ export type RelayReport = Exact<z.infer<typeof RelayReportSchema>>;
 
 // ---- Answers --------------------------------------------------------------------------------------------
 
-export const HealthSchema = z.object({ok: z.literal(true), org_id: z.string()});
+/** `rate_limit: "off"` only when the failed-authentication limit is off (`--no-rate-limit`, for API fuzzers). */
+export const HealthSchema = z.object({
+  ok: z.literal(true),
+  org_id: z.string(),
+  rate_limit: z.literal('off').optional(),
+});
 export type Health = Exact<z.infer<typeof HealthSchema>>;
 
 export {OrgSchema};

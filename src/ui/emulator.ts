@@ -27,6 +27,11 @@ export function renderReady(v: ReadyView): string {
     );
   }
   if (v.chaos) lines.push(`  Chaos:        ${v.chaos} (replay a run with the same seed)`);
+  if (v.rateLimitOff) {
+    lines.push(
+      '  Rate limit:   OFF: wrong keys are never answered 429 (--no-rate-limit; for API fuzzers only)',
+    );
+  }
   lines.push('');
   const where = v.svc === 'npx svc' ? 'in another terminal, in this folder' : 'in another terminal';
   // Each line stands alone (a flag rather than an export), so it runs in whichever terminal it is typed.

@@ -18,8 +18,8 @@ export default class EmulatorStart extends BaseCommand {
   static override description =
     `Serves the svc API (/v1) and the emulator's control surface on one port until Ctrl+C (SIGINT) or SIGTERM, then finishes in-flight requests and closes the database. State lives in the data dir and survives restarts.
 
-Repeated failed authentications from one address get 429 rate_limited after ${AUTH_FAILURE_LIMIT.maxFailures} failures within ${AUTH_FAILURE_LIMIT.windowMs / 1000} seconds (by the emulator clock), with Retry-After.
-Environment: SVC_EMULATOR_DATA_DIR (data dir), SVC_EMULATOR_DATABASE_URL (PostgreSQL URL), SVC_EMULATOR_VAULT_KEY (base64 of ${VAULT_KEY_BYTES} bytes; default: generated into <data-dir>/vault.key).`;
+Repeated failed authentications from one address get 429 rate_limited after ${AUTH_FAILURE_LIMIT.maxFailures} failures within ${AUTH_FAILURE_LIMIT.windowMs / 1000} seconds (by the emulator clock), with Retry-After. An API fuzzer sends thousands of failing requests: run it against an emulator started with --no-rate-limit.
+Environment: SVC_EMULATOR_DATA_DIR (data dir), SVC_EMULATOR_DATABASE_URL (PostgreSQL URL), SVC_EMULATOR_VAULT_KEY (base64 of ${VAULT_KEY_BYTES} bytes; default: generated into <data-dir>/vault.key), SVC_EMULATOR_RATE_LIMIT=off (as --no-rate-limit; \`svc emulator exec\` reads it too).`;
   static override examples = [
     '<%= config.bin %> emulator start',
     '<%= config.bin %> emulator start --port 0 --in-memory --json',
@@ -50,6 +50,10 @@ Environment: SVC_EMULATOR_DATA_DIR (data dir), SVC_EMULATOR_DATABASE_URL (Postgr
       description: 'run like a deployment without a vault key (deliveries answer 503)',
     }),
     'allow-local-endpoints': allowLocalEndpointsFlag,
+    'no-rate-limit': Flags.boolean({
+      description:
+        'never answer 429 for failed authentications, for API fuzzers only (or set SVC_EMULATOR_RATE_LIMIT=off); it says so at start and in status',
+    }),
     chaos: emulatorChaosFlag(),
     demo: Flags.boolean({
       description:
@@ -93,6 +97,8 @@ Environment: SVC_EMULATOR_DATA_DIR (data dir), SVC_EMULATOR_DATABASE_URL (Postgr
       signatureClock: flags['signature-clock'],
       noVaultKey: flags['no-vault-key'],
       allowLocalEndpoints: flags['allow-local-endpoints'],
+      // Unset, SVC_EMULATOR_RATE_LIMIT decides.
+      rateLimit: flags['no-rate-limit'] ? false : undefined,
       chaos: flags.chaos,
       demo: flags.demo,
       seed: flags.seed,

@@ -28,6 +28,9 @@ export default class EmulatorStatus extends BaseCommand {
             `  Data dir:     ${s.data_dir}`,
             `  Org:          ${s.org_id}`,
             `  Clock:        ${s.clock.mode}, ${s.clock.now}`,
+            ...(s.rate_limit === 'off'
+              ? ['  Rate limit:   OFF: wrong keys are never answered 429 (started with --no-rate-limit)']
+              : []),
           ]
             .map((line) => `${line}\n`)
             .join('')

@@ -2,6 +2,7 @@
 // Only failures count, so a busy client with a good key is never refused. A check that has to wait for a
 // lookup (the key table) holds a reservation while it waits: a reservation counts as a failure until the
 // lookup succeeds, so parallel guesses cannot all pass the check before any of them is recorded.
+// Turned off (`false`), for API fuzzers only, it counts nothing and refuses no one.
 import {AUTH_FAILURE_LIMIT} from '../../definitions.js';
 import type {Clock} from '../clock.js';
 import {rateLimited} from './bearer.js';
@@ -13,7 +14,13 @@ export interface RateLimitOptions {
   windowMs?: number;
 }
 
+/** The limit's options, or `false`: no limit at all (API fuzzers, which send failing requests by the thousand). */
+export type RateLimitSetting = RateLimitOptions | false;
+
 export const DEFAULT_RATE_LIMIT = AUTH_FAILURE_LIMIT;
+
+/** What a limiter that is off hands out: nothing to settle. */
+const UNCOUNTED: Reservation = Object.freeze({succeeded: () => undefined, failed: () => undefined});
 
 // Bounds memory when many addresses fail; older windows are dropped first.
 const MAX_TRACKED_ADDRESSES = 10_000;
@@ -51,11 +58,15 @@ export class AuthFailureLimiter {
   private readonly inFlight = new Map<string, AddressState>();
   private readonly maxFailures: number;
   private readonly windowMs: number;
+  /** False when the limit was turned off: every check passes and nothing is counted. */
+  readonly enabled: boolean;
 
   constructor(
     private readonly clock: Clock,
-    options: RateLimitOptions = {},
+    setting: RateLimitSetting = {},
   ) {
+    const options = setting === false ? {} : setting;
+    this.enabled = setting !== false;
     this.maxFailures = options.maxFailures ?? DEFAULT_RATE_LIMIT.maxFailures;
     this.windowMs = options.windowMs ?? DEFAULT_RATE_LIMIT.windowMs;
   }
@@ -84,6 +95,7 @@ export class AuthFailureLimiter {
    * spoken for by a lookup in flight (then wait with `reserve`). Throws RateLimitedError once the budget is spent.
    */
   tryReserve(address: string): Reservation | undefined {
+    if (!this.enabled) return UNCOUNTED;
     const w = this.current(address);
     const failures = w?.failures ?? 0;
     if (failures >= this.maxFailures) throw new RateLimitedError(this.secondsLeft(w as Window));

@@ -30,7 +30,14 @@ export function registerControlRoutes(app: EmulatorApp, ctx: EmulatorContext): v
   // A state file is loaded whole in one request; its route sets a limit of its own.
   app.use('/_emulator/*', (c, next) => (c.req.path === STATE_IMPORT_PATH ? next() : smallBodies(c, next)));
 
-  app.get('/_emulator/health', (c) => c.json({ok: true, org_id: ctx.current.orgId} satisfies Health));
+  app.get('/_emulator/health', (c) =>
+    c.json({
+      ok: true,
+      org_id: ctx.current.orgId,
+      // Only when off: nothing to say about the usual case, and hard to miss in the unusual one.
+      ...(ctx.limiter.enabled ? {} : {rate_limit: 'off' as const}),
+    } satisfies Health),
+  );
 
   app.post('/_emulator/orgs', async (c) => {
     const body = await readJsonObject(c, ['name']);

@@ -127,8 +127,14 @@ export async function createContext(
         'addresses. Never run a shared emulator like this.',
     );
   }
+  if (!ctx.limiter.enabled) log(RATE_LIMIT_OFF_WARNING);
   return {ctx, ...(await loadStartState(ctx, options, dataDir))};
 }
+
+/** Said at start when the failed-authentication limit is off. */
+export const RATE_LIMIT_OFF_WARNING =
+  'WARNING: the failed-authentication limit is off (--no-rate-limit, or rateLimit: false): no address is ever answered 429, however ' +
+  'many wrong keys it sends. For API fuzzers only; never run a shared emulator like this.';
 
 /** The emulator's clock: real, manual, or (on a shared PostgreSQL) manual and shared by every process. */
 async function openClock(

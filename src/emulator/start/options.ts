@@ -2,7 +2,7 @@
 // them (index.ts); the wiring in this folder builds on them.
 import type {SignatureClock} from '../../definitions.js';
 import type {EmulatorControl} from '@svc/client';
-import type {RateLimitOptions} from '../auth/rate-limiter.js';
+import type {RateLimitSetting} from '../auth/rate-limiter.js';
 import type {Clock} from '../clock.js';
 import type {EmulatorContext} from '../context.js';
 import type {Database} from '../db/database.js';
@@ -56,7 +56,12 @@ export interface StartEmulatorOptions {
   startKey?: {name: string; createdBy?: string};
   /** Name the default org as a demo org and give it a demo key: the data dir's earlier one while it works, else a new one. */
   demo?: boolean;
-  rateLimit?: RateLimitOptions;
+  /**
+   * The limit on failed authentications per address (429 `rate_limited` once spent): its size and window, or
+   * `false` to turn it off, for API fuzzers only (it says so loudly at start, in `log`, and in the health answer).
+   * Default: on, as the service limits repeated failures.
+   */
+  rateLimit?: RateLimitSetting;
   /** How long a port session waits for the app behind it to start answering (then 504); tests shorten it. */
   portSessionAnswerTimeoutMs?: number;
   log?: (line: string) => void;

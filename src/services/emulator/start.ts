@@ -33,6 +33,8 @@ export interface ReadyView {
   chaos?: string;
   /** Which time delivery signatures carry (worth saying only on a manual clock). */
   signatureClock?: 'real' | 'emulator';
+  /** The failed-authentication limit is off (`--no-rate-limit`): said on a line of its own. */
+  rateLimitOff?: boolean;
   /** `reused`: the data dir's key from an earlier start, which still works. */
   demoKey?: {secret: string; reused: boolean};
   /** The emulator keeps nothing after it stops, so its demo key goes with it. */
@@ -65,6 +67,11 @@ export interface EmulatorStartOptions {
   signatureClock?: SignatureClock;
   noVaultKey?: boolean;
   allowLocalEndpoints?: boolean;
+  /**
+   * False turns the failed-authentication limit off, for API fuzzers (`--no-rate-limit`); undefined follows
+   * SVC_EMULATOR_RATE_LIMIT (`off` or `on`), else on.
+   */
+  rateLimit?: boolean;
   /** Delivery chaos for every endpoint: `duplicate=0.2,reorder=0.3,delay=0-5s,seed=42`. */
   chaos?: string;
   demo?: boolean;
@@ -114,7 +121,9 @@ export function resolveStartOptions(
   if (o.port !== undefined && (!Number.isInteger(o.port) || o.port < 0 || o.port > 65535)) {
     throw usageError('--port must be a whole number from 0 to 65535');
   }
+  const rateLimit = o.rateLimit ?? rateLimitFromEnv(o.env.SVC_EMULATOR_RATE_LIMIT);
   return {
+    ...(rateLimit ? {} : {rateLimit: false}),
     chaos: o.chaos === undefined ? undefined : chaosFlag(o.chaos),
     port: o.port,
     host: o.host,
@@ -136,6 +145,16 @@ export function resolveStartOptions(
     importFile: o.importFile,
     log,
   };
+}
+
+/** SVC_EMULATOR_RATE_LIMIT: `off` turns the failed-authentication limit off, `on` (or unset) keeps it. */
+export function rateLimitFromEnv(value: string | undefined): boolean {
+  const v = value?.trim().toLowerCase();
+  if (v === undefined || v === '' || v === 'on') return true;
+  if (v === 'off') return false;
+  throw usageError(`SVC_EMULATOR_RATE_LIMIT must be off or on, not ${JSON.stringify(value)}`, [
+    'Unset it to keep the limit, or set SVC_EMULATOR_RATE_LIMIT=off for an API fuzzer',
+  ]);
 }
 
 /** `--chaos SPEC` as settings, or a usage error that shows the form. */
@@ -223,6 +242,7 @@ export async function emulatorStart(options: EmulatorStartOptions): Promise<void
       data_dir: emulator.dataDir,
     };
     if (emulator.demoKey) ready.demo_api_key = emulator.demoKey.secret;
+    if (!emulator.context.limiter.enabled) ready.rate_limit = 'off';
     const loaded = {
       ...(emulator.imported ? {import: emulator.imported} : {}),
       ...(seeded ? {seed: seeded} : {}),
@@ -290,6 +310,7 @@ function readyMessage(e: RunningEmulator, o: EmulatorStartOptions): string {
     clockMode: e.clock.mode,
     chaos: o.chaos === undefined ? undefined : describeChaos(chaosFlag(o.chaos)),
     signatureClock: o.signatureClock ?? 'real',
+    rateLimitOff: !e.context.limiter.enabled,
     demoKey: e.demoKey,
     inMemory: o.inMemory,
     svc: currentSvcCommand(o.env),

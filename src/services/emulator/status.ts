@@ -20,6 +20,8 @@ export interface EmulatorStatus {
   pid: number;
   org_id: string;
   clock: {now: string; mode: 'real' | 'manual'};
+  /** Only when the failed-authentication limit is off (`--no-rate-limit`). */
+  rate_limit?: 'off';
 }
 
 export async function emulatorStatus(
@@ -44,5 +46,6 @@ export async function emulatorStatus(
     pid: info.pid,
     org_id: health.org_id,
     clock,
+    ...(health.rate_limit ? {rate_limit: health.rate_limit} : {}),
   };
 }
