@@ -29,6 +29,7 @@ export {type FetchLike, type ResponseLike, realSleep, type Sleep} from './transp
 export {ApiUrlError, isLoopbackHost, normalizeApiUrl} from './api-url.js';
 export {DEFAULT_ACCOUNT_URL, DEFAULT_API_URL} from './defaults.js';
 export {accountHostName, accountOrigin, localAccountUrl, portOfAccountHostName} from './account-address.js';
+export {localhostLookup} from './localhost-lookup.js';
 export {type RuntimeInfo, readRuntimeFile} from '../emulator-layout/runtime.js';
 export * from './emulator-control.js';
 export type {
