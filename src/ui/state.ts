@@ -82,7 +82,7 @@ function renderSeedLoad(source: string, r: SeedLoadResult): string {
 }
 
 /** What `svc emulator export --out` wrote. */
-export function renderExport(file: string, rows: SnapshotLoadResult['rows']): string {
+export function renderExport(file: string, rows: SnapshotLoadResult['rows'], source: string): string {
   const parts = snapshotParts(rows);
-  return `Wrote ${file} (owner-only: it holds signing secrets): ${parts.join(', ')}.\n`;
+  return `Wrote ${file} from ${source} (owner-only: it holds signing secrets): ${parts.join(', ')}.\n`;
 }

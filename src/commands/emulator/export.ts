@@ -26,7 +26,7 @@ export default class EmulatorExport extends BaseCommand {
     const {flags} = await this.parse(EmulatorExport);
     // Refused before anything is read: the snapshot holds signing secrets.
     if (!flags.out) protectStdoutFile();
-    const snapshot = await exportState({
+    const {snapshot, source} = await exportState({
       dataDir: flags['data-dir'],
       databaseUrl: flags['database-url'],
       env: process.env,
@@ -35,11 +35,12 @@ export default class EmulatorExport extends BaseCommand {
     if (!flags.out) {
       // The document is the result, with or without --json.
       this.say(`${JSON.stringify(snapshot, null, 2)}\n`);
+      this.note(`Exported the state of ${source}.`);
       if (this.streams().stdout.isTTY) this.note('This snapshot holds signing secrets: keep it private.');
       return;
     }
     const out = flags.out;
     await writeSnapshotFile(out, snapshot);
-    await this.show(summarize(out, snapshot), (summary) => renderExport(out, summary.rows));
+    await this.show(summarize(out, snapshot), (summary) => renderExport(out, summary.rows, source));
   }
 }

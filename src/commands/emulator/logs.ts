@@ -28,7 +28,13 @@ export default class EmulatorLogs extends BaseCommand {
     const options = {since: flags.since, dataDir: flags['data-dir'], env: process.env};
     if (!flags.follow) {
       // --json gives JSON lines, one per request, followed or not.
-      for (const l of await readLogs(options)) this.showEach(l, renderLogLine);
+      const {value: lines, apiUrl} = await readLogs(options);
+      this.note(
+        lines.length > 0
+          ? `The request log of the emulator at ${apiUrl}:`
+          : `No requests in the log of the emulator at ${apiUrl}${flags.since ? ' in that time' : ''}.`,
+      );
+      for (const l of lines) this.showEach(l, renderLogLine);
       return;
     }
     const stop = new AbortController();
@@ -43,6 +49,9 @@ export default class EmulatorLogs extends BaseCommand {
         onLines: (lines) => {
           for (const l of lines) this.showEach(l, renderLogLine);
         },
+        // On stderr: stdout stays the stream of lines. Said at once, so a quiet emulator is not a silent command.
+        onFollowing: (apiUrl) =>
+          this.note(`Following the request log of the emulator at ${apiUrl}; Ctrl+C to stop.`),
         // On stderr even with --json: stdout stays the stream of lines.
         onGone: () => this.note('The emulator stopped.', {evenWithJson: true}),
       });

@@ -1,7 +1,7 @@
 // `svc emulator logs [--since D] [--follow]`: the request log of the running emulator, with the real reason of
 // each refusal. Following holds one request open at a time (the emulator answers as soon as there is news).
 import {EmulatorControlError, type RequestLogEntry} from '@svc/client';
-import {type ConnectOptions, connectControl} from './connect.js';
+import {type At, type ConnectOptions, connectControl, withControlAt} from './connect.js';
 
 /** How long one follow request is held by the emulator when nothing happens. */
 const FOLLOW_WAIT_SECONDS = 20;
@@ -16,20 +16,25 @@ export type LogLine = Omit<RequestLogEntry, 'seq'>;
 
 const line = ({seq: _seq, ...rest}: RequestLogEntry): LogLine => rest;
 
-export async function readLogs(options: LogsOptions): Promise<LogLine[]> {
-  const {control} = await connectControl(options);
-  return (await control.logs({since: options.since})).data.map(line);
+/** The log's lines, and the address of the emulator that kept them. */
+export function readLogs(options: LogsOptions): Promise<At<LogLine[]>> {
+  return withControlAt(options, async (control) =>
+    (await control.logs({since: options.since})).data.map(line),
+  );
 }
 
 export interface FollowOptions extends LogsOptions {
   signal: AbortSignal;
   onLines(lines: LogLine[]): void;
+  /** Connected: the address of the emulator followed, before any line. */
+  onFollowing(apiUrl: string): void;
   /** The emulator went away while being followed. */
   onGone(): void;
 }
 
 export async function followLogs(options: FollowOptions): Promise<void> {
-  const {control} = await connectControl(options);
+  const {control, info} = await connectControl(options);
+  options.onFollowing(info.api_url);
   let after = 0;
   let since = options.since;
   while (!options.signal.aborted) {

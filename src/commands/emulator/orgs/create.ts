@@ -18,7 +18,13 @@ export default class EmulatorOrgsCreate extends BaseCommand {
 
   async run() {
     const {flags} = await this.parse(EmulatorOrgsCreate);
-    const org = await createOrg({name: flags.name, dataDir: flags['data-dir'], env: process.env});
+    const {value: org, apiUrl} = await createOrg({
+      name: flags.name,
+      dataDir: flags['data-dir'],
+      env: process.env,
+    });
+    // stdout is the id alone (ORG=$(svc emulator orgs create …)); which emulator made it goes to stderr.
     await this.show(org, (o) => `${o.id}\n`);
+    this.note(`Created ${org.name} on the emulator at ${apiUrl}.`);
   }
 }

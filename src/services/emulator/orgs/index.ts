@@ -1,10 +1,11 @@
 // `svc emulator orgs create|reset|delete`: orgs as the unit of isolation (a test file each, with its own clock).
 import type {OrgDeleted, OrgReset} from '@svc/client';
 import type {Org} from '../../../schemas/index.js';
-import {type ConnectOptions, withControl} from '../connect.js';
+import {type At, type ConnectOptions, withControl, withControlAt} from '../connect.js';
 
-export function createOrg(options: ConnectOptions & {name: string}): Promise<Org> {
-  return withControl(options, (control) => control.createOrg({name: options.name}));
+/** The org, and the address of the emulator that made it. */
+export function createOrg(options: ConnectOptions & {name: string}): Promise<At<Org>> {
+  return withControlAt(options, (control) => control.createOrg({name: options.name}));
 }
 
 export function resetOrg(options: ConnectOptions & {id: string}): Promise<OrgReset> {

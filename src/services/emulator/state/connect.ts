@@ -20,12 +20,21 @@ export interface StateTargetOptions {
   fetch?: FetchLike;
 }
 
+/** Which emulator a state command acted on, as its output names it. */
+export function stateSource(target: {apiUrl: string} | {dataDir: string} | {database: true}): string {
+  if ('apiUrl' in target) return `the emulator at ${target.apiUrl}`;
+  // A database URL may hold a password: the stopped emulator is named by its storage, never by that URL.
+  if ('database' in target) return "the stopped emulator's PostgreSQL database";
+  return `the stopped emulator in ${target.dataDir}`;
+}
+
 export async function withStateTarget<T>(
   options: StateTargetOptions,
-  fn: (control: EmulatorControl, running: boolean) => Promise<T>,
+  fn: (control: EmulatorControl, running: boolean, source: string) => Promise<T>,
 ): Promise<T> {
   const located = await locateEmulator({env: options.env, dataDir: options.dataDir});
-  if (located.found) return fn(controlOf(located, options), true);
+  if (located.found)
+    return fn(controlOf(located, options), true, stateSource({apiUrl: located.info.api_url}));
   // The emulator behind the address in use must run; a stopped one is reached by its --data-dir. And a data dir
   // whose runtime file was not believed is not opened beside whatever may be running there.
   if (located.lookedFor.api_url !== undefined || located.reasons.length > 0) throw notFoundError(located);
@@ -47,7 +56,12 @@ export async function withStateTarget<T>(
   const emulator = await startOrExplain({...start, serveOnly: true});
   try {
     // This module's own control client, not the emulator's: the CLI's error mapper knows its errors.
-    return await fn(controlOf({info: {api_url: emulator.apiUrl, admin_token: emulator.adminToken}}), false);
+    const source = stateSource(databaseUrl ? {database: true} : {dataDir});
+    return await fn(
+      controlOf({info: {api_url: emulator.apiUrl, admin_token: emulator.adminToken}}),
+      false,
+      source,
+    );
   } finally {
     await emulator.stop();
   }

@@ -10,8 +10,12 @@ export interface ExportSummary {
   rows: Record<SnapshotTable, number>;
 }
 
-export function exportState(options: StateTargetOptions): Promise<Snapshot> {
-  return withStateTarget(options, (control) => control.exportState());
+/** The snapshot, and which emulator it came from (`the emulator at …`, `the stopped emulator in …`). */
+export function exportState(options: StateTargetOptions): Promise<{snapshot: Snapshot; source: string}> {
+  return withStateTarget(options, async (control, _running, source) => ({
+    snapshot: await control.exportState(),
+    source,
+  }));
 }
 
 export function summarize(file: string, snapshot: Snapshot): ExportSummary {
