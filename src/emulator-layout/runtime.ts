@@ -21,12 +21,27 @@ export function runtimeFilePath(dataDir: string): string {
   return join(dataDir, RUNTIME_FILE);
 }
 
-/** Written 0600 and renamed into place, so a reader never sees half a file and nobody else can read the token. */
+/**
+ * Written 0600 and renamed into place, so a reader never sees half a file and nobody else can read the token. The
+ * bytes go to a fresh name made for this write (O_EXCL: nothing already there, a link included, is opened).
+ */
 export async function writeRuntimeFile(dataDir: string, info: RuntimeInfo): Promise<void> {
   const path = runtimeFilePath(dataDir);
-  const tmp = `${path}.${process.pid}.tmp`;
-  await writeFile(tmp, `${JSON.stringify(info, null, 2)}\n`, {mode: 0o600});
-  await rename(tmp, path);
+  await writeFresh(path, `${JSON.stringify(info, null, 2)}\n`);
+}
+
+/** Writes `text` (0600) to a fresh name beside `path`, then renames it over `path`: never through a link. */
+export async function writeFresh(path: string, text: string): Promise<void> {
+  // The global Web Crypto: node:crypto is not loaded by every command that reads a runtime file.
+  const tmp = `${path}.${Buffer.from(crypto.getRandomValues(new Uint8Array(6))).toString('hex')}.tmp`;
+  try {
+    await writeFile(tmp, text, {mode: 0o600, flag: 'wx'});
+    await rename(tmp, path);
+  } catch (err) {
+    // What is at the name is removed only when this write made it.
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') await rm(tmp, {force: true});
+    throw err;
+  }
 }
 
 export async function readRuntimeFile(dataDir: string): Promise<RuntimeInfo | undefined> {

@@ -1,9 +1,10 @@
 // The demo API key of `--demo`: minted once per data dir and printed again at every start, so the key a person
 // kept from the ready message goes on working across restarts. Its secret waits in <dataDir>/demo-key (0600,
 // beside the vault key and the admin token); the database keeps only its hash, as for every key.
-import {readFile, rename, writeFile} from 'node:fs/promises';
+import {readFile} from 'node:fs/promises';
 import {join} from 'node:path';
 import {API_KEY_SECRET_PATTERN} from '../definitions.js';
+import {writeFresh} from '../emulator-layout/runtime.js';
 import {hashSecret} from './hash.js';
 import type {EmulatorContext} from './context.js';
 
@@ -42,8 +43,6 @@ export async function demoKey(ctx: EmulatorContext, dataDir: string): Promise<De
     expires: 'never',
     now: ctx.clock.now(),
   });
-  const tmp = `${path}.${process.pid}.tmp`;
-  await writeFile(tmp, `${secret}\n`, {mode: 0o600});
-  await rename(tmp, path);
+  await writeFresh(path, `${secret}\n`);
   return {id: key.id, secret, reused: false};
 }

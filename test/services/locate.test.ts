@@ -3,7 +3,18 @@
 // the default data dir, else the default data dir. Runtime files are believed only when they are the user's own.
 // One real in-memory emulator for the file; the rest are real runtime files in temporary dirs.
 import {spawnSync} from 'node:child_process';
-import {chmod, chown, mkdir, mkdtemp, readdir, rm, symlink} from 'node:fs/promises';
+import {
+  chmod,
+  chown,
+  lstat,
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  rm,
+  symlink,
+  writeFile,
+} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest';
@@ -250,6 +261,32 @@ describe('runtime files are believed only when they are the user’s own', {time
       found: false,
       reasons: [`the emulator.json in ${piped} is not a regular file: ignored`],
     });
+  });
+});
+
+describe('runtime files and registry notes are written as svc writes every file', () => {
+  it('never through a link planted at the note’s name or at the runtime file’s former temporary name', async () => {
+    const victim = join(root, `victim-${++n}`);
+    await writeFile(victim, 'keep me\n', {mode: 0o644});
+    const notes = join(env.SVC_DATA_DIR as string, 'emulators');
+    await mkdir(notes, {recursive: true, mode: 0o700});
+    const note = join(notes, `${process.pid}.json`);
+    await symlink(victim, note);
+    await registerEmulator(env, emu.dataDir);
+    expect(await readFile(victim, 'utf8')).toBe('keep me\n');
+    expect((await lstat(note)).isSymbolicLink()).toBe(true);
+
+    await rm(note);
+    const unregister = await registerEmulator(env, emu.dataDir);
+    expect((await lstat(note)).mode & 0o777).toBe(0o600);
+    await unregister();
+
+    const dir = await mkdtemp(join(root, 'dd-'));
+    await symlink(victim, join(dir, `emulator.json.${process.pid}.tmp`));
+    await writeRuntimeFile(dir, {...info, data_dir: dir});
+    expect(await readFile(victim, 'utf8')).toBe('keep me\n');
+    expect((await lstat(join(dir, 'emulator.json'))).mode & 0o777).toBe(0o600);
+    expect(await readRuntimeFile(dir)).toEqual({...info, data_dir: dir});
   });
 });
 

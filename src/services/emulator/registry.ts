@@ -3,8 +3,9 @@
 // (the latest login, SVC_API_URL, --api-url) whatever data dir it was started with. The note holds no secret:
 // the admin token stays in the data dir's own emulator.json. This module only records and lists the notes;
 // which emulator a command means (and which notes it believes) is locate.ts's to decide.
-import {mkdir, readdir, rm, writeFile} from 'node:fs/promises';
+import {mkdir, readdir, rm} from 'node:fs/promises';
 import {join} from 'node:path';
+import {writeOwnerOnly} from '../../lib/safe-write.js';
 import {dataDir as svcDataDir} from '../../user-dirs.js';
 
 export interface EmulatorNote {
@@ -26,8 +27,9 @@ export async function registerEmulator(
   const file = join(dir, `${pid}.json`);
   try {
     await mkdir(dir, {recursive: true, mode: 0o700});
-    await writeFile(file, `${JSON.stringify({data_dir: dataDir, pid} satisfies EmulatorNote)}\n`, {
-      mode: 0o600,
+    // As svc writes every file: owner-only, whole, never through a link planted at the name.
+    writeOwnerOnly(file, `${JSON.stringify({data_dir: dataDir, pid} satisfies EmulatorNote)}\n`, {
+      label: 'the emulator note',
     });
   } catch {
     // Without the note the emulator still runs; only commands naming its address without --data-dir miss it.
