@@ -34,6 +34,7 @@ import {registerEmulator} from '../../src/services/emulator/registry.js';
 import {emulatorStatus} from '../../src/services/emulator/status.js';
 import {withStateTarget} from '../../src/services/emulator/state/connect.js';
 import {openableAccountUrl, openAccountPage} from '../../src/services/open.js';
+import {runCommand} from '../helpers/run-cli.js';
 
 const asRoot = process.getuid?.() === 0;
 const NOBODY = 65534;
@@ -312,6 +313,28 @@ describe('svc open', {timeout: 60_000}, () => {
       url: emu.accountUrl,
     });
     expect(emu.accountUrl).toMatch(/^http:\/\/svc-\d+\.localhost:\d+\/account$/);
+  });
+
+  it('as the CLI runs it, finds the emulator svc emulator status and svc trigger find, and no other', async () => {
+    const inUse = {...env, SVC_API_URL: emu.apiUrl};
+    const unregister = await registerEmulator(inUse, emu.dataDir);
+    try {
+      for (const extra of [[], ['--data-dir', emu.dataDir]]) {
+        const opened = await runCommand(['open', '--print', ...extra], {env: inUse});
+        expect({code: opened.code, stdout: opened.stdout}).toEqual({code: 0, stdout: `${emu.accountUrl}\n`});
+        const status = await runCommand(['emulator', 'status', '--json', ...extra], {env: inUse});
+        expect(JSON.parse(status.stdout)).toMatchObject({running: true, api_url: emu.apiUrl});
+      }
+      const triggered = await runCommand(['trigger', 'sandbox.ready', '--json'], {env: inUse});
+      expect(triggered.code, triggered.stderr).toBe(0);
+    } finally {
+      await unregister();
+    }
+    const none = await runCommand(['open', '--print'], {env: inUse});
+    const trigger = await runCommand(['trigger', 'sandbox.ready'], {env: inUse});
+    expect(none.code).not.toBe(0);
+    expect(none.stderr).toContain(`no running emulator serves ${emu.apiUrl}`);
+    expect(trigger.stderr).toContain(`no running emulator serves ${emu.apiUrl}`);
   });
 
   it('refuses a planted account page that is not an http(s) address of the emulator', async () => {
