@@ -1,46 +1,36 @@
 // GET /_emulator/webhook-health: how each endpoint's recent deliveries are going, every endpoint of an org in one
 // answer (what the TUI's health column reads), on the embedded database and on PostgreSQL.
 // Backends: the health summary is one SQL aggregate over an org's deliveries, which each database groups and orders itself.
-import {afterEach, beforeEach, describe, expect, it} from 'vitest';
+import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {type RunningEmulator, startEmulator} from '../../../src/emulator/index.js';
 import type {EndpointHealth} from '../../../src/client/emulator-control.js';
 import {type Receiver, startReceiver, waitFor} from '../delivery/helpers.js';
-import {EMULATOR_BACKENDS, type EmulatorBackend} from '../../helpers/emulator-backends.js';
+import {EMULATOR_BACKENDS} from '../../helpers/emulator-backends.js';
 import {describeEachBackend} from '../../helpers/requirements.js';
 
-let emu: RunningEmulator | undefined;
-let receiver: Receiver | undefined;
-let dispose: (() => Promise<void>) | undefined;
-afterEach(async () => {
-  await emu?.stop();
-  emu = undefined;
-  await receiver?.close();
-  receiver = undefined;
-  await dispose?.();
-  dispose = undefined;
-});
-
-let backend = EMULATOR_BACKENDS[0] as EmulatorBackend;
-/** The startEmulator options of the backend under test; its storage is removed after each test. */
-async function storage() {
-  const opened = await backend.options();
-  dispose = opened.dispose;
-  return opened.options;
-}
-
-describeEachBackend(EMULATOR_BACKENDS, 'on $name', (chosen) => {
-  beforeEach(() => {
-    backend = chosen;
+describeEachBackend(EMULATOR_BACKENDS, 'on $name', (backend) => {
+  // One emulator per backend; each test reads only the org it made.
+  let emu: RunningEmulator;
+  let receiver: Receiver;
+  let dispose: (() => Promise<void>) | undefined;
+  beforeAll(async () => {
+    // /ok answers 200; /down answers 500, so its delivery stays pending with one attempt made.
+    receiver = await startReceiver((q, res) => {
+      res.writeHead(q.url?.endsWith('/ok') ? 200 : 500, {'content-type': 'text/plain'});
+      res.end(q.url?.endsWith('/ok') ? 'ok' : 'database is down');
+    });
+    const opened = await backend.options();
+    dispose = opened.dispose;
+    emu = await startEmulator({...opened.options, port: 0, allowLocalEndpoints: true});
+  });
+  afterAll(async () => {
+    await emu?.stop();
+    await receiver?.close();
+    await dispose?.();
   });
 
   describe('GET /_emulator/webhook-health', () => {
     it("tells each endpoint of the org its newest delivery and how many recent ones failed, and no other org's", async () => {
-      // /ok answers 200; /down answers 500, so its delivery stays pending with one attempt made.
-      receiver = await startReceiver((q, res) => {
-        res.writeHead(q.url === '/ok' ? 200 : 500, {'content-type': 'text/plain'});
-        res.end(q.url === '/ok' ? 'ok' : 'database is down');
-      });
-      emu = await startEmulator({...(await storage()), port: 0, allowLocalEndpoints: true});
       const e = emu;
       const ok = await e.control.createWebhook({url: `${receiver.url}/ok`, events: ['sandbox.error']});
       const down = await e.control.createWebhook({url: `${receiver.url}/down`, events: ['sandbox.error']});
@@ -81,7 +71,6 @@ describeEachBackend(EMULATOR_BACKENDS, 'on $name', (chosen) => {
     });
 
     it('answers only with the admin token', async () => {
-      emu = await startEmulator({...(await storage()), port: 0});
       const res = await fetch(`${emu.apiUrl}/_emulator/webhook-health`);
       expect(res.status).toBe(401);
     });
