@@ -29,7 +29,9 @@ export default class EmulatorStatus extends BaseCommand {
             `  Org:          ${s.org_id}`,
             `  Clock:        ${s.clock.mode}, ${s.clock.now}`,
             ...(s.rate_limit === 'off'
-              ? ['  Rate limit:   OFF: wrong keys are never answered 429 (started with --no-rate-limit)']
+              ? [
+                  '  Rate limit:   OFF: wrong keys are never answered 429 (--no-rate-limit; for API fuzzers only)',
+                ]
               : []),
           ]
             .map((line) => `${line}\n`)
