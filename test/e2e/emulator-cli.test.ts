@@ -316,6 +316,8 @@ describe('svc emulator start --host beyond loopback', () => {
     try {
       await p.line((l) => l.includes('Press Ctrl+C'));
       expect(p.stderr()).not.toContain('WARNING');
+      // Said before the database opens, so the seconds of a first start are not silent.
+      expect(p.stderr()).toMatch(/^Starting the emulator…\n/);
     } finally {
       await stopProcess(p);
     }

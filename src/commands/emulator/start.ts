@@ -81,6 +81,8 @@ Environment: SVC_EMULATOR_DATA_DIR (data dir), SVC_EMULATOR_DATABASE_URL (Postgr
 
   async run() {
     const {flags} = await this.parse(EmulatorStart);
+    // A first start on a new data dir takes seconds (its database is made): a person sees at once that it began.
+    this.note('Starting the emulator…');
     const untilStopped = new Promise<void>((resolve) => {
       process.once('SIGINT', () => resolve());
       process.once('SIGTERM', () => resolve());
