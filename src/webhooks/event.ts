@@ -45,7 +45,11 @@ function isOptionalString(value: unknown): boolean {
 export function describeEventProblem(value: unknown): string | undefined {
   if (!isRecord(value)) return 'the JSON is not an object';
   if (!matches(EVENT_ID, value.id)) return '"id" must be a string like "evt_…"';
-  if (!isWebhookEventType(value.type)) return `"type" must be one of ${WEBHOOK_EVENT_TYPES.join(', ')}`;
+  // Any type, not only those this version lists: a later service may add types (docs/webhooks.md, "What a later
+  // service may send"), and refusing one would fail every attempt of it. isWebhookEventType tells them apart.
+  if (typeof value.type !== 'string' || value.type === '') {
+    return `"type" must be a string naming the event type (${WEBHOOK_EVENT_TYPES.join(', ')}, or one added later)`;
+  }
   if (typeof value.created_at !== 'string') return '"created_at" must be a string';
   if (!matches(ORG_ID, value.org_id)) return '"org_id" must be a string like "org_…"';
   const data = value.data;

@@ -4,7 +4,7 @@
 import {RECEIVER_MAX_BODY_BYTES} from '../definitions.js';
 import {EventDeduplicator} from './dedup.js';
 import {isWebhookVerificationError, type WebhookVerificationError} from './errors.js';
-import type {WebhookEvent} from './event.js';
+import {isWebhookEventType, type WebhookEvent} from './event.js';
 import type {SignatureHeaderInput} from './header.js';
 import type {WebhookPayload, WebhookVerifierOptions} from './options.js';
 import {WebhookVerifier} from './verify.js';
@@ -19,7 +19,11 @@ export interface DeliveryContext {
 export type WebhookEventHandler = (event: WebhookEvent, delivery: DeliveryContext) => unknown;
 
 export interface WebhookReceiverOptions extends WebhookVerifierOptions {
-  /** Runs once per event id with the verified, typed event. Throw to answer 500: the sender retries. */
+  /**
+   * Runs once per event id with the verified, typed event. Throw to answer 500: the sender retries. An event of a
+   * type this version of the library does not list (a later service may add types) is answered 200 and not
+   * handed to it.
+   */
   onEvent: WebhookEventHandler;
   /** Where handled event ids are kept. Default: an in-memory EventDeduplicator (one process). */
   deduplicator?: EventDeduplicator;
@@ -45,6 +49,7 @@ export type ReceiveOutcome =
 export const ANSWER_CONTENT_TYPE = 'application/json';
 const ACCEPTED_BODY = '{"received":true}';
 const DUPLICATE_BODY = '{"received":true,"duplicate":true}';
+const UNKNOWN_TYPE_BODY = '{"received":true,"ignored":"unknown_event_type"}';
 
 /**
  * The sender (or anyone posting to the URL) learns why a request was refused, but not the hints about
@@ -124,6 +129,9 @@ export class WebhookReceiver {
       if (!isWebhookVerificationError(err)) throw err;
       this.onError(err, 'rejected');
       return {status: 400, body: rejectionBody(err), error: err};
+    }
+    if (!isWebhookEventType(event.type)) {
+      return {status: 200, body: UNKNOWN_TYPE_BODY, duplicate: false, event};
     }
     const context: DeliveryContext = {
       deliveryId: delivery.deliveryId ?? undefined,

@@ -79,6 +79,18 @@ describe('@svc/webhooks/node', () => {
     expect(rejected.at(-1)).toMatchObject({reason: 'signature_mismatch'});
   });
 
+  it('answers 200 to an event of a type it does not list (a later service may add one) without calling the function', async () => {
+    const body = (await rig.delivered(1))[0]!.body
+      .toString('utf8')
+      .replace(/"type":"[^"]+"/, '"type":"sandbox.resized"')
+      .replace(/"id":"evt_[^"]+"/, '"id":"evt_0000000000000000000resized"');
+    const calls = record.handled.length;
+    const header = signPayload({secret, payload: body, timestamp: Math.floor(Date.now() / 1000)});
+    const res = await post(url, {headers: {'svc-signature': header}, body: Buffer.from(body)});
+    expect(res).toEqual({status: 200, body: {received: true, ignored: 'unknown_event_type'}});
+    expect(record.handled.length).toBe(calls);
+  });
+
   it('refuses a correctly signed delivery whose timestamp is outside the tolerance', async () => {
     const body = (await rig.delivered(1))[0]!.body;
     const old = signPayload({secret, payload: body, timestamp: Math.floor(Date.now() / 1000) - 301});
