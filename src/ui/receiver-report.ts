@@ -1,14 +1,20 @@
 // What `svc webhooks test-receiver` prints for a person: one line per check as it is judged, what came back
 // and what was expected under a failure with the fix, then the count.
 import type {Paint} from '../lib/output.js';
-import type {CheckVerdict, ReceiverReport} from '../services/webhooks/test-receiver.js';
+import {
+  type CheckVerdict,
+  RECEIVER_CHECK_IDS,
+  type ReceiverReport,
+} from '../services/webhooks/test-receiver.js';
 import {sanitize} from './text.js';
 
+/** The ids' column: as wide as the longest id, so the titles line up. */
+const ID_WIDTH = Math.max(...RECEIVER_CHECK_IDS.map((id) => id.length)) + 1;
 const MARKS = {pass: ['green', '✓'], fail: ['red', '✗'], skip: ['yellow', '-']} as const;
 
 export function renderVerdict(v: CheckVerdict, paint: Paint): string {
   const [style, mark] = MARKS[v.status];
-  const lines = [`${paint(style, mark)} ${v.id.padEnd(24)} ${v.title}`];
+  const lines = [`${paint(style, mark)} ${v.id.padEnd(ID_WIDTH)} ${v.title}`];
   if (v.status === 'fail') {
     lines.push(`    expected ${v.expected}; got ${sanitize(v.got)}`);
     lines.push(`    fix: ${v.fix}`);

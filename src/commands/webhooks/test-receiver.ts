@@ -2,7 +2,8 @@ import {Args, Flags} from '@oclif/core';
 import {DELIVERY_TIMEOUT_MS, SIGNATURE_TOLERANCE_SECONDS} from '../../definitions.js';
 import {BaseCommand} from '../../lib/base-command.js';
 import {ExitCode} from '../../lib/exit-codes.js';
-import {RECEIVER_CHECK_IDS, testReceiver} from '../../services/webhooks/test-receiver.js';
+import {writeJunitReport} from '../../services/webhooks/receiver-junit.js';
+import {FUTURE_CHECK_IDS, RECEIVER_CHECK_IDS, testReceiver} from '../../services/webhooks/test-receiver.js';
 import {WEBHOOK_SECRET_ENV} from '../../services/webhooks/verify.js';
 import {renderDiagnosis, renderSkipped, renderSummary, renderVerdict} from '../../ui/receiver-report.js';
 import type {CheckVerdict} from '../../services/webhooks/test-receiver.js';
@@ -16,10 +17,14 @@ export default class WebhooksTestReceiver extends BaseCommand {
     'A receiver that cannot be reached, or that refuses every correctly signed delivery (most likely it ' +
     'verifies with another secret), is said so once, not check by check. ' +
     `Give the secret through ${WEBHOOK_SECRET_ENV} rather than --secret.\n\n` +
-    `Checks: ${RECEIVER_CHECK_IDS.join(', ')}.\n\nExit 0 only when every check passes.`;
+    `Checks: ${RECEIVER_CHECK_IDS.join(', ')}.\n\n` +
+    `--future runs only the deliveries a later version of the service may send (${FUTURE_CHECK_IDS.join(', ')}); ` +
+    'the default run includes them. --junit FILE also writes the verdicts as JUnit XML for CI (owner-only).' +
+    '\n\nExit 0 only when every check passes.';
   static override examples = [
     `${WEBHOOK_SECRET_ENV}=whsec_… <%= config.bin %> webhooks test-receiver http://127.0.0.1:3000/webhooks`,
     `${WEBHOOK_SECRET_ENV}=whsec_… <%= config.bin %> webhooks test-receiver http://127.0.0.1:3000/webhooks --only future-301,duplicate --json`,
+    `${WEBHOOK_SECRET_ENV}=whsec_… <%= config.bin %> webhooks test-receiver http://127.0.0.1:3000/webhooks --future --junit receiver.xml`,
   ];
   static override args = {
     url: Args.string({description: 'the receiver to test (http:// or https://)', required: true}),
@@ -33,6 +38,14 @@ export default class WebhooksTestReceiver extends BaseCommand {
       description: 'run only these checks (comma-separated; valid always runs first)',
       helpValue: 'CHECK,…',
       multiple: true,
+    }),
+    future: Flags.boolean({
+      description:
+        'run the deliveries a later service may send: added fields, a new event type, new values, …',
+    }),
+    junit: Flags.string({
+      description: 'also write the verdicts as JUnit XML to FILE (one test case per check)',
+      helpValue: 'FILE',
     }),
   };
 
@@ -56,8 +69,10 @@ export default class WebhooksTestReceiver extends BaseCommand {
       secret: flags.secret,
       env: process.env,
       only: flags.only,
+      future: flags.future,
       onVerdict: this.jsonEnabled() ? undefined : onVerdict,
     });
+    if (flags.junit !== undefined) writeJunitReport(flags.junit, report);
     if (report.failed > 0 || report.skipped > 0) process.exitCode = ExitCode.error;
     await this.show(report, (r) => {
       const diagnosis = renderDiagnosis(r);

@@ -255,7 +255,8 @@ function registerTestReceiver({server, deps, guarded}: ToolKit): void {
         'Sends signed test deliveries to a running webhook receiver and grades each answer as the service ' +
         `would: a valid delivery (2xx within ${DELIVERY_TIMEOUT_MS / 1000} s, no redirect), tampered bodies and headers (refused), ` +
         `timestamps ${SIGNATURE_TOLERANCE_SECONDS + 1} s old or ahead (refused) and ${SIGNATURE_TOLERANCE_SECONDS - 1} s (accepted), secret rotation, the same event twice, ` +
-        `events out of order and a ${RECEIVER_CHECK_LARGE_BODY_BYTES / 1024} KiB event. Touches nothing at svc; the receiver gets sample events and ` +
+        `events out of order, a ${RECEIVER_CHECK_LARGE_BODY_BYTES / 1024} KiB event, and what a later service may send (added fields, a new event type, ` +
+        'new values, absent optional fields, a v2 signature entry, extra Svc-* headers: the later-* checks). Touches nothing at svc; the receiver gets sample events and ' +
         'its handler runs for those it accepts. The signing secret is SVC_WEBHOOK_SECRET in the server’s ' +
         'environment, never an argument. Only loopback URLs unless the user started `svc mcp ' +
         '--allow-remote-receivers`. Each failed check carries what came back and the fix.' +

@@ -16,11 +16,20 @@ import type {SvcEvent} from '../../schemas/index.js';
 import {signPayload} from '@svc/webhooks';
 import {deliveryHeaders, type PostedAnswer} from './post-delivery.js';
 import {sampleEvent} from '../../schemas/sample-event.js';
+import {type FutureDelivery, futureDeliveries} from './future-deliveries.js';
 
 export type CheckStatus = 'pass' | 'fail' | 'skip';
 
+/**
+ * What a check is about: the signature and its header, the timestamp's tolerance, the delivery's own duties
+ * (answer in time, repeats, order, size), and what a later service may send (`--future`).
+ */
+export const RECEIVER_CHECK_GROUPS = ['signature', 'timestamp', 'delivery', 'future'] as const;
+export type CheckGroup = (typeof RECEIVER_CHECK_GROUPS)[number];
+
 export interface CheckVerdict {
   id: string;
+  group: CheckGroup;
   title: string;
   status: CheckStatus;
   expected: string;
@@ -45,7 +54,10 @@ export interface CheckContext {
 
 export interface ReceiverCheck {
   id: string;
+  group: CheckGroup;
   title: string;
+  /** What a `future` check sends that today's service does not, quoted with a failure. */
+  change?: string;
   /** accept: every delivery of the check must get a 2xx within 10 s; refuse: none may. */
   expect: 'accept' | 'refuse';
   fix: string;
@@ -129,9 +141,10 @@ const VERIFY_RAW =
   'Compute the HMAC over the raw body bytes as received, before any JSON parsing, and compare it with each v1 in constant time.';
 const BOTH_WAYS = `Refuse a t more than ${TOLERANCE} s from your clock in both directions: |now - t| > ${TOLERANCE}.`;
 
-export const RECEIVER_CHECKS: readonly ReceiverCheck[] = [
+const CORE_CHECKS: readonly ReceiverCheck[] = [
   {
     id: 'valid',
+    group: 'delivery',
     title: `A valid delivery is accepted (2xx within ${TIMEOUT_S} s)`,
     expect: 'accept',
     fix: `Answer 2xx within ${TIMEOUT_S} s to a delivery whose signature verifies with this secret.`,
@@ -139,6 +152,7 @@ export const RECEIVER_CHECKS: readonly ReceiverCheck[] = [
   },
   {
     id: 'body-changed',
+    group: 'signature',
     title: 'The body changed by one byte is refused',
     expect: 'refuse',
     fix: VERIFY_RAW,
@@ -150,6 +164,7 @@ export const RECEIVER_CHECKS: readonly ReceiverCheck[] = [
   },
   {
     id: 'reserialized-whitespace',
+    group: 'signature',
     title: 'The same JSON re-serialised with other whitespace is refused',
     expect: 'refuse',
     fix: `${VERIFY_RAW} A body parsed and serialised again is not what was signed.`,
@@ -160,6 +175,7 @@ export const RECEIVER_CHECKS: readonly ReceiverCheck[] = [
   },
   {
     id: 'reserialized-key-order',
+    group: 'signature',
     title: 'The same JSON with its keys in another order is refused',
     expect: 'refuse',
     fix: `${VERIFY_RAW} Do not canonicalise (sort keys) before verifying.`,
@@ -172,6 +188,7 @@ export const RECEIVER_CHECKS: readonly ReceiverCheck[] = [
   },
   {
     id: 'wrong-secret',
+    group: 'signature',
     title: 'A delivery signed with another secret is refused',
     expect: 'refuse',
     fix: "Verify with this endpoint's signing secret and refuse when no v1 matches.",
@@ -185,6 +202,7 @@ export const RECEIVER_CHECKS: readonly ReceiverCheck[] = [
   },
   {
     id: 'truncated-signature',
+    group: 'signature',
     title: 'A truncated v1 (its first 32 hex characters) is refused',
     expect: 'refuse',
     fix: 'Compare the whole 64-character v1 in constant time (crypto.timingSafeEqual); a length mismatch fails.',
@@ -192,6 +210,7 @@ export const RECEIVER_CHECKS: readonly ReceiverCheck[] = [
   },
   {
     id: 'no-timestamp',
+    group: 'signature',
     title: 'A header with no t is refused',
     expect: 'refuse',
     fix: `Refuse a ${SIGNATURE} header without t: the signed message starts with it.`,
@@ -199,6 +218,7 @@ export const RECEIVER_CHECKS: readonly ReceiverCheck[] = [
   },
   {
     id: 'no-signature',
+    group: 'signature',
     title: 'A header with no v1 is refused',
     expect: 'refuse',
     fix: `Refuse a ${SIGNATURE} header that carries no v1 entry.`,
@@ -206,6 +226,7 @@ export const RECEIVER_CHECKS: readonly ReceiverCheck[] = [
   },
   {
     id: 'unknown-scheme-only',
+    group: 'signature',
     title: 'A header whose only signature is an unknown scheme (v0) is refused',
     expect: 'refuse',
     fix: 'Check only v1 entries and ignore other schemes; a header with no v1 is refused.',
@@ -213,6 +234,7 @@ export const RECEIVER_CHECKS: readonly ReceiverCheck[] = [
   },
   {
     id: 'garbage-header',
+    group: 'signature',
     title: `A ${SIGNATURE} header that cannot be parsed is refused`,
     expect: 'refuse',
     fix: 'Refuse a header that does not parse into t and v1 instead of letting it through.',
@@ -220,6 +242,7 @@ export const RECEIVER_CHECKS: readonly ReceiverCheck[] = [
   },
   {
     id: 'missing-header',
+    group: 'signature',
     title: `A delivery without ${SIGNATURE} is refused`,
     expect: 'refuse',
     fix: `Refuse any request without a ${SIGNATURE} header: anyone can post to the URL.`,
@@ -227,6 +250,7 @@ export const RECEIVER_CHECKS: readonly ReceiverCheck[] = [
   },
   {
     id: 'stale-301',
+    group: 'timestamp',
     title: `A signature ${TOLERANCE + 1} s old is refused`,
     expect: 'refuse',
     fix: BOTH_WAYS,
@@ -234,6 +258,7 @@ export const RECEIVER_CHECKS: readonly ReceiverCheck[] = [
   },
   {
     id: 'future-301',
+    group: 'timestamp',
     title: `A signature ${TOLERANCE + 1} s ahead is refused`,
     expect: 'refuse',
     fix: BOTH_WAYS,
@@ -241,6 +266,7 @@ export const RECEIVER_CHECKS: readonly ReceiverCheck[] = [
   },
   {
     id: 'stale-299',
+    group: 'timestamp',
     title: `A signature ${TOLERANCE - 1} s old is accepted`,
     expect: 'accept',
     fix: `Accept any t within ${TOLERANCE} s of your clock (and keep the clock synchronised with NTP).`,
@@ -248,6 +274,7 @@ export const RECEIVER_CHECKS: readonly ReceiverCheck[] = [
   },
   {
     id: 'future-299',
+    group: 'timestamp',
     title: `A signature ${TOLERANCE - 1} s ahead is accepted`,
     expect: 'accept',
     fix: `Accept any t within ${TOLERANCE} s of your clock, ahead as well as behind (clocks drift both ways).`,
@@ -255,6 +282,7 @@ export const RECEIVER_CHECKS: readonly ReceiverCheck[] = [
   },
   {
     id: 'rotation',
+    group: 'signature',
     title: 'Two v1 entries of which only the second is right are accepted (secret rotation)',
     expect: 'accept',
     fix: 'Try every v1 entry of the header and accept when any one matches.',
@@ -262,6 +290,7 @@ export const RECEIVER_CHECKS: readonly ReceiverCheck[] = [
   },
   {
     id: 'duplicate',
+    group: 'delivery',
     title: 'The same event delivered twice is answered 2xx both times',
     expect: 'accept',
     fix: 'Keep handled event ids and answer 2xx to a repeat without handling it again (EventDeduplicator).',
@@ -274,6 +303,7 @@ export const RECEIVER_CHECKS: readonly ReceiverCheck[] = [
   },
   {
     id: 'out-of-order',
+    group: 'delivery',
     title: 'Two events of one sandbox arriving out of order are both accepted',
     expect: 'accept',
     fix: 'Accept events in any order; compare created_at (or fetch the current state) instead of refusing an older one.',
@@ -287,6 +317,7 @@ export const RECEIVER_CHECKS: readonly ReceiverCheck[] = [
   },
   {
     id: 'large-body',
+    group: 'delivery',
     title: `A large legitimate event (${RECEIVER_CHECK_LARGE_BODY_BYTES / 1024} KiB) is accepted`,
     expect: 'accept',
     fix: `Let the webhook route read bodies of ${RECEIVER_CHECK_LARGE_BODY_BYTES / 1024} KiB and more (express.raw({limit: '1mb'})).`,
@@ -298,4 +329,42 @@ export const RECEIVER_CHECKS: readonly ReceiverCheck[] = [
   },
 ];
 
+/** One delivery of the `future` group, signed with the secret like any other, with its extra headers and entry. */
+function futureRequest(ctx: CheckContext, delivery: FutureDelivery): OutgoingRequest {
+  const headers = deliveryHeaders({
+    secret: ctx.secret,
+    body: delivery.body,
+    timestamp: ctx.nowSeconds(),
+    eventId: delivery.eventId,
+    eventType: delivery.eventType,
+    deliveryId: delivery.deliveryId,
+  });
+  if (delivery.signatureEntry) {
+    headers[SIGNATURE_HEADER] = `${headers[SIGNATURE_HEADER]},${delivery.signatureEntry}`;
+  }
+  for (const [name, value] of Object.entries(delivery.headers)) headers[name.toLowerCase()] = value;
+  return {headers, body: delivery.body};
+}
+
+/** The `future` group: one check per delivery a later service may send (src/services/webhooks/future-deliveries.ts). */
+const FUTURE_CHECKS: readonly ReceiverCheck[] = futureDeliveries({now: new Date(0)}).map(
+  ({id, title, change, fix}): ReceiverCheck => ({
+    id,
+    group: 'future',
+    title,
+    change,
+    expect: 'accept',
+    fix,
+    run: async (ctx) => {
+      // Generated again for this run's time; the seed keeps the ids and the change the same.
+      const now = new Date(ctx.nowSeconds() * 1000);
+      const delivery = futureDeliveries({now}).find((d) => d.id === id) as FutureDelivery;
+      return [await ctx.post(futureRequest(ctx, delivery))];
+    },
+  }),
+);
+
+export const RECEIVER_CHECKS: readonly ReceiverCheck[] = [...CORE_CHECKS, ...FUTURE_CHECKS];
+
 export const RECEIVER_CHECK_IDS = RECEIVER_CHECKS.map((c) => c.id);
+export const FUTURE_CHECK_IDS = FUTURE_CHECKS.map((c) => c.id);

@@ -16,13 +16,14 @@ import {
 import {
   type CheckContext,
   type CheckVerdict,
+  FUTURE_CHECK_IDS,
   RECEIVER_CHECK_IDS,
   RECEIVER_CHECKS,
   type ReceiverCheck,
 } from './receiver-checks.js';
 
 export type {CheckVerdict} from './receiver-checks.js';
-export {RECEIVER_CHECK_IDS} from './receiver-checks.js';
+export {FUTURE_CHECK_IDS, RECEIVER_CHECK_IDS} from './receiver-checks.js';
 
 /** The checks post with the service's timeout, so that a verdict is the service's. */
 export interface TestReceiverOptions extends Omit<PostOptions, 'timeoutMs'> {
@@ -32,6 +33,8 @@ export interface TestReceiverOptions extends Omit<PostOptions, 'timeoutMs'> {
   env: NodeJS.ProcessEnv;
   /** Check ids to run; `valid` always runs first, since every other verdict is read against it. */
   only?: string[];
+  /** Run the `future` group (what a later service may send); with `only`, those checks as well. */
+  future?: boolean;
   /** false: only receivers on this machine (localhost, 127.0.0.1, [::1]); the MCP tool's default. */
   allowRemote?: boolean;
   /** Told of each verdict as soon as it is known. */
@@ -107,8 +110,9 @@ export function describeAnswer(a: PostedAnswer): string {
 
 function expectedText(check: ReceiverCheck, count: number): string {
   const each = count > 1 ? `${count} answers, each ` : '';
+  const to = check.change ? ` to a delivery with ${check.change}` : '';
   return check.expect === 'accept'
-    ? `${each}2xx within ${DELIVERY_TIMEOUT_MS / 1000} s`
+    ? `${each}2xx within ${DELIVERY_TIMEOUT_MS / 1000} s${to}`
     : `${each}not 2xx (a 4xx naming the reason)`;
 }
 
@@ -141,6 +145,7 @@ function judge(check: ReceiverCheck, answers: PostedAnswer[]): CheckVerdict {
   const ok = check.expect === 'accept' ? answers.every((a) => a.accepted) : answers.every((a) => !a.accepted);
   return {
     id: check.id,
+    group: check.group,
     title: check.title,
     status: ok ? 'pass' : 'fail',
     expected: expectedText(check, answers.length),
@@ -152,6 +157,7 @@ function judge(check: ReceiverCheck, answers: PostedAnswer[]): CheckVerdict {
 function skipped(check: ReceiverCheck, why: string): CheckVerdict {
   return {
     id: check.id,
+    group: check.group,
     title: check.title,
     status: 'skip',
     expected: expectedText(check, 1),
@@ -171,7 +177,8 @@ export async function testReceiver(options: TestReceiverOptions): Promise<Receiv
     );
   }
   const secret = senderSecret(options.secret, options.env);
-  const only = options.only === undefined ? undefined : parseOnly(options.only);
+  const named = options.only === undefined ? undefined : parseOnly(options.only);
+  const only = options.future ? [...new Set([...(named ?? []), ...FUTURE_CHECK_IDS])] : named;
   const ctx: CheckContext = {
     secret,
     post: (request) => postDelivery(url, request, {maxResponseBytes: options.maxResponseBytes}),

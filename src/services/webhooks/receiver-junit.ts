@@ -1,0 +1,80 @@
+// `svc webhooks test-receiver --junit FILE`: the report as JUnit XML, the format CI systems read (Jenkins, GitLab,
+// GitHub's test reporters): one <testcase> per check, classname svc.test-receiver.<group>, a failed check's expected
+// answer, what came back and the fix in its <failure>. No times and no timestamps, so two runs against the same
+// receiver write the same bytes.
+import {writeOwnerOnly} from '../../lib/safe-write.js';
+import type {CheckVerdict} from './receiver-checks.js';
+import type {ReceiverReport} from './test-receiver.js';
+
+const SUITE = 'svc.test-receiver';
+
+/**
+ * Text as XML 1.0 can hold it: the five special characters escaped, and characters XML 1.0 does not allow at all
+ * (most control characters, lone surrogates, U+FFFE and U+FFFF) replaced with U+FFFD, since no escape can carry them.
+ * Tabs and newlines in attributes become character references, so a parser keeps them as they were.
+ */
+export function xmlText(value: string, attribute = false): string {
+  let out = '';
+  for (const char of value) {
+    const code = char.codePointAt(0) as number;
+    if (char === '&') out += '&amp;';
+    else if (char === '<') out += '&lt;';
+    else if (char === '>') out += '&gt;';
+    else if (attribute && char === '"') out += '&quot;';
+    else if (attribute && char === "'") out += '&apos;';
+    else if (attribute && (code === 0x9 || code === 0xa || code === 0xd))
+      out += `&#x${code.toString(16).toUpperCase()};`;
+    else if (code === 0x9 || code === 0xa || code === 0xd) out += char;
+    else if (code < 0x20 || (code >= 0xd800 && code <= 0xdfff) || code === 0xfffe || code === 0xffff)
+      out += '\uFFFD';
+    else out += char;
+  }
+  return out;
+}
+
+const attr = (value: string) => `"${xmlText(value, true)}"`;
+
+function testcase(check: CheckVerdict): string {
+  const open = `    <testcase classname=${attr(`${SUITE}.${check.group}`)} name=${attr(`${check.id}: ${check.title}`)}`;
+  if (check.status === 'pass') return `${open}/>`;
+  if (check.status === 'skip')
+    return `${open}>\n      <skipped message=${attr(check.got)}/>\n    </testcase>`;
+  const detail = [`expected: ${check.expected}`, `got: ${check.got}`, `fix: ${check.fix}`].join('\n');
+  return [
+    `${open}>`,
+    `      <failure message=${attr(`expected ${check.expected}; got ${check.got}`)} type=${attr(check.id)}>${xmlText(detail)}</failure>`,
+    '    </testcase>',
+  ].join('\n');
+}
+
+/** The report as a JUnit XML document: the same report gives the same bytes. */
+export function junitXml(report: ReceiverReport): string {
+  const counts = `tests="${report.checks.length}" failures="${report.failed}" errors="0" skipped="${report.skipped}"`;
+  const properties = [
+    `      <property name="url" value=${attr(report.url)}/>`,
+    ...(report.diagnosis
+      ? [
+          `      <property name="diagnosis" value=${attr(report.diagnosis.code)}/>`,
+          `      <property name="diagnosis.message" value=${attr(report.diagnosis.message)}/>`,
+          `      <property name="diagnosis.next" value=${attr(report.diagnosis.next)}/>`,
+        ]
+      : []),
+  ];
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name=${attr('svc webhooks test-receiver')} ${counts}>`,
+    `  <testsuite name=${attr(SUITE)} ${counts}>`,
+    '    <properties>',
+    ...properties,
+    '    </properties>',
+    ...report.checks.map(testcase),
+    '  </testsuite>',
+    '</testsuites>',
+    '',
+  ].join('\n');
+}
+
+/** Writes the JUnit report owner-only, whole or not at all, never through a link (lib/safe-write.ts). */
+export function writeJunitReport(path: string, report: ReceiverReport): void {
+  writeOwnerOnly(path, junitXml(report), {label: '--junit', code: 'junit_write_failed'});
+}
