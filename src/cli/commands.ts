@@ -43,6 +43,7 @@ import Tui from '../commands/tui.js';
 import Version from '../commands/version.js';
 import WebhooksDeliveries from '../commands/webhooks/deliveries.js';
 import WebhooksDeliveriesShow from '../commands/webhooks/deliveries/show.js';
+import WebhooksDiagnose from '../commands/webhooks/diagnose.js';
 import WebhooksList from '../commands/webhooks/list.js';
 import WebhooksSend from '../commands/webhooks/send.js';
 import WebhooksTestReceiver from '../commands/webhooks/test-receiver.js';
@@ -94,6 +95,7 @@ export const COMMANDS = {
   version: Version,
   'webhooks:deliveries': WebhooksDeliveries,
   'webhooks:deliveries:show': WebhooksDeliveriesShow,
+  'webhooks:diagnose': WebhooksDiagnose,
   'webhooks:list': WebhooksList,
   'webhooks:send': WebhooksSend,
   'webhooks:test-receiver': WebhooksTestReceiver,

@@ -2,6 +2,7 @@
 // start-up is measured.
 import type {DeliveryDetail, EndpointHealth} from '@svc/client';
 import type {Delivery, WebhookEndpoint} from '../schemas/index.js';
+import type {EndpointDiagnosis} from './webhooks/diagnose.js';
 
 export interface TuiSource {
   readonly apiUrl: string;
@@ -19,6 +20,8 @@ export interface TuiSource {
   /** The emulator's detail of one delivery; undefined against the service, which lists deliveries only. */
   deliveryDetail?(deliveryId: string): Promise<DeliveryDetail>;
   resend?(deliveryId: string): Promise<DeliveryDetail>;
+  /** Why the endpoint's deliveries fail, as `svc webhooks diagnose` says it (its attempts where the emulator has them). */
+  diagnose?(endpoint: WebhookEndpoint): Promise<EndpointDiagnosis>;
   /** The API's idea of now (ms), for "in 30 seconds": an emulator's clock may be set by hand. */
   now?(): number;
 }

@@ -8,6 +8,7 @@ import {currentSvcCommand} from '../lib/invocation.js';
 import {emulatorControlFor} from './emulator/for-api-url.js';
 import type {TuiSource} from './tui-source.js';
 import {readDeliveryDetail} from './webhooks/deliveries/detail.js';
+import {diagnoseDeliveries} from './webhooks/diagnose.js';
 
 export type {TuiSource} from './tui-source.js';
 
@@ -99,6 +100,13 @@ export async function openTuiSource(options: OpenTuiSourceOptions): Promise<TuiS
     get deliveryDetail() {
       return current.control ? detail : undefined;
     },
+    // The same diagnosis as `svc webhooks diagnose`, from the same reads the screens make.
+    diagnose: async (endpoint) =>
+      diagnoseDeliveries(
+        endpoint,
+        await (await client()).listDeliveries(endpoint.id),
+        current.control ? detail : undefined,
+      ),
     get resend() {
       const control = current.control;
       return control

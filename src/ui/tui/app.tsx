@@ -6,6 +6,7 @@ import type React from 'react';
 import {useCallback, useEffect, useLayoutEffect, useMemo, useReducer, useRef, useState} from 'react';
 import type {Delivery, WebhookEndpoint} from '../../schemas/index.js';
 import type {TuiSource} from '../../services/tui-source.js';
+import type {EndpointDiagnosis} from '../../services/webhooks/diagnose.js';
 import {describeTrouble} from './trouble.js';
 import {type Backoff, LIVE_BACKOFF} from './model.js';
 import {
@@ -17,6 +18,7 @@ import {
   endpointColumns,
   endpointRow,
   helpLines,
+  issuePanel,
   timeColumn,
   type Tone,
   troubleLines,
@@ -164,17 +166,35 @@ export function App({source, color, size: fixedSize, backoff = LIVE_BACKOFF}: Ap
     if (health && !healthShown.current && screen.name === 'endpoints') refresh();
     healthShown.current = health;
   }, [health, refresh, screen.name]);
+  const paint = (tone: Tone | undefined) => (color ? tone : undefined);
+  // The endpoint screen's issues: refreshed beside its deliveries, kept apart so a slow diagnosis never holds the list.
+  const diagnosisFetcher = useCallback(
+    async (): Promise<EndpointDiagnosis | null> =>
+      screen.name === 'deliveries' && source.diagnose ? source.diagnose(screen.endpoint) : null,
+    [screen, source],
+  );
+  const [diagnosis] = useLive<EndpointDiagnosis | null>(
+    `diagnosis:${screenKey(screen)}`,
+    diagnosisFetcher,
+    cache,
+    backoff,
+  );
+  const panel =
+    screen.name === 'deliveries' && !state.help
+      ? issuePanel(diagnosis.data, Math.floor(bodyHeight / 2), paint, source.svc)
+      : [];
+  // The list pages by the rows it has under the panel.
+  const listHeight = bodyHeight - panel.length;
   useStateEffects(state, dispatch, {source, cache, exit, refresh});
   // One subscription for the app's life (Ink re-subscribes whenever the handler changes).
   useInput(useCallback((input: string, key: Key) => dispatch({type: 'keys', input, key}), []));
 
-  const paint = (tone: Tone | undefined) => (color ? tone : undefined);
   // What the screen shows is what was last fetched for it, told to the state so the keys act on the same rows.
   const data = useMemo(
     () => withPendingKeeps(screen, live.data, state.effects),
     [screen, live.data, state.effects],
   );
-  const shown = {...state, data, page: bodyHeight};
+  const shown = {...state, data, page: listHeight};
   const detailLines =
     screen.name === 'delivery' ? detailBody(data as DetailData | undefined, source, width, paint) : [];
   const trouble = live.trouble !== undefined;
@@ -185,10 +205,10 @@ export function App({source, color, size: fixedSize, backoff = LIVE_BACKOFF}: Ap
       screen: screenKey(screen),
       data,
       trouble,
-      page: bodyHeight,
+      page: listHeight,
       detailLines: detailLines.length,
     });
-  }, [screen, data, trouble, bodyHeight, detailLines.length]);
+  }, [screen, data, trouble, listHeight, detailLines.length]);
   const filter = filterOf(state);
   const list = listView(shown);
 
@@ -201,7 +221,10 @@ export function App({source, color, size: fixedSize, backoff = LIVE_BACKOFF}: Ap
         }
       : screen.name === 'delivery'
         ? detailView(detailLines, detailTopOf({...shown, detailLines: detailLines.length}), bodyHeight, paint)
-        : rowsView({screen, source, filter, list, bodyHeight, width, health, paint});
+        : withPanel(
+            panel,
+            rowsView({screen, source, filter, list, bodyHeight: listHeight, width, health, paint}),
+          );
   return (
     <Frame
       width={width}
@@ -287,6 +310,11 @@ function rowsView(v: {
           )
         : (shown as Delivery[]).map((d) => deliveryRow(d, d.id === selectedId, width, nowMs, paint, time)),
   };
+}
+
+/** The endpoint screen's issues above its rows. */
+function withPanel(panel: React.ReactNode[], view: View): View {
+  return panel.length === 0 ? view : {...view, body: [...panel, ...view.body]};
 }
 
 /** The detail screen's body from line `shownTop`, and where in it the view is. */

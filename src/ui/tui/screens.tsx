@@ -6,6 +6,7 @@ import type React from 'react';
 import type {DeliveryDetail} from '../../schemas/emulator.js';
 import type {Delivery} from '../../schemas/index.js';
 import type {TuiSource} from '../../services/tui-source.js';
+import type {EndpointDiagnosis} from '../../services/webhooks/diagnose.js';
 import type {Trouble} from './trouble.js';
 import {
   attemptOutcome,
@@ -250,6 +251,40 @@ export function deliveryRow(
       {l.withId ? `  ${cell(d.id, 28)}` : ''}
     </Text>
   );
+}
+
+/**
+ * The endpoint screen's issues panel, above its deliveries: each issue's cause and its evidence with the check
+ * that reproduces it, at most `maxLines` lines (the list keeps the rest); nothing for a healthy endpoint.
+ */
+export function issuePanel(
+  diagnosis: EndpointDiagnosis | null | undefined,
+  maxLines: number,
+  paint: Painter,
+  svc = 'svc',
+): React.ReactNode[] {
+  if (!diagnosis || diagnosis.issues.length === 0 || maxLines < 3) return [];
+  const room = Math.floor((maxLines - 2) / 2);
+  const shown = diagnosis.issues.slice(0, room);
+  const more = diagnosis.issues.length - shown.length;
+  const lines: React.ReactNode[] = [
+    <Text key="head" bold wrap="truncate-end" color={paint('red')}>
+      {`Issues (${diagnosis.issues.length})${more > 0 ? `, ${more} more` : ''} · all of them: ${svc} webhooks diagnose ${diagnosis.endpoint_id}`}
+    </Text>,
+  ];
+  for (const issue of shown) {
+    lines.push(
+      <Text key={`${issue.cause}:t`} wrap="truncate-end">
+        <Text color={paint('red')}>{'✗ '}</Text>
+        {issue.title}
+      </Text>,
+      <Text key={`${issue.cause}:e`} wrap="truncate-end" color={paint('gray')}>
+        {`  ${issue.check ? `check ${issue.check} · ` : ''}${sanitize(issue.evidence)}`}
+      </Text>,
+    );
+  }
+  lines.push(<Text key="gap"> </Text>);
+  return lines;
 }
 
 // ---- one delivery ---------------------------------------------------------------------------------------------

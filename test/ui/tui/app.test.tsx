@@ -7,6 +7,7 @@ import {NetworkError, UnauthorizedError, VaultUnavailableError} from '../../../s
 import {NotLoggedInError} from '../../../src/auth/resolve.js';
 import type {Delivery, WebhookEndpoint} from '../../../src/schemas/index.js';
 import type {TuiSource} from '../../../src/services/tui.js';
+import {diagnoseDeliveries} from '../../../src/services/webhooks/diagnose.js';
 import {App} from '../../../src/ui/tui/app.js';
 import {paintEndpoints} from '../../../src/ui/tui/screen.js';
 
@@ -263,6 +264,58 @@ describe('the deliveries screen', () => {
     frame = await until((f) => f.includes(ready.id) && f.includes(failed.id), 'the filter cleared');
     await press('/', 'n', 'o', 'p', 'e');
     await sees('No delivery matches “nope”');
+  });
+});
+
+describe('the endpoint screen’s issues panel', () => {
+  /** The source diagnoses as `svc webhooks diagnose` does, from the deliveries and details it serves. */
+  function diagnosing(init: Parameters<typeof fakeSource>[0] = {}) {
+    const made = fakeSource(init);
+    made.source.diagnose = async (e) =>
+      diagnoseDeliveries(e, await made.source.listDeliveries(e.id), made.source.deliveryDetail);
+    return made;
+  }
+
+  it('shows the issues of the selected endpoint above its deliveries, with the reproducing check', async () => {
+    const {source, state} = diagnosing();
+    const failing = delivery({status: 'failed', attempts: 3, last_status_code: 401});
+    const ok = delivery();
+    state.deliveries = [failing, ok];
+    state.details.set(failing.id, {
+      delivery: failing,
+      endpoint_id: endpoint.id,
+      event: {} as DeliveryDetail['event'],
+      attempts: [1, 2, 3].map((n) =>
+        attempt({attempt: n, status_code: 401, response_body: 'Invalid signature'}),
+      ),
+    });
+    show(source);
+    await sees(endpoint.id);
+    await press(KEYS.enter);
+    const frame = await sees('Issues (1)');
+    expect(frame).toContain(`svc webhooks diagnose ${endpoint.id}`);
+    expect(frame).toContain('✗ The receiver refuses the signature of some events only');
+    expect(frame).toContain('check reserialized-key-order · 3 attempts of 1 delivery');
+    // The deliveries are still listed under it.
+    expect(frame).toContain(failing.id.slice(0, 20));
+  });
+
+  it('shows nothing for a healthy endpoint', async () => {
+    const {source, state} = diagnosing();
+    const ok = delivery();
+    state.deliveries = [ok];
+    let diagnosed = 0;
+    const diagnose = source.diagnose?.bind(source);
+    source.diagnose = async (e) => {
+      const d = await (diagnose as NonNullable<TuiSource['diagnose']>)(e);
+      diagnosed++;
+      return d;
+    };
+    show(source);
+    await sees(endpoint.id);
+    await press(KEYS.enter);
+    const frame = await until((f) => f.includes('sandbox.ready') && diagnosed > 0, 'a diagnosed list');
+    expect(frame).not.toContain('Issues');
   });
 });
 

@@ -31,10 +31,23 @@ function unknownDelivery(): EmulatorControlError {
 export async function readDeliveryDetail(
   request: DeliveryDetailRequest,
 ): Promise<DeliveryDetail | undefined> {
+  const read = await deliveryDetailReader(request);
+  return read?.(request.deliveryId);
+}
+
+/**
+ * The same reads for many deliveries of one org, the emulator found once: undefined when no running emulator
+ * serves `apiUrl`, else a reader that checks the org of each delivery it reads.
+ */
+export async function deliveryDetailReader(
+  request: Omit<DeliveryDetailRequest, 'deliveryId'>,
+): Promise<((deliveryId: string) => Promise<DeliveryDetail>) | undefined> {
   const control = await emulatorControlFor(request.apiUrl, request);
   if (!control) return undefined;
-  if (!isId('delivery', request.deliveryId)) throw unknownDelivery();
-  const detail = await control.delivery(request.deliveryId);
-  if (detail.event.org_id !== request.orgId) throw unknownDelivery();
-  return detail;
+  return async (deliveryId) => {
+    if (!isId('delivery', deliveryId)) throw unknownDelivery();
+    const detail = await control.delivery(deliveryId);
+    if (detail.event.org_id !== request.orgId) throw unknownDelivery();
+    return detail;
+  };
 }
