@@ -288,6 +288,18 @@ export const MAX_EVENT_SETS = 50;
 /** Largest body of a shaped event: events are a few kB; a shaped one stays far below what receivers read. */
 export const MAX_SHAPED_EVENT_BYTES = 64 * 1024;
 
+/**
+ * How many failed deliveries one bulk resend (`svc emulator deliveries resend --failed --limit`, the control
+ * route's `limit`) resends at most: this many when none is given, and never more than `max`.
+ */
+export const RESEND_FAILED_LIMIT = {default: 100, max: 1000} as const;
+/**
+ * One request of a bulk resend makes at most `deliveries` resends and starts none after `ms` of real time, then
+ * answers with where to go on (`next`): each answer comes within seconds, whatever the receiver does, and a caller
+ * shows progress between them. Each resend may take up to the delivery timeout on its own.
+ */
+export const RESEND_FAILED_PAGE = {deliveries: 50, ms: 5_000} as const;
+
 /** The ports a port session may forward to. */
 export const MIN_SANDBOX_PORT = 1;
 export const MAX_SANDBOX_PORT = 65_535;

@@ -28,6 +28,7 @@ import type {
   RelayReport,
   ResendFailedRequest,
   ResendFailedResult,
+  ResentDelivery,
   SandboxActionRequest,
   SandboxMove,
   SandboxRecord,
@@ -73,6 +74,8 @@ export type {
   RelayReport,
   RequestLogEntry,
   ResendFailedResult,
+  ResendOutcome,
+  ResentDelivery,
   RequestLogPage,
   SandboxMove,
   SandboxRecord,
@@ -334,18 +337,29 @@ export class EmulatorControl {
     return this.#call('GET', `/_emulator/deliveries/${segment(id)}`, (s) => s.DeliveryDetailSchema);
   }
 
-  /** A new attempt now (trigger manual, freshly signed, the same body); the schedule is left as it was. */
-  resendDelivery(id: string): Promise<DeliveryDetail> {
-    return this.#call('POST', `/_emulator/deliveries/${segment(id)}/resend`, (s) => s.DeliveryDetailSchema);
+  /**
+   * A new attempt now (trigger manual, freshly signed, the same body): the delivery after it, and `resend`, how it
+   * went (its answer, and the delivery's state: succeeded when answered 2xx, else as it was).
+   */
+  resendDelivery(id: string): Promise<ResentDelivery> {
+    return this.#call('POST', `/_emulator/deliveries/${segment(id)}/resend`, (s) => s.ResentDeliverySchema);
   }
 
-  /** Resends every failed delivery of the org (of one endpoint, created within `since`), oldest first. */
-  resendFailed(input: ResendFailedRequest = {}): Promise<ResendFailedResult> {
+  /**
+   * Resends the failed deliveries of the org (of one endpoint, created within `since`), oldest first: one page of
+   * at most `limit` per call, each with its outcome; call again with `after: next` to go on (`next` is null when
+   * none is left). Aborting `signal` stops the emulator starting more.
+   */
+  resendFailed(
+    input: ResendFailedRequest = {},
+    options: {signal?: AbortSignal} = {},
+  ): Promise<ResendFailedResult> {
     return this.#call(
       'POST',
       '/_emulator/failed-deliveries/resend',
       (s) => s.ResendFailedResultSchema,
       input,
+      options.signal,
     );
   }
 
@@ -379,11 +393,12 @@ export class EmulatorControl {
     path: string,
     pick: SchemaOf<T> | typeof NO_CONTENT,
     body?: unknown,
+    signal?: AbortSignal,
   ): Promise<T> {
     // The schemas load while the request is on the wire.
     const loading = pick === NO_CONTENT ? undefined : controlSchemas();
     loading?.catch(() => {});
-    const res = await this.#send(method, path, body);
+    const res = await this.#send(method, path, body, signal);
     if (!res.ok) throw await this.#errorOf(res);
     const text = await res.text();
     if (pick === NO_CONTENT || !loading) return undefined as T;

@@ -6,6 +6,7 @@ import {z} from 'zod';
 import {
   ATTEMPT_TRIGGERS,
   CLOCK_MODES,
+  DELIVERY_STATUSES,
   ENDPOINT_CHAOS_SOURCES,
   EVENT_TYPES,
   ID_PATTERNS,
@@ -251,18 +252,47 @@ export const DeliveryDetailSchema = z.object({
 });
 export type DeliveryDetail = Exact<z.infer<typeof DeliveryDetailSchema>>;
 
+/**
+ * What one resend did: the attempt it made, the receiver's answer to it, and the delivery's state after it (an
+ * attempt answered 2xx in time makes the delivery succeeded, as any attempt does; one that fails leaves the state
+ * as it was).
+ */
+export const ResendOutcomeSchema = z.object({
+  delivery_id: z.string(),
+  attempt: z.number().int(),
+  /** The receiver's status code; null when it never answered (see `error`). */
+  status_code: z.number().int().nullable(),
+  /** Network error, timeout or refused redirect; null when the receiver answered with a plain status. */
+  error: z.string().nullable(),
+  status: z.enum(DELIVERY_STATUSES),
+});
+export type ResendOutcome = Exact<z.infer<typeof ResendOutcomeSchema>>;
+
+/** One resend's answer: the delivery after it, and the resend's own outcome. */
+export const ResentDeliverySchema = DeliveryDetailSchema.extend({resend: ResendOutcomeSchema});
+export type ResentDelivery = Exact<z.infer<typeof ResentDeliverySchema>>;
+
 export const ResendFailedRequestSchema = z.object({
   webhook_id: z.string().optional(),
   /** Only deliveries created within this duration of the emulator clock's now (`90m`, `1d`). */
   since: z.string().optional(),
+  /** At most this many resends (RESEND_FAILED_LIMIT); one answer makes at most a page of them (RESEND_FAILED_PAGE). */
+  limit: z.number().int().optional(),
+  /** Where the previous answer stopped (its `next`): only failed deliveries after it. */
+  after: z.string().optional(),
   ...orgField,
 });
 export type ResendFailedRequest = z.infer<typeof ResendFailedRequestSchema>;
 
-/** What a bulk resend did: how many failed deliveries it resent, and which, oldest first. */
+/**
+ * What one request of a bulk resend did: how many failed deliveries it resent, which (oldest first) and how each
+ * went; `next` is where to go on when more match (null when none is left after them).
+ */
 export const ResendFailedResultSchema = z.object({
   resent: z.number().int().nonnegative(),
   deliveries: z.array(z.string()),
+  outcomes: z.array(ResendOutcomeSchema),
+  next: z.string().nullable(),
 });
 export type ResendFailedResult = z.infer<typeof ResendFailedResultSchema>;
 

@@ -243,7 +243,7 @@ describe('svc emulator deliveries resend --failed', {timeout: 120_000}, () => {
     failing = true;
     const nothing = await cli(['emulator', 'deliveries', 'resend', '--failed', '--json']);
     expect(nothing.code, nothing.stderr).toBe(0);
-    expect(json(nothing.stdout)).toEqual({resent: 0, deliveries: []});
+    expect(json(nothing.stdout)).toEqual({resent: 0, deliveries: [], outcomes: [], more: false});
 
     const t = await cli(['trigger', 'sandbox.error', '--json']);
     const eventId = json<{event: {id: string}}>(t.stdout).event.id;
@@ -274,14 +274,19 @@ describe('svc emulator deliveries resend --failed', {timeout: 120_000}, () => {
       '--json',
     ]);
     expect(r.code, r.stderr).toBe(0);
-    expect(json(r.stdout)).toEqual({resent: 1, deliveries: [only?.id]});
+    expect(json(r.stdout)).toEqual({
+      resent: 1,
+      deliveries: [only?.id],
+      outcomes: [expect.objectContaining({delivery_id: only?.id, attempt: 10, status: 'failed'})],
+      more: false,
+    });
     expect(delivered()).toBe(10);
     const text = await cli(['emulator', 'deliveries', 'resend', '--failed']);
     expect(text.stdout).toMatch(
       /^Resent 1 failed delivery on the emulator at http:\/\/127\.0\.0\.1:\d+, oldest first:\n {2}dlv_/,
     );
     const recent = await cli(['emulator', 'deliveries', 'resend', '--failed', '--since', '1h', '--json']);
-    expect(json(recent.stdout)).toEqual({resent: 0, deliveries: []});
+    expect(json(recent.stdout)).toEqual({resent: 0, deliveries: [], outcomes: [], more: false});
     failing = false;
   });
 

@@ -29,17 +29,23 @@ export function registerDeliveryControlRoutes(app: EmulatorApp, ctx: EmulatorCon
   app.get('/_emulator/deliveries/:id', async (c) =>
     c.json(await getDeliveryDetail(ctx, {deliveryId: c.req.param('id')})),
   );
-  // Every failed delivery of the org (of one endpoint, created within `since`), each resent now. Not under
+  // The failed deliveries of the org (of one endpoint, created within `since`), oldest first, each resent now: a
+  // page of them per request, going on from `after`; the client going away stops it. Not under
   // /_emulator/deliveries/: a static segment beside `:id` would cost the main router its one-expression form.
   app.post('/_emulator/failed-deliveries/resend', async (c) => {
-    const body = await readJsonObject(c, ['webhook_id', 'since', 'org_id'], {emptyAllowed: true});
+    const body = await readJsonObject(c, ['webhook_id', 'since', 'org_id', 'limit', 'after'], {
+      emptyAllowed: true,
+    });
     if (body.org_id !== undefined && typeof body.org_id !== 'string')
       throw invalidRequest('org_id must be a string');
     const result = await resendFailedDeliveries(ctx, {
       orgId: (body.org_id as string | undefined) ?? ctx.current.orgId,
       endpointId: body.webhook_id,
       since: body.since,
+      limit: body.limit,
+      after: body.after,
       attempter: ctx.engine.worker,
+      signal: c.req.raw.signal,
     });
     return c.json(result);
   });

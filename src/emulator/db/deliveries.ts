@@ -6,6 +6,12 @@ import type {Database, Queryable} from './database.js';
 import {orgOffsetSql} from './org-clocks.js';
 import {iso, isoRequired} from './repository-support.js';
 
+/** A place in the order of failed deliveries: a creation time (microseconds since the epoch) and an id. */
+export interface FailedPlace {
+  atUs: string;
+  id: string;
+}
+
 /** Retention: events older than the cut-off go, and their deliveries and attempts with them. */
 export async function purgeOlderThan(db: Database, cutoff: Date): Promise<number> {
   // An org with a clock of its own keeps what its own time says (the first bound keeps the index range scan).
@@ -88,16 +94,26 @@ export class DeliveryReadRepository {
     return rows.map(toDeliveryRecord);
   }
 
-  /** The ids of the failed deliveries to these endpoints created after `since`, oldest first. */
-  async failedSince(endpointIds: readonly string[], since: Date): Promise<string[]> {
+  /**
+   * The failed deliveries to these endpoints created after `since`, oldest first, at most `limit`, each with its
+   * place in that order (`after` takes one, to read on from there; a place stays valid if its delivery goes).
+   */
+  async failedSince(
+    endpointIds: readonly string[],
+    since: Date,
+    page: {limit: number; after?: FailedPlace},
+  ): Promise<{id: string; place: FailedPlace}[]> {
     if (endpointIds.length === 0) return [];
-    const {rows} = await this.db.query<{id: string}>(
-      `SELECT id FROM deliveries
+    const {rows} = await this.db.query<{id: string; at_us: string}>(
+      `SELECT id, (extract(epoch FROM created_at) * 1000000)::bigint::text AS at_us FROM deliveries
         WHERE endpoint_id = ANY($1::text[]) AND status = 'failed' AND created_at > $2
-        ORDER BY created_at, id`,
-      [endpointIds, since],
+          AND ($3::bigint IS NULL
+               OR (created_at, id) > (timestamptz 'epoch' + $3::bigint * interval '1 microsecond', $4::text))
+        ORDER BY created_at, id
+        LIMIT $5`,
+      [endpointIds, since, page.after?.atUs ?? null, page.after?.id ?? null, page.limit],
     );
-    return rows.map((r) => r.id);
+    return rows.map((r) => ({id: r.id, place: {atUs: String(r.at_us), id: r.id}}));
   }
 
   /**

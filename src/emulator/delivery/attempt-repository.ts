@@ -1,6 +1,6 @@
 // SQL of attempts: the engine's batched record of scheduled attempts (the record step), one delivery's detail
 // (the delivery with its event, its attempts), and a resend's lease and record.
-import type {AttemptTrigger} from '../../definitions.js';
+import type {AttemptTrigger, DeliveryStatus} from '../../definitions.js';
 import type {DeliveryAttempt} from '../../schemas/emulator.js';
 import type {Database, Queryable} from '../db/database.js';
 import type {DeliveryRow} from '../db/deliveries.js';
@@ -186,11 +186,13 @@ export async function releaseResendLease(q: Queryable, deliveryId: string, owner
 }
 
 /**
- * An attempt made outside the schedule, as recorded: the engine's attempt record without the schedule's outcome
- * (the delivery's status and next attempt stay as they are); `trigger` is manual (a resend) unless chaos made it.
+ * An attempt made outside the schedule, as recorded: the engine's attempt record without the schedule's waits;
+ * `trigger` is manual (a resend) unless chaos made it. `succeeded` moves the delivery to succeeded (a resend
+ * answered 2xx); without it the delivery's status and next attempt stay as they are.
  */
 export type ResendRecord = Omit<AttemptRecord, 'finishedAt' | 'status' | 'nextAttemptAt' | 'trigger'> & {
   trigger?: AttemptTrigger;
+  succeeded?: boolean;
 };
 
 /** Moves a delivery's first attempt later (delivery chaos) and frees its lease; nothing is attempted or counted. */
@@ -204,20 +206,25 @@ export async function postponeFirstAttempt(q: Queryable, deliveryId: string, due
 
 /**
  * Records a manual attempt and counts it on the delivery (attempts, manual_attempts, last attempt and code),
- * freeing the lease; status and next_attempt_at stay. One statement, so both happen or neither. False when the
- * delivery is gone or its count moved meanwhile.
+ * freeing the lease. With `succeeded` (the attempt was answered 2xx in time) the delivery is succeeded and its
+ * schedule ends, as after any such attempt; otherwise its status and next_attempt_at stay. One statement, so all
+ * happens or none. The delivery's status after it; undefined when the delivery is gone or its count moved meanwhile.
  */
-export async function recordResend(q: Queryable, r: ResendRecord): Promise<boolean> {
-  const result = await q.query(
+export async function recordResend(q: Queryable, r: ResendRecord): Promise<DeliveryStatus | undefined> {
+  const result = await q.query<{status: DeliveryStatus}>(
     `WITH moved AS (
        UPDATE deliveries
           SET attempts = $2, manual_attempts = manual_attempts + 1, last_attempt_at = $3, last_status_code = $4,
+              status = CASE WHEN $10::boolean THEN 'succeeded' ELSE status END,
+              next_attempt_at = CASE WHEN $10::boolean THEN NULL ELSE next_attempt_at END,
               locked_until = NULL, locked_by = NULL
         WHERE id = $1 AND attempts = $2 - 1
-        RETURNING id)
-     INSERT INTO delivery_attempts
-            (delivery_id, attempt, started_at, duration_ms, status_code, error, response_body, trigger, signature_t)
-     SELECT id, $2, $3, $5, $4, $6, $7, $9, $8 FROM moved`,
+        RETURNING id, status),
+     inserted AS (
+       INSERT INTO delivery_attempts
+              (delivery_id, attempt, started_at, duration_ms, status_code, error, response_body, trigger, signature_t)
+       SELECT id, $2, $3, $5, $4, $6, $7, $9, $8 FROM moved)
+     SELECT status FROM moved`,
     [
       r.deliveryId,
       r.attempt,
@@ -229,7 +236,8 @@ export async function recordResend(q: Queryable, r: ResendRecord): Promise<boole
       r.responseBody?.replaceAll('\u0000', '') ?? null,
       r.signatureT,
       r.trigger ?? 'manual',
+      r.succeeded ?? false,
     ],
   );
-  return result.rowCount > 0;
+  return result.rows[0]?.status;
 }

@@ -25,7 +25,7 @@ export async function sendChaosDuplicate(
   const t = maker.signatureT(item, atMs);
   const result = await maker.send(copy, signer, t, to);
   if (result.aborted) return false;
-  return recordResend(db, {
+  const recorded = await recordResend(db, {
     deliveryId: item.id,
     attempt: copy.attempt,
     startedAt,
@@ -36,4 +36,5 @@ export async function sendChaosDuplicate(
     signatureT: t,
     trigger: 'chaos',
   });
+  return recorded !== undefined;
 }

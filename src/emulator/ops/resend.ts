@@ -3,9 +3,10 @@
 // How a resend counts:
 // - It is an attempt made, so it takes the next attempt number (sent as Svc-Delivery-Attempt, kept with the
 //   attempt), adds one to the delivery's `attempts`, and becomes its `last_attempt_at` and `last_status_code`.
-// - It is not part of the retry schedule: the delivery's status and `next_attempt_at` stay as they were, and
-//   the schedule still makes its nine attempts with its waits (it counts scheduled attempts only). A pending
-//   delivery resent with success is still retried as planned; a failed or succeeded one stays so.
+// - Answered 2xx in time, it moves the delivery as any attempt does (the service's delivery states): the delivery
+//   is succeeded and nothing more is scheduled for it, whether it was pending or failed. Otherwise the delivery's
+//   status and `next_attempt_at` stay as they were: a failed delivery stays failed, and a pending one keeps its
+//   schedule, which still makes its nine attempts with its waits (it counts scheduled attempts only).
 // - It goes out between the endpoint's scheduled attempts, never beside one (the worker holds the endpoint),
 //   so numbers never collide and a receiver still sees one request at a time per endpoint.
 import {randomBytes} from 'node:crypto';
@@ -19,7 +20,8 @@ import {
 import type {Attempter} from '../delivery/attempter.js';
 import type {ClaimedDelivery} from '../delivery/claim.js';
 import {wait} from '../delivery/timers.js';
-import {checkDeliveryId, type DeliveryDetail, getDeliveryDetail} from './delivery-detail.js';
+import type {ResendOutcome, ResentDelivery} from '../../schemas/emulator.js';
+import {checkDeliveryId, getDeliveryDetail} from './delivery-detail.js';
 import {conflict, notFound, vaultUnavailable} from '../operation-error.js';
 
 export interface ResendInput {
@@ -29,7 +31,14 @@ export interface ResendInput {
   leaseWaitMs?: number;
 }
 
-export async function resendDelivery(ctx: EmulatorContext, input: ResendInput): Promise<DeliveryDetail> {
+/** Resends the delivery and answers with it afterwards, and how the resend went. */
+export async function resendDelivery(ctx: EmulatorContext, input: ResendInput): Promise<ResentDelivery> {
+  const resend = await resendOnce(ctx, input);
+  return {...(await getDeliveryDetail(ctx, {deliveryId: input.deliveryId})), resend};
+}
+
+/** Makes the resend and records it: the attempt's number, the receiver's answer and the delivery's state after. */
+export async function resendOnce(ctx: EmulatorContext, input: ResendInput): Promise<ResendOutcome> {
   checkDeliveryId(input.deliveryId);
   // Taken before the delivery is read: if its endpoint is deleted from now on, no request is made for it.
   const fence = input.attempter.mark();
@@ -42,7 +51,7 @@ export async function resendDelivery(ctx: EmulatorContext, input: ResendInput): 
   if (!target) throw notFound('no delivery with this id');
 
   const {attempter} = input;
-  await attempter.holdEndpoint(target.endpoint_id, async () => {
+  return attempter.holdEndpoint(target.endpoint_id, async (): Promise<ResendOutcome> => {
     const owner = `${attempter.owner}:resend_${randomBytes(6).toString('hex')}`;
     const attempts = await takeLease(ctx, input, owner, attempter.timeoutMs + 5_000);
     const item: ClaimedDelivery = {
@@ -81,14 +90,21 @@ export async function resendDelivery(ctx: EmulatorContext, input: ResendInput): 
       error: r.error,
       responseBody: r.responseBody,
       signatureT: sent.signatureT,
+      succeeded: r.ok,
     });
     ctx.engine.changes.changed();
     if (!recorded) {
       await releaseResendLease(ctx.db, input.deliveryId, owner);
       throw notFound('the delivery was deleted while it was being resent');
     }
+    return {
+      delivery_id: input.deliveryId,
+      attempt: item.attempt,
+      status_code: r.statusCode,
+      error: r.error,
+      status: recorded,
+    };
   });
-  return getDeliveryDetail(ctx, {deliveryId: input.deliveryId});
 }
 
 /**

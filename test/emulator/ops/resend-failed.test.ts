@@ -91,7 +91,12 @@ describeEachBackend(EMULATOR_BACKENDS, 'on $name', (chosen) => {
       expect(r.requests.length).toBe(before + 5);
 
       // Created 104 hours ago on the emulator's clock.
-      expect(await e.control.resendFailed({since: '4d'})).toEqual({resent: 0, deliveries: []});
+      expect(await e.control.resendFailed({since: '4d'})).toEqual({
+        resent: 0,
+        deliveries: [],
+        outcomes: [],
+        next: null,
+      });
       expect((await e.control.resendFailed({since: '5d'})).resent).toBe(3);
     });
 

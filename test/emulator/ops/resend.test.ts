@@ -118,13 +118,13 @@ describeEachBackend(EMULATOR_BACKENDS, 'on $name', (chosen) => {
   });
 
   describe('POST /_emulator/deliveries/:id/resend', () => {
-    it('makes a manual, freshly signed attempt with the same body and leaves the schedule alone', async () => {
+    it('makes a manual, freshly signed attempt with the same body; failing, it leaves the schedule alone', async () => {
       const {
         emu: e,
         receiver: r,
         deliveryId,
         hook,
-      } = await setUp((i) => (i === 1 ? {status: 200, body: 'fixed'} : {status: 500, body: 'broken'}));
+      } = await setUp((i) => (i === 3 ? {status: 200, body: 'fixed'} : {status: 500, body: 'broken'}));
       const before = await e.control.delivery(deliveryId);
       expect(before.delivery.next_attempt_at).toBe(new Date(START.getTime() + 30_000).toISOString());
 
@@ -146,17 +146,24 @@ describeEachBackend(EMULATOR_BACKENDS, 'on $name', (chosen) => {
         }),
       ).not.toThrow();
 
-      // Counted as an attempt made; status and next attempt untouched.
+      // Counted as an attempt made; failing, it leaves status and next attempt untouched, and says so.
+      expect(after.resend).toEqual({
+        delivery_id: deliveryId,
+        attempt: 2,
+        status_code: 500,
+        error: null,
+        status: 'pending',
+      });
       expect(after.delivery).toMatchObject({
         status: 'pending',
         attempts: 2,
-        last_status_code: 200,
+        last_status_code: 500,
         next_attempt_at: before.delivery.next_attempt_at,
         last_attempt_at: new Date(START.getTime() + 10_000).toISOString(),
       });
       expect(after.attempts.map((a) => [a.attempt, a.trigger, a.status_code, a.signature_t])).toEqual([
         [1, 'scheduled', 500, START.getTime() / 1000],
-        [2, 'manual', 200, t],
+        [2, 'manual', 500, t],
       ]);
 
       // The schedule goes on: the next scheduled attempt comes 30 s after the first and is number 3, and the wait
@@ -240,7 +247,7 @@ describeEachBackend(EMULATOR_BACKENDS, 'on $name', (chosen) => {
         [2, 'manual', 200],
       ]);
       expect(r.requests[1]?.headers['svc-delivery-attempt']).toBe('2');
-      expect(after.delivery).toMatchObject({status: 'pending', attempts: 2});
+      expect(after.delivery).toMatchObject({status: 'succeeded', attempts: 2, next_attempt_at: null});
     });
 
     it('records a network failure as the attempt error', async () => {
