@@ -315,14 +315,23 @@ export const SANDBOX_LINK_TOKEN_LENGTH = /* @__PURE__ */ Math.ceil((SANDBOX_LINK
 export const ADMIN_TOKEN_PREFIX = 'adm_';
 /** Random bytes of an admin token, written after the prefix as unpadded base64url. */
 export const ADMIN_TOKEN_BYTES = 24;
+/**
+ * How a control token the emulator issues begins: a credential of its control surface that reaches one org only
+ * (`ctl_org_….<mac>`), or that only makes orgs, each with a token of its own (`ctl_new_orgs.<mac>`).
+ */
+export const CONTROL_TOKEN_PREFIX = 'ctl_';
+/** What a control token reaches: one org, or nothing but making orgs. */
+export const CONTROL_TOKEN_SCOPES = ['org', 'new_orgs'] as const;
+export type ControlTokenScope = (typeof CONTROL_TOKEN_SCOPES)[number];
 
 /**
  * Anything in a text shaped like a secret of the service: a key secret, a signing secret (plain or
- * percent-encoded, whole or any run of base64 after `whsec_`), an emulator's admin token (any run after `adm_`),
- * a link token. Logs write `[redacted]` in its place.
+ * percent-encoded, whole or any run of base64 after `whsec_`), an emulator's admin token (any run after `adm_`)
+ * and the control tokens it issues (after `ctl_`), a link token. Logs write `[redacted]` in its place.
  */
 export const SECRET_SHAPES: readonly RegExp[] = /* @__PURE__ */ Object.freeze([
   /* @__PURE__ */ new RegExp(`${ADMIN_TOKEN_PREFIX}[A-Za-z0-9_%-]+`, 'g'),
+  /* @__PURE__ */ new RegExp(`${CONTROL_TOKEN_PREFIX}[A-Za-z0-9_.%-]+`, 'g'),
   /* @__PURE__ */ new RegExp(`${API_KEY_SECRET_PREFIX}[0-9A-Za-z]{${API_KEY_SECRET_BODY_LENGTH}}`, 'g'),
   /* @__PURE__ */ new RegExp(`${SIGNING_SECRET_PREFIX}(?:[A-Za-z0-9+/]|%2[BbFf]){43}(?:=|%3[Dd])?`, 'g'),
   /* @__PURE__ */ new RegExp(`${SIGNING_SECRET_PREFIX}[A-Za-z0-9+=%_-]+`, 'g'),

@@ -5,6 +5,8 @@ import type {z} from 'zod';
 import type {
   ChaosSettings,
   ClockState,
+  ControlToken,
+  CreateControlTokenRequest,
   CreatedKey,
   CreatedWebhook,
   CreateKeyRequest,
@@ -91,6 +93,10 @@ export type {ClockMoveOptions, WaitForDeliveryOptions} from './control-options.j
 
 export interface EmulatorControlOptions {
   url: string;
+  /**
+   * The admin token of emulator.json, or a control token the emulator issued (`createControlToken`): the token
+   * of one org, whose calls the emulator refuses for anything not of that org (403 `forbidden`).
+   */
   adminToken: string;
   /** Default: the global fetch. The relay stream needs one whose answer's body can be read as it comes. */
   fetch?: FetchLike;
@@ -146,6 +152,15 @@ export class EmulatorControl {
   /** A new, empty org: give each test file its own, with its own keys, endpoints, events and clock. */
   createOrg(input: CreateOrgRequest): Promise<Org> {
     return this.#call('POST', '/_emulator/orgs', (s) => s.OrgSchema, input);
+  }
+
+  /**
+   * A control token narrower than the admin token, shown in this answer only: the token of an org there is
+   * (`{org_id}`), a new org with its token (`{new_org: NAME}`), or one that only makes orgs (`{scope: 'new_orgs'}`,
+   * what a test run hands its files). A client made with an org's token reaches that org alone.
+   */
+  createControlToken(input: CreateControlTokenRequest): Promise<ControlToken> {
+    return this.#call('POST', '/_emulator/control-tokens', (s) => s.ControlTokenSchema, input);
   }
 
   /** Empties an org (keys, endpoints, sandboxes, links, events, deliveries) and gives its clock back to the emulator's. */

@@ -11,8 +11,13 @@ export interface Refusal {
   key_prefix?: string;
 }
 
+/** What a request on the control surface may reach, by its token: everything, one org, or making orgs. */
+export type ControlScope = {kind: 'admin'} | {kind: 'org'; orgId: string} | {kind: 'new_orgs'};
+
 export type AppEnv = {
   Variables: {
+    /** Set by the control surface's authentication for every request it lets through. */
+    controlScope: ControlScope;
     key: {id: string; orgId: string; prefix: string};
     /** Why the request was refused, for the request log only: never in the answer. */
     refusal: Refusal;

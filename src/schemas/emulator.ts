@@ -6,6 +6,7 @@ import {z} from 'zod';
 import {
   ATTEMPT_TRIGGERS,
   CLOCK_MODES,
+  CONTROL_TOKEN_SCOPES,
   DELIVERY_STATUSES,
   ENDPOINT_CHAOS_SOURCES,
   EVENT_TYPES,
@@ -50,6 +51,18 @@ const orgField = {org_id: z.string().optional()};
 
 export const CreateOrgRequestSchema = z.object({name: z.string()});
 export type CreateOrgRequest = Exact<z.infer<typeof CreateOrgRequestSchema>>;
+/**
+ * `POST /_emulator/control-tokens`, one field of three: the token of an org there is (`org_id`), a new org of this
+ * name with its token (`new_org`), or a token that only makes orgs (`scope: "new_orgs"`).
+ */
+export type CreateControlTokenRequest = {org_id: string} | {new_org: string} | {scope: 'new_orgs'};
+/** A control token, shown in this answer only: what it reaches, and its org (null for `new_orgs`). */
+export const ControlTokenSchema = z.object({
+  token: z.string(),
+  scope: z.enum(CONTROL_TOKEN_SCOPES),
+  org: OrgSchema.nullable(),
+});
+export type ControlToken = Exact<z.infer<typeof ControlTokenSchema>>;
 
 export const CreateKeyRequestSchema = z.object({
   name: z.string(),

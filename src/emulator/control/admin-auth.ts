@@ -1,6 +1,8 @@
-// The control surface accepts only the emulator's admin token (from emulator.json), never an API key.
+// The control surface accepts the emulator's admin token (from emulator.json), or a control token the emulator
+// issued (reaching one org, or only making orgs: control/token-scope.ts holds it to that), never an API key.
 import {createMiddleware} from 'hono/factory';
 import {bearerToken} from '../auth/bearer.js';
+import {readControlToken} from '../auth/control-token.js';
 import {reserveOrRefuse} from '../auth/rate-limiter.js';
 import type {AppEnv, EmulatorContext} from '../context.js';
 import {safeEqual} from '../hash.js';
@@ -13,6 +15,13 @@ export function adminAuth(ctx: EmulatorContext) {
     // The right token always passes, compared in constant time before the limiter looks: whoever guesses from
     // the same address can never lock the emulator's operator (and `limiter reset`) out.
     if (token && safeEqual(token, ctx.adminToken)) {
+      c.set('controlScope', {kind: 'admin'});
+      await next();
+      return;
+    }
+    const issued = token ? readControlToken(ctx.adminToken, token) : undefined;
+    if (issued) {
+      c.set('controlScope', issued);
       await next();
       return;
     }
@@ -21,7 +30,8 @@ export function adminAuth(ctx: EmulatorContext) {
     reservation.failed();
     c.set('refusal', {
       reason: token ? 'wrong_admin_token' : 'missing',
-      detail: 'the control surface takes only the admin token of emulator.json',
+      detail:
+        'the control surface takes the admin token of emulator.json or a control token this emulator issued',
     });
     throw new HttpError(
       401,

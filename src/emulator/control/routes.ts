@@ -12,6 +12,8 @@ import {createOrg, orgFor} from '../ops/orgs.js';
 import {adminAuth} from './admin-auth.js';
 import {clockMoveOf, orgIdOf, registerOrgRoutes} from './org-routes.js';
 import {STATE_IMPORT_PATH} from './state-routes.js';
+import {registerControlTokenRoutes} from './token-routes.js';
+import {controlTokenScope} from './token-scope.js';
 
 export const MAX_CONTROL_BODY_BYTES = 64 * 1024;
 
@@ -29,6 +31,8 @@ export function registerControlRoutes(app: EmulatorApp, ctx: EmulatorContext): v
   });
   // A state file is loaded whole in one request; its route sets a limit of its own.
   app.use('/_emulator/*', (c, next) => (c.req.path === STATE_IMPORT_PATH ? next() : smallBodies(c, next)));
+  // After the body limit: a control token of one org is held to it, which may mean reading the body.
+  app.use('/_emulator/*', controlTokenScope(ctx));
 
   app.get('/_emulator/health', (c) =>
     c.json({
@@ -89,4 +93,5 @@ export function registerControlRoutes(app: EmulatorApp, ctx: EmulatorContext): v
     return c.json(state);
   });
   registerOrgRoutes(app, ctx);
+  registerControlTokenRoutes(app, ctx);
 }
