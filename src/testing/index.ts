@@ -19,6 +19,7 @@ import {
   type StartEmulatorOptions,
   startEmulator,
 } from '../emulator/index.js';
+import {type EmulatorConnection, orgMakingConnection} from './connection.js';
 import {OrgControl} from './org-control.js';
 import {startTestReceiver, type TestReceiver} from './receiver.js';
 
@@ -56,6 +57,7 @@ export type {
   WaitForDeliveryOptions,
   WebhookEndpoint,
 } from '../emulator/index.js';
+export type {EmulatorConnection} from './connection.js';
 export {OrgControl} from './org-control.js';
 export {
   type ReceivedDelivery,
@@ -64,26 +66,21 @@ export {
   type TestReceiverOptions,
 } from './receiver.js';
 
-/** How a test file reaches the run's emulator: what the global setup provides (no secrets beyond the admin token). */
-export interface EmulatorConnection {
-  url: string;
-  adminToken: string;
-}
-
 export interface TestEmulator extends AsyncDisposable {
   /** The emulator's address (its /v1 API and /_emulator control surface). */
   readonly url: string;
+  /** What to hand the run's test files: the address and a token that only makes orgs. */
   readonly connection: EmulatorConnection;
-  /** The emulator-wide control client (its default org and the emulator's clock). */
+  /** The emulator-wide control client, with the admin token (its default org and the emulator's clock). */
   readonly control: EmulatorControl;
   readonly emulator: RunningEmulator;
   stop(): Promise<void>;
 }
 
 /**
- * Starts an emulator for a test run: in memory, on a free loopback port, on a manual clock (time moves only when a
- * test moves it; each org's own clock moves with `advanceClock(d, {org})`), delivering to loopback receivers.
- * Its data dir is removed when it stops, when the process exits, and on SIGINT or SIGTERM.
+ * Starts an emulator for a test run: in memory, on a free loopback port (or the `port` given), on a manual clock
+ * (time moves only when a test moves it; each org's own clock moves with `advanceClock(d, {org})`), delivering to
+ * loopback receivers. Its data dir is removed when it stops, when the process exits, and on SIGINT or SIGTERM.
  */
 export async function startTestEmulator(
   options: Omit<StartEmulatorOptions, 'dataDir' | 'inMemory'> = {},
@@ -114,7 +111,13 @@ export async function startTestEmulator(
     });
     return stopping;
   };
-  const connection = {url: emulator.apiUrl, adminToken: emulator.adminToken};
+  let connection: EmulatorConnection;
+  try {
+    connection = await orgMakingConnection(emulator.control);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
   return {
     url: emulator.apiUrl,
     connection,
@@ -126,11 +129,12 @@ export async function startTestEmulator(
 }
 
 /**
- * The control client of the run's emulator: from a connection (what the vitest global setup provides), else from
- * the running emulator's emulator.json in SVC_EMULATOR_DATA_DIR (under `svc emulator exec -- node --test …`).
+ * A control client of the run's emulator that only makes orgs (createOrgFixture makes each file's with it): from
+ * a connection (what the vitest global setup provides), else from the running emulator's emulator.json in
+ * SVC_EMULATOR_DATA_DIR (under `svc emulator exec -- node --test …`).
  */
 export async function connectTestEmulator(connection?: EmulatorConnection): Promise<EmulatorControl> {
-  if (connection) return new EmulatorControl({url: connection.url, adminToken: connection.adminToken});
+  if (connection) return new EmulatorControl({url: connection.url, adminToken: connection.token});
   const dir = process.env.SVC_EMULATOR_DATA_DIR;
   const runtime = dir ? await readRuntimeFile(dir) : undefined;
   if (!runtime) {
@@ -139,7 +143,10 @@ export async function connectTestEmulator(connection?: EmulatorConnection): Prom
         'under `svc emulator exec`, which sets SVC_EMULATOR_DATA_DIR',
     );
   }
-  return new EmulatorControl({url: runtime.api_url, adminToken: runtime.admin_token});
+  const made = await orgMakingConnection(
+    new EmulatorControl({url: runtime.api_url, adminToken: runtime.admin_token}),
+  );
+  return new EmulatorControl({url: made.url, adminToken: made.token});
 }
 
 /** What a test file holds: its own org (and clock), a key of it, an endpoint of it and the receiver behind it. */
@@ -165,17 +172,24 @@ export interface OrgFixtureOptions {
   respond?: Parameters<TestReceiver['respondWith']>[0];
 }
 
-/** An org of its own for one test file, with a key, an endpoint and a receiver; dispose of it after the file. */
+/**
+ * An org of its own for one test file, with a key, an endpoint and a receiver; dispose of it after the file. Its
+ * control client carries the org's own token: the emulator refuses it (403 `forbidden`) anything of another
+ * org or of the whole emulator, so one file cannot move, read or reset another's.
+ */
 export async function createOrgFixture(
   emulator: EmulatorControl | EmulatorConnection,
   options: OrgFixtureOptions = {},
 ): Promise<OrgFixture> {
-  const control = emulator instanceof EmulatorControl ? emulator : await connectTestEmulator(emulator);
-  const org = await control.createOrg({name: options.name ?? `test ${Date.now().toString(36)}`});
+  const maker = emulator instanceof EmulatorControl ? emulator : await connectTestEmulator(emulator);
+  const {org, token} = await maker.createControlToken({
+    new_org: options.name ?? `test ${Date.now().toString(36)}`,
+  });
+  if (!org) throw new Error('createOrgFixture: the emulator made no org');
+  const bound = new OrgControl(new EmulatorControl({url: maker.url, adminToken: token}), org.id);
   const receiver = await startTestReceiver();
   try {
     if (options.respond !== undefined) receiver.respondWith(options.respond);
-    const bound = new OrgControl(control, org.id);
     const key = await bound.createKey({name: 'test'});
     const endpoint = await bound.createWebhook({
       url: receiver.url,
@@ -186,14 +200,14 @@ export async function createOrgFixture(
     const dispose = () => {
       disposing ??= (async () => {
         await receiver.close();
-        await control.deleteOrg(org.id).catch(() => undefined);
+        await bound.emulator.deleteOrg(org.id).catch(() => undefined);
       })();
       return disposing;
     };
     return {control: bound, org, key, endpoint, receiver, dispose, [Symbol.asyncDispose]: dispose};
   } catch (err) {
     await receiver.close();
-    await control.deleteOrg(org.id).catch(() => undefined);
+    await bound.emulator.deleteOrg(org.id).catch(() => undefined);
     throw err;
   }
 }

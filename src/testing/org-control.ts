@@ -1,5 +1,7 @@
 // The control client of one test file's org: every call acts on that org alone (its clock, its events, its keys
-// and endpoints), so a file cannot move another file's time or fire into another file's receiver by mistake.
+// and endpoints). In a fixture it goes through a client holding the org's own control token, so the emulator
+// itself refuses a call for another file's org: a file cannot move another file's time, read its deliveries or
+// reset it, by mistake or otherwise.
 import type {
   ClockMoveOptions,
   CreatedKey,
@@ -24,7 +26,10 @@ type WithoutOrg<T> = Omit<T, 'org_id'>;
 
 export class OrgControl {
   constructor(
-    /** The emulator-wide control client, for what is not one org's (the emulator's clock, its state). */
+    /**
+     * The control client the calls go through. In a fixture it holds the org's own control token, which reaches
+     * this org alone (anything of another org, or of the whole emulator, is refused with 403 `forbidden`).
+     */
     readonly emulator: EmulatorControl,
     readonly orgId: string,
   ) {}

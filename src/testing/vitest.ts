@@ -15,13 +15,14 @@ import {
   startTestEmulator,
   type TestEmulator,
 } from './index.js';
-import './vitest-setup.js';
+import {TEST_TIMEOUTS} from './vitest-setup.js';
 
 export * from './index.js';
 
 /**
  * Registers the file's org fixture: made in beforeAll on the emulator the global setup provides (without the
- * global setup, on an emulator of the file's own), disposed of in afterAll. Returns a getter for use in tests.
+ * global setup, on an emulator of the file's own), disposed of in afterAll, each hook with the hook timeout of
+ * TEST_TIMEOUTS whatever the config says. Returns a getter for use in tests.
  */
 export function setupSvcOrg(options: OrgFixtureOptions = {}): () => OrgFixture {
   let fixture: OrgFixture | undefined;
@@ -30,13 +31,13 @@ export function setupSvcOrg(options: OrgFixtureOptions = {}): () => OrgFixture {
     const provided = inject('svcEmulator') as ReturnType<typeof inject<'svcEmulator'>> | undefined;
     if (!provided) own = await startTestEmulator();
     fixture = await createOrgFixture(provided ?? (own as TestEmulator).connection, options);
-  });
+  }, TEST_TIMEOUTS.hookTimeout);
   afterAll(async () => {
     await fixture?.dispose();
     fixture = undefined;
     await own?.stop();
     own = undefined;
-  });
+  }, TEST_TIMEOUTS.hookTimeout);
   return () => {
     if (!fixture)
       throw new Error('setupSvcOrg: the fixture exists only inside the tests of the file that made it');

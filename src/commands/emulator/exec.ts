@@ -14,14 +14,21 @@ export default class EmulatorExec extends BaseCommand {
   static override summary =
     'Start a throwaway emulator, run a command against it, stop, and exit with its code';
   static override description =
-    'The command sees SVC_API_URL, SVC_API_KEY (a fresh key) and SVC_EMULATOR_DATA_DIR. The emulator listens on a free port and keeps its data in memory unless --data-dir is given.';
+    'The command sees SVC_API_URL, SVC_API_KEY (a fresh key) and SVC_EMULATOR_DATA_DIR. The emulator listens on a free port unless --port is given, and keeps its data in memory unless --data-dir is given. The vitest global setup of @svc/cli/testing uses this emulator instead of starting its own.';
   static override strict = false;
   static override examples = [
     '<%= config.bin %> emulator exec -- npm test',
     '<%= config.bin %> emulator exec -- svc org --json',
     '<%= config.bin %> emulator exec --seed ci/seed.json --export-on-exit state.json -- npm test',
+    '<%= config.bin %> emulator exec --port 4010 --clock manual --allow-local-endpoints -- npx vitest run',
   ];
   static override flags = {
+    port: Flags.integer({
+      description: 'port to listen on (0 picks a free one)',
+      default: 0,
+      min: 0,
+      max: 65535,
+    }),
     'data-dir': dataDirFlag({description: 'keep the data in this dir instead of in memory'}),
     'database-url': databaseUrlFlag(),
     clock: emulatorClockFlag(),
@@ -49,6 +56,7 @@ export default class EmulatorExec extends BaseCommand {
     const {flags, argv} = await this.parse(EmulatorExec);
     const {exitCode} = await emulatorExec({
       command: argv as string[],
+      port: flags.port,
       dataDir: flags['data-dir'],
       databaseUrl: flags['database-url'],
       clock: flags.clock,

@@ -10,6 +10,8 @@ import {writeSnapshotFile} from './state/snapshot-file.js';
 
 export interface EmulatorExecOptions {
   command: string[];
+  /** Where the emulator listens (default 0: a free port). */
+  port?: number;
   dataDir?: string;
   databaseUrl?: string;
   clock?: 'real' | 'manual';
@@ -42,7 +44,7 @@ export async function emulatorExec(options: EmulatorExecOptions): Promise<{exitC
   const emulator = await startOrExplain({
     ...resolveStartOptions(
       {
-        port: 0,
+        port: options.port ?? 0,
         dataDir: options.dataDir,
         inMemory: !options.dataDir,
         databaseUrl: options.databaseUrl,

@@ -3,14 +3,14 @@
 // Node as it is, as in vitest.config.ts.
 import {fileURLToPath} from 'node:url';
 import {defineConfig} from 'vitest/config';
+import {TEST_TIMEOUTS} from '../../../dist/src/testing/vitest-setup.js';
 
 export default defineConfig({
   root: fileURLToPath(new URL('.', import.meta.url)),
   test: {
     include: ['*.suite.ts'],
     pool: 'forks',
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    ...TEST_TIMEOUTS,
     server: {deps: {external: [/[\\/]dist[\\/]/]}},
   },
 });
