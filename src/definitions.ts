@@ -300,6 +300,24 @@ export const RESEND_FAILED_LIMIT = {default: 100, max: 1000} as const;
  */
 export const RESEND_FAILED_PAGE = {deliveries: 50, ms: 5_000} as const;
 
+/**
+ * `svc webhooks test-receiver --race [N]`: one event sent as N attempts at once (2 when N is not given, at most
+ * `maxAttempts`), in `rounds` rounds. The narrowest gap an asynchronous check-then-insert can leave (one turn of
+ * the event loop) is hit in about one round of five on loopback; one in twenty would still escape all the
+ * rounds only with a chance of 0.95^100, about 0.6 %. A real gap (a database round trip) is hit nearly every round.
+ */
+export const RACE_CHECK = {defaultAttempts: 2, maxAttempts: 10, rounds: 100} as const;
+/**
+ * `svc webhooks test-receiver --burst RATE[:DURATION]`: the fastest rate (deliveries a second) and the longest
+ * run it sends, and the run when none is given.
+ */
+export const BURST_CHECK = {maxRatePerSecond: 100, maxDurationMs: 60_000, defaultDurationMs: 10_000} as const;
+/**
+ * A burst whose p99 answer time reaches this share of the attempt budget (DELIVERY_TIMEOUT_MS) is a "slow
+ * ack": a burst twice as large, or a slower database, would push attempts past the budget.
+ */
+export const SLOW_ACK_BUDGET_SHARE = 0.5;
+
 /** The ports a port session may forward to. */
 export const MIN_SANDBOX_PORT = 1;
 export const MAX_SANDBOX_PORT = 65_535;

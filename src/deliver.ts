@@ -93,7 +93,8 @@ export function noAnswer(error: string, durationMs: number, more: Partial<PostRe
   return {ok: false, statusCode: null, error, durationMs, responseBody: null, ...more};
 }
 
-function redirectError(status: number, location: unknown): string | null {
+/** What a 3xx answer is recorded as: the redirect, which is never followed; null for any other status. */
+export function redirectError(status: number, location: unknown): string | null {
   if (status < 300 || status >= 400) return null;
   const to = typeof location === 'string' && location ? ` to ${location}` : '';
   return `redirect (${status}${to}) not followed`;

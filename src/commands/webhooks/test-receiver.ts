@@ -1,10 +1,17 @@
 import {Args, Flags} from '@oclif/core';
-import {DELIVERY_TIMEOUT_MS, SIGNATURE_TOLERANCE_SECONDS} from '../../definitions.js';
+import {
+  BURST_CHECK,
+  DELIVERY_TIMEOUT_MS,
+  RACE_CHECK,
+  SIGNATURE_TOLERANCE_SECONDS,
+} from '../../definitions.js';
 import {BaseCommand} from '../../lib/base-command.js';
 import {ExitCode} from '../../lib/exit-codes.js';
+import {withOptionalValue} from '../../lib/optional-flag-value.js';
 import {writeJunitReport} from '../../services/webhooks/receiver-junit.js';
 import {FUTURE_CHECK_IDS, RECEIVER_CHECK_IDS, testReceiver} from '../../services/webhooks/test-receiver.js';
 import {WEBHOOK_SECRET_ENV} from '../../services/webhooks/verify.js';
+import {renderLoadDetails} from '../../ui/load-report.js';
 import {renderDiagnosis, renderSkipped, renderSummary, renderVerdict} from '../../ui/receiver-report.js';
 import type {CheckVerdict} from '../../services/webhooks/test-receiver.js';
 
@@ -20,11 +27,16 @@ export default class WebhooksTestReceiver extends BaseCommand {
     `Checks: ${RECEIVER_CHECK_IDS.join(', ')}.\n\n` +
     `--future runs only the deliveries a later version of the service may send (${FUTURE_CHECK_IDS.join(', ')}); ` +
     'the default run includes them. --junit FILE also writes the verdicts as JUnit XML for CI (owner-only).' +
+    `\n\n--race sends one event as N attempts at once, ${RACE_CHECK.rounds} times; with --probe it sees a side effect ` +
+    'applied twice (docs/webhooks.md: the probe contract). --burst sends deliveries on a fixed schedule and reports ' +
+    `p50/p99/max answer times against the ${DELIVERY_TIMEOUT_MS / 1000} s budget ("slow ack" from a p99 of half of it). ` +
+    'Both run after the other checks, once the valid delivery passed.' +
     '\n\nExit 0 only when every check passes.';
   static override examples = [
     `${WEBHOOK_SECRET_ENV}=whsec_… <%= config.bin %> webhooks test-receiver http://127.0.0.1:3000/webhooks`,
     `${WEBHOOK_SECRET_ENV}=whsec_… <%= config.bin %> webhooks test-receiver http://127.0.0.1:3000/webhooks --only future-301,duplicate --json`,
     `${WEBHOOK_SECRET_ENV}=whsec_… <%= config.bin %> webhooks test-receiver http://127.0.0.1:3000/webhooks --future --junit receiver.xml`,
+    `${WEBHOOK_SECRET_ENV}=whsec_… <%= config.bin %> webhooks test-receiver http://127.0.0.1:3000/webhooks --only valid --race --probe http://127.0.0.1:3000/svc-probe --burst 50/s:20s`,
   ];
   static override args = {
     url: Args.string({description: 'the receiver to test (http:// or https://)', required: true}),
@@ -47,10 +59,24 @@ export default class WebhooksTestReceiver extends BaseCommand {
       description: 'also write the verdicts as JUnit XML to FILE (one test case per check)',
       helpValue: 'FILE',
     }),
+    race: Flags.integer({
+      description: `also send one event as N attempts at once (default ${RACE_CHECK.defaultAttempts}), ${RACE_CHECK.rounds} times, to catch a dedupe that lets both through`,
+      helpValue: '[N]',
+    }),
+    probe: Flags.string({
+      description:
+        'with --race: GET URL?event_id=… answers {"applied": <count>}, so a side effect run twice is seen',
+      helpValue: 'URL',
+    }),
+    burst: Flags.string({
+      description: `also send deliveries at RATE (N/s, at most ${BURST_CHECK.maxRatePerSecond}) for DURATION (default ${BURST_CHECK.defaultDurationMs / 1000}s) and report p50/p99/max answer times`,
+      helpValue: 'RATE[:DURATION]',
+    }),
   };
 
   async run() {
-    const {args, flags} = await this.parse(WebhooksTestReceiver);
+    const argv = withOptionalValue(this.argv, '--race', String(RACE_CHECK.defaultAttempts));
+    const {args, flags} = await this.parse(WebhooksTestReceiver, argv);
     if (flags.secret !== undefined) {
       this.note(
         `Hint: --secret is visible in shell history and the process list; set ${WEBHOOK_SECRET_ENV}.`,
@@ -70,13 +96,21 @@ export default class WebhooksTestReceiver extends BaseCommand {
       env: process.env,
       only: flags.only,
       future: flags.future,
+      race: flags.race,
+      probe: flags.probe,
+      burst: flags.burst,
       onVerdict: this.jsonEnabled() ? undefined : onVerdict,
     });
     if (flags.junit !== undefined) writeJunitReport(flags.junit, report);
     if (report.failed > 0 || report.skipped > 0) process.exitCode = ExitCode.error;
     await this.show(report, (r) => {
       const diagnosis = renderDiagnosis(r);
-      return [...renderSkipped(skipped, paint), ...(diagnosis ? [diagnosis] : []), renderSummary(r, paint)]
+      return [
+        ...renderSkipped(skipped, paint),
+        ...renderLoadDetails(r),
+        ...(diagnosis ? [diagnosis] : []),
+        renderSummary(r, paint),
+      ]
         .map((line) => `${line}\n`)
         .join('');
     });

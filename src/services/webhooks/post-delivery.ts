@@ -2,7 +2,7 @@
 // raw bytes, every Svc-* header, the signature made by the receiver library's signer, no redirect followed, a 2xx
 // within 10 s or it failed, and the first 4 kB of the answer kept. `svc webhooks send` and
 // `svc webhooks test-receiver` both post through here.
-import {deliveryHeaders as headersOf, postDelivery as post} from '../../deliver.js';
+import {deliveryHeaders as headersOf, type PostResult, postDelivery as post} from '../../deliver.js';
 import {API_KEY_SECRET_PREFIX, type EventType, SIGNING_SECRET_PREFIX} from '../../definitions.js';
 import {usageError} from '../../lib/errors.js';
 import {currentSvcCommand} from '../../lib/invocation.js';
@@ -73,6 +73,19 @@ export function parseReceiverUrl(text: string, what = 'URL'): URL {
   return url;
 }
 
+/** A post's result as the CLI reports it (also for posts made over a connection of their own: --race). */
+export function postedAnswer(r: PostResult): PostedAnswer {
+  return {
+    status_code: r.statusCode,
+    accepted: r.ok,
+    error: r.error,
+    duration_ms: r.durationMs,
+    response_body: r.responseBody,
+    response_truncated: r.truncated === true,
+    timed_out: r.timedOut === true,
+  };
+}
+
 /** Posts once and reports what came back; never throws for anything the network or the receiver does. */
 export async function postDelivery(
   url: URL,
@@ -89,15 +102,7 @@ export async function postDelivery(
       timeoutMs: options.timeoutMs,
       maxResponseBytes: options.maxResponseBytes,
     });
-    return {
-      status_code: r.statusCode,
-      accepted: r.ok,
-      error: r.error,
-      duration_ms: r.durationMs,
-      response_body: r.responseBody,
-      response_truncated: r.truncated === true,
-      timed_out: r.timedOut === true,
-    };
+    return postedAnswer(r);
   } finally {
     await dispatcher.destroy().catch(() => undefined);
   }

@@ -21,12 +21,13 @@ import {
   RECEIVER_CHECKS,
   type ReceiverCheck,
 } from './receiver-checks.js';
+import {type LoadCheckOptions, type LoadReport, planLoadChecks, runLoadChecks} from './load-checks.js';
 
 export type {CheckVerdict} from './receiver-checks.js';
 export {FUTURE_CHECK_IDS, RECEIVER_CHECK_IDS} from './receiver-checks.js';
 
 /** The checks post with the service's timeout, so that a verdict is the service's. */
-export interface TestReceiverOptions extends Omit<PostOptions, 'timeoutMs'> {
+export interface TestReceiverOptions extends Omit<PostOptions, 'timeoutMs'>, LoadCheckOptions {
   url: string;
   /** From --secret; SVC_WEBHOOK_SECRET in `env` otherwise. */
   secret?: string;
@@ -53,7 +54,7 @@ export interface ReceiverDiagnosis {
   next: string;
 }
 
-export interface ReceiverReport {
+export interface ReceiverReport extends LoadReport {
   url: string;
   checks: CheckVerdict[];
   passed: number;
@@ -179,6 +180,7 @@ export async function testReceiver(options: TestReceiverOptions): Promise<Receiv
   const secret = senderSecret(options.secret, options.env);
   const named = options.only === undefined ? undefined : parseOnly(options.only);
   const only = options.future ? [...new Set([...(named ?? []), ...FUTURE_CHECK_IDS])] : named;
+  const load = planLoadChecks(options);
   const ctx: CheckContext = {
     secret,
     post: (request) => postDelivery(url, request, {maxResponseBytes: options.maxResponseBytes}),
@@ -213,6 +215,11 @@ export async function testReceiver(options: TestReceiverOptions): Promise<Receiv
       else record(judge(check, await check.run(ctx)));
     }
   }
+  const loaded = await runLoadChecks(
+    load,
+    {url, secret, describe: describeAnswer, baseline: checks.find((c) => c.id === BASELINE)},
+    record,
+  );
   return {
     url: url.href,
     checks,
@@ -220,6 +227,7 @@ export async function testReceiver(options: TestReceiverOptions): Promise<Receiv
     failed: checks.filter((c) => c.status === 'fail').length,
     skipped: checks.filter((c) => c.status === 'skip').length,
     ...(diagnosis ? {diagnosis} : {}),
+    ...loaded,
   };
 }
 

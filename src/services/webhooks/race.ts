@@ -1,0 +1,459 @@
+// `svc webhooks test-receiver --race [N]`: the same event (one event id, one delivery id, each attempt correctly
+// signed) as N attempts at once, as when a retry overtakes a slow first answer or two workers deliver after a lease.
+// Every connection is opened first, every request written but for its last byte, and the last bytes then written
+// in one loop, so the receiver reads the requests complete within a millisecond of each other. A dedupe that
+// checks for the event and records it later lets them all through. With a probe (docs/webhooks.md: `GET
+// PROBE?event_id=…` → `{"applied": <count>}`) the race sees a side effect applied twice; without one it says what
+// the answers show and what they cannot.
+import {request as httpRequest} from 'node:http';
+import type {Socket} from 'node:net';
+import {performance} from 'node:perf_hooks';
+import {setTimeout as sleep} from 'node:timers/promises';
+import type {Dispatcher} from 'undici';
+import {describeNetworkError, noAnswer, type PostResult, redirectError} from '../../deliver.js';
+import {
+  DELIVERY_TIMEOUT_MS,
+  isSuccessStatus,
+  RACE_CHECK,
+  RESPONSE_BODY_LIMIT_BYTES,
+} from '../../definitions.js';
+import {newId} from '../../ids.js';
+import {usageError} from '../../lib/errors.js';
+import {sampleEvent} from '../../schemas/sample-event.js';
+import {
+  deliveryHeaders,
+  type PostedAnswer,
+  parseReceiverUrl,
+  postDelivery,
+  postedAnswer,
+} from './post-delivery.js';
+import type {CheckVerdict} from './receiver-checks.js';
+
+export const RACE_CHECK_ID = 'race';
+
+export interface RacePlan {
+  /** Attempts of one event sent at once. */
+  attempts: number;
+  probe?: URL;
+}
+
+/** How the racing attempts of one round were answered, measured against a repeat sent once they were all in. */
+export type AnswerPattern = 'told_apart' | 'all_as_new' | 'all_alike';
+
+export interface RaceReport {
+  attempts: number;
+  rounds: number;
+  probe: string | null;
+  /** The widest gap, in one round, between the first and the last attempt's final byte written. */
+  max_spread_ms: number;
+  /** With a probe: each round whose event was applied more than once. */
+  applied_more_than_once: {event_id: string; applied: number}[];
+  /** With a probe: events an attempt was answered 2xx for that the probe says were never applied. */
+  never_applied: string[];
+  /** Attempts answered with anything but a 2xx within the budget (the service would retry them). */
+  not_accepted: number;
+  /**
+   * told_apart: the attempts of a round got different answers; all_as_new: the same answer, unlike the one a
+   * repeat got afterwards (each attempt was answered as a first delivery); all_alike: every answer the same.
+   */
+  answer_patterns: Record<AnswerPattern, number>;
+  /** What this run could not see, said plainly; null when nothing was left unseen. */
+  not_seen: string | null;
+}
+
+/** What the command hands over: the attempts (`--race [N]`) and the probe's address (`--probe URL`). */
+export function planRace(attempts: number | undefined, probe: string | undefined): RacePlan | undefined {
+  if (attempts === undefined) {
+    if (probe !== undefined) throw usageError('--probe is read by the race check: add --race.');
+    return undefined;
+  }
+  if (!Number.isInteger(attempts) || attempts < 2 || attempts > RACE_CHECK.maxAttempts) {
+    throw usageError(`--race takes 2 to ${RACE_CHECK.maxAttempts} attempts, not ${attempts}.`, [
+      `--race alone sends ${RACE_CHECK.defaultAttempts}.`,
+    ]);
+  }
+  return {attempts, ...(probe === undefined ? {} : {probe: parseReceiverUrl(probe, '--probe')})};
+}
+
+export interface RaceContext {
+  url: URL;
+  secret: string;
+  /** An answer in a few words, as every verdict of test-receiver says it. */
+  describe(answer: PostedAnswer): string;
+}
+
+interface Round {
+  eventId: string;
+  answers: PostedAnswer[];
+  repeat: PostedAnswer;
+  spreadMs: number;
+  applied: number | undefined;
+}
+
+type ProbeAnswer = {applied: number} | {error: string};
+
+const PROBE_CONTRACT = 'GET PROBE?event_id=<id> answering 200 {"applied": <count>}';
+const TITLE_PROBED = (n: number) =>
+  `The same event sent as ${n} attempts at once, ${RACE_CHECK.rounds} times, is applied once and answered 2xx`;
+const TITLE_UNPROBED = (n: number) =>
+  `The same event sent as ${n} attempts at once, ${RACE_CHECK.rounds} times, is answered 2xx (applied once: needs --probe)`;
+const FIX_ATOMIC =
+  'Make the dedupe atomic: record the event id under a unique constraint first (INSERT … ON CONFLICT DO NOTHING, ' +
+  'and act only when the row was inserted) or claim it with one atomic operation (SET NX), then do the work. A ' +
+  'check followed later by an insert lets simultaneous attempts all pass, and ids kept in one process’s memory ' +
+  'do not stop an attempt that another process receives.';
+const FIX_ANSWER_2XX =
+  'Answer 2xx to an attempt of an event another attempt is already handling: a unique-key conflict means the ' +
+  'event is handled, not that it failed (any other answer is retried).';
+const FIX_NEVER_APPLIED =
+  'The probe counts an event once the receiver takes it on (the row inserted, the job queued): check that it ' +
+  'reads the store the receiver writes, and that no event answered 2xx is dropped.';
+export const RACE_NOT_SEEN =
+  'Without --probe, whether an event’s side effect ran once or several times cannot be seen: the answers are ' +
+  'all svc sees. Give --probe URL (docs/webhooks.md, "The probe contract").';
+
+/** The race check: RACE_CHECK.rounds rounds, each one event sent as plan.attempts attempts at once. */
+export async function runRace(
+  ctx: RaceContext,
+  plan: RacePlan,
+): Promise<{verdict: CheckVerdict; report: RaceReport}> {
+  const {Agent} = await import('undici');
+  const probeAgent = new Agent({pipelining: 0});
+  const title = plan.probe ? TITLE_PROBED(plan.attempts) : TITLE_UNPROBED(plan.attempts);
+  const expected = plan.probe
+    ? `every attempt answered 2xx and each event applied once (probe: ${PROBE_CONTRACT})`
+    : 'every attempt answered 2xx';
+  try {
+    if (plan.probe) {
+      const before = await readProbe(plan.probe, newId('event'), probeAgent);
+      if (!('applied' in before) || before.applied !== 0) {
+        const got =
+          'applied' in before ? `{"applied": ${before.applied}} for an event never sent` : before.error;
+        return {
+          verdict: {
+            id: RACE_CHECK_ID,
+            group: 'delivery',
+            title,
+            status: 'skip',
+            expected,
+            got: `not sent: the probe at ${plan.probe.href} does not keep the contract (${PROBE_CONTRACT}, 0 for an event it never saw): ${got}`,
+            fix: '',
+          },
+          report: reportOf(plan, []),
+        };
+      }
+    }
+    const rounds: Round[] = [];
+    for (let i = 0; i < RACE_CHECK.rounds; i++) {
+      const round = await raceRound(ctx, plan.attempts);
+      if (plan.probe) {
+        const read = await readProbe(plan.probe, round.eventId, probeAgent);
+        if ('error' in read) {
+          return {
+            verdict: {
+              id: RACE_CHECK_ID,
+              group: 'delivery',
+              title,
+              status: 'skip',
+              expected,
+              got: `not judged: the probe failed in round ${i + 1} for ${round.eventId}: ${read.error}`,
+              fix: '',
+            },
+            report: reportOf(plan, rounds),
+          };
+        }
+        round.applied = read.applied;
+      }
+      rounds.push(round);
+      // A receiver that cannot be reached, or lets an attempt wait out the budget, fails every round the same
+      // way: once is enough to say so, and a hundred waits of the budget would say nothing more.
+      if (round.answers.some((a) => a.status_code === null)) break;
+    }
+    const report = reportOf(plan, rounds);
+    return {verdict: judgeRace(ctx, plan, rounds, report, title, expected), report};
+  } finally {
+    await probeAgent.destroy().catch(() => undefined);
+  }
+}
+
+function reportOf(plan: RacePlan, rounds: Round[]): RaceReport {
+  const patterns: Record<AnswerPattern, number> = {told_apart: 0, all_as_new: 0, all_alike: 0};
+  for (const r of rounds) patterns[patternOf(r)]++;
+  return {
+    attempts: plan.attempts,
+    rounds: rounds.length,
+    probe: plan.probe?.href ?? null,
+    max_spread_ms: round3(Math.max(0, ...rounds.map((r) => r.spreadMs))),
+    applied_more_than_once: rounds
+      .filter((r) => r.applied !== undefined && r.applied > 1)
+      .map((r) => ({event_id: r.eventId, applied: r.applied as number})),
+    never_applied: rounds
+      .filter((r) => r.applied === 0 && r.answers.some((a) => a.accepted))
+      .map((r) => r.eventId),
+    not_accepted: rounds.reduce((n, r) => n + r.answers.filter((a) => !a.accepted).length, 0),
+    answer_patterns: patterns,
+    not_seen: plan.probe ? null : RACE_NOT_SEEN,
+  };
+}
+
+/** What an answer is, for comparing answers: the status and the body as it came. */
+const answerKey = (a: PostedAnswer) => `${a.status_code ?? a.error} ${a.response_body ?? ''}`;
+
+function patternOf(r: Round): AnswerPattern {
+  const keys = new Set(r.answers.map(answerKey));
+  if (keys.size > 1) return 'told_apart';
+  return keys.has(answerKey(r.repeat)) ? 'all_alike' : 'all_as_new';
+}
+
+function judgeRace(
+  ctx: RaceContext,
+  plan: RacePlan,
+  rounds: Round[],
+  report: RaceReport,
+  title: string,
+  expected: string,
+): CheckVerdict {
+  const verdict = (status: 'pass' | 'fail', got: string, fix = ''): CheckVerdict => ({
+    id: RACE_CHECK_ID,
+    group: 'delivery',
+    title,
+    status,
+    expected,
+    got,
+    fix,
+  });
+  const n = plan.attempts;
+  const within = `completed within ${report.max_spread_ms} ms of each other`;
+  const doubled = report.applied_more_than_once;
+  const first = doubled[0];
+  if (first) {
+    const round = rounds.find((r) => r.eventId === first.event_id) as Round;
+    return verdict(
+      'fail',
+      `double application: ${first.event_id} applied ${first.applied} times by ${n} attempts ${within} ` +
+        `(answered ${round.answers.map(ctx.describe).join(', ')}); ${doubled.length} of ${rounds.length} rounds ` +
+        'applied their event more than once',
+      FIX_ATOMIC,
+    );
+  }
+  const refused = rounds.find((r) => r.answers.some((a) => !a.accepted));
+  if (refused) {
+    const unreachable = refused.answers.every((a) => a.status_code === null && !a.timed_out);
+    return verdict(
+      'fail',
+      `${report.not_accepted} of ${rounds.length * n} attempts not answered 2xx; e.g. ${refused.eventId}: ` +
+        refused.answers.map(ctx.describe).join(', '),
+      unreachable ? 'Start the receiver (or correct the URL), then run this again.' : FIX_ANSWER_2XX,
+    );
+  }
+  const dropped = report.never_applied[0];
+  if (dropped) {
+    return verdict(
+      'fail',
+      `${dropped} was answered 2xx but the probe says it was never applied (${report.never_applied.length} of ${rounds.length} rounds)`,
+      FIX_NEVER_APPLIED,
+    );
+  }
+  const all = `${rounds.length * n} of ${rounds.length * n} attempts answered 2xx, ${n} at a time, ${within}`;
+  if (plan.probe) return verdict('pass', `each of ${rounds.length} events applied once; ${all}`);
+  return verdict('pass', `${all}; ${patternSentence(ctx, rounds, report)}`);
+}
+
+/** What the answers alone say, for a run without a probe. */
+function patternSentence(ctx: RaceContext, rounds: Round[], report: RaceReport): string {
+  const p = report.answer_patterns;
+  const asNew = rounds.find((r) => patternOf(r) === 'all_as_new');
+  if (asNew) {
+    return (
+      `in ${p.all_as_new} of ${rounds.length} rounds every attempt got the answer of a first delivery ` +
+      `(${ctx.describe(asNew.answers[0] as PostedAnswer)}) while a repeat sent afterwards got ` +
+      `${ctx.describe(asNew.repeat)}: the receiver may have handled those events more than once`
+    );
+  }
+  const apart = rounds.find((r) => patternOf(r) === 'told_apart');
+  if (apart && p.told_apart === rounds.length) {
+    return `in every round the attempts got different answers (${apart.answers.map(ctx.describe).join(', ')}): the receiver told them apart`;
+  }
+  return 'every attempt and the repeat after it got the same answer, which cannot tell a first delivery from a repeat';
+}
+
+/**
+ * One round: every connection opened first, every attempt written but for its last byte, then the last bytes
+ * written in one loop (the last-byte synchronisation of race testing), so that the receiver reads every request
+ * complete in the same instant; then one repeat once they are answered.
+ */
+async function raceRound(ctx: RaceContext, attempts: number): Promise<Round> {
+  const event = sampleEvent('sandbox.ready');
+  const body = Buffer.from(JSON.stringify(event));
+  const deliveryId = newId('delivery');
+  const signed = (attempt: number) =>
+    deliveryHeaders({
+      secret: ctx.secret,
+      body,
+      timestamp: Math.floor(Date.now() / 1000),
+      eventId: event.id,
+      eventType: event.type,
+      deliveryId,
+      attempt,
+    });
+  const opened = await Promise.allSettled(Array.from({length: attempts}, () => openConnection(ctx.url)));
+  const connected = opened.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []));
+  try {
+    const failure = opened.find((o) => o.status === 'rejected');
+    if (failure) {
+      const none = postedAnswer(noAnswer(describeNetworkError(failure.reason), 0));
+      return {
+        eventId: event.id,
+        answers: opened.map(() => none),
+        repeat: none,
+        spreadMs: 0,
+        applied: undefined,
+      };
+    }
+    const held = connected.map((c, i) => holdLastByte(ctx.url, c.socket, signed(i + 1), body));
+    await Promise.all(held.map((h) => h.ready));
+    // A moment for the receiver to accept every connection and read the first bytes (a round trip more for a
+    // distant one), so that the last bytes find each request waiting for them.
+    await sleep(RELEASE_PAUSE_MS + 2 * Math.max(...connected.map((c) => c.connectMs)));
+    const released: number[] = [];
+    for (const h of held) released.push(h.release());
+    const answers = await Promise.all(held.map((h) => h.answer));
+    const repeat = await postDelivery(ctx.url, {headers: signed(attempts + 1), body});
+    const spreadMs = Math.max(...released) - Math.min(...released);
+    return {eventId: event.id, answers, repeat, spreadMs, applied: undefined};
+  } finally {
+    for (const c of connected) c.socket.destroy();
+  }
+}
+
+interface HeldAttempt {
+  /** Resolves once everything but the last byte is handed to the connection. */
+  ready: Promise<void>;
+  /** Writes the last byte; returns when. */
+  release(): number;
+  answer: Promise<PostedAnswer>;
+}
+
+/**
+ * One attempt over an open connection with its last byte held back. Not the one poster of src/deliver.ts, which
+ * writes a request whole: the same headers (deliveryHeaders), the same verdict (a 2xx within the budget, no
+ * redirect followed, the answer read up to the body cap).
+ */
+function holdLastByte(url: URL, socket: Socket, headers: Record<string, string>, body: Buffer): HeldAttempt {
+  let releasedAt = 0;
+  let ready!: () => void;
+  const isReady = new Promise<void>((resolve) => {
+    ready = resolve;
+  });
+  const req = httpRequest({
+    host: url.hostname,
+    port: url.port,
+    method: 'POST',
+    path: url.pathname + url.search,
+    headers: {...headers, host: url.host, 'content-length': String(body.length), connection: 'close'},
+    setHost: false,
+    createConnection: () => socket,
+  });
+  const answer = new Promise<PostedAnswer>((resolve) => {
+    const elapsed = () => Math.max(0, Math.round(performance.now() - releasedAt));
+    let timer: NodeJS.Timeout | undefined;
+    const settle = (r: PostResult) => {
+      clearTimeout(timer);
+      ready();
+      resolve(postedAnswer(r));
+    };
+    req.on('error', (err) => settle(noAnswer(describeNetworkError(err), elapsed())));
+    req.on('response', (res) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      res.on('data', (chunk: Buffer) => {
+        const take = Math.min(chunk.length, RESPONSE_BODY_LIMIT_BYTES - size);
+        if (take > 0) chunks.push(chunk.subarray(0, take));
+        size += take;
+      });
+      res.on('end', () => {
+        const status = res.statusCode ?? 0;
+        settle({
+          ok: isSuccessStatus(status),
+          statusCode: status,
+          error: redirectError(status, res.headers.location),
+          durationMs: elapsed(),
+          responseBody: Buffer.concat(chunks).toString('utf8'),
+        });
+      });
+      res.on('error', (err) => settle(noAnswer(describeNetworkError(err), elapsed())));
+    });
+    req.on('finish', () => {
+      timer = setTimeout(() => {
+        settle(noAnswer(`timed out after ${DELIVERY_TIMEOUT_MS} ms`, elapsed(), {timedOut: true}));
+        req.destroy();
+      }, DELIVERY_TIMEOUT_MS);
+    });
+  });
+  req.write(body.subarray(0, -1), () => ready());
+  return {
+    ready: isReady,
+    release() {
+      releasedAt = performance.now();
+      req.end(body.subarray(-1));
+      return releasedAt;
+    },
+    answer,
+  };
+}
+
+interface Opened {
+  socket: Socket;
+  /** How long the connection took to open: about one round trip. */
+  connectMs: number;
+}
+
+/** A connection opened (and for https, its handshake done) before any request is written on it. */
+async function openConnection(url: URL): Promise<Opened> {
+  const {buildConnector} = await import('undici');
+  const connect = buildConnector({timeout: DELIVERY_TIMEOUT_MS});
+  const https = url.protocol === 'https:';
+  const hostname = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+  const started = performance.now();
+  return new Promise<Opened>((resolve, reject) => {
+    connect(
+      {hostname, host: url.host, protocol: url.protocol, port: url.port || (https ? '443' : '80')},
+      (err, s) =>
+        err ? reject(err) : resolve({socket: s as Socket, connectMs: performance.now() - started}),
+    );
+  });
+}
+
+/** The probe's count for one event, or what was wrong with its answer. */
+async function readProbe(probe: URL, eventId: string, dispatcher: Dispatcher): Promise<ProbeAnswer> {
+  const {request} = await import('undici');
+  const url = new URL(probe);
+  url.searchParams.set('event_id', eventId);
+  try {
+    const r = await request(url, {
+      method: 'GET',
+      dispatcher,
+      headersTimeout: DELIVERY_TIMEOUT_MS,
+      bodyTimeout: DELIVERY_TIMEOUT_MS,
+    });
+    const text = (await r.body.text()).slice(0, RESPONSE_BODY_LIMIT_BYTES);
+    const shown = text.replace(/\s+/g, ' ').trim().slice(0, 120);
+    if (r.statusCode !== 200) return {error: `answered ${r.statusCode}${shown ? ` ${shown}` : ''}`};
+    let applied: unknown;
+    try {
+      applied = (JSON.parse(text) as {applied?: unknown})?.applied;
+    } catch {
+      applied = undefined;
+    }
+    if (typeof applied !== 'number' || !Number.isSafeInteger(applied) || applied < 0) {
+      return {error: `answered 200 ${shown || '(empty)'}, not {"applied": <count>}`};
+    }
+    return {applied};
+  } catch (err) {
+    return {error: describeNetworkError(err)};
+  }
+}
+
+const round3 = (ms: number) => Math.round(ms * 1000) / 1000;
+/** The least pause between the first bytes of a round's requests and their last ones. */
+const RELEASE_PAUSE_MS = 10;
