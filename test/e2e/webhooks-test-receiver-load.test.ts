@@ -324,6 +324,23 @@ describe('a probe that does not keep the contract', () => {
   });
 });
 
+describe('a receiver that refuses the valid delivery', () => {
+  it('is sent neither the race nor the burst, and is told why', {timeout: 120_000}, async () => {
+    const other = 'whsec_YW5vdGhlci1zZWNyZXQtdGhhbi10aGUtb25lLXN2Yy13YXMtZ2l2ZW4=';
+    const base = await listen(
+      createNodeHandler({secret: other, onEvent: () => undefined, onError: () => undefined}),
+    );
+    const {code, race, burst} = await grade(base, ['--race', '--burst', '5/s:1s']);
+    for (const v of [race, burst]) {
+      expect(v).toMatchObject({
+        status: 'skip',
+        got: expect.stringMatching(/^not sent: the valid delivery was not accepted/),
+      });
+    }
+    expect(code).toBe(1);
+  });
+});
+
 // ---- The burst ---------------------------------------------------------------------------------------------
 
 describe('--burst reports answer times against the attempt budget', () => {

@@ -73,5 +73,13 @@ export async function runLoadChecks(
 }
 
 function notSent(id: string, title: string): CheckVerdict {
-  return {id, group: 'delivery', title, status: 'skip', expected: '', got: NOT_SENT, fix: ''};
+  return {
+    id,
+    group: 'delivery',
+    title,
+    status: 'skip',
+    expected: 'sent once the valid delivery is accepted',
+    got: NOT_SENT,
+    fix: '',
+  };
 }
