@@ -3,6 +3,7 @@ import {BaseCommand} from '../lib/base-command.js';
 import {apiUrlFlag} from '../lib/flags.js';
 import {checkDeployment} from '../services/conformance/index.js';
 import {renderConformance} from '../ui/conformance.js';
+import {ExitCode} from '../lib/exit-codes.js';
 
 export default class Conformance extends BaseCommand {
   static override summary = "Check that a deployment's /v1 still matches the OpenAPI document of svc";
@@ -28,7 +29,7 @@ export default class Conformance extends BaseCommand {
       rateLimit: !flags['skip-rate-limit'],
     });
     // A verdict, not an error: the report is printed whole (JSON too), and the exit code says it failed.
-    if (report.failed > 0) process.exitCode = 1;
+    if (report.failed > 0) process.exitCode = ExitCode.error;
     await this.show(report, renderConformance);
   }
 }

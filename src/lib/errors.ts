@@ -10,7 +10,14 @@ export interface UserErrorOptions {
   cause?: unknown;
 }
 
+/**
+ * Marks svc's own errors across bundles: the TUI is a bundle of its own (Ink and React), with its own copy of this
+ * class, and an error the CLI's bundle made must still be read as svc's own there, not as an unexpected one.
+ */
+const USER_ERROR = Symbol.for('svc.user-error');
+
 export class UserError extends Error {
+  readonly [USER_ERROR] = true;
   readonly code: string;
   readonly exitCode: ExitCodeValue;
   readonly suggestions: string[];
@@ -24,6 +31,22 @@ export class UserError extends Error {
   }
 }
 
+/** An error svc made (a UserError), whichever bundle's copy of the class made it. */
+export function isUserError(err: unknown): err is UserError {
+  return (
+    err instanceof UserError ||
+    (err instanceof Error && (err as {[USER_ERROR]?: unknown})[USER_ERROR] === true)
+  );
+}
+
 export function usageError(message: string, suggestions: string[] = []): UserError {
   return new UserError(message, {code: 'usage', exitCode: ExitCode.usage, suggestions});
+}
+
+/** The code of an error that says no emulator runs where a command looked; it exits by the table's "no emulator". */
+export const NO_EMULATOR_CODE = 'emulator_not_running';
+
+/** A command needed a running emulator and found none: every such error has this code and exit code. */
+export function noEmulatorError(message: string, suggestions: string[] = []): UserError {
+  return new UserError(message, {code: NO_EMULATOR_CODE, exitCode: ExitCode.notRunning, suggestions});
 }

@@ -271,7 +271,8 @@ describe('control commands', () => {
     const r = await runCommand(['emulator', 'keys', 'create', '--name', 'x', '--json'], {
       env: baseEnv(join(root, 'none')),
     });
-    expect(r.code).toBe(1);
+    // Exit 3, as `svc emulator status` exits when none runs (the exit-code table's "no emulator").
+    expect(r.code).toBe(3);
     expect(JSON.parse(r.stdout)).toEqual({
       error: {code: 'emulator_not_running', message: expect.stringContaining('no emulator')},
     });

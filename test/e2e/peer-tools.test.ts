@@ -356,7 +356,8 @@ describe('svc open', {timeout: 60_000}, () => {
 
   it('says no emulator serves an address that none serves', async () => {
     const r = await cli(['open', '--api-url', 'http://127.0.0.1:9', '--print']);
-    expect(r.code).toBe(1);
+    // Exit 3 ("no emulator"), as `svc emulator status` exits.
+    expect(r.code).toBe(3);
     expect(r.stderr).toMatch(/no running emulator serves http:\/\/127\.0\.0\.1:9/);
   });
 });

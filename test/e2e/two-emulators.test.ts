@@ -164,7 +164,8 @@ describe('after logging in to a second emulator', {timeout: 180_000}, () => {
     expect(stopped.stdout).toContain(`Stopped the emulator at ${address}`);
     second = undefined;
     const r = await svc(['trigger', 'sandbox.ready']);
-    expect(r.code).toBe(1);
+    // Exit 3 ("no emulator"), as `svc emulator status` exits.
+    expect(r.code).toBe(3);
     expect(r.stderr).toContain(`no running emulator serves ${address}`);
     for (const args of [
       ['emulator', 'sandboxes', 'list'],
@@ -172,7 +173,7 @@ describe('after logging in to a second emulator', {timeout: 180_000}, () => {
       ['emulator', 'deliveries', 'resend', '--failed'],
     ]) {
       const none = await svc(args);
-      expect(none.code).toBe(1);
+      expect(none.code).toBe(3);
       expect(none.stderr).toContain(`no running emulator serves ${address}`);
     }
     const status = await svc(['emulator', 'status']);

@@ -5,6 +5,7 @@
 import type {Hook} from '@oclif/core';
 import {renderError} from '../../lib/render-error.js';
 import {currentSvcCommand} from '../../lib/invocation.js';
+import {ExitCode} from '../../lib/exit-codes.js';
 
 /** Edit distance (insertions, deletions, substitutions), small inputs only. */
 export function editDistance(a: string, b: string): number {
@@ -50,7 +51,7 @@ const hook: Hook<'command_not_found'> = async (options) => {
   const message = `command ${typed} not found`;
   process.stderr.write(renderError(message, suggestions));
   // Printed above, unwrapped; oclif's handler reads the exit code and prints nothing more.
-  throw Object.assign(new Error(message), {oclif: {exit: 2}, skipOclifErrorHandling: true});
+  throw Object.assign(new Error(message), {oclif: {exit: ExitCode.usage}, skipOclifErrorHandling: true});
 };
 
 export default hook;

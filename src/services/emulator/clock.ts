@@ -2,6 +2,8 @@
 import type {ClockState, OrgClockState} from '@svc/client';
 import type {Duration} from '../../definitions.js';
 import {usageError} from '../../lib/errors.js';
+import {parseDuration} from '../../schemas/duration.js';
+import {parseIsoTime} from '../../schemas/timestamp.js';
 import {type ConnectOptions, withControl} from './connect.js';
 
 export interface ClockOptions extends ConnectOptions {
@@ -21,6 +23,15 @@ export function emulatorClock(
         : 'set needs a time, like `svc emulator clock set 2030-01-01T00:00:00Z`',
     );
   }
+  // What was typed is checked here, before any emulator is looked for: a malformed value is a usage error, the
+  // same exit code wherever it is found (the emulator's own check stays for what only it knows).
+  if (options.action === 'advance' && parseDuration(options.value as string) === undefined) {
+    throw usageError(
+      `${JSON.stringify(options.value)} is not a duration: a number and a unit (ms, s, m, h, d), like 90s, 10m, 31d or 1h30m`,
+    );
+  }
+  const time = options.action === 'set' ? parseIsoTime(options.value as string) : undefined;
+  if (typeof time === 'string') throw usageError(`the time ${JSON.stringify(options.value)} ${time}`);
   const org = options.org;
   return withControl(options, async (control, info) => {
     // A duration as typed: the emulator checks it and says what it takes.

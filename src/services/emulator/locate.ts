@@ -12,9 +12,10 @@
 import {constants} from 'node:fs';
 import {type FileHandle, open} from 'node:fs/promises';
 import {DEFAULT_API_URL, EmulatorControl, type FetchLike, isLoopbackHost, normalizeApiUrl} from '@svc/client';
+import type {FileCredentialStore} from '../../auth/file-store.js';
 import {defaultFileStore, resolveStoredApiUrl} from '../../auth/resolve.js';
 import {isProcessAlive, type RuntimeInfo, runtimeFilePath} from '../../emulator-layout/runtime.js';
-import {UserError} from '../../lib/errors.js';
+import {noEmulatorError, type UserError} from '../../lib/errors.js';
 import {emulatorDataDir} from '../../user-dirs.js';
 import {noteFiles, parseNote, removeNote} from './registry.js';
 
@@ -24,6 +25,8 @@ export interface LocateOptions {
   dataDir?: string;
   /** --api-url of the command, when it has one. */
   apiUrl?: string;
+  /** Where the latest login is read (default: the credentials file, repaired as it is read). */
+  fileStore?: FileCredentialStore;
 }
 
 /** How the emulator was chosen: by the data dir named, by the address in use, or as the default data dir's. */
@@ -54,12 +57,12 @@ export function namedDataDir(options: Pick<LocateOptions, 'dataDir' | 'env'>): s
  * `svc org` would talk to.
  */
 export async function addressInUse(
-  options: Pick<LocateOptions, 'apiUrl' | 'env'>,
+  options: Pick<LocateOptions, 'apiUrl' | 'env' | 'fileStore'>,
 ): Promise<string | undefined> {
   const apiUrl = await resolveStoredApiUrl({
     env: options.env,
     flags: {apiUrl: options.apiUrl},
-    fileStore: defaultFileStore(options.env),
+    fileStore: options.fileStore ?? defaultFileStore(options.env),
   }).catch(() => undefined);
   return apiUrl === undefined || apiUrl === DEFAULT_API_URL ? undefined : apiUrl;
 }
@@ -158,10 +161,10 @@ export function notFoundError(notFound: Pick<NotLocated, 'lookedFor' | 'reasons'
       'Remove a runtime file that is not yours; a running emulator of yours writes its own again when it starts',
     );
   }
-  return new UserError(notFound.reasons.length ? `${said}; ${notFound.reasons.join('; ')}` : said, {
-    code: 'emulator_not_running',
+  return noEmulatorError(
+    notFound.reasons.length ? `${said}; ${notFound.reasons.join('; ')}` : said,
     suggestions,
-  });
+  );
 }
 
 const IGNORED = ': ignored';

@@ -1,7 +1,7 @@
 // `svc emulator stop`: asks the running emulator to shut down (SIGTERM) and waits until it has.
 import {setTimeout as sleep} from 'node:timers/promises';
 import {isProcessAlive} from '../../emulator-layout/runtime.js';
-import {UserError} from '../../lib/errors.js';
+import {NO_EMULATOR_CODE, UserError} from '../../lib/errors.js';
 import {type ConnectOptions, findRunning, lookedFor} from './connect.js';
 
 export interface StopOptions extends ConnectOptions {
@@ -16,7 +16,7 @@ export async function stopEmulator(
   | {stopped: false; data_dir: string; api_url?: string}
 > {
   const found = await findRunning(options).catch((err: unknown) => {
-    if (err instanceof UserError && err.code === 'emulator_not_running') return undefined;
+    if (err instanceof UserError && err.code === NO_EMULATOR_CODE) return undefined;
     throw err;
   });
   // Nothing runs there: what stop is for is already so.

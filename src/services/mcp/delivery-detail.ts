@@ -2,21 +2,18 @@
 // (services/webhooks/deliveries/detail.ts), its failures told as the next steps of an agent.
 import {type DeliveryDetail, EmulatorControlError, type FetchLike} from '@svc/client';
 import {isId} from '../../definitions.js';
-import {UserError} from '../../lib/errors.js';
+import {noEmulatorError, UserError} from '../../lib/errors.js';
 import {readDeliveryDetail} from '../webhooks/deliveries/detail.js';
 
 export type {DeliveryDetail};
 
 export function notEmulatorError(apiUrl: string): UserError {
-  return new UserError(
+  return noEmulatorError(
     `attempt detail comes from the svc emulator, and no running emulator serves ${apiUrl}`,
-    {
-      code: 'emulator_not_running',
-      suggestions: [
-        'Use list_deliveries for each delivery’s attempt count and last status code',
-        'Against the emulator: set SVC_EMULATOR_DATA_DIR to the data dir it was started with',
-      ],
-    },
+    [
+      'Use list_deliveries for each delivery’s attempt count and last status code',
+      'Against the emulator: set SVC_EMULATOR_DATA_DIR to the data dir it was started with',
+    ],
   );
 }
 

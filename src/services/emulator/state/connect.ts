@@ -3,7 +3,7 @@
 // background work, so a stopped emulator's state can be handled the same way.
 import type {EmulatorControl, FetchLike} from '@svc/client';
 import {holdsDatabase} from '../../../emulator-layout/runtime.js';
-import {UserError} from '../../../lib/errors.js';
+import {noEmulatorError, type UserError} from '../../../lib/errors.js';
 import {controlOf, locateEmulator, notFoundError} from '../locate.js';
 import {resolveStartOptions, startOrExplain} from '../start.js';
 
@@ -68,11 +68,8 @@ export async function withStateTarget<T>(
 }
 
 function notRunningNorSaved(dataDir: string): UserError {
-  return new UserError(`no emulator is running for the data dir ${dataDir}, and it holds no saved state`, {
-    code: 'emulator_not_running',
-    suggestions: [
-      'Pass the --data-dir the emulator was started with (or set SVC_EMULATOR_DATA_DIR)',
-      'An emulator started with --in-memory keeps its state in a folder of its own: its ready line names it (data_dir)',
-    ],
-  });
+  return noEmulatorError(`no emulator is running for the data dir ${dataDir}, and it holds no saved state`, [
+    'Pass the --data-dir the emulator was started with (or set SVC_EMULATOR_DATA_DIR)',
+    'An emulator started with --in-memory keeps its state in a folder of its own: its ready line names it (data_dir)',
+  ]);
 }
