@@ -318,6 +318,9 @@ export const BURST_CHECK = {maxRatePerSecond: 100, maxDurationMs: 60_000, defaul
  */
 export const SLOW_ACK_BUDGET_SHARE = 0.5;
 
+/** The port an emulator listens on when none is given (`svc emulator start`, `startEmulator`). */
+export const EMULATOR_DEFAULT_PORT = 4010;
+
 /** The ports a port session may forward to. */
 export const MIN_SANDBOX_PORT = 1;
 export const MAX_SANDBOX_PORT = 65_535;

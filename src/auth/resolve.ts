@@ -43,21 +43,43 @@ export class NotLoggedInError extends UserError {
 
 /**
  * No --api-url, no SVC_API_URL, no stored login, and a build that names no service address: nothing is sent,
- * and the message names the three ways to give one.
+ * and the message names the three ways to give one. With SVC_API_KEY set, a stored login's address does not
+ * count (a key from the environment is never sent to it): the message says so, and names the one way that works.
  */
 export class NoApiAddressError extends UserError {
-  /** `first`: a way out that fits this machine (an emulator running here), named before the general ones. */
-  constructor(first: string[] = []) {
-    super('no API address to talk to: svc has no default address in this build, and none was given', {
-      code: 'no_api_url',
-      exitCode: ExitCode.usage,
-      suggestions: [
-        ...first,
-        'Log in to an address once: `svc login --api-url URL` (an emulator prints its address when it starts)',
-        'Or set SVC_API_URL=URL, or pass --api-url URL to this command',
-        'No service at hand? Start the emulator: `svc emulator start --demo`',
-      ],
-    });
+  /**
+   * `first`: a way out that fits this machine (an emulator running here), named before the general ones.
+   * `envKey`: SVC_API_KEY is set, and `storedLogin` the address of the latest login it keeps from being used.
+   */
+  constructor(first: string[] = [], envKey?: {storedLogin?: string}) {
+    super(
+      envKey === undefined
+        ? 'no API address to talk to: svc has no default address in this build, and none was given'
+        : envKey.storedLogin === undefined
+          ? 'SVC_API_KEY is set, but no address to send it to: a key from the environment goes to SVC_API_URL (or --api-url), and neither is set'
+          : `SVC_API_KEY is set, but no address to send it to: a key from the environment goes to SVC_API_URL (or --api-url), never to the address of the stored login (${envKey.storedLogin}), and neither is set`,
+      {
+        code: 'no_api_url',
+        exitCode: ExitCode.usage,
+        suggestions:
+          envKey === undefined
+            ? [
+                ...first,
+                'Log in to an address once: `svc login --api-url URL` (an emulator prints its address when it starts)',
+                'Or set SVC_API_URL=URL, or pass --api-url URL to this command',
+                'No service at hand? Start the emulator: `svc emulator start --demo`',
+              ]
+            : [
+                ...first,
+                envKey.storedLogin === undefined
+                  ? 'Set SVC_API_URL to the address the key belongs to (an emulator prints its address when it starts), or pass --api-url URL'
+                  : `Set SVC_API_URL=${envKey.storedLogin} if the key belongs there, or pass --api-url URL`,
+                ...(envKey.storedLogin === undefined
+                  ? []
+                  : [`Or unset SVC_API_KEY to use the stored login for ${envKey.storedLogin}`]),
+              ],
+      },
+    );
     this.name = 'NoApiAddressError';
   }
 }
@@ -96,6 +118,11 @@ export async function resolveStoredApiUrl(
   if (envApiKey(options.env) === undefined) {
     const current = await options.fileStore.current();
     if (current !== undefined) return current;
+  } else if (DEFAULT_API_URL === undefined) {
+    // The stored login is not used for a key from the environment; naming it tells the way out. A file that cannot
+    // be read changes nothing of what is said.
+    const storedLogin = await options.fileStore.current().catch(() => undefined);
+    throw new NoApiAddressError([], {storedLogin});
   }
   return defaultApiUrl();
 }
@@ -105,6 +132,11 @@ export function defaultFileStore(
   warn?: (message: string) => void,
 ): FileCredentialStore {
   return new FileCredentialStore({dir: configDir(env), warn});
+}
+
+/** The credentials file read and never changed: for `svc doctor`, which reports what it finds. */
+export function lookOnlyFileStore(env: NodeJS.ProcessEnv): FileCredentialStore {
+  return new FileCredentialStore({dir: configDir(env), repair: false});
 }
 
 /** SVC_API_KEY when set and non-empty, trimmed; undefined otherwise. */

@@ -117,10 +117,10 @@ export abstract class BaseCommand extends Command {
 
   /**
    * A note for a person on its own line on stderr (a hint, progress), every command quoted in it spelled as svc
-   * was run. Not with --json, unless `evenWithJson`.
+   * was run. Not with --json, unless `evenWithJson`; nothing for undefined (a service had nothing to say).
    */
-  protected note(text: string, options: NoteOptions = {}): void {
-    if (this.jsonEnabled() && !options.evenWithJson) return;
+  protected note(text: string | undefined, options: NoteOptions = {}): void {
+    if (text === undefined || (this.jsonEnabled() && !options.evenWithJson)) return;
     process.stderr.write(`${options.asIs ? text : spellSvc(text, currentSvcCommand())}\n`);
   }
 

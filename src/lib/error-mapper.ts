@@ -16,11 +16,19 @@ import {ERROR_STATUS} from '../definitions.js';
 // The receiver library's entry without node:crypto: its errors are the same classes, and a command that verifies
 // nothing never loads the crypto module.
 import {isWebhookVerificationError} from '@svc/webhooks/web';
-import {UserError} from './errors.js';
+import {isUserError, UserError} from './errors.js';
 import {ExitCode, type ExitCodeValue} from './exit-codes.js';
+import {portArg} from './hints.js';
 
 /** The code of an error svc did not expect: a bug, shown with a way to see where it happened. */
 export const INTERNAL_ERROR_CODE = 'internal';
+/** The codes of the errors that say the API or emulator could not be reached or did not answer. */
+export const NETWORK_ERROR_CODES: ReadonlySet<string> = new Set([
+  'network_error',
+  'unreachable',
+  'timeout',
+  'system_error',
+]);
 /** Set to anything but empty or 0 to print stacks, like `--debug`. */
 export const DEBUG_ENV = 'SVC_DEBUG';
 
@@ -51,7 +59,7 @@ export function toUserError(err: unknown, steps: StepsByCode = {}): UserError {
 }
 
 function mapError(err: unknown): UserError {
-  if (err instanceof UserError) return err;
+  if (isUserError(err)) return err;
   if (isOclifError(err)) return fromOclif(err);
   if (err instanceof ApiError) return fromApi(err);
   if (err instanceof EmulatorControlError) {
@@ -179,7 +187,9 @@ function apiNextSteps(err: ApiError): string[] {
       return ['For the emulator: start it without --no-vault-key'];
     case 'network_error':
       if (err instanceof NetworkError && isLoopbackUrl(err.url))
-        return ['Is the emulator running? `svc emulator start`'];
+        return [
+          `Is the emulator running? \`svc emulator status\`; start it again with \`svc emulator start${portArg(err.url)}\``,
+        ];
       // (A key with no address never gets this far in a build without a default: nothing is sent.)
       return keyWithoutAddress(err)
         ? [

@@ -3,6 +3,7 @@
 import {spawn} from 'node:child_process';
 import {isLoopbackHost, portOfAccountHostName, type RuntimeInfo} from '@svc/client';
 import {UserError} from '../lib/errors.js';
+import {portArg} from '../lib/hints.js';
 import {locateEmulator, notFoundError} from './emulator/locate.js';
 
 export interface OpenOptions {
@@ -58,7 +59,7 @@ export function openableAccountUrl(info: Pick<RuntimeInfo, 'account_url' | 'api_
       {
         code: 'unsafe_account_url',
         suggestions: [
-          'Restart the emulator (`svc emulator stop`, then `svc emulator start`): it writes its runtime file anew',
+          `Restart the emulator (\`svc emulator stop\`, then \`svc emulator start${portArg(info.api_url)}\`): it writes its runtime file anew`,
         ],
       },
     );

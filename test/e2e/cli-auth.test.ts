@@ -267,9 +267,9 @@ describe('svc auth status and svc logout', {timeout: 90_000}, () => {
     mock.revokeKey(mock.state.keys.find((k) => k.record.prefix === secret.slice(0, 8))!.record.id);
     const r = await svc(['keys', 'list', '--api-url', api.url]);
     expect(r.code).toBe(4);
-    // The next step is said once, in the message, for that URL.
+    // The next step is said once, in the message, for that URL (after the line naming the API read).
     expect(r.stderr).toBe(
-      `Error: the API key was rejected (revoked or expired?). Run \`npx svc login --api-url ${api.url}\` with a new key\n`,
+      `Reading ${api.url} (from --api-url).\nError: the API key was rejected (revoked or expired?). Run \`npx svc login --api-url ${api.url}\` with a new key\n`,
     );
   });
 

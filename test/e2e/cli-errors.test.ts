@@ -43,12 +43,22 @@ describe('svc errors', {timeout: 60_000}, () => {
   });
 
   it('sends nothing without an address (this build has no default) and names the three ways to give one', async () => {
-    const r = await svc(['org'], {SVC_API_URL: '', SVC_API_KEY: newApiKeySecret()});
+    const r = await svc(['org'], {SVC_API_URL: ''});
     expect(r.code).toBe(2);
     const err = flat(r.stderr);
     expect(err).toContain('no API address to talk to');
     for (const way of ['`npx svc login --api-url URL`', 'SVC_API_URL=URL', '--api-url URL'])
       expect(err).toContain(way);
+    expect(r.stdout).toBe('');
+  });
+
+  it('with SVC_API_KEY and no address: names the one way that works (a login would change nothing)', async () => {
+    const r = await svc(['org'], {SVC_API_URL: '', SVC_API_KEY: newApiKeySecret()});
+    expect(r.code).toBe(2);
+    const err = flat(r.stderr);
+    expect(err).toContain('SVC_API_KEY is set, but no address to send it to');
+    expect(err).toContain('Set SVC_API_URL to the address the key belongs to');
+    expect(err).not.toContain('svc login');
     expect(r.stdout).toBe('');
   });
 

@@ -88,7 +88,11 @@ describe('failures a person can act on', {timeout: 90_000}, () => {
     const r = await runCommand(['org'], {env: {...env, SVC_API_URL: `http://127.0.0.1:${port}`}});
     expect(r.code).toBe(1);
     expect(flat(r.stderr)).toContain(`could not reach http://127.0.0.1:${port}/v1/org: connection refused`);
-    expect(flat(r.stderr)).toMatch(/Is the emulator running\? `(npx )?svc emulator start`/);
+    expect(flat(r.stderr)).toMatch(
+      new RegExp(
+        `Is the emulator running\\? \`(npx )?svc emulator status\`; start it again with \`(npx )?svc emulator start --port ${port}\``,
+      ),
+    );
     expect(r.stderr).not.toContain(secret);
   });
 

@@ -171,7 +171,9 @@ describe('svc emulator webhooks create', {timeout: 60_000}, () => {
     expect(r.code).not.toBe(0);
     const text = flat(r.stderr);
     expect(text).toContain(`listen --forward-to http://localhost:3000/hook --data-dir ${dataDir}`);
-    expect(text).toContain(`emulator start --allow-local-endpoints --data-dir ${dataDir}`);
+    // The restart keeps the port the emulator listens on.
+    expect(text).toMatch(/emulator start --allow-local-endpoints --port \d+ --data-dir /);
+    expect(text).toContain(`--data-dir ${dataDir}`);
     // The reason once, then the two steps, each whole on its own line.
     const lines = r.stderr.trim().split('\n');
     expect(lines[0]).toBe('Error: url must use https://');

@@ -278,7 +278,9 @@ describe('svc mcp when the API cannot be reached', {timeout: 60_000}, () => {
       expect(r.isError).toBe(true);
       expect(text(r)).toMatch(/could not reach/);
       // The next step the README promises, as the CLI gives it.
-      expect(text(r)).toMatch(/\nNext step: Is the emulator running\? `(npx )?svc emulator start`/);
+      expect(text(r)).toMatch(
+        /\nNext step: Is the emulator running\? `(npx )?svc emulator status`; start it again with `(npx )?svc emulator start( --port \d+)?`/,
+      );
       const again = await call(c, 'get_delivery_attempts', {delivery_id: `dlv_${'2'.repeat(24)}`});
       expect(again.isError).toBe(true);
       expect(c.protocolErrors).toEqual([]);

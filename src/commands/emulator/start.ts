@@ -1,5 +1,5 @@
 import {Flags} from '@oclif/core';
-import {AUTH_FAILURE_LIMIT, VAULT_KEY_BYTES} from '../../definitions.js';
+import {AUTH_FAILURE_LIMIT, EMULATOR_DEFAULT_PORT, VAULT_KEY_BYTES} from '../../definitions.js';
 import {BaseCommand} from '../../lib/base-command.js';
 import {
   allowLocalEndpointsFlag,
@@ -30,7 +30,7 @@ Environment: SVC_EMULATOR_DATA_DIR (data dir), SVC_EMULATOR_DATABASE_URL (Postgr
   static override flags = {
     port: Flags.integer({
       description: 'port to listen on (0 picks a free one)',
-      default: 4010,
+      default: EMULATOR_DEFAULT_PORT,
       min: 0,
       max: 65535,
     }),

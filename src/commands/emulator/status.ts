@@ -1,7 +1,7 @@
 import {BaseCommand} from '../../lib/base-command.js';
 import {dataDirFlag} from '../../lib/flags.js';
 import {emulatorStatus} from '../../services/emulator/status.js';
-import {dataDirArg} from '../../lib/hints.js';
+import {dataDirArg, portArg} from '../../lib/hints.js';
 import {ExitCode} from '../../lib/exit-codes.js';
 
 export default class EmulatorStatus extends BaseCommand {
@@ -40,7 +40,11 @@ export default class EmulatorStatus extends BaseCommand {
           ? `No running emulator serves ${s.api_url}.\n`
           : `No emulator is running for the data dir ${s.data_dir}.\n`,
     );
-    if (!status.running) this.note(`Start one: \`svc emulator start${dataDirArg(flags['data-dir'])}\``);
+    // Where it was looked for: the address in use keeps its port, a named data dir its folder.
+    if (!status.running)
+      this.note(
+        `Start one: \`svc emulator start${portArg(status.api_url)}${dataDirArg(flags['data-dir'])}\``,
+      );
     // Said (and printed, --json too) first: the answer is the status, the exit code lets a script branch on it.
     if (!status.running) process.exitCode = ExitCode.notRunning;
   }

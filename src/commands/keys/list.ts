@@ -3,6 +3,7 @@ import {apiUrlFlag} from '../../lib/flags.js';
 import {accountPageOf} from '../../services/account-page.js';
 import {listKeys} from '../../services/keys/list.js';
 import {renderKeys, terminalView} from '../../ui/views.js';
+import {readingFrom} from '../../services/reading-from.js';
 
 export default class KeysList extends BaseCommand {
   static override summary = "List the org's API keys (name, prefix, status, expiry; never secrets)";
@@ -12,8 +13,9 @@ export default class KeysList extends BaseCommand {
   };
 
   async run() {
-    await this.parse(KeysList);
+    const {flags} = await this.parse(KeysList);
     const {client} = await this.session();
+    this.note(await readingFrom({env: process.env, apiUrl: client.apiUrl, apiUrlFlag: flags['api-url']}));
     const keys = await listKeys({client});
     await this.show({data: keys}, async ({data}, view) =>
       renderKeys(data, {

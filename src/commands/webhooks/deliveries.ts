@@ -10,6 +10,7 @@ import {BaseCommand} from '../../lib/base-command.js';
 import {apiUrlFlag} from '../../lib/flags.js';
 import {checkWebhookId, listDeliveries, watchDeliveries} from '../../services/webhooks/deliveries.js';
 import {renderDeliveries, renderWatchChange, renderWatchStart, terminalView} from '../../ui/views.js';
+import {readingFrom} from '../../services/reading-from.js';
 
 const WATCH_INTERVAL_MS = 3000;
 
@@ -46,6 +47,7 @@ export default class WebhooksDeliveries extends BaseCommand {
     const eventType = flags['event-type'] as EventType | undefined;
     checkWebhookId(args.webhook_id);
     const {client} = await this.session();
+    this.note(await readingFrom({env: process.env, apiUrl: client.apiUrl, apiUrlFlag: flags['api-url']}));
     const filter = {status, eventType};
     if (!flags.watch) {
       const {deliveries, total} = await listDeliveries({client, webhookId: args.webhook_id, ...filter});

@@ -7,6 +7,7 @@ import {checkWebhookId} from '../../services/webhooks/deliveries.js';
 import {diagnoseEndpoints} from '../../services/webhooks/diagnose.js';
 import {writeDiagnosisJunit} from '../../services/webhooks/diagnose-junit.js';
 import {renderDiagnoseReport} from '../../ui/diagnosis.js';
+import {readingFrom} from '../../services/reading-from.js';
 
 export default class WebhooksDiagnose extends BaseCommand {
   static override summary =
@@ -40,6 +41,14 @@ export default class WebhooksDiagnose extends BaseCommand {
     // A malformed id is said before anything is read, whatever the credentials.
     if (args.webhook_id !== undefined) checkWebhookId(args.webhook_id);
     const {client} = await this.session();
+    this.note(
+      await readingFrom({
+        env: process.env,
+        apiUrl: client.apiUrl,
+        apiUrlFlag: flags['api-url'],
+        dataDir: flags['data-dir'],
+      }),
+    );
     const report = await diagnoseEndpoints({
       client,
       webhookId: args.webhook_id,

@@ -4,6 +4,7 @@ import {accountPageOf} from '../../services/account-page.js';
 import {listWebhooks} from '../../services/webhooks/list.js';
 import {currentSvcCommand} from '../../lib/invocation.js';
 import {renderWebhooks, terminalView, webhooksListHint} from '../../ui/views.js';
+import {readingFrom} from '../../services/reading-from.js';
 
 export default class WebhooksList extends BaseCommand {
   static override summary = "List the org's webhook endpoints";
@@ -15,6 +16,7 @@ export default class WebhooksList extends BaseCommand {
   async run() {
     const {flags} = await this.parse(WebhooksList);
     const {client} = await this.session();
+    this.note(await readingFrom({env: process.env, apiUrl: client.apiUrl, apiUrlFlag: flags['api-url']}));
     const endpoints = await listWebhooks({client});
     await this.show({data: endpoints}, async ({data}, view) =>
       renderWebhooks(data, {

@@ -6,7 +6,7 @@ import {tmpdir} from 'node:os';
 import {join, resolve} from 'node:path';
 import {EmulatorControl} from '@svc/client';
 import {isProcessAlive, readRuntimeFile} from '../../emulator-layout/runtime.js';
-import {displayText} from '../../definitions.js';
+import {displayText, EMULATOR_DEFAULT_PORT} from '../../definitions.js';
 import {asyncDispose} from '../async-dispose.js';
 import {DataDirError, makeDataDirPrivate} from '../data-dir.js';
 import {createHostPolicy, type HostPolicy, HostNameError} from '../net/host-policy.js';
@@ -76,7 +76,7 @@ async function startIn(
     // The start key is made while the server starts listening; the engine starts once both are done.
     makingStartKey?.catch(() => undefined);
     const served = await serveEmulator(ctx, {
-      port: options.port ?? 4010,
+      port: options.port ?? EMULATOR_DEFAULT_PORT,
       host: options.host ?? '127.0.0.1',
       dataDir,
       cleanup: () => stores.cleanup().then(afterCleanup),

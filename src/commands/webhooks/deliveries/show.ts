@@ -4,6 +4,7 @@ import {BaseCommand} from '../../../lib/base-command.js';
 import {checkDeliveryId, showDelivery} from '../../../services/webhooks/deliveries/show.js';
 import {renderDeliveryDetail} from '../../../ui/delivery-detail.js';
 import {terminalView} from '../../../ui/views.js';
+import {readingFrom} from '../../../services/reading-from.js';
 
 export default class WebhooksDeliveriesShow extends BaseCommand {
   static override summary = 'Show one delivery: its attempts (with what came back) and its event';
@@ -29,6 +30,14 @@ export default class WebhooksDeliveriesShow extends BaseCommand {
     // A malformed id is said before anything is read, whatever the credentials.
     checkDeliveryId(args.delivery_id);
     const {client} = await this.session();
+    this.note(
+      await readingFrom({
+        env: process.env,
+        apiUrl: client.apiUrl,
+        apiUrlFlag: flags['api-url'],
+        dataDir: flags['data-dir'],
+      }),
+    );
     const {shown, apiUrl, nowMs} = await showDelivery({
       client,
       deliveryId: args.delivery_id,

@@ -3,7 +3,7 @@ import {EmulatorControlError} from '@svc/client';
 import type {EventType, LocalUrlKind} from '../../../definitions.js';
 import {UserError} from '../../../lib/errors.js';
 import {currentSvcCommand, shellQuote} from '../../../lib/invocation.js';
-import {dataDirArg, localUrlWaysOut} from '../../../lib/hints.js';
+import {dataDirArg, localUrlWaysOut, portArg} from '../../../lib/hints.js';
 import {toUserError} from '../../../lib/error-mapper.js';
 import {type ConnectOptions, connectControl} from '../connect.js';
 
@@ -43,6 +43,7 @@ export function localUrlKind(err: unknown): LocalUrlKind | undefined {
 
 export async function createWebhook(options: CreateWebhookOptions): Promise<CreatedWebhookAt> {
   const {control, info} = await connectControl(options);
+  const refused = (err: unknown) => refusedWebhook(err, options, info.api_url);
   try {
     const w = await control.createWebhook({
       url: options.url,
@@ -61,7 +62,7 @@ export async function createWebhook(options: CreateWebhookOptions): Promise<Crea
     };
     return {endpoint, apiUrl: info.api_url};
   } catch (err) {
-    throw refusedWebhook(err, options);
+    throw refused(err);
   }
 }
 
@@ -70,7 +71,7 @@ export async function createWebhook(options: CreateWebhookOptions): Promise<Crea
  * problem's message) with the steps for where it points; the limit of endpoints and a missing vault key get the
  * step that fits; the emulator's message itself is never rewritten.
  */
-function refusedWebhook(err: unknown, options: CreateWebhookOptions): UserError {
+function refusedWebhook(err: unknown, options: CreateWebhookOptions, apiUrl: string): UserError {
   const svc = currentSvcCommand(options.env);
   const dir = dataDirArg(options.dataDir);
   const kind = localUrlKind(err);
@@ -85,6 +86,7 @@ function refusedWebhook(err: unknown, options: CreateWebhookOptions): UserError 
         : localUrlWaysOut({
             svc,
             url: options.url,
+            apiUrl,
             dataDir: options.dataDir,
             onThisMachine: kind === 'this_machine',
           });
@@ -101,7 +103,7 @@ function refusedWebhook(err: unknown, options: CreateWebhookOptions): UserError 
       `Delete an endpoint you no longer use: \`${svc} webhooks list\` shows their ids, \`${svc} emulator webhooks delete\` followed by one deletes it${dir ? ` (with${dir})` : ''}`,
     ],
     vault_unavailable: [
-      `The emulator runs without a vault key: stop it (${svc} emulator stop${dir}) and start it again without --no-vault-key`,
+      `The emulator runs without a vault key: stop it (${svc} emulator stop${dir}) and start it again without --no-vault-key (${svc} emulator start${portArg(apiUrl)}${dir})`,
     ],
   });
 }
