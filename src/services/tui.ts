@@ -3,9 +3,12 @@
 // by the command, and takes this source as it is.
 import {defaultFileStore, NoApiAddressError, resolveStoredApiUrl} from '../auth/resolve.js';
 import {type DeliveryDetail, type EmulatorControl, EmulatorControlError, type SvcClient} from '@svc/client';
-import {usageError} from '../lib/errors.js';
+import {NETWORK_ERROR_CODES, toUserError} from '../lib/error-mapper.js';
+import {noEmulatorError, type UserError, usageError} from '../lib/errors.js';
+import {dataDirArg, portArg} from '../lib/hints.js';
 import {currentSvcCommand} from '../lib/invocation.js';
 import {emulatorControlFor} from './emulator/for-api-url.js';
+import type {WebhookEndpoint} from '../schemas/index.js';
 import type {TuiSource} from './tui-source.js';
 import {readDeliveryDetail} from './webhooks/deliveries/detail.js';
 import {diagnoseDeliveries} from './webhooks/diagnose.js';
@@ -80,40 +83,73 @@ export async function openTuiSource(options: OpenTuiSourceOptions): Promise<TuiS
       throw new EmulatorControlError(`the emulator serving ${where} is no longer running`, 0, 'unreachable');
     return found;
   };
+  const svc = currentSvcCommand(options.env);
+  /**
+   * A failure as svc's own error, made here, in the CLI's bundle: the browser is a bundle of its own, whose copies
+   * of the client's error classes would not know these (every failure read as an internal error). A network failure
+   * at an emulator's address is looked into: the emulator has stopped (its emulator.json is gone), or a restarted
+   * one answers there now, whose control surface (a new admin token) is taken up.
+   */
+  const explained = async (err: unknown): Promise<UserError> => {
+    const e = toUserError(err);
+    const hadEmulator = current.control !== undefined;
+    if (!hadEmulator || !NETWORK_ERROR_CODES.has(e.code) || current.apiUrl === '') return e;
+    const where = current.apiUrl;
+    const now = await controlFor(where).catch(() => undefined);
+    if (current.apiUrl !== where) return e;
+    if (now) {
+      current = {apiUrl: where, control: now};
+      return e;
+    }
+    // The way out is in the message: the browser shows it beside the last data it keeps on screen.
+    const start = `${svc} emulator start${portArg(where)}${dataDirArg(options.dataDir)}`;
+    return noEmulatorError(`the emulator at ${where} has stopped; start it again with \`${start}\``);
+  };
+  const told =
+    <A extends unknown[], R>(call: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      try {
+        return await call(...args);
+      } catch (err) {
+        throw await explained(err);
+      }
+    };
+  const toldDetail = told(detail);
   const source: TuiSource = {
     get apiUrl() {
       return current.apiUrl;
     },
-    svc: currentSvcCommand(options.env),
+    svc,
     get emulator() {
       return current.control !== undefined;
     },
-    listEndpoints: async () => (await client()).listWebhooks(),
-    listDeliveries: async (endpointId) => (await client()).listDeliveries(endpointId),
+    listEndpoints: told(async () => (await client()).listWebhooks()),
+    listDeliveries: told(async (endpointId: string) => (await client()).listDeliveries(endpointId)),
     // The API's clock as its answers date them: an emulator's may be set by hand.
     now: () => opened?.serverNowMs() ?? Date.now(),
     // The emulator's, for the key's own org.
     get endpointHealth() {
       const control = current.control;
-      return control ? async () => (await control.endpointHealth(await org())).data : undefined;
+      return control ? told(async () => (await control.endpointHealth(await org())).data) : undefined;
     },
     get deliveryDetail() {
-      return current.control ? detail : undefined;
+      return current.control ? toldDetail : undefined;
     },
     // The same diagnosis as `svc webhooks diagnose`, from the same reads the screens make.
-    diagnose: async (endpoint) =>
+    diagnose: told(async (endpoint: WebhookEndpoint) =>
       diagnoseDeliveries(
         endpoint,
         await (await client()).listDeliveries(endpoint.id),
         current.control ? detail : undefined,
       ),
+    ),
     get resend() {
       const control = current.control;
       return control
-        ? async (id: string) => {
+        ? told(async (id: string) => {
             await detail(id);
             return control.resendDelivery(id);
-          }
+          })
         : undefined;
     },
   };

@@ -54,6 +54,11 @@ export function troubleLines(trouble: Trouble, source: TuiSource, paint: Painter
       [sanitize(trouble.message), undefined],
       ['The deployment has no vault key; this screen retries on its own.', undefined],
     );
+  } else if (trouble.kind === 'emulator_stopped') {
+    lines.push(
+      [sanitize(trouble.message), 'red'],
+      ['This screen retries on its own, and shows the emulator again once it runs.', undefined],
+    );
   } else if (trouble.kind === 'network') {
     lines.push(
       [`Cannot reach ${source.apiUrl}.`, 'red'],
