@@ -26,6 +26,11 @@ export interface FileStoreOptions {
   dir: string;
   /** Told when a permission problem was found and repaired. */
   warn?: (message: string) => void;
+  /**
+   * False to only look (`svc doctor`): a file others can read is read as it is and left so, for the caller to
+   * report, instead of being made owner-only. Default true.
+   */
+  repair?: boolean;
 }
 
 const FILE_NAME = 'credentials.json';
@@ -35,11 +40,13 @@ export class FileCredentialStore {
   readonly dir: string;
   readonly path: string;
   private readonly warn: (message: string) => void;
+  private readonly repair: boolean;
 
   constructor(options: FileStoreOptions) {
     this.dir = options.dir;
     this.path = join(options.dir, FILE_NAME);
     this.warn = options.warn ?? (() => {});
+    this.repair = options.repair ?? true;
   }
 
   async get(apiUrl: string): Promise<CredentialEntry | undefined> {
@@ -157,7 +164,7 @@ export class FileCredentialStore {
         suggestions: ['Point SVC_CONFIG_DIR at a directory of your own, or fix the owner'],
       });
     }
-    if ((info.mode & 0o777) !== wanted && (info.mode & 0o077) !== 0) {
+    if (this.repair && (info.mode & 0o777) !== wanted && (info.mode & 0o077) !== 0) {
       await chmod(path, wanted);
       this.warn(
         `${path} was readable by other users (mode ${(info.mode & 0o777).toString(8)}); changed it to ${wanted.toString(8)}`,

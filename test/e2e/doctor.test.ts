@@ -1,5 +1,5 @@
 // `svc doctor` as a user runs it: a real process, a real emulator, faults planted in real files.
-import {chmod, mkdir, mkdtemp, rm, writeFile} from 'node:fs/promises';
+import {chmod, mkdir, mkdtemp, rm, stat, writeFile} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
@@ -131,5 +131,69 @@ describe('svc doctor', {timeout: 60_000}, () => {
     expect(byId.data_dir?.detail).toContain(own);
     const port = new URL(apiUrl).port;
     expect(byId.dot_localhost?.detail).toContain(`svc-${port}.localhost`);
+  });
+  it('only looks: a credentials file others can read is reported with its fix and left as it was', async () => {
+    // No SVC_API_URL: the address is the latest login's, read from that very file.
+    const {SVC_API_URL: _, ...fromLogin} = env();
+    const file = join(root, 'config', 'credentials.json');
+    await chmod(file, 0o644);
+    try {
+      const r = await runCommand(['doctor', '--json'], {env: fromLogin});
+      const report = JSON.parse(r.stdout) as Report;
+      expect(report.checks.find((c) => c.id === 'credentials_file')).toMatchObject({
+        status: 'fail',
+        detail: expect.stringMatching(/open to other users \(mode 644\)/),
+        fix: expect.stringContaining(`chmod 600 ${file}`),
+      });
+      expect(r.code).toBe(1);
+      expect((await stat(file)).mode & 0o777).toBe(0o644);
+    } finally {
+      await chmod(file, 0o600);
+    }
+  });
+
+  it('says why there is no address to check: none given, a key from SVC_API_KEY alone, or one not valid', async () => {
+    const addressOf = async (extra: Record<string, string>, config: string) => {
+      const {SVC_API_URL: _, ...rest} = env();
+      const r = await runCommand(['doctor', '--json'], {env: {...rest, SVC_CONFIG_DIR: config, ...extra}});
+      return (JSON.parse(r.stdout) as Report).checks.find((c) => c.id === 'api_address');
+    };
+    const none = await addressOf({}, join(root, 'config-none'));
+    expect(none).toMatchObject({status: 'warn', detail: expect.stringContaining('none was given')});
+    expect(none?.detail).not.toContain('not valid');
+
+    // A stored login, and a key in SVC_API_KEY, which is never sent to the login's address.
+    const apiUrl = emulator?.apiUrl as string;
+    const envKey = await addressOf({SVC_API_KEY: `svc_${'a'.repeat(40)}`}, join(root, 'config'));
+    expect(envKey?.detail).toContain(`SVC_API_KEY is set, but no address to send it to`);
+    expect(envKey?.detail).toContain(`the stored login (${apiUrl})`);
+    expect(envKey?.detail).not.toContain('none was given');
+    expect(envKey?.fix).toContain(`Set SVC_API_URL=${apiUrl}`);
+    expect(envKey?.fix).not.toContain('svc login');
+
+    const invalid = await addressOf({SVC_API_URL: 'ftp://example.com'}, join(root, 'config-none'));
+    expect(invalid).toMatchObject({status: 'fail', detail: expect.stringContaining('is not valid')});
+  });
+
+  it('says of the keychain what `svc login --keychain` finds on this machine', async () => {
+    const config = join(root, 'config-keychain');
+    const key = JSON.parse(
+      (await runCommand(['emulator', 'keys', 'create', '--name', 'kc', '--json'], {env: env()})).stdout,
+    ) as {secret: string};
+    const login = await runCommand(['login', '--keychain', '--json'], {
+      env: env({SVC_CONFIG_DIR: config}),
+      input: `${key.secret}\n`,
+    });
+    const r = await runCommand(['doctor', '--json'], {env: env({SVC_CONFIG_DIR: join(root, 'config-none')})});
+    const keychain = (JSON.parse(r.stdout) as Report).checks.find((c) => c.id === 'keychain');
+    if (login.code === 0) {
+      await runCommand(['logout'], {env: env({SVC_CONFIG_DIR: config})});
+      expect(keychain?.detail).toMatch(/stores, reads and removes keys/);
+    } else {
+      // Where no secret service runs, @napi-rs/keyring refuses to store (AccessDenied) but reads "nothing".
+      expect(JSON.parse(login.stdout).error.code).toBe('keychain_unavailable');
+      expect(keychain?.detail).toMatch(/cannot keep keys here \(.+\), so `svc login --keychain` fails/);
+      expect(keychain?.detail).not.toMatch(/answers/);
+    }
   });
 });

@@ -1,6 +1,7 @@
 // The auth lane: the stored credentials (the file's mode, the addresses keys are stored for), whether the key
-// in use still works, and whether the OS keychain answers. Read-only: the file is read here, not through the
-// store, which repairs a wrong mode as it reads.
+// in use still works, and whether the OS keychain can keep a key. Read-only: the file is read here, not through
+// the store, which repairs a wrong mode as it reads; a file open to others is reported with its fix, never changed.
+// The keychain is tried as a login uses it, with a throwaway entry of its own that is removed again.
 import {readFile, stat} from 'node:fs/promises';
 import {join} from 'node:path';
 import {KeychainStore, type KeyringEntryFactory} from '../../auth/keychain-store.js';
@@ -142,7 +143,14 @@ export async function checkApiKey(input: ApiKeyInput): Promise<DoctorCheck> {
   }
 }
 
-/** Whether the OS keychain answers a read within the timeout (@napi-rs/keyring fails at once without a secret service). */
+/** The account of the throwaway entry the keychain check stores, reads back and removes. */
+export const KEYCHAIN_PROBE_ACCOUNT = 'svc-doctor-probe';
+
+/**
+ * Whether the OS keychain can keep a key, tried the way `svc login --keychain` uses it: a throwaway entry is
+ * stored, read back and removed (a read alone answers "nothing stored" where storing is refused: AccessDenied
+ * without a secret service). @napi-rs/keyring fails at once without a secret service; every call is bounded.
+ */
 export async function checkKeychain(input: {
   apiUrl: string;
   logins?: StoredLogins;
@@ -152,27 +160,60 @@ export async function checkKeychain(input: {
   const users = Object.entries(input.logins?.credentials ?? {})
     .filter(([, e]) => e.store === 'keychain')
     .map(([a]) => a);
+  const store = new KeychainStore({entry: input.entry, timeoutMs: input.timeoutMs});
+  const account = `${KEYCHAIN_PROBE_ACCOUNT}-${process.pid}`;
+  const value = `probe-${crypto.randomUUID()}`;
+  let stored = false;
   try {
-    await new KeychainStore({entry: input.entry, timeoutMs: input.timeoutMs}).get(input.apiUrl);
-    return check('keychain', 'auth', 'ok', 'the OS keychain answers');
+    await store.set(account, value);
+    stored = true;
+    const back = await store.get(account);
+    if (back !== value) throw new Error('what was stored could not be read back');
   } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
-    // KeychainUnavailableError says "not available here (why); use the file store": the why is what counts here.
-    const reason = `the OS keychain does not answer (${/\((.*)\)/.exec(message)?.[1] ?? message})`;
-    if (users.length === 0) {
-      return check(
-        'keychain',
-        'auth',
-        'ok',
-        `${reason}; no login uses it (keys are kept in the credentials file)`,
-      );
-    }
+    if (stored) await store.delete(account).catch(() => undefined);
+    return keychainRefused(err, users);
+  }
+  try {
+    await store.delete(account);
+  } catch (err) {
     return check(
       'keychain',
       'auth',
-      'fail',
-      `${reason}, and the logins for ${users.join(', ')} keep their keys there`,
-      'Unlock the keychain (start a secret service such as gnome-keyring), or log in again without --keychain',
+      'warn',
+      `the OS keychain stores and reads keys, but the check's throwaway entry (service svc, account ${account}) could not be removed (${reasonOf(err)})`,
+      `Remove that entry with your keychain's tool (secret-tool clear service svc account ${account}, or Keychain Access)`,
     );
   }
+  return check(
+    'keychain',
+    'auth',
+    'ok',
+    'the OS keychain stores, reads and removes keys (a throwaway entry was tried): `svc login --keychain` works here',
+  );
+}
+
+/** The keyring's own words (AccessDenied, NoStorageAccess, no answer within …). */
+function reasonOf(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  // KeychainUnavailableError says "not available here (why); use the file store": the why is what counts here.
+  return /not available here \((.*)\); use the file store/.exec(message)?.[1] ?? message;
+}
+
+function keychainRefused(err: unknown, users: string[]): DoctorCheck {
+  const reason = `the OS keychain cannot keep keys here (${reasonOf(err)}), so \`svc login --keychain\` fails`;
+  if (users.length === 0) {
+    return check(
+      'keychain',
+      'auth',
+      'ok',
+      `${reason}; no login uses it (keys are kept in the credentials file)`,
+    );
+  }
+  return check(
+    'keychain',
+    'auth',
+    'fail',
+    `${reason}, and the logins for ${users.join(', ')} keep their keys there`,
+    'Unlock the keychain (start a secret service such as gnome-keyring), or log in again without --keychain',
+  );
 }

@@ -1,10 +1,11 @@
 // `svc doctor`: why this machine may misbehave with svc, lane by lane, each finding with its fix. Read-only: it
-// reads files and asks servers, never writes or repairs. The local lanes answer within a second; the checks that
-// ask a server (the API's clock, the key, the emulator's clock) are bounded by their own timeouts.
+// reads files and asks servers, never writes or repairs (the keychain check's throwaway entry, removed again,
+// aside). The local lanes answer within a second; the checks that ask a server (the API's clock, the key, the
+// emulator's clock) are bounded by their own timeouts.
 import {lookup as dnsLookup} from 'node:dns/promises';
-import {defaultFileStore, resolveStoredApiUrl} from '../../auth/resolve.js';
+import {lookOnlyFileStore, NoApiAddressError, resolveStoredApiUrl} from '../../auth/resolve.js';
 import {KeychainStore, type KeyringEntryFactory} from '../../auth/keychain-store.js';
-import {localAccountUrl} from '@svc/client';
+import {ApiUrlError, localAccountUrl} from '@svc/client';
 import {cacheDir, configDir} from '../../user-dirs.js';
 import {checkApiKey, checkCredentialsFile, checkKeychain} from './auth.js';
 import {check, type DoctorCheck, type DoctorReport, report, within} from './check.js';
@@ -45,13 +46,24 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
   const now = options.now ?? Date.now;
   const lookup = options.lookup ?? systemLookup;
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  // Read only: a credentials file others can read is reported below, never repaired here.
+  const fileStore = lookOnlyFileStore(options.env);
+  let noAddress: unknown;
   const apiUrl = await resolveStoredApiUrl({
     env: options.env,
     flags: {apiUrl: options.apiUrl},
-    fileStore: defaultFileStore(options.env),
-  }).catch(() => undefined);
+    fileStore,
+  }).catch((err: unknown) => {
+    noAddress = err;
+    return undefined;
+  });
   // The emulator every command would act on; where they would look for it when none runs.
-  const located = await locateEmulator({env: options.env, dataDir: options.dataDir, apiUrl: options.apiUrl});
+  const located = await locateEmulator({
+    env: options.env,
+    dataDir: options.dataDir,
+    apiUrl: options.apiUrl,
+    fileStore,
+  });
   const dataDir = located.found ? located.dataDir : located.lookedFor.data_dir;
   const credentials = await checkCredentialsFile(configDir(options.env));
   const runtime = await checkRuntimeFile({dataDir, apiUrl: apiUrl ?? ''});
@@ -97,17 +109,7 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
     checkSharedVault({env: options.env, dataDir, timeoutMs, readHeld: options.readVaultCheck}),
   ];
   if (apiUrl === undefined) {
-    online.push(
-      Promise.resolve(
-        check(
-          'api_address',
-          'auth',
-          'fail',
-          'no API address: the one given is not valid',
-          'Give an https:// address, or http:// to this machine only',
-        ),
-      ),
-    );
+    online.push(Promise.resolve(addressProblem(noAddress)));
   } else {
     const emulatorClock = running ? await clockOf(running, options.fetch, timeoutMs) : undefined;
     online.push(
@@ -135,6 +137,28 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
   }
   const found = await Promise.all([...local, ...online]);
   return report(found.filter((c): c is DoctorCheck => c !== undefined));
+}
+
+/**
+ * Why there is no address to check against, as every command would say it: none was given (a way to give one), a
+ * key from SVC_API_KEY that no address goes with, or an address given that is not valid (which one, and why).
+ */
+function addressProblem(err: unknown): DoctorCheck {
+  if (err instanceof NoApiAddressError) {
+    return check('api_address', 'auth', 'warn', err.message, err.suggestions.join('; '));
+  }
+  const why = err instanceof Error ? err.message : String(err);
+  if (err instanceof ApiUrlError) {
+    return check(
+      'api_address',
+      'auth',
+      'fail',
+      `the API address given is not valid: ${why}`,
+      'Give an https:// address, or http:// to this machine only (--api-url or SVC_API_URL)',
+    );
+  }
+  // The credentials file could not be read for the latest login's address: its own check says why and what to do.
+  return check('api_address', 'auth', 'warn', `the address of the latest login could not be read: ${why}`);
 }
 
 async function clockOf(

@@ -116,16 +116,29 @@ describe('auth: api_key, against a real emulator', {timeout: 60_000}, () => {
 });
 
 describe('auth: keychain', () => {
+  // As @napi-rs/keyring answers where no secret service runs: a read finds nothing, a write is refused.
   const denied: KeyringEntryFactory = () => ({
-    getPassword: () => Promise.reject(new Error('Platform secure storage failure: AccessDenied')),
-    setPassword: () => Promise.reject(new Error('unused')),
-    deleteCredential: () => Promise.reject(new Error('unused')),
+    getPassword: () => Promise.resolve(null),
+    setPassword: () => Promise.reject(new Error("Couldn't access platform storage: AccessDenied")),
+    deleteCredential: () => Promise.resolve(true),
   });
   const silent: KeyringEntryFactory = () => ({
     getPassword: () => new Promise(() => undefined),
     setPassword: () => new Promise(() => undefined),
     deleteCredential: () => new Promise(() => undefined),
   });
+  /** A keychain that keeps what it is given, as a working secret service does. */
+  const working = () => {
+    const kept = new Map<string, string>();
+    const entry: KeyringEntryFactory = (service, account) => ({
+      getPassword: async () => kept.get(`${service}/${account}`) ?? null,
+      setPassword: async (value) => {
+        kept.set(`${service}/${account}`, value);
+      },
+      deleteCredential: async () => kept.delete(`${service}/${account}`),
+    });
+    return {entry, kept};
+  };
   const keychainLogin = {credentials: {'https://api.example': {store: 'keychain'}}};
 
   it('fails a keychain that refuses or never answers when a login keeps its key there', async () => {
@@ -148,7 +161,7 @@ describe('auth: keychain', () => {
     expect(hung).toMatchObject({status: 'fail', detail: expect.stringMatching(/no answer within 0\.1 s/)});
   });
 
-  it('only notes an unreachable keychain no login uses', async () => {
+  it('tries what `svc login --keychain` does: a keychain that reads but refuses to store is not "answering"', async () => {
     const r = await checkKeychain({
       apiUrl: 'https://api.example',
       logins: {credentials: {}},
@@ -156,6 +169,16 @@ describe('auth: keychain', () => {
       timeoutMs: 500,
     });
     expect(r).toMatchObject({status: 'ok', detail: expect.stringMatching(/no login uses it/)});
+    expect(r.detail).toMatch(/cannot keep keys here \(Couldn't access platform storage: AccessDenied\)/);
+    expect(r.detail).toContain('`svc login --keychain` fails');
+    expect(r.detail).not.toMatch(/answers/);
+  });
+
+  it('passes a keychain that stores, reads back and removes, and leaves nothing of its probe behind', async () => {
+    const {entry, kept} = working();
+    const r = await checkKeychain({apiUrl: '', logins: {credentials: {}}, entry, timeoutMs: 500});
+    expect(r).toMatchObject({status: 'ok', detail: expect.stringMatching(/stores, reads and removes keys/)});
+    expect(kept.size).toBe(0);
   });
 });
 
