@@ -98,8 +98,10 @@ export function createClient(options: ClientOptions): SvcClient {
       // header drops) and the answer arriving, however slow the trip was.
       const agrees =
         serverMs >= sentAtMs - 1000 - CLOCK_AGREEMENT_MS && serverMs <= receivedAtMs + CLOCK_AGREEMENT_MS;
-      // The header drops milliseconds: half a second on average is added back.
-      clockOffsetMs = agrees ? 0 : serverMs + 500 - receivedAtMs;
+      // The header drops milliseconds, so its time is the server's "now" to the second below: kept as that
+      // bound (relative times allow for the second it may be short), never moved to a guessed half second,
+      // which would put a retry due in 30 s on the edge between "in 29 seconds" and "in 30 seconds".
+      clockOffsetMs = agrees ? 0 : serverMs - receivedAtMs;
     },
   };
   let clockOffsetMs = 0;

@@ -14,7 +14,9 @@ export default class Org extends BaseCommand {
   async run() {
     const {flags} = await this.parse(Org);
     const {client} = await this.session();
-    this.note(await readingFrom({env: process.env, apiUrl: client.apiUrl, apiUrlFlag: flags['api-url']}));
+    await this.noteWhenShown(() =>
+      readingFrom({env: process.env, apiUrl: client.apiUrl, apiUrlFlag: flags['api-url']}),
+    );
     const org = await showOrg({client});
     await this.show(org, async (o, view) => renderOrg(o, await terminalView(view, client.serverNowMs())));
   }

@@ -124,6 +124,11 @@ export abstract class BaseCommand extends Command {
     process.stderr.write(`${options.asIs ? text : spellSvc(text, currentSvcCommand())}\n`);
   }
 
+  /** A note worked out only when it will be shown: with --json nothing is computed or loaded for it. */
+  protected async noteWhenShown(make: () => Promise<string | undefined>): Promise<void> {
+    if (!this.jsonEnabled()) this.note(await make());
+  }
+
   /** A warning on one line of its own, unwrapped and without oclif's ` ›` prefix, like errors. */
   override warn(input: string | Error, options: NoteOptions = {}): string | Error {
     if (!this.jsonEnabled() || options.evenWithJson) {

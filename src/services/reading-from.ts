@@ -2,7 +2,6 @@
 // API address and what chose it, and, when a data dir names an emulator that serves another address, that the
 // `svc emulator` commands act on that other one. Two emulators at once are then never mistaken for one.
 import {DEFAULT_API_URL} from '@svc/client';
-import {namedDataDir, readRuntime, sameApiAddress} from './emulator/locate.js';
 
 export interface ReadingFromOptions {
   env: NodeJS.ProcessEnv;
@@ -25,6 +24,8 @@ export function addressOrigin(options: Pick<ReadingFromOptions, 'env' | 'apiUrlF
 export async function readingFrom(options: ReadingFromOptions): Promise<string | undefined> {
   if (options.apiUrl === DEFAULT_API_URL) return undefined;
   const said = `Reading ${options.apiUrl} (from ${addressOrigin(options)}).`;
+  // Loaded here, not with the command: a read that shows no note (--json) never reads the emulator's files.
+  const {namedDataDir, readRuntime, sameApiAddress} = await import('./emulator/locate.js');
   const dir = namedDataDir(options);
   if (dir === undefined) return said;
   const read = await readRuntime(dir);

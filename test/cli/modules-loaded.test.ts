@@ -118,10 +118,13 @@ describe('the modules a read command loads', () => {
 
     expect(r.files, 'files run outside the bundle').toEqual([...OWN_FILES].sort());
     expect(r.bundled.filter((m) => m.startsWith('src/commands/'))).toEqual(['src/commands/keys/list.ts']);
-    // account-page.ts is the two-line rule naming where keys are made (its client import waits for an empty list).
+    // account-page.ts is the two-line rule naming where keys are made (its client import waits for an empty list);
+    // reading-from.ts words the note on which API is read, and its emulator lookup (locate, the registry) is loaded
+    // only when the note is shown, never with --json.
     expect(r.bundled.filter((m) => m.startsWith('src/services/'))).toEqual([
       'src/services/account-page.ts',
       'src/services/keys/list.ts',
+      'src/services/reading-from.ts',
     ]);
     expect(r.bundled.filter((m) => /^src\/(emulator|testing|ui\/tui)\//.test(m))).toEqual([]);
     // zod is loaded to parse the answer, with the one record schema it needs.

@@ -15,7 +15,9 @@ export default class KeysList extends BaseCommand {
   async run() {
     const {flags} = await this.parse(KeysList);
     const {client} = await this.session();
-    this.note(await readingFrom({env: process.env, apiUrl: client.apiUrl, apiUrlFlag: flags['api-url']}));
+    await this.noteWhenShown(() =>
+      readingFrom({env: process.env, apiUrl: client.apiUrl, apiUrlFlag: flags['api-url']}),
+    );
     const keys = await listKeys({client});
     await this.show({data: keys}, async ({data}, view) =>
       renderKeys(data, {

@@ -47,7 +47,9 @@ export default class WebhooksDeliveries extends BaseCommand {
     const eventType = flags['event-type'] as EventType | undefined;
     checkWebhookId(args.webhook_id);
     const {client} = await this.session();
-    this.note(await readingFrom({env: process.env, apiUrl: client.apiUrl, apiUrlFlag: flags['api-url']}));
+    await this.noteWhenShown(() =>
+      readingFrom({env: process.env, apiUrl: client.apiUrl, apiUrlFlag: flags['api-url']}),
+    );
     const filter = {status, eventType};
     if (!flags.watch) {
       const {deliveries, total} = await listDeliveries({client, webhookId: args.webhook_id, ...filter});

@@ -41,8 +41,8 @@ export default class WebhooksDiagnose extends BaseCommand {
     // A malformed id is said before anything is read, whatever the credentials.
     if (args.webhook_id !== undefined) checkWebhookId(args.webhook_id);
     const {client} = await this.session();
-    this.note(
-      await readingFrom({
+    await this.noteWhenShown(() =>
+      readingFrom({
         env: process.env,
         apiUrl: client.apiUrl,
         apiUrlFlag: flags['api-url'],

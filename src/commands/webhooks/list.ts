@@ -16,7 +16,9 @@ export default class WebhooksList extends BaseCommand {
   async run() {
     const {flags} = await this.parse(WebhooksList);
     const {client} = await this.session();
-    this.note(await readingFrom({env: process.env, apiUrl: client.apiUrl, apiUrlFlag: flags['api-url']}));
+    await this.noteWhenShown(() =>
+      readingFrom({env: process.env, apiUrl: client.apiUrl, apiUrlFlag: flags['api-url']}),
+    );
     const endpoints = await listWebhooks({client});
     await this.show({data: endpoints}, async ({data}, view) =>
       renderWebhooks(data, {

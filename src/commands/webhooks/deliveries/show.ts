@@ -30,8 +30,8 @@ export default class WebhooksDeliveriesShow extends BaseCommand {
     // A malformed id is said before anything is read, whatever the credentials.
     checkDeliveryId(args.delivery_id);
     const {client} = await this.session();
-    this.note(
-      await readingFrom({
+    await this.noteWhenShown(() =>
+      readingFrom({
         env: process.env,
         apiUrl: client.apiUrl,
         apiUrlFlag: flags['api-url'],
