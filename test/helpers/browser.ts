@@ -24,8 +24,13 @@ export async function seriousAxeViolations(page: Page): Promise<string[]> {
     .map((v) => `${v.impact} ${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
 }
 
-/** A full-page screenshot at desktop and at phone width, kept under test-artifacts/<folder>/. */
+/**
+ * A full-page screenshot at desktop and at phone width, kept under test-artifacts/<folder>/ for a person to look
+ * at, when SVC_TEST_SCREENSHOTS=1 asks for them (they assert nothing, and two full-page captures per page cost the
+ * suite seconds it spends on every run).
+ */
 export async function screenshots(page: Page, folder: string, name: string): Promise<void> {
+  if (process.env.SVC_TEST_SCREENSHOTS !== '1') return;
   const dir = join(ARTIFACTS_DIR, folder);
   await mkdir(dir, {recursive: true});
   const before = page.viewportSize() ?? DESKTOP;
