@@ -339,6 +339,8 @@ describeNeeding([CHROMIUM], 'the account page in Chromium', {timeout: 60_000}, (
     await alice.reload();
     expect(await alice.content()).not.toContain(secret);
 
+    // The page's own timers run on a clock the test moves: its 5-second update comes when told, not 5 s later.
+    await alice.clock.install();
     await alice
       .getByRole('link', {name: /^Deliveries/})
       .first()
@@ -348,8 +350,9 @@ describeNeeding([CHROMIUM], 'the account page in Chromium', {timeout: 60_000}, (
 
     const move = await emu.control.trigger({type: 'sandbox.ready'});
     await (receiver as Receiver).received(1);
-    // No reload: the page's script brings the list up to date by itself.
+    // No reload: the page's script brings the list up to date by itself, on its next 5-second tick.
     expect(await alice.getByLabel('Update every 5 seconds').isChecked()).toBe(true);
+    await alice.clock.runFor(5000);
     await alice.locator('#deliveries .badge-succeeded').first().waitFor({timeout: 20_000});
     expect(await alice.locator('[data-live-status]').textContent()).toBe('The deliveries list was updated.');
     await checkPage(alice, 'deliveries');
