@@ -13,7 +13,7 @@ export {type AboutOption, StartOptionError, type StartOptionName} from './start-
 export {createApp} from './app.js';
 export {EmulatorControl, EmulatorControlError} from '@svc/client';
 // Every record a test holds, by name (the control client's answers and requests, the /v1 records).
-export type * from './records.js';
+export type * from '../records.js';
 export type {EmulatorContext, EmulatorPlugin} from './context.js';
 export {checkEndpointHost, checkEndpointUrl, isPublicAddress, type Resolver} from './net/address-policy.js';
 export {OperationError, type Problem} from './operation-error.js';

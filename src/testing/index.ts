@@ -24,39 +24,8 @@ import {OrgControl} from './org-control.js';
 import {startTestReceiver, type TestReceiver} from './receiver.js';
 
 // Every record a test holds, by name: the types the control client answers with, as the emulator's entry hands
-// them out.
-export type {
-  ApiKey,
-  ClockMoveOptions,
-  ClockState,
-  CreatedKey,
-  CreatedWebhook,
-  CreateKeyRequest,
-  CreateOrgRequest,
-  CreateSandboxRequest,
-  CreateWebhookRequest,
-  Delivery,
-  DeliveryAttempt,
-  DeliveryDetail,
-  DeliveryStatus,
-  Duration,
-  EndpointHealth,
-  EventType,
-  KeyRecord,
-  Org,
-  OrgClockState,
-  OrgDeleted,
-  OrgReset,
-  Ready,
-  SandboxAction,
-  SandboxActionRequest,
-  SandboxMove,
-  SandboxRecord,
-  SvcEvent,
-  TriggerRequest,
-  WaitForDeliveryOptions,
-  WebhookEndpoint,
-} from '../emulator/index.js';
+// them out (one list for both entries).
+export type * from '../records.js';
 export type {EmulatorConnection} from './connection.js';
 export {OrgControl} from './org-control.js';
 export {

@@ -1,5 +1,6 @@
 // Every record a test holds, by name (the control client's answers and requests, the /v1 records): what the
-// emulator's entry and the testing entry both hand to their users, listed once.
+// emulator's entry (@svc/cli/emulator) and the testing entry (@svc/cli/testing) both hand to their users, listed
+// once here, beside both, so neither restates the other's list.
 export type {
   ApiKey,
   ClockMoveOptions,
