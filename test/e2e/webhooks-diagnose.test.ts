@@ -179,7 +179,7 @@ interface Report {
   endpoints: {
     endpoint_id: string;
     evidence: string;
-    issues: {cause: string; check: string | null; evidence: string}[];
+    issues: {cause: string; check: string; evidence: string; reproduce: string}[];
   }[];
   issues: number;
 }
@@ -250,6 +250,25 @@ describe('svc webhooks diagnose against seeded faults', {timeout: 60_000}, () =>
     const out = await runProcess(PYTHON_PATH, ['-c', script, file]);
     expect(out.code, out.stderr).toBe(0);
   });
+
+  // The slow receiver is left out: this file's emulator gives up after 1.5 s, test-receiver after the service's
+  // 10 s (its own test, in webhooks-test-receiver.test.ts, waits those 10 s out).
+  it.each(FAULTS.filter((f) => EXPECTED[f] !== undefined && f !== 'slow'))(
+    'prints a reproduce command that fails the named check against the receiver itself: %s',
+    async (fault) => {
+      const r = await runCommand(['webhooks', 'diagnose', endpointOf[fault].id, '--json'], {env});
+      const issue = (JSON.parse(r.stdout) as Report).endpoints[0]?.issues[0];
+      if (!issue) throw new Error(r.stdout);
+      const argv = issue.reproduce.split(' ');
+      expect(argv.slice(0, 3)).toEqual(['svc', 'webhooks', 'test-receiver']);
+      const run = await runCommand([...argv.slice(1), '--json'], {
+        env: {...env, SVC_WEBHOOK_SECRET: secretOf[fault]},
+      });
+      expect(run.code, run.stderr).toBe(1);
+      const checks = (JSON.parse(run.stdout) as {checks: {id: string; status: string}[]}).checks;
+      expect(checks.find((c) => c.id === issue.check)?.status, run.stdout).toBe('fail');
+    },
+  );
 
   it('refuses a malformed endpoint id before reading anything, and an unknown one by name', async () => {
     const bad = await runCommand(['webhooks', 'diagnose', 'nope'], {env});

@@ -43,8 +43,8 @@ export interface DiagnosisIssue {
   /** What in the attempts points to it. */
   evidence: string;
   fix: string;
-  /** The `svc webhooks test-receiver` check that reproduces it; null when no check sends what failed. */
-  check: string | null;
+  /** The `svc webhooks test-receiver` check that reproduces it. */
+  check: string;
   /** The command that reproduces it against the endpoint's URL (the secret comes from SVC_WEBHOOK_SECRET). */
   reproduce: string;
   attempts: number;
@@ -95,7 +95,7 @@ const TOLERANCE = SIGNATURE_TOLERANCE_SECONDS;
 export interface CauseText {
   title: string;
   fix: string;
-  check: string | null;
+  check: string;
 }
 
 /** Each cause's words and the check that reproduces it: one table, read by every surface. */
@@ -140,7 +140,8 @@ export const CAUSES: Readonly<Record<DiagnosisCause, CauseText>> = {
   'unknown-event-type': {
     title: 'The receiver refuses an event type it does not handle',
     fix: 'Answer 2xx to event types (and fields) the receiver does not know, and ignore them, instead of 4xx.',
-    check: null,
+    // A type the service adds later reaches the same refusal: the future check sends one.
+    check: 'later-event-type',
   },
   refused: {
     title: 'The receiver refuses deliveries (4xx) for a reason of its own',
@@ -259,6 +260,14 @@ function errorVerdict(error: string | null, url: string): Verdict {
   return {kind: 'cause', cause: 'network-error', note: clip(error, 120)};
 }
 
+/**
+ * A refusal whose answer names a cause of its own (a body limit, the timestamp, a timeout): one that says the
+ * receiver is not merely refusing the signature, whatever every delivery got.
+ */
+export function refusalNamesItsCause(status: number, body: string | null): boolean {
+  return answerVerdict(status, body).kind === 'cause';
+}
+
 function answerVerdict(status: number, body: string | null): Verdict {
   if (status >= 300 && status < 400) return {kind: 'cause', cause: 'redirect'};
   if (status === 413) return {kind: 'cause', cause: 'body-limit'};
@@ -354,10 +363,7 @@ function issueOf(g: Group, url: string, timeoutMs: number): DiagnosisIssue {
   const types = [...g.types].sort();
   const answers = [...g.answers].sort();
   const check = text.check;
-  const reproduce =
-    g.cause === 'unknown-event-type'
-      ? `svc webhooks send ${url} --type ${types[0]}`
-      : `svc webhooks test-receiver ${url} --only ${check}`;
+  const reproduce = `svc webhooks test-receiver ${url} --only ${check}`;
   return {
     cause: g.cause,
     title: text.title,

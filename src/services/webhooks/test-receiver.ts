@@ -21,6 +21,7 @@ import {
   RECEIVER_CHECKS,
   type ReceiverCheck,
 } from './receiver-checks.js';
+import {refusalNamesItsCause} from './diagnosis.js';
 import {type LoadCheckOptions, type LoadReport, planLoadChecks, runLoadChecks} from './load-checks.js';
 
 export type {CheckVerdict} from './receiver-checks.js';
@@ -76,7 +77,9 @@ function refusedAsUnsigned(a: PostedAnswer): boolean {
     a.status_code !== null &&
     a.status_code >= 400 &&
     a.status_code < 500 &&
-    ![404, 405].includes(a.status_code)
+    ![404, 405].includes(a.status_code) &&
+    // A 413, or a refusal that speaks of the timestamp, refuses everything for a reason other than the secret.
+    !refusalNamesItsCause(a.status_code, a.response_body)
   );
 }
 

@@ -284,7 +284,7 @@ export function issuePanel(
         {issue.title}
       </Text>,
       <Text key={`${issue.cause}:e`} wrap="truncate-end" color={paint('gray')}>
-        {`  ${issue.check ? `check ${issue.check} · ` : ''}${sanitize(issue.evidence)}`}
+        {`  check ${issue.check} · ${sanitize(issue.evidence)}`}
       </Text>,
     );
   }
