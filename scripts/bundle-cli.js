@@ -22,6 +22,8 @@ const EXTERNAL_PACKAGES = new Set([
   '@hono/node-server',
   '@modelcontextprotocol/sdk',
   '@napi-rs/keyring',
+  // Only for `svc scenario run`, which checks each file against its JSON Schema.
+  'ajv',
   'hono',
   'ink',
   'pg',

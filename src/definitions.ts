@@ -318,6 +318,19 @@ export const BURST_CHECK = {maxRatePerSecond: 100, maxDurationMs: 60_000, defaul
  */
 export const SLOW_ACK_BUDGET_SHARE = 0.5;
 
+/**
+ * `svc scenario run`: how an attempt named in an `attempt` expectation went. `2xx` and `non-2xx` were answered;
+ * `timeout` was cut at the attempt budget (DELIVERY_TIMEOUT_MS); `no-answer` never reached an answer otherwise
+ * (refused, reset, a redirect refused).
+ */
+export const SCENARIO_ATTEMPT_OUTCOMES = ['2xx', 'non-2xx', 'timeout', 'no-answer'] as const;
+export type ScenarioAttemptOutcome = (typeof SCENARIO_ATTEMPT_OUTCOMES)[number];
+/**
+ * `svc scenario run`: how long a receiver the scenario starts has to accept connections on its port, the largest
+ * scenario file read, and how many files one run takes.
+ */
+export const SCENARIO_LIMITS = {receiverStartMs: 15_000, fileBytes: 1024 * 1024, files: 1000} as const;
+
 /** The port an emulator listens on when none is given (`svc emulator start`, `startEmulator`). */
 export const EMULATOR_DEFAULT_PORT = 4010;
 

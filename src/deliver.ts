@@ -171,7 +171,7 @@ export function postDelivery(
       // Settled first: aborting reports an error synchronously, which must not become the verdict.
       settle(
         why === 'timeout'
-          ? noAnswer(`timed out after ${timeoutMs} ms`, elapsed(), {timedOut: true})
+          ? noAnswer(timedOutText(timeoutMs), elapsed(), {timedOut: true})
           : noAnswer('aborted', elapsed(), {aborted: true}),
       );
       // Before the request starts there is no controller yet; onRequestStart aborts it then.
@@ -217,4 +217,14 @@ export function postDelivery(
       failed(err);
     }
   });
+}
+
+/** The error an attempt cut at its budget is recorded with: one wording, read back by what tells timeouts apart. */
+export function timedOutText(timeoutMs: number): string {
+  return `timed out after ${timeoutMs} ms`;
+}
+
+/** Whether an attempt's recorded error is a cut at the budget (timedOutText), not a refusal or a reset. */
+export function isTimedOutText(error: string): boolean {
+  return /^timed out after \d+ ms$/.test(error);
 }

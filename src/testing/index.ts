@@ -28,6 +28,14 @@ import {startTestReceiver, type TestReceiver} from './receiver.js';
 export type * from '../records.js';
 export type {EmulatorConnection} from './connection.js';
 export {OrgControl} from './org-control.js';
+// Scenario files (docs/scenarios.md) from a JS suite: the runner `svc scenario run` uses for each file.
+export {
+  type RunScenarioOptions,
+  readScenarioFile,
+  runScenario,
+  ScenarioFileError,
+} from '../scenario/run.js';
+export type {ExpectationResult, FileProblem, ScenarioResult} from '../scenario/types.js';
 export {
   type ReceivedDelivery,
   startTestReceiver,

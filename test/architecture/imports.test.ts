@@ -96,6 +96,15 @@ const RULES: ImportRule[] = [
     allowed: ['src/emulator/index'],
   },
   {
+    name: 'the scenario runner stands on the libraries',
+    why:
+      '`svc scenario run` and @svc/cli/testing (runScenario) both run scenario files with it: it talks to any ' +
+      'emulator through the control client and the API client, so it takes nothing of the CLI, of the testing ' +
+      'entry or of the emulator inside',
+    files: 'src/scenario',
+    refused: [...CLI_SIDE, 'src/testing', 'src/emulator'],
+  },
+  {
     name: 'screens read through the client',
     why:
       'what src/ui shows comes through the typed clients (records from src/schemas), never from the ' +

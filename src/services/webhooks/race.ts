@@ -9,7 +9,6 @@ import {request as httpRequest} from 'node:http';
 import type {Socket} from 'node:net';
 import {performance} from 'node:perf_hooks';
 import {setTimeout as sleep} from 'node:timers/promises';
-import type {Dispatcher} from 'undici';
 import {describeNetworkError, noAnswer, type PostResult, redirectError} from '../../deliver.js';
 import {
   DELIVERY_TIMEOUT_MS,
@@ -18,6 +17,7 @@ import {
   RESPONSE_BODY_LIMIT_BYTES,
 } from '../../definitions.js';
 import {newId} from '../../ids.js';
+import {readProbe} from '../../probe.js';
 import {usageError} from '../../lib/errors.js';
 import {sampleEvent} from '../../schemas/sample-event.js';
 import {
@@ -89,8 +89,6 @@ interface Round {
   spreadMs: number;
   applied: number | undefined;
 }
-
-type ProbeAnswer = {applied: number} | {error: string};
 
 const PROBE_CONTRACT = 'GET PROBE?event_id=<id> answering 200 {"applied": <count>}';
 const TITLE_PROBED = (n: number) =>
@@ -422,36 +420,6 @@ async function openConnection(url: URL): Promise<Opened> {
         err ? reject(err) : resolve({socket: s as Socket, connectMs: performance.now() - started}),
     );
   });
-}
-
-/** The probe's count for one event, or what was wrong with its answer. */
-async function readProbe(probe: URL, eventId: string, dispatcher: Dispatcher): Promise<ProbeAnswer> {
-  const {request} = await import('undici');
-  const url = new URL(probe);
-  url.searchParams.set('event_id', eventId);
-  try {
-    const r = await request(url, {
-      method: 'GET',
-      dispatcher,
-      headersTimeout: DELIVERY_TIMEOUT_MS,
-      bodyTimeout: DELIVERY_TIMEOUT_MS,
-    });
-    const text = (await r.body.text()).slice(0, RESPONSE_BODY_LIMIT_BYTES);
-    const shown = text.replace(/\s+/g, ' ').trim().slice(0, 120);
-    if (r.statusCode !== 200) return {error: `answered ${r.statusCode}${shown ? ` ${shown}` : ''}`};
-    let applied: unknown;
-    try {
-      applied = (JSON.parse(text) as {applied?: unknown})?.applied;
-    } catch {
-      applied = undefined;
-    }
-    if (typeof applied !== 'number' || !Number.isSafeInteger(applied) || applied < 0) {
-      return {error: `answered 200 ${shown || '(empty)'}, not {"applied": <count>}`};
-    }
-    return {applied};
-  } catch (err) {
-    return {error: describeNetworkError(err)};
-  }
 }
 
 const round3 = (ms: number) => Math.round(ms * 1000) / 1000;
