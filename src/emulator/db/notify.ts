@@ -87,7 +87,9 @@ export async function listenToDatabase(options: ListenOptions): Promise<Database
       await options.send('SELECT pg_notify($1, $2)', [channel, payload]);
     },
     async sync() {
-      if (!connection.live) return;
+      // Its own listening connection is the only way to know the word went out: while it is down (cut, and
+      // coming back), wait for it, within the same bound, instead of answering at once that all is said.
+      if (!connection.live && (connection.closed || !(await hub.reconnectWithin(syncTimeoutMs)))) return;
       const token = randomBytes(9).toString('base64url');
       const echoed = hub.echoOf(token, syncTimeoutMs);
       try {
@@ -143,6 +145,25 @@ class SignalHub {
 
   reconnected(): void {
     for (const listener of this.#reconnectListeners) listener();
+  }
+
+  /** Resolves true when the listening connection is made again within `timeoutMs`, else false. */
+  reconnectWithin(timeoutMs: number): Promise<boolean> {
+    return new Promise<boolean>((resolve) => {
+      const off = this.onReconnect(() => {
+        off();
+        cancel();
+        resolve(true);
+      });
+      const cancel = this.timers.setTimeout(
+        () => {
+          off();
+          resolve(false);
+        },
+        timeoutMs,
+        {background: true},
+      );
+    });
   }
 
   /** Resolves when `token` comes back, or after `timeoutMs`. */
@@ -210,6 +231,11 @@ class NotificationConnection {
       return;
     }
     this.live = true;
+  }
+
+  /** Closed for good: it is not coming back. */
+  get closed(): boolean {
+    return this.#closed;
   }
 
   async close(): Promise<void> {
