@@ -30,6 +30,7 @@ import {after, before, describe, it} from 'node:test';
 import {fileURLToPath} from 'node:url';
 import {createGzip} from 'node:zlib';
 import pg from 'pg';
+import {parseAllDocuments} from 'yaml';
 import {
   IMAGE_ARCHIVE,
   IMAGE_CACHE_DIR,
@@ -144,20 +145,24 @@ let serial = 0;
  * network, read-only root, the volume bound from `volume`, a tmpfs on /tmp), `args` after the entrypoint and `env`
  * added to the image's environment.
  */
-function runContainer(name, {volume, args, env = {}, user}) {
+function runContainer(
+  name,
+  {volume, args, command = [IMAGE_ENTRYPOINT, ...args], env = {}, user, mounts = []},
+) {
   const dir = join(work, `container-${name}-${++serial}`);
   mkdirSync(dir);
   const config = structuredClone(base);
   config.root = {path: join(bundle, 'rootfs'), readonly: true};
   config.process.terminal = false;
   if (user) config.process.user = user;
-  config.process.args = [IMAGE_ENTRYPOINT, ...args];
+  config.process.args = command;
   config.process.env = [...config.process.env, ...Object.entries(env).map(([k, v]) => `${k}=${v}`)];
   config.linux.namespaces = config.linux.namespaces.filter((ns) => ns.type !== 'network');
   config.mounts = [
     ...config.mounts.filter((m) => m.destination !== IMAGE_VOLUME),
     {destination: IMAGE_VOLUME, type: 'bind', source: volume, options: ['rbind', 'rw']},
     {destination: IMAGE_TMP, type: 'tmpfs', source: 'tmpfs', options: ['nosuid', 'nodev', 'mode=1777']},
+    ...mounts,
   ];
   writeFileSync(join(dir, 'config.json'), JSON.stringify(config));
   const id = `svc-image-smoke-${process.pid}-${serial}`;
@@ -189,9 +194,18 @@ function runContainer(name, {volume, args, env = {}, user}) {
   };
 }
 
-/** An emulator from the image, resolved once its ready line (--json) is out. */
-async function startEmulator(name, {volume, port, args = [], env}) {
-  const c = runContainer(name, {volume, args: [...imageCommand(port), '--json', ...args], env});
+/**
+ * An emulator from the image, resolved once its ready line (--json) is out: the image's command on `port`, or
+ * `command` as given.
+ */
+async function startEmulator(name, {volume, port, args = [], command, ...options}) {
+  const c = runContainer(name, {
+    volume,
+    ...(command
+      ? {command: [...command, '--json', ...args]}
+      : {args: [...imageCommand(port), '--json', ...args]}),
+    ...options,
+  });
   const early = c.exited.then((code) => {
     throw new Error(`${name} exited ${code} before it was ready: ${c.stderr()}`);
   });
@@ -249,6 +263,16 @@ async function startReceiver(name) {
       ),
     close: () => child.kill(),
   };
+}
+
+/** The documents of a YAML file of the tree (deploy/), as the runtimes read them (`<<` merges). */
+function readYaml(path) {
+  return parseAllDocuments(readFileSync(join(TREE, path), 'utf8'), {merge: true}).map((d) => d.toJS());
+}
+
+/** A text of a compose file as Compose hands it on: "$$" is a "$" it does not interpolate. */
+function composeText(text) {
+  return text.replaceAll('$$', '$');
 }
 
 /**
@@ -470,14 +494,18 @@ describe('the image under runc', () => {
     });
   });
 
-  describe('two containers on one PostgreSQL', {
+  describe('two containers on one PostgreSQL, one as deploy/compose.yaml runs it, one as the Kubernetes Deployment does', {
     skip: !DATABASE_URL && 'SVC_TEST_DATABASE_URL is not set',
   }, () => {
     const schema = `svc_image_${randomBytes(6).toString('hex')}`;
-    const env = {SVC_EMULATOR_VAULT_KEY: randomBytes(VAULT_KEY_BYTES).toString('base64')};
+    const secrets = {svc_vault_key: randomBytes(VAULT_KEY_BYTES).toString('base64')};
     const ports = {};
     const volumes = {};
     const containers = {};
+    const compose = readYaml('deploy/compose.yaml')[0].services['emulator-1'];
+    const deployment = readYaml('deploy/kubernetes/svc-emulator.yaml').find((d) => d.kind === 'Deployment');
+    const pod = deployment.spec.template.spec;
+    const [podContainer] = pod.containers;
 
     const sql = async (text) => {
       const client = new pg.Client({connectionString: DATABASE_URL});
@@ -488,18 +516,55 @@ describe('the image under runc', () => {
         await client.end();
       }
     };
-    const start = (name, run = name) =>
-      startEmulator(run, {volume: volumes[name], port: ports[name], args: ['--allow-local-endpoints'], env});
+    /** The port in a command (`--port N`) replaced by one free here: every container shares this host's network. */
+    const onPort = (argv, port) => argv.map((arg, i) => (argv[i - 1] === '--port' ? String(port) : arg));
+    const start = {
+      // The compose service: its entrypoint reads the secrets' files; its volume is the user's, as a named volume is.
+      a: (run = 'a') =>
+        startEmulator(run, {
+          volume: volumes.a,
+          port: ports.a,
+          command: [...compose.entrypoint.map(composeText), ...onPort(compose.command, ports.a)],
+          args: ['--allow-local-endpoints'],
+          mounts: compose.secrets.map((name) => ({
+            destination: `/run/secrets/${name}`,
+            type: 'bind',
+            source: join(work, 'secrets', name),
+            options: ['rbind', 'ro'],
+          })),
+        }),
+      // The Deployment's container: its args, the Secret's values in its environment, its user, and an emptyDir
+      // as its volume (a folder of root's that anyone may write, as the kubelet makes it).
+      b: (run = 'b') =>
+        startEmulator(run, {
+          volume: volumes.b,
+          port: ports.b,
+          command: [IMAGE_ENTRYPOINT, ...onPort(podContainer.args, ports.b)],
+          args: ['--allow-local-endpoints'],
+          user: {uid: pod.securityContext.runAsUser, gid: pod.securityContext.runAsGroup},
+          env: {
+            SVC_EMULATOR_VAULT_KEY: secrets.svc_vault_key,
+            SVC_EMULATOR_DATABASE_URL: secrets.svc_database_url,
+          },
+        }),
+    };
 
     before(async () => {
       await sql(`CREATE SCHEMA ${schema}`);
       const url = new URL(DATABASE_URL);
       url.searchParams.set('options', `-c search_path=${schema}`);
-      env.SVC_EMULATOR_DATABASE_URL = url.toString();
-      for (const name of ['a', 'b']) {
-        volumes[name] = userFolder(`volume-pg-${name}`);
-        ports[name] = await freePort();
+      secrets.svc_database_url = url.toString();
+      const dir = userFolder('secrets');
+      for (const [name, value] of Object.entries(secrets)) {
+        writeFileSync(join(dir, name), `${value}\n`, {mode: 0o600});
+        chownSync(join(dir, name), uid, gid);
       }
+      volumes.a = userFolder('volume-compose');
+      volumes.b = join(work, 'volume-empty-dir');
+      mkdirSync(volumes.b);
+      chmodSync(volumes.b, 0o777);
+      ports.a = await freePort();
+      ports.b = await freePort();
     });
     after(async () => {
       for (const c of Object.values(containers)) {
@@ -512,8 +577,8 @@ describe('the image under runc', () => {
     });
 
     it('share state, and the survivor makes the delivery a SIGKILLed one held, after its lease', async () => {
-      containers.a = await start('a');
-      containers.b = await start('b');
+      containers.a = await start.a();
+      containers.b = await start.b();
       const dataA = join(volumes.a, IMAGE_DATA_DIR.slice(IMAGE_VOLUME.length + 1));
 
       // A receiver that holds the first attempt open, and answers the next.
@@ -569,7 +634,7 @@ describe('the image under runc', () => {
         await containers.a.exited;
         held[0].destroy();
 
-        containers.b = await start('b', 'b-again');
+        containers.b = await start.b('b-again');
         const second = await nextAttempt(2);
         const {eventId, attempt} = DELIVERY_HEADERS;
         assert.equal(second[eventId.toLowerCase()], first[eventId.toLowerCase()]);
