@@ -220,3 +220,18 @@ function judgeBurst(
 
 const interval = (plan: BurstPlan) => Math.ceil(1000 / plan.ratePerSecond);
 const round1 = (n: number) => Math.round(n * 10) / 10;
+
+/**
+ * The burst's verdict in words that stay the same from run to run against the same receiver: which way it went,
+ * against the fixed slow-ack line, without the measured times and counts. The JUnit report writes these; the text
+ * output and `--json` keep the figures.
+ */
+export function steadyBurstGot(verdict: CheckVerdict, report: BurstReport | undefined): string {
+  if (verdict.status === 'skip' || !report) return verdict.got;
+  const figures = '(the times and the answers: the text output and --json)';
+  if (verdict.status === 'pass') return `every delivery answered 2xx, p99 under ${SLOW_ACK_AT_MS} ms`;
+  if (report.slow_ack) {
+    return `slow ack: p99 at or past ${SLOW_ACK_AT_MS} ms of the ${DELIVERY_TIMEOUT_MS / 1000} s budget ${figures}`;
+  }
+  return `deliveries not answered 2xx ${figures}`;
+}

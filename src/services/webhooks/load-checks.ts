@@ -2,9 +2,16 @@
 // `--race` (one event as several attempts at once) and `--burst` (many events on a schedule). Their options are
 // checked before anything is sent; they run after the battery, and only once the valid delivery was accepted
 // (a receiver that refuses it would fail them for that reason alone).
-import {type BurstPlan, type BurstReport, BURST_CHECK_ID, planBurst, runBurst} from './burst.js';
+import {
+  type BurstPlan,
+  type BurstReport,
+  BURST_CHECK_ID,
+  planBurst,
+  runBurst,
+  steadyBurstGot,
+} from './burst.js';
 import type {PostedAnswer} from './post-delivery.js';
-import {planRace, RACE_CHECK_ID, type RacePlan, type RaceReport, runRace} from './race.js';
+import {planRace, RACE_CHECK_ID, type RacePlan, type RaceReport, runRace, steadyRaceGot} from './race.js';
 import type {CheckVerdict} from './receiver-checks.js';
 
 export interface LoadCheckOptions {
@@ -82,4 +89,14 @@ function notSent(id: string, title: string): CheckVerdict {
     got: NOT_SENT,
     fix: '',
   };
+}
+
+/**
+ * What a verdict says in a report that must be the same bytes on every run against the same receiver (JUnit):
+ * the race's and the burst's outcome without their measured figures, any other check's `got` as it is.
+ */
+export function steadyGot(verdict: CheckVerdict, report: LoadReport): string {
+  if (verdict.id === RACE_CHECK_ID) return steadyRaceGot(verdict, report.race);
+  if (verdict.id === BURST_CHECK_ID) return steadyBurstGot(verdict, report.burst);
+  return verdict.got;
 }

@@ -90,6 +90,7 @@ interface Round {
   applied: number | undefined;
 }
 
+const PROBE_FAILED = 'not judged: the probe failed';
 const PROBE_CONTRACT = 'GET PROBE?event_id=<id> answering 200 {"applied": <count>}';
 const TITLE_PROBED = (n: number) =>
   `The same event sent as ${n} attempts at once, ${RACE_CHECK.rounds} times, is applied once and answered 2xx`;
@@ -154,7 +155,7 @@ export async function runRace(
               title,
               status: 'skip',
               expected,
-              got: `not judged: the probe failed in round ${i + 1} for ${round.eventId}: ${read.error}`,
+              got: `${PROBE_FAILED} in round ${i + 1} for ${round.eventId}: ${read.error}`,
               fix: '',
             },
             report: reportOf(plan, rounds),
@@ -425,3 +426,30 @@ async function openConnection(url: URL): Promise<Opened> {
 const round3 = (ms: number) => Math.round(ms * 1000) / 1000;
 /** The least pause between the first bytes of a round's requests and their last ones. */
 const RELEASE_PAUSE_MS = 10;
+
+/**
+ * The race's verdict in words that stay the same from run to run against the same receiver: no event ids, no
+ * counts of rounds, no times (a check-then-insert gate is hit in some rounds, not always the same number). The
+ * JUnit report writes these; the text output and `--json` keep the figures.
+ */
+export function steadyRaceGot(verdict: CheckVerdict, report: RaceReport | undefined): string {
+  if (verdict.status === 'skip') {
+    return verdict.got.startsWith(PROBE_FAILED)
+      ? `${PROBE_FAILED} (which round, and why: the text output)`
+      : verdict.got;
+  }
+  if (!report) return verdict.got;
+  const n = report.attempts;
+  if (verdict.status === 'pass') {
+    return report.probe
+      ? `each event applied once and every attempt answered 2xx, ${n} at a time`
+      : `every attempt answered 2xx, ${n} at a time`;
+  }
+  if (report.applied_more_than_once.length > 0) {
+    return `double application: events applied more than once by ${n} attempts at once (the events, the counts and the rounds: the text output and --json)`;
+  }
+  if (report.not_accepted > 0)
+    return `attempts not answered 2xx (which, and the answers: the text output and --json)`;
+  if (report.never_applied.length > 0) return 'events answered 2xx that the probe says were never applied';
+  return verdict.got;
+}

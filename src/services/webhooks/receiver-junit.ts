@@ -1,9 +1,11 @@
 // `svc webhooks test-receiver --junit FILE`: the report as JUnit XML, the format CI systems read (Jenkins, GitLab,
 // GitHub's test reporters): one <testcase> per check, classname svc.test-receiver.<group>, a failed check's expected
 // answer, what came back and the fix in its <failure>. No times and no timestamps, so two runs against the same
-// receiver write the same bytes.
+// receiver write the same bytes: the race and the burst say their outcome without the figures that vary from run
+// to run (steadyGot), which the text output and --json keep.
 import {writeOwnerOnly} from '../../lib/safe-write.js';
 import {xmlText} from '../../lib/xml.js';
+import {steadyGot} from './load-checks.js';
 import type {CheckVerdict} from './receiver-checks.js';
 import type {ReceiverReport} from './test-receiver.js';
 
@@ -11,15 +13,15 @@ const SUITE = 'svc.test-receiver';
 
 const attr = (value: string) => `"${xmlText(value, true)}"`;
 
-function testcase(check: CheckVerdict): string {
+function testcase(check: CheckVerdict, report: ReceiverReport): string {
+  const got = steadyGot(check, report);
   const open = `    <testcase classname=${attr(`${SUITE}.${check.group}`)} name=${attr(`${check.id}: ${check.title}`)}`;
   if (check.status === 'pass') return `${open}/>`;
-  if (check.status === 'skip')
-    return `${open}>\n      <skipped message=${attr(check.got)}/>\n    </testcase>`;
-  const detail = [`expected: ${check.expected}`, `got: ${check.got}`, `fix: ${check.fix}`].join('\n');
+  if (check.status === 'skip') return `${open}>\n      <skipped message=${attr(got)}/>\n    </testcase>`;
+  const detail = [`expected: ${check.expected}`, `got: ${got}`, `fix: ${check.fix}`].join('\n');
   return [
     `${open}>`,
-    `      <failure message=${attr(`expected ${check.expected}; got ${check.got}`)} type=${attr(check.id)}>${xmlText(detail)}</failure>`,
+    `      <failure message=${attr(`expected ${check.expected}; got ${got}`)} type=${attr(check.id)}>${xmlText(detail)}</failure>`,
     '    </testcase>',
   ].join('\n');
 }
@@ -44,7 +46,7 @@ export function junitXml(report: ReceiverReport): string {
     '    <properties>',
     ...properties,
     '    </properties>',
-    ...report.checks.map(testcase),
+    ...report.checks.map((check) => testcase(check, report)),
     '  </testsuite>',
     '</testsuites>',
     '',
