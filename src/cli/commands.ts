@@ -38,6 +38,7 @@ import Mcp from '../commands/mcp/index.js';
 import McpConfig from '../commands/mcp/config.js';
 import Open from '../commands/open.js';
 import Org from '../commands/org.js';
+import ScenarioRun from '../commands/scenario/run.js';
 import Trigger from '../commands/trigger.js';
 import Tui from '../commands/tui.js';
 import Version from '../commands/version.js';
@@ -90,6 +91,7 @@ export const COMMANDS = {
   'mcp:config': McpConfig,
   open: Open,
   org: Org,
+  'scenario:run': ScenarioRun,
   trigger: Trigger,
   tui: Tui,
   version: Version,

@@ -34,8 +34,8 @@ export const EXIT_CODE_TABLE: readonly ExitCodeRow[] = [
   {
     situation: 'usage',
     code: ExitCode.usage,
-    when: 'the command line is wrong, found before anything is sent: an unknown command or flag, a missing argument, a value of the wrong shape (a duration like `10x`, a time, an id), no API address, `svc tui` without a terminal',
-    errorCodes: ['usage', 'no_api_url'],
+    when: 'the command line is wrong, found before anything is sent: an unknown command or flag, a missing argument, a value of the wrong shape (a duration like `10x`, a time, an id), no API address, `svc tui` without a terminal, a scenario file that is wrong (`svc scenario run`: every problem at its line and column)',
+    errorCodes: ['usage', 'no_api_url', 'invalid_scenario'],
   },
   {
     situation: 'no emulator',
@@ -64,7 +64,7 @@ export const EXIT_CODE_TABLE: readonly ExitCodeRow[] = [
   {
     situation: 'other failure',
     code: ExitCode.error,
-    when: 'anything else: the API or emulator refused the request as invalid or in conflict (400, 409), a network or server failure, a verdict of failure (`svc doctor`, `svc webhooks verify`, `diagnose`, `test-receiver`, `conformance`)',
+    when: 'anything else: the API or emulator refused the request as invalid or in conflict (400, 409), a network or server failure, a verdict of failure (`svc doctor`, `svc webhooks verify`, `diagnose`, `test-receiver`, `conformance`, an expectation of `svc scenario run`)',
     errorCodes: ['invalid_request', 'conflict', 'network_error', '…'],
   },
 ];

@@ -9,8 +9,6 @@ import {
   SCENARIO_ATTEMPT_OUTCOMES,
 } from '../definitions.js';
 
-/** Where the schema says it lives: the `$id` editors resolve it by. */
-export const SCENARIO_SCHEMA_ID = 'https://svc.dev/schemas/scenario.schema.json';
 
 const duration = {
   type: 'string',
@@ -194,7 +192,6 @@ export const SCENARIO_EXPECTATION_KINDS = Object.keys(expectations);
 
 export const SCENARIO_SCHEMA = {
   $schema: 'http://json-schema.org/draft-07/schema#',
-  $id: SCENARIO_SCHEMA_ID,
   title: 'svc scenario',
   description: 'Steps run against a receiver on an org of its own with a manual clock (`svc scenario run`)',
   type: 'object',
