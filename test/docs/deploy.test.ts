@@ -1,5 +1,5 @@
 // The compose file and the Kubernetes manifests that ship in deploy/ (docs/image.md) hold what the docs promise of
-// them, and agree with the image (scripts/image-spec.js) and with each other: no package on this machine ships the
+// them, and agree with the image (scripts/image-spec.js) and with each other: no package installed here ships the
 // Compose specification's or Kubernetes' JSON schemas, so they are parsed as the runtimes parse them (YAML, `<<`
 // merged) and checked field by field. test/image/image.smoke.mjs runs their emulators' commands under runc.
 import {readFileSync} from 'node:fs';

@@ -233,16 +233,36 @@ function runAsync(command, args, options = {}) {
 }
 
 let hostHome;
-/** The CLI on the host (bin/run.js), as the image's user: the volume's data dir is then its own. */
+/**
+ * Whether the CLI of this tree runs as the image's user (every folder above the tree open to it): then it runs as
+ * that user, and the volume's data dir is its own, as docs/image.md shows for a folder of your own.
+ */
+let asImageUser = false;
+const BIN = join(TREE, 'bin', 'run.js');
+/** SHELL: the image's user is in no user database of this host, where oclif would look for its shell. */
+const hostEnvironment = () => ({PATH: process.env.PATH, HOME: hostHome, SHELL: '/bin/sh', NO_COLOR: '1'});
+
+/** The CLI on the host (bin/run.js). */
 async function cli(args, env = {}) {
-  const r = await runAsync(process.execPath, [join(TREE, 'bin', 'run.js'), ...args], {
-    uid,
-    gid,
+  const r = await runAsync(process.execPath, [BIN, ...args], {
+    ...(asImageUser ? {uid, gid} : {}),
     cwd: hostHome,
-    // SHELL: the image's user is in no user database of this host, where oclif would look for its shell.
-    env: {PATH: process.env.PATH, HOME: hostHome, SHELL: '/bin/sh', NO_COLOR: '1', ...env},
+    env: {...hostEnvironment(), ...env},
   });
   assert.equal(r.code, 0, `svc ${args.join(' ')}: exit ${r.code}\n${r.stderr}`);
+  return r;
+}
+
+/**
+ * A control command of the emulator in `container` (these find it through its data dir, with its admin token):
+ * from the host through the volume when the CLI runs there as the image's user, else inside the container, as
+ * `docker exec` runs it. Both are in docs/image.md.
+ */
+async function control(container, volume, args) {
+  if (asImageUser)
+    return cli([...args, '--data-dir', join(volume, IMAGE_DATA_DIR.slice(IMAGE_VOLUME.length + 1))]);
+  const r = await container.exec([IMAGE_ENTRYPOINT, ...args]);
+  assert.equal(r.code, 0, `svc ${args.join(' ')} in the container: exit ${r.code}\n${r.stderr}`);
   return r;
 }
 
@@ -301,6 +321,15 @@ before(() => {
   base = JSON.parse(readFileSync(join(bundle, 'config.json'), 'utf8'));
   imageConfig = readImageConfig();
   hostHome = userFolder('host-home');
+  const probe = spawnSync(process.execPath, [BIN, '--version'], {
+    uid,
+    gid,
+    cwd: hostHome,
+    env: hostEnvironment(),
+  });
+  asImageUser = probe.status === 0;
+  if (!asImageUser)
+    console.log(`# ${BIN} cannot run as uid ${uid} here: control commands run inside the containers`);
 });
 
 after(() => {
@@ -365,7 +394,6 @@ describe('the image under runc', () => {
     let endpoint;
     let key;
     const hostEnv = () => ({SVC_API_URL: emulator.url, SVC_API_KEY: key.secret});
-    const dataDir = () => join(volume, IMAGE_DATA_DIR.slice(IMAGE_VOLUME.length + 1));
 
     before(async () => {
       volume = userFolder('volume-one');
@@ -385,10 +413,10 @@ describe('the image under runc', () => {
       assert.equal(emulator.ready.api_url, emulator.url);
       assert.equal(emulator.ready.data_dir, IMAGE_DATA_DIR);
       key = (
-        await cli(['emulator', 'keys', 'create', '--name', 'host', '--json', '--data-dir', dataDir()])
+        await control(emulator, volume, ['emulator', 'keys', 'create', '--name', 'host', '--json'])
       ).json();
       endpoint = (
-        await cli([
+        await control(emulator, volume, [
           'emulator',
           'webhooks',
           'create',
@@ -397,14 +425,12 @@ describe('the image under runc', () => {
           '--events',
           'sandbox.ready',
           '--json',
-          '--data-dir',
-          dataDir(),
         ])
       ).json();
       receiver.accept(endpoint.secret);
       const org = (await cli(['org', '--json'], hostEnv())).json();
       assert.match(org.id, /^org_/);
-      await cli(['trigger', 'sandbox.ready', '--json', '--data-dir', dataDir()]);
+      await control(emulator, volume, ['trigger', 'sandbox.ready', '--json']);
       const [delivery] = await receiver.deliveries(1);
       assert.equal(delivery.type, 'sandbox.ready');
     });
@@ -474,7 +500,7 @@ describe('the image under runc', () => {
     it('ends on SIGTERM as PID 1 within 5 s with exit 0, and a restart keeps keys and deliveries', async () => {
       const cache = cacheListing(volume);
       // Accepted just before the stop: delivered before it, or after the restart, never lost.
-      await cli(['trigger', 'sandbox.ready', '--json', '--data-dir', dataDir()]);
+      await control(emulator, volume, ['trigger', 'sandbox.ready', '--json']);
       const stopping = Date.now();
       emulator.signal('TERM');
       assert.equal(await emulator.exited, 0, emulator.stderr());
@@ -579,7 +605,6 @@ describe('the image under runc', () => {
     it('share state, and the survivor makes the delivery a SIGKILLed one held, after its lease', async () => {
       containers.a = await start.a();
       containers.b = await start.b();
-      const dataA = join(volumes.a, IMAGE_DATA_DIR.slice(IMAGE_VOLUME.length + 1));
 
       // A receiver that holds the first attempt open, and answers the next.
       const attempts = [];
@@ -600,11 +625,11 @@ describe('the image under runc', () => {
         });
       try {
         const key = (
-          await cli(['emulator', 'keys', 'create', '--name', 'team', '--json', '--data-dir', dataA])
+          await control(containers.a, volumes.a, ['emulator', 'keys', 'create', '--name', 'team', '--json'])
         ).json();
         const hook = `http://127.0.0.1:${server.address().port}/hook`;
         const endpoint = (
-          await cli([
+          await control(containers.a, volumes.a, [
             'emulator',
             'webhooks',
             'create',
@@ -613,8 +638,6 @@ describe('the image under runc', () => {
             '--events',
             'sandbox.ready',
             '--json',
-            '--data-dir',
-            dataA,
           ])
         ).json();
         // Made through a, read through b.
@@ -628,7 +651,7 @@ describe('the image under runc', () => {
         // b stops cleanly, so a alone claims the next delivery; a is killed while its attempt is held.
         containers.b.signal('TERM');
         assert.equal(await containers.b.exited, 0, containers.b.stderr());
-        await cli(['trigger', 'sandbox.ready', '--json', '--data-dir', dataA]);
+        await control(containers.a, volumes.a, ['trigger', 'sandbox.ready', '--json']);
         const first = await nextAttempt(1);
         containers.a.signal('KILL');
         await containers.a.exited;
