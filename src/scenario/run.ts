@@ -126,8 +126,9 @@ export async function runScenario(options: RunScenarioOptions): Promise<Scenario
       sandboxes: new Map(),
       keys: new Map([['scenario', key.id]]),
       checkpoints: orgCheckpoints({url: maker.url, token}, org.id),
+      chaos: new Set(),
     };
-    if (scenario.start !== undefined) await control.setClock(scenario.start, {org: org.id, settle: true});
+    if (scenario.start !== undefined) await control.setClock(scenario.start, {org: org.id});
     const startMs = await orgNow(world);
     const secrets = new Map<string, Record<string, string>>();
     for (const [name, spec] of Object.entries(scenario.endpoints)) {

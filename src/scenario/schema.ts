@@ -9,7 +9,6 @@ import {
   SCENARIO_ATTEMPT_OUTCOMES,
 } from '../definitions.js';
 
-
 const duration = {
   type: 'string',
   pattern: '^(\\d+(ms|s|m|h|d))+$',

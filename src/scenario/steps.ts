@@ -59,9 +59,11 @@ export async function doStep(world: World, step: Action): Promise<void> {
     const to = Date.parse(step.set_clock);
     // Forward as time passes; back at once (nothing is due in the past).
     if (to > (await orgNow(world))) await passTime(world, to);
-    else await setOrgClock(world, to);
+    else await setOrgClock(world, to, []);
   } else if ('chaos' in step) {
     const {endpoint, off, ...given} = step.chaos;
+    if (off) world.chaos.delete(endpoint);
+    else world.chaos.add(endpoint);
     await control.setChaos(
       endpointId(world, endpoint),
       off ? null : {duplicate: 0, reorder: 0, delay_min_ms: 0, delay_max_ms: 0, seed: 1, ...given},

@@ -24,6 +24,8 @@ export interface World {
   readonly sandboxes: Map<string, string>;
   readonly keys: Map<string, string>;
   readonly checkpoints: OrgCheckpoints;
+  /** The endpoints with chaos on now. */
+  readonly chaos: Set<string>;
 }
 
 /** Saving the org's state under a name and going back to it (the emulator's per-org checkpoints). */
@@ -37,14 +39,39 @@ export async function orgNow(world: World): Promise<number> {
   return Date.parse((await world.control.orgClock(world.orgId)).now);
 }
 
-/** Sets the org's clock, once what that makes due has been attempted and recorded. */
-export async function setOrgClock(world: World, ms: number): Promise<void> {
-  await world.control.setClock(new Date(ms).toISOString(), {org: world.orgId, settle: true});
+/**
+ * Waits until what is due now in the org has been attempted and recorded. Each due delivery is waited for on its
+ * own (a pushed wait of the emulator), so orgs running side by side do not wait for each other's attempts; with
+ * chaos on (a duplicate follows its attempt), or with nothing to name (an expiry's event not made yet), the
+ * emulator's settle, which waits for everything due.
+ */
+async function settleDue(world: World, due: readonly Delivery[], whole: boolean): Promise<void> {
+  if (whole || world.chaos.size > 0) {
+    await world.control.advanceClock('0ms', {org: world.orgId, settle: true});
+    return;
+  }
+  await Promise.all(
+    due.map((d) => world.control.waitForDelivery({delivery_id: d.id, attempts: d.attempts + 1})),
+  );
 }
 
-/** Waits for what is due now (a trigger's first attempts) to be attempted and recorded. */
+/** Sets the org's clock and waits for what that makes due; `due`: the deliveries it makes due, when known. */
+export async function setOrgClock(world: World, ms: number, due?: readonly Delivery[]): Promise<void> {
+  await world.control.setClock(new Date(ms).toISOString(), {org: world.orgId});
+  await settleDue(world, due ?? [], due === undefined);
+}
+
+/** Waits for the first attempts of what is due now (a trigger's, a sandbox move's). */
 export async function settleNow(world: World): Promise<void> {
-  await world.control.advanceClock('0ms', {org: world.orgId, settle: true});
+  const now = await orgNow(world);
+  const due = (await pendingOf(world)).filter((d) => Date.parse(d.next_attempt_at ?? '') <= now);
+  await settleDue(world, due, false);
+}
+
+/** The pending deliveries of every endpoint of the scenario. */
+async function pendingOf(world: World): Promise<Delivery[]> {
+  const lists = await Promise.all([...world.endpoints.keys()].map((e) => deliveriesOf(world, e)));
+  return lists.flat().filter((d) => d.status === 'pending' && d.next_attempt_at);
 }
 
 /** Every delivery of an endpoint (the API's most recent), newest first. */
@@ -58,48 +85,36 @@ export function endpointId(world: World, endpoint: string): string {
   return found.id;
 }
 
-/** The next time after `now` something is due in the org: an attempt (of these endpoints) or a sandbox's expiry. */
-async function nextWake(
-  world: World,
-  now: number,
-  endpoints: readonly string[],
-  sandboxes: boolean,
-): Promise<number | undefined> {
-  const times: number[] = [];
-  for (const endpoint of endpoints) {
-    for (const d of await deliveriesOf(world, endpoint)) {
-      if (d.status === 'pending' && d.next_attempt_at) times.push(Date.parse(d.next_attempt_at));
-    }
-  }
-  if (sandboxes) {
-    for (const s of await world.control.listSandboxes(world.orgId).then((l) => l.data)) {
-      if (s.expires_at) times.push(Date.parse(s.expires_at));
-    }
-  }
-  const later = times.filter((t) => t > now);
-  return later.length ? Math.min(...later) : undefined;
-}
-
 /**
  * Moves the org's clock to `target` as time would pass: to each attempt or expiry due before it in turn, so each
  * is made at its own time (and retries it schedules fall inside the move too). With no target, until nothing is
- * left due. Stops early once `done` says so (looked at after each stop).
+ * left due. Stops early once `done` says so (looked at before each stop).
  */
 export async function passTime(
   world: World,
   target: number | undefined,
   done?: () => Promise<boolean>,
 ): Promise<void> {
-  const endpoints = [...world.endpoints.keys()];
+  let now = await orgNow(world);
   for (;;) {
     if (done && (await done())) return;
-    const now = await orgNow(world);
-    const next = await nextWake(world, now, endpoints, target !== undefined);
-    if (next === undefined || (target !== undefined && next > target)) {
-      if (target !== undefined && target > now) await setOrgClock(world, target);
+    const pending = await pendingOf(world);
+    const attempts = pending.map((d) => Date.parse(d.next_attempt_at as string)).filter((t) => t > now);
+    const expiries =
+      target === undefined
+        ? []
+        : (await world.control.listSandboxes(world.orgId)).data
+            .map((s) => (s.expires_at ? Date.parse(s.expires_at) : Number.NaN))
+            .filter((t) => t > now);
+    const next = Math.min(...attempts, ...expiries);
+    if (!Number.isFinite(next) || (target !== undefined && next > target)) {
+      if (target !== undefined && target > now)
+        await world.control.setClock(new Date(target).toISOString(), {org: world.orgId});
       return;
     }
-    await setOrgClock(world, next);
+    const due = pending.filter((d) => Date.parse(d.next_attempt_at as string) === next);
+    await setOrgClock(world, next, expiries.includes(next) ? undefined : due);
+    now = next;
   }
 }
 

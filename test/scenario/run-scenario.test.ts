@@ -144,6 +144,34 @@ describe('runScenario', {timeout: 60_000}, () => {
     expect(result.passed).toBe(true);
   });
 
+  it('branches with checkpoint and rewind: run to attempt 3, go back, answer differently', async () => {
+    const file = join(folder, 'branch.yaml');
+    await writeFile(
+      file,
+      [
+        'name: branch',
+        'start: 2030-01-01T00:00:00Z',
+        'endpoints: {main: {url: "http://127.0.0.1:9/never"}}',
+        'steps:',
+        '  - answer: {endpoint: main, attempts: 1-9, status: 500}',
+        '  - trigger: {type: sandbox.ready, as: one}',
+        '  - checkpoint: after-first',
+        '  - expect: {attempt: {endpoint: main, event: one, n: 3, status: 500}}',
+        '  - rewind: after-first',
+        '  - expect: {count: {endpoint: main, attempts: 1}}',
+        '  - answer: {endpoint: main, attempts: 2, status: 200}',
+        '  - expect: {attempt: {endpoint: main, event: one, n: 2, status: 200}}',
+        '  - expect: {delivery: {endpoint: main, event: one, status: succeeded, attempts: 2}}',
+        '',
+      ].join('\n'),
+    );
+    const result = await runScenario({emulator: em.connection, file});
+    expect(result.error).toBeUndefined();
+    expect(result.expectations.filter((e) => !e.passed)).toEqual([]);
+    // The clock went back with the org: 30 s for the second attempt, after the 2 m 30 s of the first branch.
+    expect(result.virtual_ms).toBe(30_000);
+  });
+
   it('rejects a wrong file with every problem at its line, before making anything', async () => {
     const file = join(folder, 'wrong.yaml');
     await writeFile(

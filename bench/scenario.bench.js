@@ -1,0 +1,95 @@
+// Scenario files (issue 44): the whole 9-attempt schedule of one refused event (22 h 42 min 30 s of virtual
+// time) run through a scenario, against its 2 s goal; 100 runs of it at once, each in an org of its own on one
+// emulator, against 4x one run; and 10 runs of the retry-schedule example against the Node receiver, whose JUnit
+// reports must be the same bytes.
+import {mkdtemp, rm, writeFile} from 'node:fs/promises';
+import {tmpdir} from 'node:os';
+import {join} from 'node:path';
+import {startEmulator} from '../dist/src/emulator/index.js';
+import {readScenarioFile, runScenario} from '../dist/src/scenario/run.js';
+import {scenarioJunitXml} from '../dist/src/services/scenario/junit.js';
+import {median, printTable} from './lib.js';
+
+const SCHEDULE = [
+  'name: whole schedule',
+  'endpoints: {main: {url: "http://127.0.0.1:9/never"}}',
+  'steps:',
+  '  - answer: {endpoint: main, attempts: 1-9, status: 503}',
+  '  - trigger: {type: sandbox.ready, as: one}',
+  '  - expect: {delivery: {endpoint: main, event: one, status: failed, attempts: 9}}',
+  '',
+].join('\n');
+
+const folder = await mkdtemp(join(tmpdir(), 'svc-scenario-bench-'));
+const emulator = await startEmulator({
+  port: 0,
+  dataDir: join(folder, 'emulator'),
+  inMemory: true,
+  clock: 'manual',
+  allowLocalEndpoints: true,
+});
+try {
+  const file = join(folder, 'schedule.yaml');
+  await writeFile(file, SCHEDULE);
+  const scenario = await readScenarioFile(file);
+  const once = async () => {
+    const started = performance.now();
+    const result = await runScenario({emulator: emulator.control, scenario});
+    if (!result.passed) throw new Error(`the schedule scenario failed: ${JSON.stringify(result)}`);
+    return performance.now() - started;
+  };
+  await once();
+  const singles = [];
+  for (let i = 0; i < 7; i++) singles.push(await once());
+  const single = median(singles);
+
+  const started = performance.now();
+  const all = await Promise.all(
+    Array.from({length: 100}, () => runScenario({emulator: emulator.control, scenario})),
+  );
+  const hundred = performance.now() - started;
+  if (all.some((r) => !r.passed)) throw new Error('a parallel run failed');
+
+  const example = await readScenarioFile('examples/scenarios/retry-schedule.yaml');
+  const reports = new Set();
+  for (let i = 0; i < 10; i++) {
+    const result = await runScenario({
+      emulator: emulator.control,
+      scenario: example,
+      receivers: {app: [process.execPath, 'receiver.mjs']},
+    });
+    reports.add(
+      scenarioJunitXml({emulator: {api_url: '', own: false}, passed: 1, failed: 0, scenarios: [result]}),
+    );
+  }
+
+  printTable('scenario files', [
+    {
+      case: 'whole 9-attempt schedule (22h42m30s virtual), one run',
+      baseline: 2000,
+      value: single,
+      unit: 'ms',
+      ratio: single / 2000,
+      target: 1,
+    },
+    {
+      case: '100 runs at once, parallel orgs, vs one run',
+      baseline: single,
+      value: hundred,
+      unit: 'ms',
+      ratio: hundred / single,
+      target: 4,
+    },
+    {
+      case: 'distinct JUnit reports of 10 runs of retry-schedule',
+      baseline: 1,
+      value: reports.size,
+      unit: 'reports',
+      ratio: reports.size,
+      target: 1,
+    },
+  ]);
+} finally {
+  await emulator.stop();
+  await rm(folder, {recursive: true, force: true});
+}
