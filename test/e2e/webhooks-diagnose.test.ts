@@ -25,6 +25,8 @@ const FAULTS = [
   'body-limit',
   'one-type',
   'down',
+  'crash',
+  'https-redirect',
   'healthy',
 ] as const;
 type Fault = (typeof FAULTS)[number];
@@ -39,13 +41,20 @@ const EXPECTED: Record<Fault, string | undefined> = {
   'body-limit': 'body-limit',
   'one-type': 'unknown-event-type',
   down: 'receiver-down',
+  crash: 'server-error',
+  'https-redirect': 'redirect',
   healthy: undefined,
 };
+/** The seeded faults: every receiver but the healthy one, which is the reference with no finding. */
+const SEEDED = FAULTS.filter((f) => EXPECTED[f] !== undefined);
 
 let em: RunningEmulator;
 let dataDir: string;
 let server: Server;
 let env: NodeJS.ProcessEnv;
+/** The reference receiver's org. */
+let referenceEnv: NodeJS.ProcessEnv;
+const envOf = (fault: Fault) => (fault === 'healthy' ? referenceEnv : env);
 const endpointOf = {} as Record<Fault, {id: string; url: string}>;
 const secretOf = {} as Record<Fault, string>;
 
@@ -114,6 +123,19 @@ async function receive(req: IncomingMessage, res: ServerResponse): Promise<void>
     res.writeHead(308, {location: `${endpointOf.redirect.url}/`}).end();
     return;
   }
+  if (fault === 'https-redirect') {
+    // Behind a proxy that sends plain http to https.
+    res.writeHead(301, {location: endpointOf[fault].url.replace(/^http:/, 'https:')}).end();
+    return;
+  }
+  if (fault === 'crash') {
+    // An exception in the handler, on every delivery, shown as the framework's error page.
+    res.writeHead(500, {'content-type': 'text/plain'});
+    res.end(
+      'Traceback (most recent call last):\n  File "app.py", line 12, in webhook\nKeyError: \'customer\'',
+    );
+    return;
+  }
   if (fault === 'slow') {
     // The work is done before the answer, and takes longer than the budget.
     setTimeout(() => res.writeHead(200).end(), TIMEOUT_MS * 4).unref();
@@ -151,18 +173,28 @@ beforeAll(async () => {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const down = await closedPort();
+  // An org has at most 10 endpoints: the ten seeded faults fill one, the reference receiver has an org of its own.
+  const referenceOrg = (await em.control.createOrg({name: 'reference receiver'})).id;
+  const orgOf = (fault: Fault) => (fault === 'healthy' ? {org_id: referenceOrg} : {});
   for (const fault of FAULTS) {
     const url = fault === 'down' ? `http://127.0.0.1:${down}/hook` : `${base}/${fault}`;
     const events = fault === 'one-type' ? ['sandbox.ready', 'sandbox.stopped'] : ['sandbox.ready'];
-    const created = await em.control.createWebhook({url, events});
+    const created = await em.control.createWebhook({url, events, ...orgOf(fault)});
     endpointOf[fault] = {id: created.id, url};
     secretOf[fault] = created.secret;
   }
-  const key = await em.control.createKey({name: 'diagnose'});
-  env = {SVC_API_KEY: key.secret, SVC_API_URL: em.apiUrl, SVC_EMULATOR_DATA_DIR: dataDir};
-  // Two events of each type, their first attempts, then two retries: the clock moved past each wait.
-  for (const type of ['sandbox.ready', 'sandbox.stopped', 'sandbox.ready'] as const)
-    await em.control.trigger({type});
+  const keyEnv = async (org: {org_id?: string}) => ({
+    SVC_API_KEY: (await em.control.createKey({name: 'diagnose', ...org})).secret,
+    SVC_API_URL: em.apiUrl,
+    SVC_EMULATOR_DATA_DIR: dataDir,
+  });
+  env = await keyEnv({});
+  referenceEnv = await keyEnv({org_id: referenceOrg});
+  // Two events of each type in each org, their first attempts, then two retries: the clock moved past each wait.
+  for (const org of [{}, {org_id: referenceOrg}]) {
+    for (const type of ['sandbox.ready', 'sandbox.stopped', 'sandbox.ready'] as const)
+      await em.control.trigger({type, ...org});
+  }
   await em.control.advanceClock('1s', {settle: true});
   await em.control.advanceClock('30s', {settle: true});
   await em.control.advanceClock('2m', {settle: true});
@@ -186,18 +218,31 @@ interface Report {
 
 describe('svc webhooks diagnose against seeded faults', {timeout: 60_000}, () => {
   it.each(FAULTS)('names the cause of a receiver with this fault first: %s', async (fault) => {
-    const r = await runCommand(['webhooks', 'diagnose', endpointOf[fault].id, '--json'], {env});
+    const r = await runCommand(['webhooks', 'diagnose', endpointOf[fault].id, '--json'], {env: envOf(fault)});
     const report = JSON.parse(r.stdout) as Report;
     const [endpoint] = report.endpoints;
     expect(endpoint?.evidence).toBe('attempts');
     expect(endpoint?.issues[0]?.cause, JSON.stringify(endpoint?.issues, null, 2)).toBe(EXPECTED[fault]);
     expect(r.code, r.stderr).toBe(EXPECTED[fault] ? 1 : 0);
     if (fault === 'redirect') expect(endpoint?.issues[0]?.evidence).toContain('trailing slash');
+    if (fault === 'https-redirect') expect(endpoint?.issues[0]?.evidence).toContain('http→https');
     if (fault === 'healthy') expect(endpoint?.issues).toEqual([]);
   });
 
+  it('grades the seeded set: the right top cause for at least 9 of 10 faults, none on the reference', async () => {
+    const r = await runCommand(['webhooks', 'diagnose', '--json'], {env});
+    const report = JSON.parse(r.stdout) as Report;
+    const top = (fault: Fault) =>
+      report.endpoints.find((e) => e.endpoint_id === endpointOf[fault].id)?.issues[0]?.cause;
+    const missed = SEEDED.filter((f) => top(f) !== EXPECTED[f]).map((f) => `${f}: ${top(f)}`);
+    expect(SEEDED).toHaveLength(10);
+    expect(missed.length, `missed: ${missed.join(', ')}`).toBeLessThanOrEqual(1);
+    const reference = await runCommand(['webhooks', 'diagnose', '--json'], {env: referenceEnv});
+    expect((JSON.parse(reference.stdout) as Report).endpoints[0]?.issues).toEqual([]);
+  });
+
   it('says a healthy endpoint is healthy in one line, and exits 0', async () => {
-    const r = await runCommand(['webhooks', 'diagnose', endpointOf.healthy.id], {env});
+    const r = await runCommand(['webhooks', 'diagnose', endpointOf.healthy.id], {env: referenceEnv});
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toBe(`✓ ${endpointOf.healthy.id} is healthy: none of its 2 recent attempts failed.\n`);
   });
@@ -218,12 +263,16 @@ describe('svc webhooks diagnose against seeded faults', {timeout: 60_000}, () =>
     expect(r.code).toBe(1);
     const report = JSON.parse(r.stdout) as Report;
     expect(report.endpoints.map((e) => e.endpoint_id).sort()).toEqual(
-      FAULTS.map((f) => endpointOf[f].id).sort(),
+      SEEDED.map((f) => endpointOf[f].id).sort(),
     );
-    expect(report.issues).toBeGreaterThanOrEqual(FAULTS.length - 1);
+    expect(report.issues).toBeGreaterThanOrEqual(SEEDED.length);
     expect((await stat(file)).mode & 0o777).toBe(0o600);
     const xml = await readFile(file, 'utf8');
-    expect(xml).toContain(
+    const healthy = join(dataDir, 'healthy.xml');
+    expect((await runCommand(['webhooks', 'diagnose', '--junit', healthy], {env: referenceEnv})).code).toBe(
+      0,
+    );
+    expect(await readFile(healthy, 'utf8')).toContain(
       `<testcase classname="svc.webhooks.diagnose.${endpointOf.healthy.id}" name="healthy"/>`,
     );
     expect(xml).toContain(
@@ -253,7 +302,7 @@ describe('svc webhooks diagnose against seeded faults', {timeout: 60_000}, () =>
 
   // The slow receiver is left out: this file's emulator gives up after 1.5 s, test-receiver after the service's
   // 10 s (its own test, in webhooks-test-receiver.test.ts, waits those 10 s out).
-  it.each(FAULTS.filter((f) => EXPECTED[f] !== undefined && f !== 'slow'))(
+  it.each(SEEDED.filter((f) => f !== 'slow'))(
     'prints a reproduce command that fails the named check against the receiver itself: %s',
     async (fault) => {
       const r = await runCommand(['webhooks', 'diagnose', endpointOf[fault].id, '--json'], {env});
