@@ -200,6 +200,11 @@ function describe(e: ErrorObject, path: Segment[]): {key?: string; message: stri
             ? `is empty: name one of ${SCENARIO_EXPECTATION_KINDS.join(', ')}`
             : 'is empty',
       };
+    case 'minItems': {
+      const limit = (e.params as {limit: number}).limit;
+      const noun = path.at(-1) === 'steps' ? 'step' : 'item';
+      return {message: `needs at least ${limit} ${noun}${limit === 1 ? '' : 's'}`};
+    }
     case 'enum':
       return {message: `must be one of: ${listed((e.params as {allowedValues: unknown[]}).allowedValues)}`};
     case 'const':
@@ -383,7 +388,9 @@ function unknownName(kind: string, name: string, known: string[], where?: string
   const made = where ? ` by ${where}` : '';
   return known.length
     ? `names no ${kind} ${JSON.stringify(name)}${made}; the ${kind}s are: ${known.join(', ')}`
-    : `names the ${kind} ${JSON.stringify(name)}, but none is made${made}`;
+    : where
+      ? `names the ${kind} ${JSON.stringify(name)}, but none is made${made}`
+      : `names the ${kind} ${JSON.stringify(name)}, but the file has no ${kind}s`;
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {

@@ -30,7 +30,7 @@ describe('reading a scenario file', () => {
       ].join('\n'),
     );
     expect(problems).toEqual([
-      '3:20 endpoints.main.receiver names the receiver "app", but none is made',
+      '3:20 endpoints.main.receiver names the receiver "app", but the file has no receivers',
       '3:49 endpoints.main.events[1] must be one of: sandbox.ready, sandbox.stopped, sandbox.error, sandbox.expired',
       '5:72 steps[0].trigger.set.data.sandbox.name data.sandbox.name does not fit: invalid input: expected string, received number',
       '6:14 steps[1].advance "30x" is not a virtual duration: whole numbers with units, like 30s, 10m, 2h30m, 1d',
@@ -52,6 +52,12 @@ describe('reading a scenario file', () => {
     ]);
     const [syntax] = await problemsOf('{"name": "x",\n  "steps": [}\n', 'x.json');
     expect(syntax).toMatch(/^2:13 {2}is not valid YAML or JSON: /);
+  });
+
+  it('says an empty list of steps needs a step', async () => {
+    expect(await problemsOf('name: x\nendpoints: {a: {url: "http://127.0.0.1:9/"}}\nsteps: []\n')).toEqual([
+      '3:8 steps needs at least 1 step',
+    ]);
   });
 
   it('refuses names used before a step makes them, and a checkpoint never taken', async () => {
