@@ -1,10 +1,15 @@
 // The compose file and the Kubernetes manifests that ship in deploy/ (docs/image.md) hold what the docs promise of
-// them, and agree with the image (scripts/image-spec.js) and with each other: no package installed here ships the
-// Compose specification's or Kubernetes' JSON schemas, so they are parsed as the runtimes parse them (YAML, `<<`
-// merged) and checked field by field. test/image/image.smoke.mjs runs their emulators' commands under runc.
+// them, and agree with the image (scripts/image-spec.js) and with each other. The Kubernetes manifests are valid
+// against the Kubernetes API's schemas (kubernetes-models, which ships them); the one npm package with the Compose
+// specification's schema ships a snapshot older than the specification's top-level `name`, so the compose file is
+// parsed as Compose parses it (YAML, `<<` merged) and checked field by field. test/image/image.smoke.mjs runs both
+// files' emulators under runc.
 import {readFileSync} from 'node:fs';
 import {dirname, join, resolve} from 'node:path';
 import {fileURLToPath} from 'node:url';
+import {Deployment} from 'kubernetes-models/apps/v1/Deployment';
+import {Secret} from 'kubernetes-models/v1/Secret';
+import {Service} from 'kubernetes-models/v1/Service';
 import {describe, expect, it} from 'vitest';
 import {parseAllDocuments} from 'yaml';
 import {
@@ -103,6 +108,18 @@ describe('deploy/kubernetes/svc-emulator.yaml', () => {
   const services = byKind('Service');
   const pod = deployment.spec.template.spec;
   const [container] = pod.containers;
+
+  it('is valid against the Kubernetes API’s schemas, which refuse a field of the wrong type', () => {
+    const models = {Deployment, Secret, Service} as const;
+    for (const doc of docs) {
+      const Model = models[doc.kind as keyof typeof models];
+      expect(Model, doc.kind).toBeDefined();
+      expect(() => new Model(doc).validate(), `${doc.kind} ${doc.metadata.name}`).not.toThrow();
+    }
+    const wrong = structuredClone(deployment);
+    wrong.spec.template.spec.containers[0].securityContext.readOnlyRootFilesystem = 'yes';
+    expect(() => new Deployment(wrong).validate()).toThrow(/readOnlyRootFilesystem must be boolean/);
+  });
 
   it('holds a Secret, a Service for the emulators, PostgreSQL as an external service, and a Deployment of 2', () => {
     expect(docs.map((d) => `${d.apiVersion} ${d.kind}`)).toEqual([
