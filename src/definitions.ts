@@ -210,6 +210,15 @@ export const MAX_RELAYS_PER_ORG = 10;
 /** A relay endpoint's name (`svc listen --name`): what people call it, and what its lines show. */
 export const RELAY_NAME_PATTERN = /^[a-z0-9][a-z0-9._-]{0,62}$/;
 export const RELAY_NAME_RULE = '1-63 characters of a-z, 0-9, ., _ or -';
+/**
+ * A checkpoint of one org (`svc emulator orgs checkpoint ORG NAME`): its name, unique in the org, and how many an
+ * org keeps (each holds a copy of every row of the org: delete one to take another).
+ */
+export const CHECKPOINT_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+export const CHECKPOINT_NAME_RULE =
+  '1-64 characters of A-Z, a-z, 0-9, ., _ or -, starting with a letter or digit';
+export const MAX_CHECKPOINTS_PER_ORG = 50;
+
 /** The id a `svc listen` run names itself by while it holds a relay. */
 export const RELAY_LISTENER_ID_PATTERN = /^[A-Za-z0-9_-]{8,64}$/;
 export const RELAY_LISTENER_ID_RULE = '8-64 of A-Z, a-z, 0-9, _ or -';

@@ -13,9 +13,12 @@ import EmulatorKeysRevoke from '../commands/emulator/keys/revoke.js';
 import EmulatorLogs from '../commands/emulator/logs.js';
 import EmulatorOpenapi from '../commands/emulator/openapi.js';
 import EmulatorLimiterReset from '../commands/emulator/limiter/reset.js';
+import EmulatorOrgsCheckpoint from '../commands/emulator/orgs/checkpoint.js';
+import EmulatorOrgsCheckpoints from '../commands/emulator/orgs/checkpoints.js';
 import EmulatorOrgsCreate from '../commands/emulator/orgs/create.js';
 import EmulatorOrgsDelete from '../commands/emulator/orgs/delete.js';
 import EmulatorOrgsReset from '../commands/emulator/orgs/reset.js';
+import EmulatorOrgsRewind from '../commands/emulator/orgs/rewind.js';
 import EmulatorReset from '../commands/emulator/reset.js';
 import EmulatorSandboxesAction from '../commands/emulator/sandboxes/action.js';
 import EmulatorSandboxesCreate from '../commands/emulator/sandboxes/create.js';
@@ -66,9 +69,12 @@ export const COMMANDS = {
   'emulator:limiter:reset': EmulatorLimiterReset,
   'emulator:logs': EmulatorLogs,
   'emulator:openapi': EmulatorOpenapi,
+  'emulator:orgs:checkpoint': EmulatorOrgsCheckpoint,
+  'emulator:orgs:checkpoints': EmulatorOrgsCheckpoints,
   'emulator:orgs:create': EmulatorOrgsCreate,
   'emulator:orgs:delete': EmulatorOrgsDelete,
   'emulator:orgs:reset': EmulatorOrgsReset,
+  'emulator:orgs:rewind': EmulatorOrgsRewind,
   'emulator:reset': EmulatorReset,
   'emulator:sandboxes:action': EmulatorSandboxesAction,
   'emulator:sandboxes:create': EmulatorSandboxesCreate,

@@ -1,7 +1,8 @@
 // What the control client makes of the emulator's answers: a record checked against its schema (an
 // EmulatorControlError of code invalid_response when it is not one), and the relay stream's NDJSON lines.
 import type {z} from 'zod';
-import {EmulatorControlError} from './errors.js';
+import {EmulatorControlError, errorEnvelopeOf} from './errors.js';
+import type {ResponseLike} from './transport.js';
 
 /** A body that reads as it comes (a fetch Response's stream in Node, undici's): the relay stream reads it so. */
 export function isByteStream(body: object): body is AsyncIterable<Uint8Array> {
@@ -34,4 +35,25 @@ export async function* ndjsonLines(body: AsyncIterable<Uint8Array>): AsyncGenera
       if (line.trim()) yield line;
     }
   }
+}
+
+/** The error an answer that is not 2xx carries: the emulator's code, message and refused fields when it sent them. */
+export async function controlErrorOf(
+  res: ResponseLike,
+  schemas: () => Promise<Pick<typeof import('./control-schemas.js'), 'ProblemSchema'>>,
+): Promise<EmulatorControlError> {
+  const text = await res.text().catch(() => '');
+  let envelope: ReturnType<typeof errorEnvelopeOf>;
+  try {
+    envelope = errorEnvelopeOf(JSON.parse(text));
+  } catch {
+    // Not JSON: not our error shape; the status says what there is to say.
+  }
+  if (!envelope) return new EmulatorControlError(`the emulator answered ${res.status}`, res.status, 'error');
+  const {ProblemSchema} = await schemas();
+  const problems = (envelope.problems ?? []).flatMap((p) => {
+    const problem = ProblemSchema.safeParse(p);
+    return problem.success ? [problem.data] : [];
+  });
+  return new EmulatorControlError(envelope.message, res.status, envelope.code, problems);
 }

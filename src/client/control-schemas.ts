@@ -3,3 +3,4 @@
 export * from '../schemas/emulator.js';
 export {SnapshotSchema} from '../schemas/snapshot.js';
 export {CreatedSandboxLinkSchema, listOf, OrgSchema, SandboxLinkSchema} from '../schemas/index.js';
+export {CheckpointDeletedSchema, CheckpointSchema, RewoundCheckpointSchema} from '../schemas/checkpoints.js';

@@ -43,8 +43,15 @@ import type {
 import type {Snapshot} from '../schemas/snapshot.js';
 import type {Duration, SandboxAction} from '../definitions.js';
 import type {ClockMoveOptions, WaitForDeliveryOptions} from './control-options.js';
-import {isByteStream, ndjsonLines, parseAnswer} from './control-answers.js';
-import {EmulatorControlError, errorEnvelopeOf} from './errors.js';
+import {
+  CheckpointCalls,
+  type Checkpoint,
+  type CheckpointDeleted,
+  type ControlCall,
+  type RewoundCheckpoint,
+} from './checkpoint-calls.js';
+import {controlErrorOf, isByteStream, ndjsonLines, parseAnswer} from './control-answers.js';
+import {EmulatorControlError} from './errors.js';
 import type {CreatedSandboxLink, List, Org, SandboxLink} from '../schemas/index.js';
 import {
   discard,
@@ -88,6 +95,7 @@ export type {
 } from '../schemas/emulator.js';
 
 export {EmulatorControlError};
+export type {Checkpoint, CheckpointDeleted, RewoundCheckpoint};
 
 export type {ClockMoveOptions, WaitForDeliveryOptions} from './control-options.js';
 
@@ -124,12 +132,17 @@ function controlSchemas(): Promise<Schemas> {
 
 const segment = encodeURIComponent;
 
-export class EmulatorControl {
+/** The calls of one org's checkpoints (checkpoint, rewind, checkpoints, deleteCheckpoint) are in checkpoint-calls.ts. */
+export class EmulatorControl extends CheckpointCalls {
   readonly #base: string;
   readonly #adminToken: string;
   readonly #fetch: FetchLike;
 
+  protected readonly controlCall: ControlCall = (method, path, pick, body) =>
+    this.#call(method, path, pick, body);
+
   constructor(options: EmulatorControlOptions) {
+    super();
     this.#base = options.url.replace(/\/+$/, '');
     this.#adminToken = options.adminToken;
     this.#fetch = options.fetch ?? fetch;
@@ -322,7 +335,7 @@ export class EmulatorControl {
       : '';
     const path = `/_emulator/relay/${segment(endpointId)}/stream${who}`;
     const res = await this.#send('GET', path, undefined, options.signal);
-    if (!res.ok || !res.body) throw await this.#errorOf(res);
+    if (!res.ok || !res.body) throw await controlErrorOf(res, controlSchemas);
     if (!isByteStream(res.body)) {
       throw new EmulatorControlError(
         'the fetch given to the control client hands over no body to read as it comes: the relay stream needs one',
@@ -414,7 +427,7 @@ export class EmulatorControl {
     const loading = pick === NO_CONTENT ? undefined : controlSchemas();
     loading?.catch(() => {});
     const res = await this.#send(method, path, body, signal);
-    if (!res.ok) throw await this.#errorOf(res);
+    if (!res.ok) throw await controlErrorOf(res, controlSchemas);
     const text = await res.text();
     if (pick === NO_CONTENT || !loading) return undefined as T;
     const schema = pick(await loading);
@@ -461,23 +474,5 @@ export class EmulatorControl {
       );
     }
     return res;
-  }
-
-  async #errorOf(res: ResponseLike): Promise<EmulatorControlError> {
-    const text = await res.text().catch(() => '');
-    let envelope: ReturnType<typeof errorEnvelopeOf>;
-    try {
-      envelope = errorEnvelopeOf(JSON.parse(text));
-    } catch {
-      // Not JSON: not our error shape; the status says what there is to say.
-    }
-    if (!envelope)
-      return new EmulatorControlError(`the emulator answered ${res.status}`, res.status, 'error');
-    const {ProblemSchema} = await controlSchemas();
-    const problems = (envelope.problems ?? []).flatMap((p) => {
-      const problem = ProblemSchema.safeParse(p);
-      return problem.success ? [problem.data] : [];
-    });
-    return new EmulatorControlError(envelope.message, res.status, envelope.code, problems);
   }
 }

@@ -3,12 +3,15 @@
 // itself refuses a call for another file's org: a file cannot move another file's time, read its deliveries or
 // reset it, by mistake or otherwise.
 import type {
+  Checkpoint,
+  CheckpointDeleted,
   ClockMoveOptions,
   CreatedKey,
   CreatedWebhook,
   DeliveryDetail,
   EmulatorControl,
   OrgClockState,
+  RewoundCheckpoint,
   SandboxMove,
   SandboxRecord,
   WaitForDeliveryOptions,
@@ -82,6 +85,24 @@ export class OrgControl {
 
   delivery(id: string): Promise<DeliveryDetail> {
     return this.emulator.delivery(id);
+  }
+
+  /** Saves this org's rows, its clock and its pending schedule under a name, to rewind to later. */
+  checkpoint(name: string): Promise<Checkpoint> {
+    return this.emulator.checkpoint(this.orgId, name);
+  }
+
+  /** Puts this org back as the checkpoint saved it (in-flight attempts cancelled); other orgs never notice. */
+  rewind(name: string): Promise<RewoundCheckpoint> {
+    return this.emulator.rewind(this.orgId, name);
+  }
+
+  checkpoints(): Promise<Checkpoint[]> {
+    return this.emulator.checkpoints(this.orgId);
+  }
+
+  deleteCheckpoint(name: string): Promise<CheckpointDeleted> {
+    return this.emulator.deleteCheckpoint(this.orgId, name);
   }
 
   /** Empties the org (keys, endpoints, sandboxes, events, deliveries) and gives its clock back to the emulator's. */

@@ -75,6 +75,43 @@ describe('svc emulator orgs and --org', {timeout: 120_000}, () => {
     expect(JSON.parse(again.stdout).error.code).toBe('not_found');
   });
 
+  it('takes a checkpoint of an org, lists it, and rewinds the org to it', async () => {
+    const e = env(emu.dataDir);
+    const org = (
+      await runCommand(['emulator', 'orgs', 'create', '--name', 'rewound'], {env: e})
+    ).stdout.trim();
+    await runCommand(['trigger', 'sandbox.ready', '--org', org], {env: e});
+    const taken = await runCommand(['emulator', 'orgs', 'checkpoint', org, 'one-sandbox'], {env: e});
+    expect(taken.code, taken.stderr).toBe(0);
+    expect(taken.stdout).toMatch(
+      new RegExp(
+        `^Saved one-sandbox of ${org}: 0 deliveries \\(0 attempts\\), 1 event, 0 keys, 0 endpoints, 1 sandbox; its time \\S+\\.\\n$`,
+      ),
+    );
+    await runCommand(['trigger', 'sandbox.ready', '--org', org], {env: e});
+    await runCommand(['emulator', 'clock', 'advance', '1h', '--org', org], {env: e});
+
+    const rewound = await runCommand(['emulator', 'orgs', 'rewind', org, 'one-sandbox', '--json'], {env: e});
+    expect(rewound.code, rewound.stderr).toBe(0);
+    const record = JSON.parse(rewound.stdout);
+    expect(record).toMatchObject({name: 'one-sandbox', org_id: org, clock_restored: true});
+    expect(record.counts.sandboxes).toBe(1);
+    const clock = await runCommand(['emulator', 'clock', '--org', org, '--json'], {env: e});
+    expect(JSON.parse(clock.stdout).now).toBe(record.clock_now);
+
+    const list = await runCommand(['emulator', 'orgs', 'checkpoints', org, '--json'], {env: e});
+    expect(JSON.parse(list.stdout).data.map((c: {name: string}) => c.name)).toEqual(['one-sandbox']);
+    const table = await runCommand(['emulator', 'orgs', 'checkpoints', org], {env: e});
+    expect(table.stdout).toMatch(/^NAME\s+ORG TIME\s+TAKEN AT\s+DELIVERIES\s+EVENTS\none-sandbox\s/);
+
+    const unknown = await runCommand(['emulator', 'orgs', 'rewind', org, 'nope', '--json'], {env: e});
+    expect(unknown.code).toBe(1);
+    expect(JSON.parse(unknown.stdout).error).toMatchObject({code: 'not_found'});
+    const bad = await runCommand(['emulator', 'orgs', 'checkpoint', org, 'no/slash'], {env: e});
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('name must be 1-64 characters');
+  });
+
   it('writes the secrets a seed left to --secrets-out (owner-only), and never into a piped log', async () => {
     const seed = join(root, 'seed.json');
     await writeFile(

@@ -1,9 +1,12 @@
-// Orgs as the unit of isolation on one emulator (a test file each): reset one, delete one, and move its own clock.
+// Orgs as the unit of isolation on one emulator (a test file each): reset one, delete one, move its own clock, and
+// take, list, rewind to and delete its checkpoints.
 // Admin token only, like all of /_emulator; each route reads its input and calls an operation.
+import type {Checkpoint, CheckpointDeleted, RewoundCheckpoint} from '../../schemas/checkpoints.js';
 import type {OrgClockState, OrgDeleted, OrgReset} from '../../schemas/emulator.js';
 import type {EmulatorApp, EmulatorContext} from '../context.js';
 import {invalidRequest} from '../http-error.js';
 import {readJsonObject} from '../net/read-json.js';
+import {deleteCheckpoint, listCheckpoints, rewindOrg, takeCheckpoint} from '../ops/checkpoints.js';
 import {moveOrgClock, readOrgClock} from '../ops/clock.js';
 import {deleteOrg, getOrg, resetOrg} from '../ops/orgs.js';
 
@@ -49,4 +52,20 @@ export function registerOrgRoutes(app: EmulatorApp, ctx: EmulatorContext): void 
     if (settle) await ctx.engine.settle();
     return c.json(state satisfies OrgClockState);
   });
+  app.post('/_emulator/orgs/:id/checkpoints', async (c) => {
+    const body = await readJsonObject(c, ['name']);
+    return c.json(
+      (await takeCheckpoint(ctx, c.req.param('id'), {name: body.name})) satisfies Checkpoint,
+      201,
+    );
+  });
+  app.get('/_emulator/orgs/:id/checkpoints', async (c) =>
+    c.json((await listCheckpoints(ctx, c.req.param('id'))) satisfies {data: Checkpoint[]}),
+  );
+  app.post('/_emulator/orgs/:id/checkpoints/:name/rewind', async (c) =>
+    c.json((await rewindOrg(ctx, c.req.param('id'), c.req.param('name'))) satisfies RewoundCheckpoint),
+  );
+  app.delete('/_emulator/orgs/:id/checkpoints/:name', async (c) =>
+    c.json((await deleteCheckpoint(ctx, c.req.param('id'), c.req.param('name'))) satisfies CheckpointDeleted),
+  );
 }

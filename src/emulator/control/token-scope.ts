@@ -26,6 +26,9 @@ const ORG_ROUTES: readonly OrgRoute[] = [
   {methods: ['POST'], path: /^\/_emulator\/orgs\/([^/]+)\/(?:reset|clock)$/, target: 'path'},
   {methods: ['GET'], path: /^\/_emulator\/orgs\/([^/]+)\/clock$/, target: 'path'},
   {methods: ['DELETE'], path: /^\/_emulator\/orgs\/([^/]+)$/, target: 'path'},
+  {methods: ['GET', 'POST'], path: /^\/_emulator\/orgs\/([^/]+)\/checkpoints$/, target: 'path'},
+  {methods: ['POST'], path: /^\/_emulator\/orgs\/([^/]+)\/checkpoints\/[^/]+\/rewind$/, target: 'path'},
+  {methods: ['DELETE'], path: /^\/_emulator\/orgs\/([^/]+)\/checkpoints\/[^/]+$/, target: 'path'},
   {
     methods: ['POST'],
     path: /^\/_emulator\/(?:keys|webhooks|sandboxes|trigger|failed-deliveries\/resend)$/,

@@ -4,9 +4,10 @@ import {SNAPSHOT_TABLES} from '../../schemas/snapshot.js';
 
 /**
  * Tables of the state a snapshot does not hold as rows: account-page sign-in links and sessions (left out), and
- * the orgs' own clocks (kept as each org's time, `org_clocks`, and written by the org clocks themselves).
+ * the orgs' own clocks (kept as each org's time, `org_clocks`, and written by the org clocks themselves), and the
+ * orgs' checkpoints (org-checkpoints.ts).
  */
-const UNSNAPSHOTTED_TABLES = ['sign_in_links', 'account_sessions', 'org_clocks'] as const;
+const UNSNAPSHOTTED_TABLES = ['sign_in_links', 'account_sessions', 'org_clocks', 'org_checkpoints'] as const;
 
 /** Every table of the emulator's state (not its clock nor its meta rows). */
 export const STATE_TABLES = [...SNAPSHOT_TABLES, ...UNSNAPSHOTTED_TABLES] as const;

@@ -82,8 +82,14 @@ export class AttemptMaker {
     return Math.floor((this.#o.signatureNowMs?.(offsetMs, atMs) ?? atMs) / 1000);
   }
 
-  /** One attempt of `item`, signed at `t`, over the relay or HTTP; never throws. */
-  send(item: ClaimedDelivery, signer: WebhookSigner, t: number, to: AttemptTarget): Promise<AttemptResult> {
+  /** One attempt of `item`, signed at `t`, over the relay or HTTP; never throws. `cut` aborts it too. */
+  send(
+    item: ClaimedDelivery,
+    signer: WebhookSigner,
+    t: number,
+    to: AttemptTarget,
+    cut?: AbortSignal,
+  ): Promise<AttemptResult> {
     const route: SendRoute = {
       relay: this.#o.relay,
       target: to.target,
@@ -91,7 +97,7 @@ export class AttemptMaker {
       timeoutMs: this.#o.timeoutMs,
       maxResponseBytes: this.#o.maxResponseBytes,
       allowLocalEndpoints: Boolean(this.#o.allowLocalEndpoints),
-      signal: this.#o.signal,
+      signal: cut ? AbortSignal.any([this.#o.signal, cut]) : this.#o.signal,
       keepAlive: to.keepAlive,
     };
     return sendSigned(item.endpointId, item, attemptHeaders(item, signer, t), route);

@@ -1,6 +1,6 @@
 // The claim step of the delivery engine, in SQL: claim due deliveries under a lease, extend or hand back leases,
 // and find the next due time. Plain SQL that runs on PGlite and PostgreSQL alike.
-import type {Database} from '../db/database.js';
+import type {Database, Queryable} from '../db/database.js';
 import {orgOffsetSql} from '../db/org-clocks.js';
 import type {PreparedStatements, Statement} from './statements.js';
 
@@ -61,6 +61,20 @@ export interface ClaimOptions {
  * hash of the endpoint id): the two-key form keeps them apart from any single-key lock.
  */
 const CLAIM_LOCK_CLASS = 0x5ec1;
+
+/**
+ * Keeps every claim on a shared database away from these endpoints until the caller's transaction ends (a claim
+ * skips an endpoint whose lock it cannot take): a rewind replaces their deliveries meanwhile.
+ */
+export async function lockEndpointsAgainstClaims(
+  q: Queryable,
+  endpointIds: readonly string[],
+): Promise<void> {
+  await q.query(
+    `SELECT pg_advisory_xact_lock(${CLAIM_LOCK_CLASS}, hashtext(id)) FROM unnest($1::text[]) AS id ORDER BY id`,
+    [endpointIds],
+  );
+}
 
 /**
  * The claim on a shared database. It walks endpoints, as the exclusive claim does: the free endpoints whose oldest

@@ -83,6 +83,11 @@ export interface DeliveryEngine {
    */
   deleted(endpointIds: readonly string[], holders: readonly string[]): Promise<void>;
   /**
+   * An org is being rewound (ops/checkpoints.ts): as `deleted`, and each holder answers only once what it was
+   * sending to these endpoints is recorded, so nothing of it lands on the rows the rewind writes after.
+   */
+  rewinding(endpointIds: readonly string[], holders: readonly string[]): Promise<void>;
+  /**
    * Resolves once the deliveries due at the clocks' current times have been attempted and recorded (by this
    * process, or on a shared PostgreSQL by any); never while the engine has not started.
    */
@@ -166,6 +171,7 @@ export function createDeliveryEngine(deps: DeliveryEngineDeps): DeliveryEngine {
       word.due();
     },
     deleted: (endpointIds, holders) => cancels.deleted(endpointIds, holders),
+    rewinding: (endpointIds, holders) => cancels.deleted(endpointIds, holders, {drain: true}),
     settle: signals ? () => settleEverywhere({worker, db, clock, changes}) : () => worker.settled(),
     start: () => {
       relayLeases.start(db.kind === 'pglite');
@@ -252,10 +258,11 @@ class CancelWord {
     if (!signals) return [];
     return [
       signals.on(SIGNAL_CHANNELS.cancel, (payload) => {
-        const [schema, token, ids] = payload.split(':');
+        const [schema, token, ids, drain] = payload.split(':');
         void this.#schema.then(async (own) => {
           if (schema !== own || !token || !ids) return;
-          this.worker.cancel(ids.split(','));
+          this.worker.cancel(ids.split(','), {abort: drain === 'drain'});
+          if (drain === 'drain') await this.worker.drained(ids.split(','));
           await signals
             .notify(SIGNAL_CHANNELS.cancelled, `${own}:${token}:${this.worker.owner}`)
             .catch((err: unknown) => this.log(`could not confirm a deletion: ${(err as Error).message}`));
@@ -285,9 +292,13 @@ class CancelWord {
     ];
   }
 
-  async deleted(endpointIds: readonly string[], holders: readonly string[]): Promise<void> {
+  async deleted(
+    endpointIds: readonly string[],
+    holders: readonly string[],
+    options: {drain?: boolean} = {},
+  ): Promise<void> {
     if (endpointIds.length === 0) return;
-    this.worker.cancel(endpointIds);
+    this.worker.cancel(endpointIds, {abort: options.drain});
     const signals = this.signals;
     if (!signals) return;
     const schema = await this.#schema;
@@ -309,7 +320,10 @@ class CancelWord {
     });
     try {
       try {
-        await signals.notify(SIGNAL_CHANNELS.cancel, `${schema}:${token}:${endpointIds.join(',')}`);
+        await signals.notify(
+          SIGNAL_CHANNELS.cancel,
+          `${schema}:${token}:${endpointIds.join(',')}${options.drain ? ':drain' : ''}`,
+        );
       } catch (err) {
         // The deletion stands; the others check their lanes' endpoints once their word is back.
         this.log(`could not tell other processes of deleted endpoints: ${(err as Error).message}`);

@@ -167,7 +167,10 @@ class Lane {
     await this.#target(item);
     // Deleted means gone: checked last, with no wait between the check and the request's start.
     if (this.#cancelled(item)) return false;
-    const result = await this.c.maker.send(item, this.#signer, t, this.#to);
+    const request = this.c.cancels.sending(this.endpointId);
+    const result = await this.c.maker
+      .send(item, this.#signer, t, this.#to, request.signal)
+      .finally(request.done);
     if (result.aborted) return false;
     this.#records.push(this.#record(item, at, result, t, chaos?.resumed ? 'chaos' : 'scheduled'));
     if (chaos?.duplicate) {

@@ -100,10 +100,18 @@ export class DeliveryWorker implements Attempter {
 
   /**
    * The endpoints were deleted: whatever of theirs was read here before now (claimed, read ahead, being resent)
-   * gets no further request, from the moment this returns.
+   * gets no further request, from the moment this returns; with `abort`, its requests on the wire are cut short.
    */
-  cancel(endpointIds: Iterable<string>): void {
-    this.#cancels.cancel(endpointIds);
+  cancel(endpointIds: Iterable<string>, options: {abort?: boolean} = {}): void {
+    this.#cancels.cancel(endpointIds, options);
+  }
+
+  /** Resolves once no lane (nor resend) of these endpoints runs here: what they sent is recorded by then. */
+  async drained(endpointIds: Iterable<string>): Promise<void> {
+    for (const id of endpointIds) {
+      for (let lane = this.#lanes.get(id); lane; lane = this.#lanes.get(id))
+        await lane.catch(() => undefined);
+    }
   }
 
   /** The endpoints this worker is serving now (a lane or a resend each). */

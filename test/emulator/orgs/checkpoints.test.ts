@@ -1,0 +1,245 @@
+// Backends: a checkpoint and its rewind are SQL run by the database (JSON built and read back by PostgreSQL's own
+// functions), and on PostgreSQL a rewind also locks the org's endpoints against other claims and waits for the
+// word of other workers; both are the backend's.
+// Per-org checkpoints: a rewind puts every row of the org back as the checkpoint saved it (read here row by row,
+// straight from the database), its clock and next attempts to the millisecond, cancels what was in flight for the
+// org, and leaves every other org alone. One emulator per storage for the file; each test works in orgs of its own.
+import {afterAll, afterEach, beforeAll, expect, it} from 'vitest';
+import {EmulatorControl, EmulatorControlError} from '../../../src/client/emulator-control.js';
+import {MAX_CHECKPOINTS_PER_ORG, RETRY_WAITS_MS} from '../../../src/definitions.js';
+import type {Database} from '../../../src/emulator/db/database.js';
+import {type RunningEmulator, startEmulator} from '../../../src/emulator/index.js';
+import {EMULATOR_BACKENDS} from '../../helpers/emulator-backends.js';
+import {describeEachBackend} from '../../helpers/requirements.js';
+import {startHoldReceiver} from '../delivery/hold-receiver.js';
+import {answer, type Receiver, startReceiver} from '../delivery/helpers.js';
+
+const START = new Date('2032-02-01T09:00:00.000Z');
+const FIRST_WAIT_S = (RETRY_WAITS_MS[0] as number) / 1000;
+const SECOND_WAIT_S = (RETRY_WAITS_MS[1] as number) / 1000;
+
+/**
+ * Every row of the org in each table it owns, as the database holds it (JSON of the whole row, microseconds kept),
+ * read with queries of the test's own. A delivery's lease belongs to the worker holding it, not to the org.
+ */
+async function orgRows(db: Database, orgId: string): Promise<Record<string, unknown[]>> {
+  const of = async (sql: string) =>
+    (await db.query<{row: unknown}>(sql, [orgId])).rows.map((r) =>
+      typeof r.row === 'string' ? JSON.parse(r.row) : r.row,
+    );
+  return {
+    api_keys: await of('SELECT to_jsonb(t) AS row FROM api_keys t WHERE org_id = $1 ORDER BY id'),
+    webhook_endpoints: await of(
+      'SELECT to_jsonb(t) AS row FROM webhook_endpoints t WHERE org_id = $1 ORDER BY id',
+    ),
+    relay_endpoints: await of(
+      'SELECT to_jsonb(t) AS row FROM relay_endpoints t WHERE org_id = $1 ORDER BY endpoint_id',
+    ),
+    sandboxes: await of('SELECT to_jsonb(t) AS row FROM sandboxes t WHERE org_id = $1 ORDER BY id'),
+    sandbox_links: await of('SELECT to_jsonb(t) AS row FROM sandbox_links t WHERE org_id = $1 ORDER BY id'),
+    events: await of('SELECT to_jsonb(t) AS row FROM events t WHERE org_id = $1 ORDER BY id'),
+    deliveries: await of(
+      `SELECT to_jsonb(t) - 'locked_until' - 'locked_by' AS row FROM deliveries t WHERE org_id = $1 ORDER BY id`,
+    ),
+    delivery_attempts: await of(
+      `SELECT to_jsonb(a) AS row FROM delivery_attempts a JOIN deliveries d ON d.id = a.delivery_id
+        WHERE d.org_id = $1 ORDER BY a.delivery_id, a.attempt`,
+    ),
+  };
+}
+
+let cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.reverse()) await c();
+  cleanups = [];
+});
+
+describeEachBackend(EMULATOR_BACKENDS, 'org checkpoints ($name)', (backend) => {
+  let emu: RunningEmulator;
+  let dispose: () => Promise<void> = async () => {};
+  beforeAll(async () => {
+    const storage = await backend.options();
+    dispose = storage.dispose;
+    emu = await startEmulator({
+      ...storage.options,
+      port: 0,
+      clock: 'manual',
+      clockStart: START,
+      allowLocalEndpoints: true,
+    });
+  });
+  afterAll(async () => {
+    await emu?.stop();
+    await dispose();
+  });
+
+  async function failingReceiver(): Promise<Receiver> {
+    const r = await startReceiver(answer(500));
+    cleanups.push(() => r.close());
+    return r;
+  }
+
+  /** An org with a key, a sandbox and a link, an endpoint that fails, and `events` events with one attempt each. */
+  async function busyOrg(name: string, events = 2) {
+    const control = emu.control;
+    const org = await control.createOrg({name});
+    const receiver = await failingReceiver();
+    const key = await control.createKey({name: 'k', org_id: org.id});
+    const hook = await control.createWebhook({url: receiver.url, events: ['sandbox.error'], org_id: org.id});
+    const sandbox = await control.createSandbox({org_id: org.id});
+    await control.createLink(sandbox.sandbox.id, {kind: 'desktop', key_id: key.id});
+    const eventIds: string[] = [];
+    for (let i = 0; i < events; i++) {
+      const move = await control.trigger({type: 'sandbox.error', org_id: org.id});
+      eventIds.push(move.event?.id as string);
+    }
+    for (const id of eventIds) await control.waitForDelivery({event_id: id, attempts: 1});
+    return {org, key, hook, receiver, eventIds};
+  }
+
+  it('puts every row of the org back as saved, with its clock and next attempts to the millisecond', async () => {
+    const control = emu.control;
+    const {org, key, hook, eventIds} = await busyOrg('rewound');
+    await control.advanceClock(`${FIRST_WAIT_S}s`, {org: org.id, settle: true});
+    const saved = await orgRows(emu.db, org.id);
+    const clockThen = await control.orgClock(org.id);
+    const checkpoint = await control.checkpoint(org.id, 'two-attempts');
+    expect(checkpoint).toMatchObject({
+      name: 'two-attempts',
+      org_id: org.id,
+      clock_now: clockThen.now,
+      // The sandbox made and one per trigger, each with its event; the endpoint hears sandbox.error only.
+      counts: {api_keys: 1, webhook_endpoints: 1, sandboxes: 3, sandbox_links: 1, events: 3, deliveries: 2},
+    });
+    expect(checkpoint.counts.delivery_attempts).toBe(4);
+    const first = await control.waitForDelivery({event_id: eventIds[0] as string, attempts: 2});
+    const dueAt = first.delivery.next_attempt_at as string;
+
+    // The org moves on: a third attempt, a new event, a revoked key and a new one, its endpoint deleted and another
+    // made, its sandbox stopped.
+    await control.advanceClock(`${SECOND_WAIT_S}s`, {org: org.id, settle: true});
+    await control.trigger({type: 'sandbox.error', org_id: org.id});
+    await control.revokeKey(key.id);
+    await control.createKey({name: 'later', org_id: org.id});
+    await control.deleteWebhook(hook.id);
+    await control.createWebhook({url: 'http://127.0.0.1:9/x', events: ['sandbox.ready'], org_id: org.id});
+    expect(await orgRows(emu.db, org.id)).not.toEqual(saved);
+
+    const rewound = await control.rewind(org.id, 'two-attempts');
+    expect(rewound).toMatchObject({...checkpoint, clock_restored: true, cancelled: {endpoints: []}});
+    expect(await orgRows(emu.db, org.id)).toEqual(saved);
+    expect((await control.orgClock(org.id)).now).toBe(clockThen.now);
+
+    // The schedule goes on from the checkpoint: the third attempt is made at the instant saved, to the millisecond.
+    await control.advanceClock(`${SECOND_WAIT_S}s`, {org: org.id, settle: true});
+    const again = await control.delivery(first.delivery.id);
+    expect(again.attempts).toHaveLength(3);
+    expect(again.attempts[2]?.started_at).toBe(dueAt);
+    // And the checkpoint stays, to rewind to again.
+    await control.rewind(org.id, 'two-attempts');
+    expect(await orgRows(emu.db, org.id)).toEqual(saved);
+    expect((await control.checkpoints(org.id)).map((c) => c.name)).toEqual(['two-attempts']);
+  });
+
+  it('leaves every other org alone while several orgs rewind at once', async () => {
+    const control = emu.control;
+    const bystander = await busyOrg('bystander', 1);
+    await control.advanceClock(`${FIRST_WAIT_S}s`, {org: bystander.org.id, settle: true});
+    const orgs = await Promise.all(['a', 'b', 'c', 'd'].map((n) => busyOrg(`parallel ${n}`, 2)));
+    const saved = await Promise.all(
+      orgs.map(async ({org}) => {
+        await control.checkpoint(org.id, 'start');
+        return orgRows(emu.db, org.id);
+      }),
+    );
+    const bystanderRows = await orgRows(emu.db, bystander.org.id);
+    const bystanderClock = await control.orgClock(bystander.org.id);
+    // Each org moves on and is rewound, all at once.
+    await Promise.all(
+      orgs.map(async ({org}) => {
+        await control.advanceClock(`${FIRST_WAIT_S}s`, {org: org.id, settle: true});
+        await control.trigger({type: 'sandbox.error', org_id: org.id});
+        await control.rewind(org.id, 'start');
+      }),
+    );
+    for (const [i, {org}] of orgs.entries()) expect(await orgRows(emu.db, org.id)).toEqual(saved[i]);
+    expect(await orgRows(emu.db, bystander.org.id)).toEqual(bystanderRows);
+    expect(await control.orgClock(bystander.org.id)).toEqual(bystanderClock);
+  });
+
+  it('cancels an attempt in flight for the org: it is cut short and never recorded', async () => {
+    const control = emu.control;
+    const org = await control.createOrg({name: 'in flight'});
+    const receiver = await startHoldReceiver();
+    cleanups.push(() => receiver.close());
+    const hook = await control.createWebhook({url: receiver.url, events: ['sandbox.error'], org_id: org.id});
+    await control.checkpoint(org.id, 'before');
+    const saved = await orgRows(emu.db, org.id);
+    const move = await control.trigger({type: 'sandbox.error', org_id: org.id});
+    await receiver.arrived(1);
+
+    const rewound = await control.rewind(org.id, 'before');
+    expect(rewound.cancelled.endpoints).toEqual([hook.id]);
+    receiver.release();
+    expect(await orgRows(emu.db, org.id)).toEqual(saved);
+    await expect(control.waitForDelivery({event_id: move.event?.id as string, timeout: 1})).rejects.toThrow();
+    // The endpoint works on: the next event is delivered.
+    receiver.holding = false;
+    const next = await control.trigger({type: 'sandbox.error', org_id: org.id});
+    expect((await control.waitForDelivery({event_id: next.event?.id as string})).delivery.status).toBe(
+      'succeeded',
+    );
+  });
+
+  it('answers bad input with its status and code, and reaches an org through its own control token', async () => {
+    const control = emu.control;
+    const org = await control.createOrg({name: 'bad input'});
+    const refusal = async (call: Promise<unknown>) => {
+      const err = await call.then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(err).toBeInstanceOf(EmulatorControlError);
+      const e = err as EmulatorControlError;
+      return {status: e.status, code: e.code, message: e.message};
+    };
+    expect(await refusal(control.checkpoint('org_000000000000000000000000', 'x'))).toMatchObject({
+      status: 404,
+      code: 'not_found',
+    });
+    for (const name of ['', ' x', '-x', 'a/b', 'é', 'x'.repeat(65)]) {
+      expect(await refusal(control.checkpoint(org.id, name))).toMatchObject({
+        status: 400,
+        code: 'invalid_request',
+      });
+    }
+    expect(await refusal(control.rewind(org.id, 'x'.repeat(65)))).toMatchObject({status: 400});
+    expect(await refusal(control.rewind(org.id, 'never-taken'))).toMatchObject({
+      status: 404,
+      code: 'not_found',
+      message: expect.stringContaining(`svc emulator orgs checkpoints ${org.id}`),
+    });
+    expect(await refusal(control.deleteCheckpoint(org.id, 'never-taken'))).toMatchObject({status: 404});
+    await control.checkpoint(org.id, 'x'.repeat(64));
+    expect(await refusal(control.checkpoint(org.id, 'x'.repeat(64)))).toMatchObject({
+      status: 409,
+      code: 'conflict',
+    });
+    for (let i = 1; i < MAX_CHECKPOINTS_PER_ORG; i++) await control.checkpoint(org.id, `n${i}`);
+    expect(await refusal(control.checkpoint(org.id, 'one-too-many'))).toMatchObject({
+      status: 409,
+      message: expect.stringContaining('delete one'),
+    });
+    expect(await control.deleteCheckpoint(org.id, 'n1')).toEqual({deleted: true, org_id: org.id, name: 'n1'});
+    await control.checkpoint(org.id, 'one-too-many');
+
+    // An org's own control token reaches its checkpoints, and not another org's.
+    const other = await control.createOrg({name: 'other'});
+    const token = await control.createControlToken({org_id: org.id});
+    const own = new EmulatorControl({url: emu.apiUrl, adminToken: token.token});
+    expect((await own.checkpoints(org.id)).length).toBe(MAX_CHECKPOINTS_PER_ORG);
+    await own.rewind(org.id, 'one-too-many');
+    expect(await refusal(own.checkpoint(other.id, 'x'))).toMatchObject({status: 403, code: 'forbidden'});
+    expect(await refusal(own.rewind(other.id, 'x'))).toMatchObject({status: 403});
+  });
+});
