@@ -1,6 +1,6 @@
 // What `svc emulator orgs checkpoint|rewind|checkpoints` tell people: what a checkpoint holds, what a rewind did
 // (and did not: a real or scaled clock cannot go back), and an org's checkpoints as a table.
-import type {Checkpoint, RewoundCheckpoint} from '@svc/client';
+import type {Checkpoint, RewoundCheckpoint} from '../schemas/checkpoints.js';
 import {renderTable} from './table.js';
 
 /** `3 deliveries (5 attempts), 4 events, 1 key, 1 endpoint, 2 sandboxes; its time 2030-01-01T00:00:30.000Z`. */
