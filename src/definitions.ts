@@ -123,9 +123,27 @@ export type AttemptTrigger = (typeof ATTEMPT_TRIGGERS)[number];
 export const ENDPOINT_CHAOS_SOURCES = ['endpoint', 'emulator', 'none'] as const;
 export type EndpointChaosSource = (typeof ENDPOINT_CHAOS_SOURCES)[number];
 
-/** The emulator's clock: real time, or time that moves only when told (`--clock manual`). */
-export const CLOCK_MODES = ['real', 'manual'] as const;
+/**
+ * The emulator's clock: real time, time that moves only when told (`--clock manual`), or time that runs N times as
+ * fast as real time (`--clock scaled:N`).
+ */
+export const CLOCK_MODES = ['real', 'manual', 'scaled'] as const;
 export type ClockMode = (typeof CLOCK_MODES)[number];
+/** A scaled clock's factor: virtual time runs this many times as fast as real time (`scaled:60`), within these bounds. */
+export const CLOCK_SCALE = {min: 1, max: 100_000} as const;
+/** How the emulator's clock is chosen (`--clock`, startEmulator's `clock`): `real`, `manual` or `scaled:N`. */
+export type ClockSetting = 'real' | 'manual' | `scaled:${number}`;
+export const CLOCK_SETTING_RULE = `real, manual or scaled:N (N from ${CLOCK_SCALE.min} to ${CLOCK_SCALE.max}, e.g. scaled:60)`;
+
+/** The clock a setting names, with a scaled clock's factor; undefined when it names none (CLOCK_SETTING_RULE). */
+export function parseClockSetting(
+  text: string,
+): {mode: 'real' | 'manual'} | {mode: 'scaled'; scale: number} | undefined {
+  if (text === 'real' || text === 'manual') return {mode: text};
+  const scaled = /^scaled:([0-9]+(?:\.[0-9]+)?)$/.exec(text);
+  const scale = scaled ? Number(scaled[1]) : Number.NaN;
+  return scale >= CLOCK_SCALE.min && scale <= CLOCK_SCALE.max ? {mode: 'scaled', scale} : undefined;
+}
 
 /** Sandbox statuses the emulator models (the service names running, stopped, error and a standby state). */
 export const SANDBOX_STATUSES = ['running', 'stopped', 'error', 'standby', 'deleting'] as const;

@@ -31,7 +31,7 @@ export function createApp(ctx: EmulatorContext, options: CreateAppOptions = {}):
   // First of all, for every route present and to come: a request addressed to a name this emulator does not
   // answer to (DNS rebinding) gets nothing else done.
   app.use(hostCheck(ctx.hosts));
-  if (ctx.clock.mode === 'manual') {
+  if (ctx.clock.mode !== 'real') {
     // Every answer is dated by the emulator's clock, as a server's Date header is by its own, so clients
     // count "expires in 3 days" from the time the emulator lives in.
     app.use(async (c, next) => {

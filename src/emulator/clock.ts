@@ -6,6 +6,8 @@ export type {ClockMode};
 
 export interface Clock {
   readonly mode: ClockMode;
+  /** How many times as fast as real time it runs: 1 for a real clock, N for a scaled one, 0 for a manual one. */
+  readonly scale: number;
   now(): Date;
   nowMs(): number;
   /** Called after a manual clock moves; returns an unsubscribe function. Never called for a real clock. */
@@ -51,6 +53,7 @@ export const realTimers: Timers = {
 export function realClock(): Clock {
   return {
     mode: 'real',
+    scale: 1,
     now: () => new Date(),
     nowMs: () => Date.now(),
     onChange: () => () => undefined,
@@ -126,7 +129,14 @@ export function manualClockOver(
   listeners: ReturnType<typeof clockListeners>,
   moves: Pick<ManualClock, 'advance' | 'set' | 'synced' | 'refresh'>,
 ): ManualClock {
-  return {mode: 'manual', now: () => new Date(read()), nowMs: read, onChange: listeners.onChange, ...moves};
+  return {
+    mode: 'manual',
+    scale: 0,
+    now: () => new Date(read()),
+    nowMs: read,
+    onChange: listeners.onChange,
+    ...moves,
+  };
 }
 
 export function manualClock(start: Date = new Date()): ManualClock {
@@ -147,6 +157,18 @@ export function manualClock(start: Date = new Date()): ManualClock {
     synced: () => Promise.resolve(),
     refresh: () => Promise.resolve(),
   });
+}
+
+/**
+ * A clock that runs `scale` times as fast as real time from `start` (`--clock scaled:60`: a day of the retry
+ * schedule in 24 minutes), read from real time on every call, so waits on real timers line up with it. It is never
+ * moved, and stops at the latest time a clock can show.
+ */
+export function scaledClock(scale: number, start: Date = new Date()): Clock {
+  const startMs = checkClockTime(start.getTime());
+  const realStart = Date.now();
+  const nowMs = () => Math.min(LATEST_CLOCK_MS, startMs + Math.floor((Date.now() - realStart) * scale));
+  return {mode: 'scaled', scale, now: () => new Date(nowMs()), nowMs, onChange: () => () => undefined};
 }
 
 export {parseDuration} from '../schemas/duration.js';

@@ -166,6 +166,7 @@ class OrgClockSet implements OrgClocks {
   clockFor(orgId: string): Clock {
     return {
       mode: this.base.mode,
+      scale: this.base.scale,
       now: () => this.now(orgId),
       nowMs: () => this.base.nowMs() + this.offsetMs(orgId),
       onChange: this.base.onChange,

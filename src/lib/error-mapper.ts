@@ -135,7 +135,9 @@ function oclifSentence(message: string): {text: string; pointedToHelp: boolean} 
   const text = lines
     .filter((line) => !OCLIF_HEADER.test(line) && !OCLIF_HELP.test(line))
     .map((line) => line.replace(/^Missing required flag ([\w-]+)$/, 'missing required flag --$1'))
-    .join('; ');
+    .join('; ')
+    // A flag's own parse refused its value: `Parsing --clock; must be …` reads `--clock must be …`.
+    .replace(/^Parsing (--[\w-]+); /, '$1 ');
   return {text: text || message, pointedToHelp: lines.some((line) => OCLIF_HELP.test(line))};
 }
 

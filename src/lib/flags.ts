@@ -1,7 +1,14 @@
 // Flags that several commands share, declared once: the same name, value hint and help everywhere. A command
 // that means something more specific passes its own description, e.g. `apiUrlFlag({description: '…'})`.
-import {Flags} from '@oclif/core';
-import {SIGNATURE_CLOCKS, type SignatureClock} from '../definitions.js';
+import {Errors, Flags} from '@oclif/core';
+import {
+  CLOCK_SETTING_RULE,
+  type ClockSetting,
+  parseClockSetting,
+  SIGNATURE_CLOCKS,
+  type SignatureClock,
+} from '../definitions.js';
+import {ExitCode} from './exit-codes.js';
 
 /** The API address a command talks to; resolved with SVC_API_URL and the stored logins in src/auth. */
 export const apiUrlFlag = Flags.custom<string>({
@@ -29,11 +36,18 @@ export const databaseUrlFlag = Flags.custom<string>({
   helpValue: 'postgres://…',
 });
 
-/** The emulator's clock: real time, or time that moves only when told. */
-export const emulatorClockFlag = Flags.custom<'real' | 'manual'>({
-  description: 'manual: time moves only with `svc emulator clock`',
-  options: ['real', 'manual'],
+/** The emulator's clock: real time, time that moves only when told, or time that runs N times as fast. */
+export const emulatorClockFlag = Flags.custom<ClockSetting>({
+  description:
+    'manual: time moves only with `svc emulator clock`; scaled:N: time runs N times as fast as real time (scaled:60 lives a day of retries in 24 minutes), signatures still carrying the real time',
+  helpValue: 'real|manual|scaled:N',
   default: 'real',
+  async parse(input) {
+    if (!parseClockSetting(input)) {
+      throw new Errors.CLIError(`must be ${CLOCK_SETTING_RULE}, not ${input}`, {exit: ExitCode.usage});
+    }
+    return input as ClockSetting;
+  },
 });
 
 /** Seeded delivery chaos for every endpoint: duplicates, events overtaking others, delays. */

@@ -191,7 +191,12 @@ export const CreatedWebhookSchema = WebhookEndpointSchema.extend({
 });
 export type CreatedWebhook = Exact<z.infer<typeof CreatedWebhookSchema>>;
 
-export const ClockStateSchema = z.object({now: timestamp, mode: z.enum(CLOCK_MODES)});
+/** The emulator's clock; `scale` on a scaled clock only: how many times as fast as real time it runs. */
+export const ClockStateSchema = z.object({
+  now: timestamp,
+  mode: z.enum(CLOCK_MODES),
+  scale: z.number().positive().optional(),
+});
 export type ClockState = Exact<z.infer<typeof ClockStateSchema>>;
 /** One org's clock: `own` when it has a clock of its own, else it shows the emulator's. */
 export const OrgClockStateSchema = z.object({

@@ -6,6 +6,7 @@
 import {z} from 'zod';
 import {
   ATTEMPT_TRIGGERS,
+  CLOCK_MODES,
   DELIVERY_STATUSES,
   EVENT_TYPES,
   ID_PATTERNS,
@@ -148,7 +149,7 @@ export const SnapshotOrgClockSchema = z.strictObject({org_id: id('org'), now: ti
 export const SnapshotSchema = z.strictObject({
   [SNAPSHOT_FORMAT_KEY]: z.literal(SNAPSHOT_FORMAT_VERSION),
   exported_at: time,
-  clock: z.strictObject({mode: z.enum(['real', 'manual']), now: time}),
+  clock: z.strictObject({mode: z.enum(CLOCK_MODES), now: time}),
   /** The orgs with a clock of their own; absent from snapshots of svc versions that kept none. */
   org_clocks: z.array(SnapshotOrgClockSchema).optional(),
   default_org_id: id('org'),

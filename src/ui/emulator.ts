@@ -18,7 +18,7 @@ export function renderReady(v: ReadyView): string {
     `  Org:          ${v.orgId}`,
     `  Clock:        ${v.clockMode}`,
   ];
-  if (v.clockMode === 'manual') {
+  if (v.clockMode !== 'real') {
     // The manual clock is for walking a receiver through the schedule; the receiver itself runs on a real clock.
     lines.push(
       v.signatureClock === 'emulator'

@@ -264,8 +264,10 @@ export class DeliveryWorker implements Attempter {
         // More may be due for this endpoint only if its batch was full, it scheduled something already due (a
         // clock moved past its retries), or something happened meanwhile; otherwise waking the loop would just
         // cost an empty claim.
+        // On a scaled clock the retry it scheduled falls due soon: the loop looks again to sleep until then.
         if (
           dueAgain ||
+          this.#o.clock.mode === 'scaled' ||
           items.length >= this.#o.perEndpoint ||
           this.#lanesFull ||
           this.#kicks !== kicksAtStart ||
@@ -292,9 +294,15 @@ export class DeliveryWorker implements Attempter {
    * left is ours to take. A manual clock moving wakes the worker itself.
    */
   async #sleepBudget(): Promise<number> {
-    const manual = this.#o.clock.mode !== 'real';
+    const manual = this.#o.clock.mode === 'manual';
     if (manual && this.#o.exclusiveDatabase) return this.#o.idleMs;
     const now = this.#o.clock.nowMs();
+    // Clock time to real time: a scaled clock runs `scale` times as fast. Its waits are not floored at 20 ms, which
+    // at scaled:60 would make a 30 s retry up to 1.2 s late.
+    const scaled = this.#o.clock.mode === 'scaled';
+    const scale = scaled ? this.#o.clock.scale : 1;
+    const floor = scaled ? 1 : 20;
+    const until = (at: Date) => Math.max(floor, Math.ceil((at.getTime() - now) / scale));
     const due = await nextDueAt(
       this.#o.db,
       new Date(this.timers.now()),
@@ -302,9 +310,9 @@ export class DeliveryWorker implements Attempter {
       this.#o.relay?.connectedIds() ?? [],
     );
     let delay = this.#o.idleMs;
-    if (due && (!manual || due.getTime() <= now)) delay = Math.min(delay, Math.max(20, due.getTime() - now));
+    if (due && (!manual || due.getTime() <= now)) delay = Math.min(delay, until(due));
     const sweepAt = this.#maintenance.nextSweepAt;
-    if (sweepAt) delay = Math.min(delay, Math.max(20, sweepAt.getTime() - now));
+    if (sweepAt) delay = Math.min(delay, until(sweepAt));
     return delay;
   }
 

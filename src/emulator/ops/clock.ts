@@ -15,7 +15,12 @@ export async function readClock(ctx: EmulatorContext): Promise<ClockState> {
 }
 
 function clockState(ctx: EmulatorContext): ClockState {
-  return {now: ctx.clock.now().toISOString(), mode: ctx.clock.mode};
+  const {clock} = ctx;
+  return {
+    now: clock.now().toISOString(),
+    mode: clock.mode,
+    ...(clock.mode === 'scaled' ? {scale: clock.scale} : {}),
+  };
 }
 
 /**
@@ -29,7 +34,7 @@ export async function moveClock(
 ): Promise<ClockState> {
   if (ctx.clock.mode !== 'manual') {
     throw conflict(
-      "the clock is real; start the emulator on a manual clock (the `clock: 'manual'` option, `--clock manual` for the CLI) to move time",
+      `the clock is ${ctx.clock.mode}${ctx.clock.mode === 'scaled' ? " (it runs on by itself; an org's own clock can still be moved)" : ''}; start the emulator on a manual clock (the \`clock: 'manual'\` option, \`--clock manual\` for the CLI) to move time`,
     );
   }
   const clock = ctx.clock as ManualClock;
@@ -64,16 +69,17 @@ export function readOrgClock(ctx: EmulatorContext, orgId: string): OrgClockState
 /**
  * Moves one org's clock (its deliveries' schedule, its keys' and sandboxes' expiry, its retention, the times it
  * shows and signs) and no other org's. An org without a clock of its own gets one, starting at the emulator's time.
- * Only on a manual clock: on a real one every org lives in the real time.
+ * On a manual clock, or a scaled one (the org's time then runs on at the same pace from where it was moved to);
+ * on a real one every org lives in the real time.
  */
 export async function moveOrgClock(
   ctx: EmulatorContext,
   orgId: string,
   input: {advance: string} | {set: string},
 ): Promise<OrgClockState> {
-  if (ctx.clock.mode !== 'manual') {
+  if (ctx.clock.mode === 'real') {
     throw conflict(
-      "the clock is real, and so is every org's: org clocks exist only on a manual clock; start the emulator on one (the `clock: 'manual'` option, `--clock manual` for the CLI) to give an org a clock of its own",
+      "the clock is real, and so is every org's: org clocks exist only on a manual clock (or a scaled one); start the emulator on one (the `clock: 'manual'` option, `--clock manual` for the CLI) to give an org a clock of its own",
     );
   }
   const clocks = ctx.orgClocks;

@@ -3,10 +3,16 @@
 // all; then the state it starts from (an import, a seed, the demo key, the start key).
 import {randomBytes} from 'node:crypto';
 import {join} from 'node:path';
-import {ADMIN_TOKEN_BYTES, ADMIN_TOKEN_PREFIX, PORT_SESSION_ANSWER_TIMEOUT_MS} from '../../definitions.js';
+import {
+  ADMIN_TOKEN_BYTES,
+  ADMIN_TOKEN_PREFIX,
+  CLOCK_SETTING_RULE,
+  PORT_SESSION_ANSWER_TIMEOUT_MS,
+  parseClockSetting,
+} from '../../definitions.js';
 import {Authenticator} from '../auth/authenticator.js';
 import {AuthFailureLimiter} from '../auth/rate-limiter.js';
-import {type Clock, manualClock, realClock} from '../clock.js';
+import {type Clock, manualClock, realClock, scaledClock} from '../clock.js';
 import type {EmulatorContext} from '../context.js';
 import {CurrentState} from '../current-state.js';
 import {SIGNAL_CHANNELS} from '../db/notify.js';
@@ -136,13 +142,24 @@ export const RATE_LIMIT_OFF_WARNING =
   'WARNING: the failed-authentication limit is off (--no-rate-limit, or rateLimit: false): no address is ever answered 429, however ' +
   'many wrong keys it sends. For API fuzzers only; never run a shared emulator like this.';
 
-/** The emulator's clock: real, manual, or (on a shared PostgreSQL) manual and shared by every process. */
+/**
+ * The emulator's clock: real, scaled (each process runs its own from its start), manual, or (on a shared
+ * PostgreSQL) manual and shared by every process.
+ */
 async function openClock(
   stores: Stores,
   options: StartEmulatorOptions,
   log: (line: string) => void,
 ): Promise<Clock> {
-  if (options.clock !== 'manual') return realClock();
+  const setting = parseClockSetting(options.clock ?? 'real');
+  if (!setting) {
+    throw new EmulatorStartError(
+      `the clock option must be ${CLOCK_SETTING_RULE}, not ${JSON.stringify(options.clock)}`,
+      'invalid_option',
+    );
+  }
+  if (setting.mode === 'scaled') return scaledClock(setting.scale, options.clockStart);
+  if (setting.mode === 'real') return realClock();
   const start = options.clockStart ?? realClock().now();
   if (!stores.signals) return manualClock(start);
   const shared = await openSharedManualClock(stores.db, stores.signals, start, log);

@@ -1,6 +1,6 @@
 // What startEmulator takes and hands back, and the error of a start that fails: the package's face re-exports
 // them (index.ts); the wiring in this folder builds on them.
-import type {SignatureClock} from '../../definitions.js';
+import type {ClockSetting, SignatureClock} from '../../definitions.js';
 import type {EmulatorControl} from '@svc/client';
 import type {RateLimitSetting} from '../auth/rate-limiter.js';
 import type {Clock} from '../clock.js';
@@ -36,7 +36,12 @@ export interface StartEmulatorOptions {
   inMemory?: boolean;
   /** A real PostgreSQL instead of the embedded one. */
   databaseUrl?: string;
-  clock?: 'real' | 'manual';
+  /**
+   * `real` (default), `manual` (time moves only when told), or `scaled:N`: time runs N times as fast as real time
+   * (a day of retries in 24 minutes at scaled:60), signatures still carrying the real time.
+   */
+  clock?: ClockSetting;
+  /** Where a manual or scaled clock starts (default: now). */
   clockStart?: Date;
   /**
    * The time deliveries are signed with: 'real' (default), so a receiver on a real clock accepts them however

@@ -1,7 +1,7 @@
 // `svc emulator exec -- CMD ARGS…`: a throwaway emulator around one command (tests, CI), then its exit code.
 import {spawn} from 'node:child_process';
 import {constants} from 'node:os';
-import type {SignatureClock} from '../../definitions.js';
+import type {ClockSetting, SignatureClock} from '../../definitions.js';
 import {UserError, usageError} from '../../lib/errors.js';
 import {ExitCode} from '../../lib/exit-codes.js';
 import {seedSecrets, writeSecretsFile} from './seed-secrets.js';
@@ -14,7 +14,7 @@ export interface EmulatorExecOptions {
   port?: number;
   dataDir?: string;
   databaseUrl?: string;
-  clock?: 'real' | 'manual';
+  clock?: ClockSetting;
   signatureClock?: SignatureClock;
   allowLocalEndpoints?: boolean;
   /** Delivery chaos for every endpoint (see `svc emulator start --chaos`). */

@@ -12,7 +12,7 @@ import type {
 } from '../../emulator/index.js';
 import {CHAOS_EXAMPLE, ChaosSettingsError, describeChaos, parseChaosSpec} from '../../schemas/chaos.js';
 import {parseVaultKey, VaultKeyError} from '../../schemas/vault-key.js';
-import {jsonText, type SignatureClock} from '../../definitions.js';
+import {type ClockSetting, jsonText, type SignatureClock} from '../../definitions.js';
 import {UserError, usageError} from '../../lib/errors.js';
 import {currentSvcCommand} from '../../lib/invocation.js';
 import {emulatorDataDir, templateCacheDir} from '../../user-dirs.js';
@@ -63,7 +63,7 @@ export interface EmulatorStartOptions {
   inMemory?: boolean;
   /** Falls back to SVC_EMULATOR_DATABASE_URL. Never printed: it may hold a password. */
   databaseUrl?: string;
-  clock?: 'real' | 'manual';
+  clock?: ClockSetting;
   signatureClock?: SignatureClock;
   noVaultKey?: boolean;
   allowLocalEndpoints?: boolean;
@@ -307,7 +307,8 @@ function readyMessage(e: RunningEmulator, o: EmulatorStartOptions): string {
     storage,
     orgId: e.orgId,
     owned: e.owned,
-    clockMode: e.clock.mode,
+    clockMode:
+      e.clock.mode === 'scaled' ? `scaled:${e.clock.scale} (${e.clock.scale}× real time)` : e.clock.mode,
     chaos: o.chaos === undefined ? undefined : describeChaos(chaosFlag(o.chaos)),
     signatureClock: o.signatureClock ?? 'real',
     rateLimitOff: !e.context.limiter.enabled,

@@ -1,5 +1,6 @@
 // `svc emulator status`: whether an emulator runs for a data dir, where, and on which clock.
 import type {FetchLike} from '@svc/client';
+import type {ClockMode} from '../../definitions.js';
 import {controlOf, type LocateOptions, locateEmulator} from './locate.js';
 
 /** No emulator runs for the data dir: an answer, not a failure. */
@@ -19,7 +20,7 @@ export interface EmulatorStatus {
   data_dir: string;
   pid: number;
   org_id: string;
-  clock: {now: string; mode: 'real' | 'manual'};
+  clock: {now: string; mode: ClockMode; scale?: number};
   /** Only when the failed-authentication limit is off (`--no-rate-limit`). */
   rate_limit?: 'off';
 }
