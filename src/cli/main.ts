@@ -1,6 +1,7 @@
 // Entry of the CLI bundle (scripts/bundle-cli.js): oclif and every command in one script, so a command
 // starts without resolving and compiling a few hundred modules. bin/run.js loads it through loader.ts.
 import {readFileSync} from 'node:fs';
+import {userInfo} from 'node:os';
 import {join} from 'node:path';
 import {execute, type Interfaces} from '@oclif/core';
 import {COMMANDS} from './commands.js';
@@ -27,6 +28,7 @@ export function ownCommandId(argv: readonly string[]): string | undefined {
  * costs its package.json and manifest read on every start.
  */
 export function run(root: string, argv: string[]): Promise<unknown> {
+  nameShellForUnknownUser();
   const pjson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Interfaces.PJSON;
   if (ownCommandId(argv) !== undefined) pjson.oclif = {...pjson.oclif, plugins: []};
   else if (!process.stdin.isTTY) {
@@ -36,4 +38,18 @@ export function run(root: string, argv: string[]): Promise<unknown> {
     pjson.oclif = {...pjson.oclif, plugins};
   }
   return execute({args: argv, loadOptions: {root, pjson}});
+}
+
+/**
+ * oclif reads the login shell from the OS when SHELL is unset, and for a user the OS has no entry for (a container
+ * run under an arbitrary uid, as Kubernetes and OpenShift do) that lookup throws, so no command would run. Such a
+ * user's shell is named the POSIX one.
+ */
+function nameShellForUnknownUser(env: NodeJS.ProcessEnv = process.env): void {
+  if (env.SHELL !== undefined) return;
+  try {
+    userInfo();
+  } catch {
+    env.SHELL = '/bin/sh';
+  }
 }

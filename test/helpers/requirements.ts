@@ -4,7 +4,7 @@
 // what did not run and why instead of having fewer tests.
 import {execFileSync} from 'node:child_process';
 import {existsSync} from 'node:fs';
-import {describe, it} from 'vitest';
+import {describe, it, type TestContext} from 'vitest';
 
 /** On in CI and with SVC_TEST_FULL=1: every requirement must be met and nothing is skipped for want of one. */
 export const FULL_MODE = process.env.CI === 'true' || process.env.SVC_TEST_FULL === '1';
@@ -108,7 +108,11 @@ export function describeNeeding(
 }
 
 /** One test that runs only where its requirements are met, and is shown skipped, with why, elsewhere. */
-export function itNeeding(needs: Requirement[], title: string, body: () => Promise<void> | void): void {
+export function itNeeding(
+  needs: Requirement[],
+  title: string,
+  body: (ctx: TestContext) => Promise<void> | void,
+): void {
   const reason = unmet(needs);
   if (reason) it.skip(`${title} [skipped: ${reason}]`, body);
   else it(title, body);
