@@ -128,9 +128,10 @@ describe('svc mcp with SVC_API_KEY', {timeout: 60_000}, () => {
     await c?.close();
   });
 
-  it('lists five read-only tools and test_receiver, each with a description, an input and an output schema', async () => {
+  it('lists six read-only tools and test_receiver, each with a description, an input and an output schema', async () => {
     const {tools} = await c.client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual([
+      'diagnose',
       'get_delivery_attempts',
       'get_org',
       'list_api_keys',

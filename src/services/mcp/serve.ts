@@ -2,6 +2,7 @@
 import type {Readable, Writable} from 'node:stream';
 import {UserError} from '../../lib/errors.js';
 import type {ClientSettings, CommandSession} from '../../lib/session.js';
+import {diagnoseEndpoints} from '../webhooks/diagnose.js';
 import {testReceiver} from '../webhooks/test-receiver.js';
 import {WEBHOOK_SECRET_ENV} from '../webhooks/verify.js';
 import {fetchDeliveryDetail} from './delivery-detail.js';
@@ -45,6 +46,20 @@ export async function serveMcp(options: ServeMcpOptions): Promise<void> {
         );
       }
       return testReceiver({...input, env, allowRemote: options.allowRemoteReceivers === true});
+    },
+    diagnose: async (session, webhookId) => {
+      try {
+        return await diagnoseEndpoints({client: session.client, webhookId, env});
+      } catch (err) {
+        // The command's next step names a command; an agent takes ids from a tool.
+        if (err instanceof UserError && err.code === 'not_found') {
+          throw new UserError(err.message, {
+            code: 'not_found',
+            suggestions: ['Take the id from list_webhook_endpoints'],
+          });
+        }
+        throw err;
+      }
     },
   });
   const {StdioServerTransport} = await import('@modelcontextprotocol/sdk/server/stdio.js');

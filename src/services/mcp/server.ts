@@ -20,6 +20,8 @@ import {
 } from '../../definitions.js';
 import {DeliveryDetailSchema} from '../../schemas/emulator.js';
 import {ApiKeySchema, DeliverySchema, OrgSchema, WebhookEndpointSchema} from '../../schemas/index.js';
+import type {DiagnoseReport, EndpointDiagnosis} from '../webhooks/diagnose.js';
+import {DIAGNOSIS_CAUSES} from '../webhooks/diagnosis.js';
 import {RECEIVER_CHECK_IDS, type ReceiverReport} from '../webhooks/test-receiver.js';
 import type {DeliveryDetail} from './delivery-detail.js';
 import {separateUntrusted, UNTRUSTED_NOTE, type UntrustedPath} from './untrusted.js';
@@ -32,6 +34,8 @@ export interface McpDependencies {
   version: string;
   /** Runs `svc webhooks test-receiver`'s checks; the server refuses a URL off this machine unless allowed. */
   testReceiver: (input: {url: string; only?: string[]}) => Promise<ReceiverReport>;
+  /** `svc webhooks diagnose`'s report for the session's org: every endpoint, or the one named. */
+  diagnose: (session: Session, endpointId: string | undefined) => Promise<DiagnoseReport>;
 }
 
 /** What a failure tells the agent: the message, then each next step on its own line. */
@@ -89,6 +93,8 @@ const UNTRUSTED = {
   ],
   // What the receiver answered is the receiver's text.
   receiverChecks: ['checks[].got'],
+  // The URL someone registered; the evidence quotes receivers' network errors and redirect targets.
+  diagnosis: ['endpoints[].url', 'endpoints[].issues[].evidence', 'endpoints[].issues[].reproduce'],
 } as const satisfies Record<string, readonly UntrustedPath[]>;
 
 export interface SvcMcpServer {
@@ -116,6 +122,7 @@ const INSTRUCTIONS =
   'Read-only access to one svc org, the one the API key in use belongs to: the org, its API keys, its ' +
   'webhook endpoints and their deliveries. Keys and endpoints are created and revoked on the account ' +
   'page, never here. Start with list_webhook_endpoints to get endpoint ids, then list_deliveries. ' +
+  'diagnose says why an endpoint’s deliveries fail and which test_receiver check reproduces it. ' +
   'test_receiver grades a webhook receiver the user is building (on this machine) with test deliveries. ' +
   UNTRUSTED_NOTE;
 
@@ -295,6 +302,74 @@ function registerTestReceiver({server, deps, guarded}: ToolKit): void {
   );
 }
 
+/** One endpoint's diagnosis, as `svc webhooks diagnose --json` prints it (its type keeps the two in step). */
+const EndpointDiagnosisSchema = z.object({
+  endpoint_id: z.string(),
+  url: z.string(),
+  evidence: z.enum(['attempts', 'deliveries']),
+  attempts: z.number().int(),
+  failed: z.number().int(),
+  issues: z.array(
+    z.object({
+      cause: z.enum(DIAGNOSIS_CAUSES),
+      title: z.string(),
+      evidence: z.string(),
+      fix: z.string(),
+      check: z.string(),
+      reproduce: z.string(),
+      attempts: z.number().int(),
+      deliveries: z.number().int(),
+      event_types: z.array(z.string()),
+      answers: z.array(z.string()),
+      examples: z.array(z.string()),
+      first_at: z.string().nullable(),
+      last_at: z.string().nullable(),
+    }),
+  ),
+}) satisfies z.ZodType<EndpointDiagnosis>;
+
+/** `svc webhooks diagnose`: why an endpoint's deliveries fail, and the test_receiver check that reproduces it. */
+function registerDiagnose({server, deps, guarded}: ToolKit): void {
+  server.registerTool(
+    'diagnose',
+    {
+      title: 'Say why deliveries fail',
+      description:
+        'Why webhook deliveries fail, as `svc webhooks diagnose --json` reports it: each endpoint’s failed ' +
+        'attempts grouped into issues, most attempts first, each with the cause on the receiver’s side they point ' +
+        `to (another secret or a parsed body, its clock, work done before answering past the ${DELIVERY_TIMEOUT_MS / 1000} s budget, a ` +
+        'redirect, a body limit, an event type it refuses, nothing listening), the evidence, the fix, and the ' +
+        'test_receiver check that reproduces it (`check`, to pass as `only`). Every endpoint of the org, or the ' +
+        'one `endpoint_id` names. Every attempt is read when the API address is a running svc emulator ' +
+        '(`evidence: "attempts"`); against the hosted service, each delivery’s last answer. An endpoint with ' +
+        'no issues is healthy.' +
+        untrustedSentence(UNTRUSTED.diagnosis),
+      inputSchema: {
+        endpoint_id: z
+          .string()
+          .regex(ID_PATTERNS.webhookEndpoint, {
+            error: `not a webhook endpoint id (they look like ${idShapeText('webhookEndpoint')}); take one from list_webhook_endpoints`,
+          })
+          .optional()
+          .describe(
+            `endpoint id, ${idShapeText('webhookEndpoint', 'and')}, from list_webhook_endpoints; every endpoint when left out`,
+          ),
+      },
+      outputSchema: {
+        endpoints: z.array(EndpointDiagnosisSchema),
+        issues: z.number().int(),
+        ...UntrustedFields,
+      },
+      annotations: READ_ONLY,
+    },
+    ({endpoint_id}) =>
+      guarded(UNTRUSTED.diagnosis, async () => {
+        const session = await deps.openSession();
+        return {...(await deps.diagnose(session, endpoint_id))};
+      }),
+  );
+}
+
 /** Every tool, in the order a client lists them. */
 const TOOLS: readonly ((kit: ToolKit) => void)[] = [
   registerGetOrg,
@@ -302,6 +377,7 @@ const TOOLS: readonly ((kit: ToolKit) => void)[] = [
   registerListWebhookEndpoints,
   registerListDeliveries,
   registerGetDeliveryAttempts,
+  registerDiagnose,
   registerTestReceiver,
 ];
 
