@@ -28,6 +28,8 @@ const PROMISED: Record<string, string[]> = {
   '@svc/cli/package.json': ['name', 'version'],
   // The OpenAPI document of /v1 and the webhooks (fixtures/openapi.json).
   '@svc/cli/openapi.json': ['openapi', 'paths', 'webhooks', 'components'],
+  // The JSON Schema of scenario files (fixtures/scenario.schema.json), for editors and validators.
+  '@svc/cli/scenario.schema.json': ['$schema', 'title', 'properties', 'required'],
   '@svc/webhooks': [
     'signPayload',
     'verifySignature',
