@@ -4,12 +4,14 @@
 //   and the insert), and flags a receiver that inserts first under a unique constraint in none of 20;
 // - the JUnit report is the same bytes in 10 runs against the same receiver (every check, the race included).
 // Each run is the command's own service (testReceiver) against real HTTP. BENCH_STRICT=1 exits 1 on a missed goal.
+import {randomBytes} from 'node:crypto';
 import {createServer} from 'node:http';
 import {junitXml} from '../dist/src/services/webhooks/receiver-junit.js';
 import {testReceiver} from '../dist/src/services/webhooks/test-receiver.js';
 import {verifySignature} from '../dist/src/webhooks/index.js';
 
-const SECRET = 'whsec_cmVjZWl2ZXItZ29hbHMtYmVuY2gtc2VjcmV0LTAxMjM0NTY3ODlhYmNkZWY=';
+// A throwaway signing secret made for each run: the receivers and test-receiver share it, nothing keeps it.
+const SECRET = `whsec_${randomBytes(32).toString('base64')}`;
 const RACE_RUNS = 20;
 const JUNIT_RUNS = 10;
 
