@@ -9,7 +9,13 @@ import {describe, it, type TestContext} from 'vitest';
 /** On in CI and with SVC_TEST_FULL=1: every requirement must be met and nothing is skipped for want of one. */
 export const FULL_MODE = process.env.CI === 'true' || process.env.SVC_TEST_FULL === '1';
 
-export const CHROMIUM_PATH = process.env.SVC_CHROMIUM_PATH ?? '/usr/bin/chromium';
+/**
+ * Debian's headless shell where it is installed (the same Chromium without the desktop browser around it: the page
+ * tests take about 40% less CPU with it), else the browser itself.
+ */
+const HEADLESS_SHELL = '/usr/bin/chromium-headless-shell';
+export const CHROMIUM_PATH =
+  process.env.SVC_CHROMIUM_PATH ?? (existsSync(HEADLESS_SHELL) ? HEADLESS_SHELL : '/usr/bin/chromium');
 
 export interface Requirement {
   name: string;
@@ -47,7 +53,8 @@ export const POSTGRES: Requirement = {
 export const CHROMIUM: Requirement = {
   name: 'Chromium',
   missing: () => (existsSync(CHROMIUM_PATH) ? undefined : `no Chromium at ${CHROMIUM_PATH}`),
-  install: 'apt-get install chromium, or set SVC_CHROMIUM_PATH to a Chromium binary',
+  install:
+    'apt-get install chromium-headless-shell (or chromium), or set SVC_CHROMIUM_PATH to a Chromium binary',
 };
 
 export const TMUX: Requirement = {
