@@ -6,7 +6,16 @@
 // Backends: starting on PostgreSQL is one of the start modes whose printed lines are under test.
 import {type ChildProcess, spawn} from 'node:child_process';
 import {randomBytes} from 'node:crypto';
-import {chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs';
+import {
+  chmodSync,
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {fileURLToPath} from 'node:url';
@@ -21,6 +30,7 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 let base: string;
 let shimDir: string;
+let project: string;
 beforeAll(() => {
   base = mkdtempSync(join(tmpdir(), 'svc-hints-'));
   // `svc` on PATH, as after `npm link` or a global install.
@@ -28,7 +38,37 @@ beforeAll(() => {
   mkdirSync(shimDir);
   writeFileSync(join(shimDir, 'svc'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`);
   chmodSync(join(shimDir, 'svc'), 0o755);
+  project = installedProject(join(base, 'app'));
 });
+
+/**
+ * A project that depends on svc, laid out as `npm install --save-dev @svc/cli` leaves it: the package's files in
+ * node_modules/@svc/cli, its bin linked from node_modules/.bin (where `npx svc` finds it without loading npm's
+ * dependency tree), and its dependencies beside it (linked from this repository's node_modules).
+ */
+function installedProject(dir: string): string {
+  const modules = join(dir, 'node_modules');
+  const pkg = join(modules, '@svc', 'cli');
+  mkdirSync(join(modules, '.bin'), {recursive: true});
+  mkdirSync(pkg, {recursive: true});
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({name: 'app', private: true}));
+  for (const name of readdirSync(join(ROOT, 'node_modules'))) {
+    if (name === '.bin' || name === '@svc' || name.startsWith('.')) continue;
+    symlinkSync(join(ROOT, 'node_modules', name), join(modules, name));
+  }
+  for (const name of readdirSync(join(ROOT, 'node_modules', '@svc'))) {
+    symlinkSync(join(ROOT, 'node_modules', '@svc', name), join(modules, '@svc', name));
+  }
+  for (const entry of ['bin', 'dist', 'fixtures', 'oclif.manifest.json', 'package.json']) {
+    cpSync(join(ROOT, entry), join(pkg, entry), {
+      recursive: true,
+      // What the package leaves out (package.json's files): maps, the build's own caches, the executable.
+      filter: (from) => !/\.map$|\.v8cache$|\.tsbuildinfo$|[\\/]dist[\\/]binary$/.test(from),
+    });
+  }
+  symlinkSync('../@svc/cli/bin/run.js', join(modules, '.bin', 'svc'));
+  return dir;
+}
 afterAll(() => rmSync(base, {recursive: true, force: true}));
 
 const SYSTEM_PATH = '/usr/local/bin:/usr/bin:/bin';
@@ -57,6 +97,10 @@ function machine(name: string, options: {svcOnPath: boolean; cwd?: string}): Mac
     cwd: options.cwd ?? home,
   };
 }
+
+/** The script a start runs: the project's own copy when the person is in the project, else this repository's. */
+const binFor = (mode: {inProject?: boolean}) =>
+  mode.inProject ? join(project, 'node_modules', '@svc', 'cli', 'bin', 'run.js') : BIN;
 
 interface Shell {
   code: number | null;
@@ -119,7 +163,7 @@ interface Mode {
   needs?: Requirement[];
   flags: (m: Machine) => string[] | Promise<string[]>;
   svcOnPath: boolean;
-  /** Where the person is: their home, or the project folder (where `npx svc` works). */
+  /** Where the person is: their home, or a project that installed svc (where `npx svc` works). */
   inProject?: boolean;
   /** The way into svc the hints must use. */
   expect: RegExp;
@@ -148,7 +192,7 @@ const modes: Mode[] = [
     expect: /^svc /,
   },
   {
-    name: 'the default data dir, from the project folder',
+    name: 'the default data dir, from a project that depends on svc',
     flags: () => [],
     svcOnPath: false,
     inProject: true,
@@ -178,10 +222,10 @@ describeEachBackend(modes, 'svc emulator start --demo, $name', (mode) => {
   it('prints only commands that run as printed', {timeout: 240_000}, async () => {
     const m = machine(mode.name.replace(/\W+/g, '-'), {
       svcOnPath: mode.svcOnPath,
-      cwd: mode.inProject ? ROOT : undefined,
+      cwd: mode.inProject ? project : undefined,
     });
     const flags = await mode.flags(m);
-    const start = `"${process.execPath}" "${BIN}" emulator start --demo --port 0 ${flags.map((f) => `'${f}'`).join(' ')}`;
+    const start = `"${process.execPath}" "${binFor(mode)}" emulator start --demo --port 0 ${flags.map((f) => `'${f}'`).join(' ')}`;
     const emulator = await background(m, start, /Press Ctrl\+C to stop\./);
     const running: Array<{stop(): Promise<void>}> = [emulator];
     let firstListen: {stop(): Promise<void>} | undefined;
