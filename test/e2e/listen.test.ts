@@ -1,10 +1,11 @@
 // `svc listen` for real: an emulator process, the relay stream, a local receiver, retries that follow what the
-// receiver answered, catch-up after the listener was away, and reconnection after an emulator restart.
+// receiver answered, catch-up after the listener was away, and reconnection after an emulator restart. The tests
+// that need no emulator flags share one emulator process; a test with flags, or one that restarts it, has its own.
 import {createHmac} from 'node:crypto';
 import {mkdtemp, rm} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
-import {afterEach, describe, expect, it} from 'vitest';
+import {afterAll, afterEach, describe, expect, it} from 'vitest';
 import {EmulatorControl} from '../../src/client/emulator-control.js';
 import {readRuntimeFile} from '../../src/emulator-layout/runtime.js';
 import {verifySignature} from '../../src/webhooks/index.js';
@@ -22,20 +23,48 @@ let dataDir: string | undefined;
 let processes: Spawned[] = [];
 let receiver: Receiver | undefined;
 
+/**
+ * The emulator the tests that need no flags of their own share: each test starts from a relay no run has held (the
+ * one before it is stopped and its relay endpoint deleted, so the next run makes a new one with a new secret).
+ */
+let shared: {dir: string; emulator: EmulatorProcess} | undefined;
+
 afterEach(async () => {
   for (const p of processes.reverse()) await stopProcess(p);
   processes = [];
   await receiver?.close();
   receiver = undefined;
-  if (dataDir) await rm(dataDir, {recursive: true, force: true});
+  if (dataDir && dataDir === shared?.dir) {
+    const c = await control();
+    const relay = await c.registerRelay();
+    await c.deleteWebhook(relay.endpoint_id);
+  } else if (dataDir) {
+    await rm(dataDir, {recursive: true, force: true});
+  }
   dataDir = undefined;
 });
 
+afterAll(async () => {
+  if (!shared) return;
+  await stopProcess(shared.emulator);
+  await rm(shared.dir, {recursive: true, force: true});
+});
+
+/** An emulator process of the test's own: with flags, or one the test stops and starts again. */
 async function emulator(extra: string[] = []): Promise<EmulatorProcess> {
   dataDir ??= await mkdtemp(join(tmpdir(), 'svc-listen-'));
   const e = await startEmulatorProcess(dataDir, extra);
   processes.push(e);
   return e;
+}
+
+/** The file's shared emulator (a real clock, no flags), started by the first test that asks for it. */
+async function sharedEmulator(): Promise<void> {
+  if (!shared) {
+    const dir = await mkdtemp(join(tmpdir(), 'svc-listen-shared-'));
+    shared = {dir, emulator: await startEmulatorProcess(dir, [])};
+  }
+  dataDir = shared.dir;
 }
 
 function listenProcess(args: string[]): Spawned {
@@ -211,7 +240,7 @@ describe('svc emulator start --clock manual and a receiver on a real clock', () 
 describe('one svc listen per relay', () => {
   it('refuses a second listen, naming the process that holds the relay, and the first keeps forwarding', async () => {
     receiver = await startReceiver();
-    await emulator();
+    await sharedEmulator();
     const first = listenProcess(['--forward-to', receiver.url, '--json']);
     const ready = parse(await first.line((l) => l.includes('"ready"')));
     expect(ready.new_secret).toBe(true);
@@ -237,7 +266,7 @@ describe('one svc listen per relay', () => {
 
   it('--take-over takes the relay once: both say so, the old one stops, and nothing takes it back', async () => {
     receiver = await startReceiver();
-    await emulator();
+    await sharedEmulator();
     const first = listenProcess(['--forward-to', `${receiver.url}/first`]);
     await first.stderrUntil('Ready!');
     await runCommand(['trigger', 'sandbox.ready', '--data-dir', dataDir as string]);
@@ -268,7 +297,7 @@ describe('one svc listen per relay', () => {
 
   it('stops with a message when its relay endpoint is deleted; the next run announces a new secret', async () => {
     receiver = await startReceiver();
-    await emulator();
+    await sharedEmulator();
     const first = listenProcess(['--forward-to', receiver.url]);
     await first.stderrUntil('Ready!');
     expect(first.stderr()).toContain('(a new relay endpoint, so a new secret');
@@ -303,7 +332,7 @@ describe('svc listen for a person', () => {
     const deadUrl = `${receiver.url}/gone`;
     await receiver.close();
     receiver = undefined;
-    await emulator();
+    await sharedEmulator();
     const listener = listenProcess(['--forward-to', deadUrl.replace('127.0.0.1', 'localhost')]);
     await listener.stderrUntil('Ready!');
     expect(listener.stderr()).toMatch(/Ready! Your webhook signing secret is whsec_\S+/);
@@ -319,7 +348,7 @@ describe('svc listen for a person', () => {
   });
 
   it('refuses a missing or malformed --forward-to and unknown event types as usage errors', async () => {
-    await emulator();
+    await sharedEmulator();
     const noUrl = await runCommand(['listen', '--data-dir', dataDir as string]);
     expect(noUrl.code).toBe(2);
     expect(noUrl.stderr).toMatch(/--forward-to is required/);
