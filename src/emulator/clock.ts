@@ -162,12 +162,17 @@ export function manualClock(start: Date = new Date()): ManualClock {
 /**
  * A clock that runs `scale` times as fast as real time from `start` (`--clock scaled:60`: a day of the retry
  * schedule in 24 minutes), read from real time on every call, so waits on real timers line up with it. It is never
- * moved, and stops at the latest time a clock can show.
+ * moved, and stops at the latest time a clock can show. `realNow` is the real time it runs on (a test passes the
+ * time of its fake timers).
  */
-export function scaledClock(scale: number, start: Date = new Date()): Clock {
+export function scaledClock(
+  scale: number,
+  start: Date = new Date(),
+  realNow: () => number = () => Date.now(),
+): Clock {
   const startMs = checkClockTime(start.getTime());
-  const realStart = Date.now();
-  const nowMs = () => Math.min(LATEST_CLOCK_MS, startMs + Math.floor((Date.now() - realStart) * scale));
+  const realStart = realNow();
+  const nowMs = () => Math.min(LATEST_CLOCK_MS, startMs + Math.floor((realNow() - realStart) * scale));
   return {mode: 'scaled', scale, now: () => new Date(nowMs()), nowMs, onChange: () => () => undefined};
 }
 

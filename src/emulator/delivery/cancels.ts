@@ -11,6 +11,8 @@ export class DeliveryCancels {
   readonly #cancelledAt = new Map<string, number>();
   /** The requests on the wire now, by endpoint: a cancellation that aborts cuts them short. */
   readonly #sending = new Map<string, Set<AbortController>>();
+  /** The lanes waiting for a delivery's due instant now, by endpoint: any cancellation ends their wait. */
+  readonly #waiting = new Map<string, Set<AbortController>>();
 
   /** Taken before deliveries are read to be attempted, and kept with them. */
   mark(): number {
@@ -25,27 +27,19 @@ export class DeliveryCancels {
     this.#count += 1;
     for (const id of endpointIds) {
       this.#cancelledAt.set(id, this.#count);
+      for (const wait of this.#waiting.get(id) ?? []) wait.abort();
       if (options.abort) for (const request of this.#sending.get(id) ?? []) request.abort();
     }
   }
 
   /** A request to the endpoint starts: its signal says when a cancellation cut it short; `done` once it ended. */
   sending(endpointId: string): {signal: AbortSignal; done(): void} {
-    const request = new AbortController();
-    let requests = this.#sending.get(endpointId);
-    if (!requests) {
-      requests = new Set();
-      this.#sending.set(endpointId, requests);
-    }
-    requests.add(request);
-    return {
-      signal: request.signal,
-      done: () => {
-        requests.delete(request);
-        if (requests.size === 0 && this.#sending.get(endpointId) === requests)
-          this.#sending.delete(endpointId);
-      },
-    };
+    return watch(this.#sending, endpointId);
+  }
+
+  /** A lane waits before the endpoint's next attempt: its signal says when the endpoint was cancelled meanwhile. */
+  waiting(endpointId: string): {signal: AbortSignal; done(): void} {
+    return watch(this.#waiting, endpointId);
   }
 
   /** True when the endpoint was deleted after `mark` was taken: its delivery must not be attempted. */
@@ -53,6 +47,27 @@ export class DeliveryCancels {
     const at = this.#cancelledAt.get(endpointId);
     return at !== undefined && at > mark;
   }
+}
+
+/** An abort controller kept under `endpointId` in `by` until `done`. */
+function watch(
+  by: Map<string, Set<AbortController>>,
+  endpointId: string,
+): {signal: AbortSignal; done(): void} {
+  const controller = new AbortController();
+  let all = by.get(endpointId);
+  if (!all) {
+    all = new Set();
+    by.set(endpointId, all);
+  }
+  all.add(controller);
+  return {
+    signal: controller.signal,
+    done: () => {
+      all.delete(controller);
+      if (all.size === 0 && by.get(endpointId) === all) by.delete(endpointId);
+    },
+  };
 }
 
 /**

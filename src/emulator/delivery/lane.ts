@@ -8,6 +8,9 @@
 // a delivery due after such a retry (the endpoint's order is by due time), and says more is due, so the worker
 // claims again and the retry goes out in its place. An endpoint deleted meanwhile (cancels.ts) gets no further
 // request: the lane stops before its next one.
+//
+// On a scaled clock the worker claims a little ahead (`aheadMs`), and the lane waits on the real timers for each
+// delivery's due instant before its attempt: the attempt is made then, not whenever the claim came back.
 import type {WebhookSigner} from '@svc/webhooks';
 import type {AttemptTrigger} from '../../definitions.js';
 import type {Clock, Timers} from '../clock.js';
@@ -24,6 +27,7 @@ import {type ClaimedDelivery, claimEndpointAfter, extendLease, releaseLeases} fr
 import type {AttemptResult} from './sender.js';
 import {endpointSigner, UNREADABLE_SECRET} from './signing.js';
 import type {PreparedStatements} from './statements.js';
+import {wait} from './timers.js';
 
 /** What every lane of a worker shares. */
 export interface LaneContext {
@@ -37,6 +41,18 @@ export interface LaneContext {
   chaos?: ChaosPlan;
   /** Endpoints deleted while their deliveries were held here: their lanes stop before the next request. */
   cancels: DeliveryCancels;
+  /**
+   * How far past its org's time now a delivery may be due and still be claimed, in clock milliseconds (only a
+   * scaled clock's is not 0): the lane waits for such a delivery's instant.
+   */
+  aheadMs(): number;
+  /** Aborts when the worker stops: a lane waiting for a due instant stops waiting. */
+  signal: AbortSignal;
+  /**
+   * Aborts when a clock moves next (an org's own, on a scaled clock): a lane waiting for a due instant hands the
+   * delivery back, and the next claim reads it with its org's time as it is now.
+   */
+  clockMoved(): AbortSignal;
   owner: string;
   leaseMs: number;
   timeoutMs: number;
@@ -112,9 +128,31 @@ class Lane {
     return false;
   }
 
-  /** The item's delivery is scheduled again at `at`: noted when that is due already. */
+  /** The item's delivery is scheduled again at `at`: noted when that is due already (or would be claimed now). */
   #scheduled(item: ClaimedDelivery, at: number): void {
-    if (at <= this.c.maker.orgNowMs(item)) this.#dueAgain.set(item.id, {at, seq: item.seq ?? 0});
+    if (at <= this.c.maker.orgNowMs(item) + this.c.aheadMs())
+      this.#dueAgain.set(item.id, {at, seq: item.seq ?? 0});
+  }
+
+  /**
+   * Waits on the real timers until the item is due by its org's time, when it was claimed ahead (a scaled clock).
+   * False when the wait ended first: the worker stopped, the endpoint was cancelled or a clock moved (the item then
+   * goes back with the rest, to be claimed again).
+   */
+  async #untilDue(item: ClaimedDelivery): Promise<boolean> {
+    const dueAt = item.dueAt?.getTime();
+    if (this.c.clock.mode !== 'scaled' || dueAt === undefined) return true;
+    const left = () => dueAt - this.c.maker.orgNowMs(item);
+    if (left() <= 0) return true;
+    const cancelled = this.c.cancels.waiting(this.endpointId);
+    const ended = AbortSignal.any([this.c.signal, cancelled.signal, this.c.clockMoved()]);
+    try {
+      while (left() > 0 && !ended.aborted)
+        await wait(this.c.timers, Math.ceil(left() / this.c.clock.scale), ended);
+    } finally {
+      cancelled.done();
+    }
+    return left() <= 0 && !this.c.stopping() && !this.#cancelled(item);
   }
 
   /** Its endpoint was deleted after the item was read: no request may start for it. */
@@ -144,6 +182,7 @@ class Lane {
   /** One delivery through its steps; false when the lane must stop here (stopping, relay gone, cut short). */
   async #attempt(item: ClaimedDelivery): Promise<boolean> {
     if (this.c.stopping() || (item.relay && !this.c.maker.relay?.isConnected(this.endpointId))) return false;
+    if (!(await this.#untilDue(item))) return false;
     await this.#keepLease();
     if (this.#cancelled(item)) return false;
     // The org time the attempt is made at: its scheduled instant on a manual clock.
@@ -260,7 +299,7 @@ class Lane {
     const fence = this.c.cancels.mark();
     const ahead = claimEndpointAfter(this.c.db, this.c.statements, {
       endpointId: this.endpointId,
-      now: this.c.clock.now(),
+      now: new Date(this.c.clock.nowMs() + this.c.aheadMs()),
       after: {dueAt: last.dueAt, seq: last.seq},
       limit: this.c.perEndpoint,
     }).then((items) => items.map((item) => ({...item, fence})));

@@ -6,10 +6,19 @@ import type {Timers} from '../clock.js';
 
 export {realTimers, type Timers} from '../clock.js';
 
-/** Resolves after `ms` of the given timers. */
-export function wait(timers: Timers, ms: number): Promise<void> {
+/** Resolves after `ms` of the given timers, or as soon as `signal` aborts. */
+export function wait(timers: Timers, ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
-    timers.setTimeout(resolve, ms);
+    if (signal?.aborted) return resolve();
+    const cancel = timers.setTimeout(() => {
+      signal?.removeEventListener('abort', stop);
+      resolve();
+    }, ms);
+    const stop = () => {
+      cancel();
+      resolve();
+    };
+    signal?.addEventListener('abort', stop, {once: true});
   });
 }
 

@@ -42,6 +42,13 @@ export interface DeliveryWorkerOptions {
   /** Longest sleep without a known due time: picks up other processes' writes and expired leases. */
   idleMs?: number;
   /**
+   * On a scaled clock, at least how many real milliseconds before a delivery falls due the worker claims it (more
+   * while claims are slow); its lane then waits for the due instant itself, so the claim and the chores before it
+   * do not make the attempt late (at 60x a millisecond of real time is 60 ms of the clock's). Not used on a real or
+   * manual clock.
+   */
+  claimAheadMs?: number;
+  /**
    * This process alone uses the database (PGlite owns its data dir): claims read instead of locking and
    * leasing, and leases left by an earlier run are freed at start.
    */
@@ -76,6 +83,7 @@ type Tuning = Required<
     | 'claimLimit'
     | 'leaseMs'
     | 'idleMs'
+    | 'claimAheadMs'
     | 'vacuumEvery'
     | 'recordChunk'
   >
@@ -95,6 +103,7 @@ export function withDefaults(options: DeliveryWorkerOptions): TunedWorkerOptions
     claimLimit: 1024,
     leaseMs: 60_000,
     idleMs: 5_000,
+    claimAheadMs: 50,
     vacuumEvery: 20_000,
     ...(Object.fromEntries(
       Object.entries(options).filter(([, v]) => v !== undefined),

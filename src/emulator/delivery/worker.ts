@@ -22,6 +22,9 @@ export type {DeliveryWorkerOptions};
 /** How long after start the delivery agent (undici) is loaded when no delivery has needed it yet. */
 const AGENT_PRELOAD_DELAY_MS = 250;
 
+/** The most real time ahead of a delivery's due time a scaled clock's claim takes it, however slow claims were. */
+const CLAIM_AHEAD_MAX_MS = 1_000;
+
 interface IdleWaiter {
   afterPass: number;
   resolve(): void;
@@ -39,6 +42,10 @@ export class DeliveryWorker implements Attempter {
   readonly #maintenance: Maintenance;
   readonly #lane: LaneContext;
   readonly #cancels = new DeliveryCancels();
+  /** Real milliseconds from a pass's start to its claim's answer, the slowest of late (decaying pass by pass). */
+  #claimTookMs = 0;
+  /** Aborted, and replaced, when a clock moves: lanes waiting for a due instant hand their deliveries back. */
+  #clockMoved = new AbortController();
   readonly timers: Timers;
   #loop: Promise<void> | undefined;
   #kicked = false;
@@ -77,6 +84,9 @@ export class DeliveryWorker implements Attempter {
       maker: this.#maker,
       timers: this.timers,
       cancels: this.#cancels,
+      aheadMs: () => this.#aheadMs(),
+      signal: this.#shutdown.signal,
+      clockMoved: () => this.#clockMoved.signal,
       owner: this.#owner,
       exclusiveDatabase: Boolean(o.exclusiveDatabase),
       stopping: () => this.#stopping,
@@ -138,6 +148,8 @@ export class DeliveryWorker implements Attempter {
   /** A clock moved (the emulator's or an org's): deliveries and chores may be due now. */
   timeMoved(): void {
     this.#maintenance.clockMoved();
+    this.#clockMoved.abort();
+    this.#clockMoved = new AbortController();
     this.notify();
   }
 
@@ -192,12 +204,14 @@ export class DeliveryWorker implements Attempter {
     while (!this.#stopping) {
       this.#kicked = false;
       this.#pass += 1;
+      const passStart = this.timers.now();
       let delayMs = this.#o.idleMs;
       try {
         await this.#maintenance.run();
         // A stop asked for meanwhile ends the pass here: nothing has been claimed that it would have to finish.
         if (this.#stopping) break;
         const claimed = await this.#claimIfSigning();
+        this.#claimTookMs = Math.max(this.timers.now() - passStart, this.#claimTookMs * 0.9);
         // A full claim suggests more is due for endpoints not served yet; otherwise lanes finishing (or new
         // events) kick the loop, so there is nothing to compute until then.
         if (this.#kicked || (claimed >= this.#o.claimLimit && this.#lanes.size < this.#o.maxLanes)) continue;
@@ -230,7 +244,8 @@ export class DeliveryWorker implements Attempter {
     const realNow = this.timers.now();
     const fence = this.#cancels.mark();
     const claimed = await claimDue(this.#o.db, this.#statements, {
-      now: this.#o.clock.now(),
+      // On a scaled clock, also what falls due a moment from now (#aheadMs): its lane waits for the instant.
+      now: new Date(this.#o.clock.nowMs() + this.#aheadMs()),
       realNow: new Date(realNow),
       leaseUntil: new Date(realNow + this.#o.leaseMs),
       owner: this.#owner,
@@ -288,32 +303,47 @@ export class DeliveryWorker implements Attempter {
   }
 
   /**
-   * Real milliseconds to sleep before the next look: until the next due time on a real clock, bounded. On a
-   * shared database, also soon after a claim that came back short while something is due now: another process
-   * was claiming the same endpoints at that moment (its locks were skipped), and once its claim commits, what it
-   * left is ours to take. A manual clock moving wakes the worker itself.
+   * Real milliseconds to sleep before the next look: until the next due time on a real clock, bounded; on a scaled
+   * clock until claimAheadMs before it (the claim takes it ahead and its lane waits for the instant). On a shared
+   * database, also soon after a claim that came back short while something is due now: another process was
+   * claiming the same endpoints at that moment (its locks were skipped), and once its claim commits, what it left
+   * is ours to take. A manual clock moving wakes the worker itself.
    */
   async #sleepBudget(): Promise<number> {
     const manual = this.#o.clock.mode === 'manual';
     if (manual && this.#o.exclusiveDatabase) return this.#o.idleMs;
-    const now = this.#o.clock.nowMs();
-    // Clock time to real time: a scaled clock runs `scale` times as fast. Its waits are not floored at 20 ms, which
-    // at scaled:60 would make a 30 s retry up to 1.2 s late.
-    const scaled = this.#o.clock.mode === 'scaled';
-    const scale = scaled ? this.#o.clock.scale : 1;
-    const floor = scaled ? 1 : 20;
-    const until = (at: Date) => Math.max(floor, Math.ceil((at.getTime() - now) / scale));
     const due = await nextDueAt(
       this.#o.db,
       new Date(this.timers.now()),
       [...this.#lanes.keys()],
       this.#o.relay?.connectedIds() ?? [],
     );
+    // Read after the query, so the time it took is not slept on top of the wait.
+    const now = this.#o.clock.nowMs();
+    // Clock time to real time: a scaled clock runs `scale` times as fast. Its waits are not floored at 20 ms, which
+    // at scaled:60 would make a 30 s retry up to 1.2 s late.
+    const scaled = this.#o.clock.mode === 'scaled';
+    const scale = scaled ? this.#o.clock.scale : 1;
+    const floor = scaled ? 1 : 20;
+    const until = (at: number) => Math.max(floor, Math.ceil((at - now) / scale));
     let delay = this.#o.idleMs;
-    if (due && (!manual || due.getTime() <= now)) delay = Math.min(delay, until(due));
+    if (due && (!manual || due.getTime() <= now))
+      delay = Math.min(delay, until(due.getTime() - this.#aheadMs()));
     const sweepAt = this.#maintenance.nextSweepAt;
-    if (sweepAt) delay = Math.min(delay, until(sweepAt));
+    if (sweepAt) delay = Math.min(delay, until(sweepAt.getTime()));
     return delay;
+  }
+
+  /**
+   * How far past its clock's time now the worker claims, in clock milliseconds: 0 but on a scaled clock, where the
+   * lanes wait for each claimed delivery's due instant. There it is twice the real time looking took of late (the
+   * chores and the claim, slower while the database is busy), at least claimAheadMs and at most
+   * CLAIM_AHEAD_MAX_MS, so a delivery is in its lane before it falls due.
+   */
+  #aheadMs(): number {
+    if (this.#o.clock.mode !== 'scaled') return 0;
+    const real = Math.min(CLAIM_AHEAD_MAX_MS, Math.max(this.#o.claimAheadMs, 2 * this.#claimTookMs));
+    return real * this.#o.clock.scale;
   }
 
   #sleep(ms: number): Promise<void> {

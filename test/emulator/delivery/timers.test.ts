@@ -1,12 +1,15 @@
 // The worker's real-time waits all go through the timers it is given: a test that fakes them decides when the
-// worker looks again and what time its leases carry, without waiting for either.
+// worker looks again and what time its leases carry, without waiting for either. A scaled clock can run on the same
+// fake time, so how late an attempt is made on it is a fact of the test, not of the machine's load.
 import {afterAll, afterEach, beforeAll, beforeEach, describe, expect, it} from 'vitest';
-import {manualClock} from '../../../src/emulator/clock.js';
+import {RETRY_WAITS_MS} from '../../../src/definitions.js';
+import {manualClock, scaledClock} from '../../../src/emulator/clock.js';
 import type {Database} from '../../../src/emulator/db/database.js';
 import type {Timers} from '../../../src/emulator/delivery/timers.js';
 import {DeliveryWorker} from '../../../src/emulator/delivery/worker.js';
 import {createVault, type Vault} from '../../../src/emulator/vault.js';
 import {
+  answer,
   emitReadyEvents,
   openTestDb,
   type Receiver,
@@ -46,6 +49,32 @@ function fakeTimers(startMs: number) {
       }
     },
   };
+}
+
+/**
+ * The database as if each of its statements ran for `ms` of the fake time: `elapse` moves that time as a statement
+ * starts. `busy` says whether a statement is running now.
+ */
+function slowDatabase(inner: Database, ms: number, elapse: (ms: number) => void) {
+  let running = 0;
+  const timed =
+    <A extends unknown[], R>(fn: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      running += 1;
+      elapse(ms);
+      try {
+        return await fn(...args);
+      } finally {
+        running -= 1;
+      }
+    };
+  const db: Database = {
+    kind: inner.kind,
+    query: timed((sql: string, params?: unknown[]) => inner.query(sql, params)),
+    transaction: timed((fn: Parameters<Database['transaction']>[0]) => inner.transaction(fn)),
+    close: () => inner.close(),
+  } as Database;
+  return {db, busy: () => running > 0};
 }
 
 let db: Database;
@@ -128,5 +157,112 @@ describe('the worker’s timers', () => {
     expect((await db.query<{status: string}>('SELECT status FROM deliveries')).rows[0]?.status).toBe(
       'succeeded',
     );
+  });
+
+  /**
+   * A worker on a 60x scaled clock running on fake timers, over a database each of whose statements takes 10 ms of
+   * that time (at 60x, 600 ms of the clock's: 2% of the 30 s before the first retry); its first attempt (answered
+   * 500) is recorded, and the retry is due at `due`.
+   */
+  async function scaledAfterFirstAttempt(options: {claimAheadMs?: number} = {}) {
+    receiver = await startReceiver(answer(500));
+    const orgId = await seedOrg(db, START);
+    const endpoint = await seedEndpoint(db, vault, {
+      orgId,
+      url: `${receiver.url}/hooks`,
+      events: ['sandbox.ready'],
+      now: START,
+    });
+    await emitReadyEvents(db, {orgId, start: new Date(START.getTime() - 10_000), count: 1});
+    const fake = fakeTimers(Date.UTC(2031, 0, 1));
+    const slow = slowDatabase(db, 10, (ms) => fake.advance(ms));
+    const clock = scaledClock(60, START, fake.timers.now);
+    const running = new DeliveryWorker({
+      db: slow.db,
+      clock,
+      vault,
+      allowLocalEndpoints: true,
+      timers: fake.timers,
+      claimAheadMs: options.claimAheadMs,
+    });
+    worker = running;
+    running.start();
+    await (receiver as Receiver).received(1);
+    await running.settled();
+    const due = (await db.query<{next_attempt_at: Date}>('SELECT next_attempt_at FROM deliveries')).rows[0]
+      ?.next_attempt_at as Date;
+    return {
+      worker: running,
+      clock,
+      orgId,
+      endpointId: endpoint.id,
+      due,
+      /**
+       * Real time passes a millisecond at a time, and only while no statement runs (a statement moves it itself),
+       * until `done` says so; at most 2 s of it.
+       */
+      async runUntil(done: () => boolean) {
+        for (let passed = 0; !done(); passed++) {
+          expect(passed, 'what the test waits for came within 2 s of real time').toBeLessThan(2_000);
+          if (!slow.busy()) fake.advance(1);
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+      },
+    };
+  }
+
+  it('makes a retry on a scaled clock at its due instant, however long looking for it takes', async () => {
+    const scaled = await scaledAfterFirstAttempt();
+    let arrived = false;
+    void (receiver as Receiver).received(2).then(() => {
+      arrived = true;
+    });
+    await scaled.runUntil(() => arrived);
+    await scaled.worker.settled();
+    const attempts = await db.query<{started_at: Date}>(
+      'SELECT started_at FROM delivery_attempts ORDER BY started_at',
+    );
+    // Claimed ahead, and made when its lane's wait for the due instant ended: not a statement's time later.
+    expect(attempts.rows.map((a) => a.started_at.getTime())).toEqual([
+      expect.any(Number),
+      scaled.due.getTime(),
+    ]);
+    expect(scaled.due.getTime() - (attempts.rows[0]?.started_at.getTime() ?? 0)).toBeGreaterThanOrEqual(
+      RETRY_WAITS_MS[0] as number,
+    );
+  });
+
+  it('lets a lane waiting on a scaled clock for a retry claimed ahead go at once when its endpoint is deleted', async () => {
+    const scaled = await scaledAfterFirstAttempt();
+    // The worker serves the endpoint again before the retry is due: it claimed the retry ahead and waits for it.
+    await scaled.runUntil(() => scaled.worker.busyEndpoints().includes(scaled.endpointId));
+    expect(scaled.clock.nowMs()).toBeLessThan(scaled.due.getTime());
+    scaled.worker.cancel([scaled.endpointId]);
+    // No time passes: the lane stops waiting and ends without the retry.
+    await scaled.worker.drained([scaled.endpointId]);
+    expect(scaled.clock.nowMs()).toBeLessThan(scaled.due.getTime());
+    expect(scaled.worker.busyEndpoints()).toEqual([]);
+    expect((receiver as Receiver).requests).toHaveLength(1);
+  });
+
+  it('hands a retry claimed ahead on a scaled clock back when its org’s clock moves, and makes it by the new time', async () => {
+    // Claimed 400 ms of real time ahead: time enough to hand it back and claim it again before its old instant.
+    const scaled = await scaledAfterFirstAttempt({claimAheadMs: 400});
+    await scaled.runUntil(() => scaled.worker.busyEndpoints().includes(scaled.endpointId));
+    // The org's own clock moves an hour on (as `clock advance 1h --org` stores it), with word to the worker.
+    await db.query('INSERT INTO org_clocks (org_id, offset_ms) VALUES ($1, $2)', [scaled.orgId, 3_600_000]);
+    scaled.worker.timeMoved();
+    let arrived = false;
+    void (receiver as Receiver).received(2).then(() => {
+      arrived = true;
+    });
+    await scaled.runUntil(() => arrived);
+    // Made at once by the org's time, before the emulator's own clock reached the retry's old instant.
+    expect(scaled.clock.nowMs()).toBeLessThan(scaled.due.getTime());
+    await scaled.worker.settled();
+    const second = (
+      await db.query<{started_at: Date}>('SELECT started_at FROM delivery_attempts ORDER BY started_at')
+    ).rows[1];
+    expect(second?.started_at.getTime()).toBeGreaterThan(scaled.due.getTime());
   });
 });
