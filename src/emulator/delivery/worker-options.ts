@@ -103,7 +103,7 @@ export function withDefaults(options: DeliveryWorkerOptions): TunedWorkerOptions
     claimLimit: 1024,
     leaseMs: 60_000,
     idleMs: 5_000,
-    claimAheadMs: 50,
+    claimAheadMs: 100,
     vacuumEvery: 20_000,
     ...(Object.fromEntries(
       Object.entries(options).filter(([, v]) => v !== undefined),

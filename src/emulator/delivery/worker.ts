@@ -42,7 +42,10 @@ export class DeliveryWorker implements Attempter {
   readonly #maintenance: Maintenance;
   readonly #lane: LaneContext;
   readonly #cancels = new DeliveryCancels();
-  /** Real milliseconds from a pass's start to its claim's answer, the slowest of late (decaying pass by pass). */
+  /**
+   * Real milliseconds a pass took to its claim's answer (or its chores after it, on a scaled clock), the slowest of
+   * late, decaying pass by pass.
+   */
   #claimTookMs = 0;
   /** Aborted, and replaced, when a clock moves: lanes waiting for a due instant hand their deliveries back. */
   #clockMoved = new AbortController();
@@ -201,17 +204,26 @@ export class DeliveryWorker implements Attempter {
         this.#log(`could not free old leases: ${message(err)}`),
       );
     }
+    // On a scaled clock the chores come after the claim, so what falls due is not claimed behind them.
+    const choresFirst = this.#o.clock.mode !== 'scaled';
     while (!this.#stopping) {
       this.#kicked = false;
       this.#pass += 1;
       const passStart = this.timers.now();
       let delayMs = this.#o.idleMs;
       try {
-        await this.#maintenance.run();
+        if (choresFirst) await this.#maintenance.run();
         // A stop asked for meanwhile ends the pass here: nothing has been claimed that it would have to finish.
         if (this.#stopping) break;
         const claimed = await this.#claimIfSigning();
-        this.#claimTookMs = Math.max(this.timers.now() - passStart, this.#claimTookMs * 0.9);
+        let tookMs = this.timers.now() - passStart;
+        if (!choresFirst) {
+          const choresStart = this.timers.now();
+          await this.#maintenance.run();
+          // A claim asked for while they run waits for them as well.
+          tookMs = Math.max(tookMs, this.timers.now() - choresStart);
+        }
+        this.#claimTookMs = Math.max(tookMs, this.#claimTookMs * 0.95);
         // A full claim suggests more is due for endpoints not served yet; otherwise lanes finishing (or new
         // events) kick the loop, so there is nothing to compute until then.
         if (this.#kicked || (claimed >= this.#o.claimLimit && this.#lanes.size < this.#o.maxLanes)) continue;
