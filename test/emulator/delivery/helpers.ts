@@ -3,11 +3,13 @@ import {randomBytes} from 'node:crypto';
 import {createServer, type IncomingHttpHeaders, type ServerResponse} from 'node:http';
 import type {AddressInfo} from 'node:net';
 import {PGlite} from '@electric-sql/pglite';
+import {EmulatorControl} from '../../../src/client/emulator-control.js';
 import {type Database, migrate, wrapPGlite} from '../../../src/emulator/db/database.js';
 import {recordEvent} from '../../../src/emulator/delivery/events.js';
 import type {Vault} from '../../../src/emulator/vault.js';
 import {newSigningSecret} from '../../../src/emulator/ids.js';
 import {newId} from '../../../src/ids.js';
+import {OrgControl} from '../../../src/testing/org-control.js';
 
 export async function openTestDb(): Promise<Database> {
   const db = wrapPGlite(new PGlite() as never);
@@ -163,6 +165,21 @@ export async function startReceiver(respond: Responder = (_q, res) => res.end('o
         server.close(() => resolve());
       }),
   };
+}
+
+/**
+ * An org of its own for one test on an emulator the file shares, as `@svc/cli/testing`'s fixtures make one:
+ * `control` holds the org's own control token (the emulator refuses it anything of another org or of the whole
+ * emulator), `org` acts on this org and its clock alone. Delete it after the test (`control.deleteOrg(id)`).
+ */
+export async function orgOfItsOwn(
+  admin: EmulatorControl,
+  name: string,
+): Promise<{id: string; org: OrgControl; control: EmulatorControl}> {
+  const made = await admin.createControlToken({new_org: name});
+  if (!made.org) throw new Error('the emulator made no org');
+  const control = new EmulatorControl({url: admin.url, adminToken: made.token});
+  return {id: made.org.id, org: new OrgControl(control, made.org.id), control};
 }
 
 export function answer(status: number, body = '', headers: Record<string, string> = {}): Responder {

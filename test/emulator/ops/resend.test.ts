@@ -1,80 +1,86 @@
 // Backends: a resend numbers its attempt and reschedules the delivery in SQL, under the row lock each database takes its own way.
-import {afterEach, beforeEach, describe, expect, it} from 'vitest';
+import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest';
 import {EmulatorControlError} from '../../../src/client/emulator-control.js';
 import {type RunningEmulator, startEmulator} from '../../../src/emulator/index.js';
 import {RESPONSE_BODY_LIMIT_BYTES} from '../../../src/definitions.js';
 import {verifySignature} from '../../../src/webhooks/index.js';
-import {type Receiver, startReceiver} from '../delivery/helpers.js';
-import {EMULATOR_BACKENDS, type EmulatorBackend} from '../../helpers/emulator-backends.js';
+import {orgOfItsOwn, type Receiver, type Responder, startReceiver} from '../delivery/helpers.js';
+import {EMULATOR_BACKENDS} from '../../helpers/emulator-backends.js';
 import {describeEachBackend} from '../../helpers/requirements.js';
-
-let emu: RunningEmulator | undefined;
-let receiver: Receiver | undefined;
-let dispose: (() => Promise<void>) | undefined;
-afterEach(async () => {
-  await emu?.stop();
-  emu = undefined;
-  await receiver?.close();
-  receiver = undefined;
-  await dispose?.();
-  dispose = undefined;
-});
-
-let backend = EMULATOR_BACKENDS[0] as EmulatorBackend;
-/** The startEmulator options of the backend under test; its storage is removed after each test. */
-async function storage() {
-  const opened = await backend.options();
-  dispose = opened.dispose;
-  return opened.options;
-}
 
 const START = new Date('2031-05-01T12:00:00.000Z');
 
-/** An emulator on a manual clock whose one endpoint answers with `answer(i)` for request i. */
-async function setUp(answer: (i: number) => {status: number; body?: string}) {
-  receiver = await startReceiver((_q, res, i) => {
-    const a = answer(i);
-    res.writeHead(a.status, {'content-type': 'text/plain'});
-    res.end(a.body ?? '');
+describeEachBackend(EMULATOR_BACKENDS, 'on $name', (backend) => {
+  // One emulator per backend; each test works in an org of its own, on the org's own clock.
+  let emu: RunningEmulator;
+  let dispose: (() => Promise<void>) | undefined;
+  beforeAll(async () => {
+    const opened = await backend.options();
+    dispose = opened.dispose;
+    emu = await startEmulator({
+      ...opened.options,
+      port: 0,
+      clock: 'manual',
+      clockStart: START,
+      // These cases read each attempt's signature time against the org's clock, which their receiver shares.
+      signatureClock: 'emulator',
+      allowLocalEndpoints: true,
+    });
   });
-  emu = await startEmulator({
-    ...(await storage()),
-    port: 0,
-    clock: 'manual',
-    clockStart: START,
-    // These cases read each attempt's signature time against the emulator's clock, which their receiver shares.
-    signatureClock: 'emulator',
-    allowLocalEndpoints: true,
+  afterAll(async () => {
+    await emu?.stop();
+    await dispose?.();
   });
-  const hook = await emu.control.createWebhook({url: `${receiver.url}/in`, events: ['sandbox.error']});
-  await emu.control.trigger({type: 'sandbox.error', last_error: 'disk full'});
-  const r = receiver;
-  await r.received(1);
-  const key = await emu.control.createKey({name: 'reader'});
-  const res = await fetch(`${emu.apiUrl}/v1/webhooks/${hook.id}/deliveries`, {
-    headers: {authorization: `Bearer ${key.secret}`},
-  });
-  const list = (await res.json()) as {data: {id: string}[]};
-  const id = list.data[0]?.id as string;
-  const e = emu;
-  await e.control.waitForDelivery({delivery_id: id, attempts: 1});
-  return {emu: e, receiver: r, hook, deliveryId: id};
-}
 
-describeEachBackend(EMULATOR_BACKENDS, 'on $name', (chosen) => {
-  beforeEach(() => {
-    backend = chosen;
+  let receiver: Receiver | undefined;
+  let deleteOrg: (() => Promise<unknown>) | undefined;
+  afterEach(async () => {
+    await deleteOrg?.();
+    deleteOrg = undefined;
+    await receiver?.close();
+    receiver = undefined;
   });
+
+  /** An org of its own (deleted after the test), its clock still the emulator's, and a receiver answering so. */
+  async function start(name: string, respond: Responder) {
+    receiver = await startReceiver(respond);
+    const own = await orgOfItsOwn(emu.control, name);
+    deleteOrg = () => own.control.deleteOrg(own.id);
+    return {...own, r: receiver};
+  }
+
+  /**
+   * An org of its own whose one endpoint answers with `answer(i)` for request i, and the id of its one delivery,
+   * attempted once at START.
+   */
+  async function setUp(name: string, answer: (i: number) => {status: number; body?: string}) {
+    const {org, control, r} = await start(name, (_q, res, i) => {
+      const a = answer(i);
+      res.writeHead(a.status, {'content-type': 'text/plain'});
+      res.end(a.body ?? '');
+    });
+    const hook = await org.createWebhook({url: `${r.url}/in`, events: ['sandbox.error']});
+    await org.trigger({type: 'sandbox.error', last_error: 'disk full'});
+    await r.received(1);
+    const key = await org.createKey({name: 'reader'});
+    const res = await fetch(`${emu.apiUrl}/v1/webhooks/${hook.id}/deliveries`, {
+      headers: {authorization: `Bearer ${key.secret}`},
+    });
+    const list = (await res.json()) as {data: {id: string}[]};
+    const id = list.data[0]?.id as string;
+    await org.waitForDelivery({delivery_id: id, attempts: 1});
+    return {org, control, receiver: r, hook, deliveryId: id};
+  }
 
   describe('GET /_emulator/deliveries/:id', () => {
     it('shows the delivery, its event and each attempt with its answer, signature time and duration', async () => {
       const {
-        emu: e,
+        control,
         receiver: r,
         deliveryId,
         hook,
-      } = await setUp(() => ({status: 500, body: 'boom: database down'}));
-      const detail = await e.control.delivery(deliveryId);
+      } = await setUp('shows the delivery', () => ({status: 500, body: 'boom: database down'}));
+      const detail = await control.delivery(deliveryId);
       expect(detail.endpoint_id).toBe(hook.id);
       expect(detail.delivery).toMatchObject({
         id: deliveryId,
@@ -99,20 +105,23 @@ describeEachBackend(EMULATOR_BACKENDS, 'on $name', (chosen) => {
     });
 
     it('keeps only the first 4 kB of an answer', async () => {
-      const {emu: e, deliveryId} = await setUp(() => ({status: 502, body: 'x'.repeat(10_000)}));
-      const detail = await e.control.delivery(deliveryId);
+      const {control, deliveryId} = await setUp('keeps 4 kB', () => ({
+        status: 502,
+        body: 'x'.repeat(10_000),
+      }));
+      const detail = await control.delivery(deliveryId);
       expect(detail.attempts[0]?.response_body).toHaveLength(RESPONSE_BODY_LIMIT_BYTES);
     });
 
     it('answers 404 for unknown or malformed ids and 401 without the admin token', async () => {
-      const {emu: e} = await setUp(() => ({status: 200}));
+      const {control} = await setUp('unknown ids', () => ({status: 200}));
       for (const id of ['dlv_000000000000000000000000', 'nope', 'dlv_x%27']) {
-        const err = await e.control.delivery(id).catch((x: unknown) => x);
+        const err = await control.delivery(id).catch((x: unknown) => x);
         expect(err).toBeInstanceOf(EmulatorControlError);
         expect((err as EmulatorControlError).status).toBe(404);
         expect((err as EmulatorControlError).code).toBe('not_found');
       }
-      const res = await fetch(`${e.apiUrl}/_emulator/deliveries/dlv_000000000000000000000000`);
+      const res = await fetch(`${emu.apiUrl}/_emulator/deliveries/dlv_000000000000000000000000`);
       expect(res.status).toBe(401);
     });
   });
@@ -120,16 +129,19 @@ describeEachBackend(EMULATOR_BACKENDS, 'on $name', (chosen) => {
   describe('POST /_emulator/deliveries/:id/resend', () => {
     it('makes a manual, freshly signed attempt with the same body; failing, it leaves the schedule alone', async () => {
       const {
-        emu: e,
+        org,
+        control,
         receiver: r,
         deliveryId,
         hook,
-      } = await setUp((i) => (i === 3 ? {status: 200, body: 'fixed'} : {status: 500, body: 'broken'}));
-      const before = await e.control.delivery(deliveryId);
+      } = await setUp('a manual attempt', (i) =>
+        i === 3 ? {status: 200, body: 'fixed'} : {status: 500, body: 'broken'},
+      );
+      const before = await control.delivery(deliveryId);
       expect(before.delivery.next_attempt_at).toBe(new Date(START.getTime() + 30_000).toISOString());
 
-      await e.control.advanceClock('10s');
-      const after = await e.control.resendDelivery(deliveryId);
+      await org.advanceClock('10s');
+      const after = await control.resendDelivery(deliveryId);
       expect(r.requests).toHaveLength(2);
       const sent = r.requests[1];
       expect(sent?.body.toString()).toBe(r.requests[0]?.body.toString());
@@ -168,28 +180,33 @@ describeEachBackend(EMULATOR_BACKENDS, 'on $name', (chosen) => {
 
       // The schedule goes on: the next scheduled attempt comes 30 s after the first and is number 3, and the wait
       // after it is the one after a second scheduled failure (2 min), not a third.
-      await e.control.advanceClock('20s');
+      await org.advanceClock('20s');
       await r.received(3);
       expect(r.requests[2]?.headers['svc-delivery-attempt']).toBe('3');
-      await e.control.waitForDelivery({delivery_id: deliveryId, attempts: 3});
-      const third = await e.control.delivery(deliveryId);
+      await org.waitForDelivery({delivery_id: deliveryId, attempts: 3});
+      const third = await control.delivery(deliveryId);
       expect(third.delivery).toMatchObject({status: 'pending', attempts: 3, last_status_code: 500});
       expect(third.delivery.next_attempt_at).toBe(new Date(START.getTime() + 30_000 + 120_000).toISOString());
     });
 
     it('keeps the nine scheduled attempts whatever the resends, and resends a failed delivery too', async () => {
-      const {emu: e, receiver: r, deliveryId} = await setUp(() => ({status: 503}));
-      await e.control.resendDelivery(deliveryId);
-      await e.control.resendDelivery(deliveryId);
+      const {
+        org,
+        control,
+        receiver: r,
+        deliveryId,
+      } = await setUp('nine scheduled attempts', () => ({status: 503}));
+      await control.resendDelivery(deliveryId);
+      await control.resendDelivery(deliveryId);
       // One move of the clock past the last wait makes every scheduled attempt that falls due in it.
-      await e.control.advanceClock('1d', {settle: true});
-      const failed = await e.control.delivery(deliveryId);
+      await org.advanceClock('1d', {settle: true});
+      const failed = await control.delivery(deliveryId);
       const scheduled = failed.attempts.filter((a) => a.trigger === 'scheduled');
       expect(scheduled).toHaveLength(9);
       expect(failed.delivery.attempts).toBe(11);
       expect(failed.attempts.map((a) => a.attempt)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
 
-      const again = await e.control.resendDelivery(deliveryId);
+      const again = await control.resendDelivery(deliveryId);
       expect(again.delivery).toMatchObject({status: 'failed', attempts: 12, next_attempt_at: null});
       expect(again.attempts.at(-1)).toMatchObject({attempt: 12, trigger: 'manual', status_code: 503});
       expect(r.requests).toHaveLength(12);
@@ -202,7 +219,7 @@ describeEachBackend(EMULATOR_BACKENDS, 'on $name', (chosen) => {
       });
       let firstAnswered = false;
       let resendBesideFirst = false;
-      receiver = await startReceiver((_q, res, i) => {
+      const {org, control, r} = await start('in flight', (_q, res, i) => {
         if (i > 0) {
           if (!firstAnswered) resendBesideFirst = true;
           res.writeHead(200);
@@ -215,29 +232,20 @@ describeEachBackend(EMULATOR_BACKENDS, 'on $name', (chosen) => {
           res.end('slow and failing');
         });
       });
-      const r = receiver;
-      const e = await startEmulator({
-        ...(await storage()),
-        port: 0,
-        clock: 'manual',
-        clockStart: START,
-        allowLocalEndpoints: true,
-      });
-      emu = e;
-      const hook = await e.control.createWebhook({url: `${r.url}/in`, events: ['sandbox.error']});
-      await e.control.trigger({type: 'sandbox.error'});
+      const hook = await org.createWebhook({url: `${r.url}/in`, events: ['sandbox.error']});
+      await org.trigger({type: 'sandbox.error'});
       await r.received(1);
-      const key = await e.control.createKey({name: 'reader'});
-      const res = await fetch(`${e.apiUrl}/v1/webhooks/${hook.id}/deliveries`, {
+      const key = await org.createKey({name: 'reader'});
+      const res = await fetch(`${emu.apiUrl}/v1/webhooks/${hook.id}/deliveries`, {
         headers: {authorization: `Bearer ${key.secret}`},
       });
       const id = ((await res.json()) as {data: {id: string}[]}).data[0]?.id as string;
 
       // The scheduled attempt is still waiting for its answer: the resend waits for it.
-      const resent = e.control.resendDelivery(id);
+      const resent = control.resendDelivery(id);
       // Reads of the same delivery, each after the one before, take the steps the resend takes before it would
       // send (the delivery's detail, from the same database): a resend that did not wait would have sent by now.
-      for (let n = 0; n < 5; n++) await e.control.delivery(id);
+      for (let n = 0; n < 5; n++) await control.delivery(id);
       expect(r.requests).toHaveLength(1);
       release();
       const after = await resent;
@@ -251,18 +259,18 @@ describeEachBackend(EMULATOR_BACKENDS, 'on $name', (chosen) => {
     });
 
     it('records a network failure as the attempt error', async () => {
-      const {emu: e, receiver: r, deliveryId} = await setUp(() => ({status: 500}));
+      const {control, receiver: r, deliveryId} = await setUp('a network failure', () => ({status: 500}));
       await r.close();
       receiver = undefined;
-      const after = await e.control.resendDelivery(deliveryId);
+      const after = await control.resendDelivery(deliveryId);
       expect(after.attempts.at(-1)).toMatchObject({trigger: 'manual', status_code: null});
       expect(after.attempts.at(-1)?.error).toMatch(/ECONNREFUSED|refused/i);
       expect(after.delivery.last_status_code).toBeNull();
     });
 
     it('answers 404 for an unknown delivery', async () => {
-      const {emu: e} = await setUp(() => ({status: 200}));
-      const err = await e.control.resendDelivery('dlv_000000000000000000000000').catch((x: unknown) => x);
+      const {control} = await setUp('an unknown delivery', () => ({status: 200}));
+      const err = await control.resendDelivery('dlv_000000000000000000000000').catch((x: unknown) => x);
       expect((err as EmulatorControlError).status).toBe(404);
     });
   });
