@@ -1,13 +1,24 @@
 // The tables of the emulator's state, named once: those a snapshot holds (src/schemas/snapshot.ts, in the order
 // they load), those it leaves out, and the parts of them that the read cache and the sandbox links watch.
+import {CHECKPOINT_TABLES, type CheckpointTable} from '../../schemas/checkpoints.js';
 import {SNAPSHOT_TABLES} from '../../schemas/snapshot.js';
+
+/** The table holding the checkpoints' copies of one table's rows: its columns after the checkpoint's org and name. */
+export const checkpointRowsTable = <T extends CheckpointTable>(table: T): `checkpoint_${T}` =>
+  `checkpoint_${table}`;
 
 /**
  * Tables of the state a snapshot does not hold as rows: account-page sign-in links and sessions (left out), and
  * the orgs' own clocks (kept as each org's time, `org_clocks`, and written by the org clocks themselves), and the
- * orgs' checkpoints (org-checkpoints.ts).
+ * orgs' checkpoints and their rows (org-checkpoints.ts).
  */
-const UNSNAPSHOTTED_TABLES = ['sign_in_links', 'account_sessions', 'org_clocks', 'org_checkpoints'] as const;
+const UNSNAPSHOTTED_TABLES = [
+  'sign_in_links',
+  'account_sessions',
+  'org_clocks',
+  'org_checkpoints',
+  ...CHECKPOINT_TABLES.map(checkpointRowsTable),
+] as const;
 
 /** Every table of the emulator's state (not its clock nor its meta rows). */
 export const STATE_TABLES = [...SNAPSHOT_TABLES, ...UNSNAPSHOTTED_TABLES] as const;

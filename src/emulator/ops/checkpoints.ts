@@ -127,7 +127,7 @@ export async function rewindOrg(
           held.map((h) => h.holder),
         );
       }
-      await restoreCheckpointRows(tx, org.id, name);
+      await restoreCheckpointRows(ctx.db, tx, org.id, name);
       return endpoints;
     });
   });
