@@ -167,6 +167,71 @@ describeEachBackend(EMULATOR_BACKENDS, 'org checkpoints ($name)', (backend) => {
     expect(await control.orgClock(bystander.org.id)).toEqual(bystanderClock);
   });
 
+  it('changes no row of 64 orgs running at once while one org is checkpointed and rewound', {
+    timeout: 120_000,
+  }, async () => {
+    const control = emu.control;
+    const ok = await startReceiver(answer(200));
+    cleanups.push(() => ok.close());
+    const target = await busyOrg('checkpointed among many', 2);
+    await control.checkpoint(target.org.id, 'start');
+    const targetSaved = await orgRows(emu.db, target.org.id);
+    // 64 orgs, each with a key, an endpoint and one event delivered.
+    const deliverOne = async (orgId: string) => {
+      const move = await control.trigger({type: 'sandbox.error', org_id: orgId});
+      const eventId = move.event?.id as string;
+      await control.waitForDelivery({event_id: eventId, status: 'succeeded'});
+      return eventId;
+    };
+    const others = await Promise.all(
+      Array.from({length: 64}, async (_, i) => {
+        const org = await control.createOrg({name: `running ${i}`});
+        await control.createKey({name: 'k', org_id: org.id});
+        await control.createWebhook({url: ok.url, events: ['sandbox.error'], org_id: org.id});
+        await deliverOne(org.id);
+        return org.id;
+      }),
+    );
+    const before = await Promise.all(
+      others.map(async (id) => ({rows: await orgRows(emu.db, id), clock: await control.orgClock(id)})),
+    );
+
+    // All at once: each of the 64 delivers another event while the target, three times over, moves on, is rewound,
+    // takes a checkpoint, moves on and is rewound to that.
+    const [made] = await Promise.all([
+      Promise.all(others.map(deliverOne)),
+      (async () => {
+        for (let round = 0; round < 3; round++) {
+          await control.trigger({type: 'sandbox.error', org_id: target.org.id});
+          await control.rewind(target.org.id, 'start');
+          await control.checkpoint(target.org.id, `round-${round}`);
+          await control.trigger({type: 'sandbox.error', org_id: target.org.id});
+          await control.rewind(target.org.id, `round-${round}`);
+        }
+      })(),
+    ]);
+
+    expect(await orgRows(emu.db, target.org.id)).toEqual(targetSaved);
+    // Every row an org held before is there as it was; the only rows added are its own event's (a trigger makes
+    // a sandbox and its event, the endpoint's delivery and its one attempt).
+    const added = {sandboxes: 1, events: 1, deliveries: 1, delivery_attempts: 1};
+    for (const [i, orgId] of others.entries()) {
+      const was = before[i] as (typeof before)[number];
+      const now = await orgRows(emu.db, orgId);
+      for (const [table, rows] of Object.entries(was.rows)) {
+        const after = now[table] ?? [];
+        const kept = new Set(after.map((r) => JSON.stringify(r)));
+        expect(
+          rows.filter((r) => !kept.has(JSON.stringify(r))),
+          `${orgId} ${table}`,
+        ).toEqual([]);
+        expect(after.length - rows.length, `${orgId} ${table}`).toBe(added[table as keyof typeof added] ?? 0);
+      }
+      expect(now.events?.map((e) => (e as {id: string}).id)).toContain(made[i]);
+      expect(await control.orgClock(orgId)).toEqual(was.clock);
+    }
+  });
+
   it('cancels an attempt in flight for the org: it is cut short and never recorded', async () => {
     const control = emu.control;
     const org = await control.createOrg({name: 'in flight'});
