@@ -25,6 +25,7 @@ export function attemptRecord(
   const status = result.ok ? 'succeeded' : delay === null ? 'failed' : 'pending';
   return {
     deliveryId: item.id,
+    eventId: item.eventId,
     attempt: item.attempt,
     startedAt: attempt.startedAt,
     finishedAt,
@@ -60,8 +61,8 @@ export class AttemptWriter {
     private readonly db: Database,
     private readonly statements: PreparedStatements,
     private readonly timers: Timers,
-    /** Told after each batch is recorded (whoever waits for a delivery looks again). */
-    private readonly onRecorded: () => void = () => undefined,
+    /** Told after each batch is recorded, with its records (whoever waits for one of their deliveries looks again). */
+    private readonly onRecorded: (records: readonly AttemptRecord[]) => void = () => undefined,
   ) {}
 
   write(records: AttemptRecord[]): Promise<void> {
@@ -76,9 +77,10 @@ export class AttemptWriter {
     this.#running = true;
     while (this.#queue.length > 0) {
       const batch = this.#queue.splice(0);
+      const records = batch.flatMap((b) => b.records);
       try {
-        await this.#record(batch.flatMap((b) => b.records));
-        this.onRecorded();
+        await this.#record(records);
+        this.onRecorded(records);
         for (const b of batch) {
           this.written += b.records.length;
           b.done();

@@ -9,6 +9,8 @@ import type {PreparedStatements, Statement} from './statements.js';
 
 export interface AttemptRecord {
   deliveryId: string;
+  /** Its delivery's event: the word that the attempt was recorded names it, for whoever waits for the event. */
+  eventId: string;
   attempt: number;
   startedAt: Date;
   finishedAt: Date;
@@ -190,7 +192,10 @@ export async function releaseResendLease(q: Queryable, deliveryId: string, owner
  * `trigger` is manual (a resend) unless chaos made it. `succeeded` moves the delivery to succeeded (a resend
  * answered 2xx); without it the delivery's status and next attempt stay as they are.
  */
-export type ResendRecord = Omit<AttemptRecord, 'finishedAt' | 'status' | 'nextAttemptAt' | 'trigger'> & {
+export type ResendRecord = Omit<
+  AttemptRecord,
+  'eventId' | 'finishedAt' | 'status' | 'nextAttemptAt' | 'trigger'
+> & {
   trigger?: AttemptTrigger;
   succeeded?: boolean;
 };

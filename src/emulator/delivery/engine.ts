@@ -130,8 +130,9 @@ export function createDeliveryEngine(deps: DeliveryEngineDeps): DeliveryEngine {
     timeoutMs: o.timeoutMs,
     exclusiveDatabase: deps.db.kind === 'pglite',
     onHandBack: () => word.due(),
-    onRecorded: () => {
-      changes.changed();
+    onRecorded: (records) => {
+      // Named, the change wakes only the waits for these deliveries and their events.
+      changes.changed(records?.flatMap((r) => [r.deliveryId, r.eventId]));
       word.recorded();
     },
     log: deps.log,

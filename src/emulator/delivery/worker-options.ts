@@ -5,6 +5,7 @@ import type {Clock} from '../clock.js';
 import type {Database} from '../db/database.js';
 import type {Resolver} from '../net/address-policy.js';
 import type {Vault} from '../vault.js';
+import type {AttemptRecord} from './attempt-repository.js';
 import type {ChaosPlan} from './chaos.js';
 import type {RelayHub} from './relay-hub.js';
 import {DELIVERY_TIMEOUT_MS, RESPONSE_BODY_LIMIT_BYTES} from './retry-policy.js';
@@ -66,8 +67,8 @@ export interface DeliveryWorkerOptions {
   onHandBack?: () => void;
   /** Delivery chaos (duplicates, held-back and delayed first attempts); none when absent. */
   chaos?: ChaosPlan;
-  /** Told after attempts were recorded. */
-  onRecorded?: () => void;
+  /** Told after attempts were recorded: by the lanes' writer with the records, without them for a chaos duplicate. */
+  onRecorded?: (records?: readonly AttemptRecord[]) => void;
   /** Clock-driven chores (sandbox expiry, retention); returns when it next needs to run, if known. */
   sweep?: (now: Date) => Promise<Date | null>;
   log?: (line: string) => void;

@@ -92,7 +92,7 @@ export async function resendOnce(ctx: EmulatorContext, input: ResendInput): Prom
       signatureT: sent.signatureT,
       succeeded: r.ok,
     });
-    ctx.engine.changes.changed();
+    ctx.engine.changes.changed([input.deliveryId, target.event_id]);
     if (!recorded) {
       await releaseResendLease(ctx.db, input.deliveryId, owner);
       throw notFound('the delivery was deleted while it was being resent');

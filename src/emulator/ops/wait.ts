@@ -1,6 +1,6 @@
 // Waiting for a delivery: the answer is held until the emulator has recorded what the caller waits for (a delivery
 // of an event or by id, in a status, with a number of attempts), woken by the delivery engine's own word of changes
-// rather than by reading again and again.
+// to that delivery or event rather than by reading again and again.
 import {
   DEFAULT_DELIVERY_WAIT_MS,
   DELIVERY_STATUSES,
@@ -90,13 +90,20 @@ export async function waitForDelivery(
   const changes = ctx.engine.changes;
   // Real time, on the delivery engine's timers.
   const remaining = changes.countdown(w.timeoutMs);
-  for (;;) {
-    const seen = changes.version;
-    const id = await find(ctx, w);
-    if (id) return getDeliveryDetail(ctx, {deliveryId: id});
-    const left = remaining();
-    if (left <= 0 || signal?.aborted) break;
-    await changes.after(seen, left, signal);
+  // Woken only by changes to this delivery (or this event's), and by those that name nothing: a change of
+  // another org's deliveries does not make this wait read again.
+  const watch = changes.watch([(w.deliveryId ?? w.eventId) as string]);
+  try {
+    for (;;) {
+      watch.clear();
+      const id = await find(ctx, w);
+      if (id) return await getDeliveryDetail(ctx, {deliveryId: id});
+      const left = remaining();
+      if (left <= 0 || signal?.aborted) break;
+      await watch.next(left, signal);
+    }
+  } finally {
+    watch.close();
   }
   const what = w.deliveryId ? `delivery ${w.deliveryId}` : `a delivery of event ${w.eventId}`;
   const how = [w.status ? `status ${w.status}` : '', w.attempts > 0 ? `${w.attempts}+ attempts` : '']

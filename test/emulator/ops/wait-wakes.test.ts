@@ -1,0 +1,93 @@
+// A wait for a delivery is woken by changes to its own delivery (or event), not by every attempt recorded in the
+// emulator: with a hundred orgs each waiting for its own delivery, each recorded attempt used to make every wait
+// read the database again. The emulator counts the waits its changes woke (engine.changes.wakes), which shows
+// it without timing anything. On a shared PostgreSQL, word from other processes names no delivery and wakes
+// every wait, so the count is checked on PGlite; the waits themselves are checked on both.
+import {afterAll, beforeAll, expect, it} from 'vitest';
+import {RETRY_WAITS_MS} from '../../../src/definitions.js';
+import {type RunningEmulator, startEmulator} from '../../../src/emulator/index.js';
+import {waitForDelivery} from '../../../src/emulator/ops/wait.js';
+import {EMULATOR_BACKENDS} from '../../helpers/emulator-backends.js';
+import {describeEachBackend} from '../../helpers/requirements.js';
+import {answer, type Receiver, startReceiver} from '../delivery/helpers.js';
+
+const START = new Date('2031-07-01T09:00:00.000Z');
+const FIRST_WAIT_MS = RETRY_WAITS_MS[0] as number;
+const LONG_MS = 60_000;
+
+describeEachBackend(EMULATOR_BACKENDS, 'waits woken by their own changes ($name)', (backend) => {
+  let emu: RunningEmulator;
+  let receiver: Receiver;
+  let dispose: () => Promise<void> = async () => {};
+  beforeAll(async () => {
+    const storage = await backend.options();
+    dispose = storage.dispose;
+    emu = await startEmulator({
+      ...storage.options,
+      port: 0,
+      clock: 'manual',
+      clockStart: START,
+      allowLocalEndpoints: true,
+    });
+    receiver = await startReceiver(answer(503));
+  });
+  afterAll(async () => {
+    await receiver?.close();
+    await emu?.stop();
+    await dispose();
+  });
+
+  /** An org with an endpoint that answers 503, and one event whose first attempt has been recorded. */
+  async function orgWithFirstAttempt() {
+    const org = await emu.control.createOrg({name: 'waits'});
+    await emu.control.createWebhook({url: receiver.url, events: ['sandbox.error'], org_id: org.id});
+    const move = await emu.control.trigger({type: 'sandbox.error', org_id: org.id});
+    const eventId = move.event?.id as string;
+    const first = await emu.control.waitForDelivery({event_id: eventId, attempts: 1});
+    return {org, eventId, deliveryId: first.delivery.id};
+  }
+
+  it("an attempt recorded in one org wakes no wait of another org's delivery or event", async (ctx) => {
+    if (backend.name !== 'PGlite') ctx.skip();
+    const [a, b] = await Promise.all([orgWithFirstAttempt(), orgWithFirstAttempt()]);
+    const changes = emu.context.engine.changes;
+    // Both kinds of wait for b's second attempt, held in this process (the op the control route runs).
+    const byDelivery = waitForDelivery(emu.context, {
+      delivery_id: b.deliveryId,
+      attempts: 2,
+      timeout_ms: LONG_MS,
+    });
+    const byEvent = waitForDelivery(emu.context, {event_id: b.eventId, attempts: 2, timeout_ms: LONG_MS});
+    const woken = changes.wakes;
+    // a's retry is made and recorded (settle answers once it is).
+    await emu.control.advanceClock(`${FIRST_WAIT_MS}ms`, {org: a.org.id, settle: true});
+    const aDetail = await emu.control.delivery(a.deliveryId);
+    expect(aDetail.attempts).toHaveLength(2);
+    expect(changes.wakes).toBe(woken);
+    // b's own retry wakes both of its waits, which then answer.
+    await emu.control.advanceClock(`${FIRST_WAIT_MS}ms`, {org: b.org.id, settle: true});
+    const [d1, d2] = await Promise.all([byDelivery, byEvent]);
+    expect(d1.delivery.id).toBe(b.deliveryId);
+    expect(d2.delivery.id).toBe(b.deliveryId);
+    expect(d1.attempts).toHaveLength(2);
+    expect(changes.wakes).toBeGreaterThanOrEqual(woken + 2);
+  });
+
+  it('waits of many orgs at once each answer with their own delivery once its attempt is recorded', async () => {
+    const orgs = await Promise.all(Array.from({length: 6}, () => orgWithFirstAttempt()));
+    const waits = orgs.map((o, i) =>
+      emu.control.waitForDelivery(
+        i % 2 === 0
+          ? {delivery_id: o.deliveryId, attempts: 2, timeout_ms: LONG_MS}
+          : {event_id: o.eventId, attempts: 2, timeout_ms: LONG_MS},
+      ),
+    );
+    // Every org's clock moved at once: its moves run beside one another.
+    await Promise.all(orgs.map((o) => emu.control.advanceClock(`${FIRST_WAIT_MS}ms`, {org: o.org.id})));
+    const details = await Promise.all(waits);
+    expect(details.map((d) => d.delivery.id)).toEqual(orgs.map((o) => o.deliveryId));
+    for (const d of details) expect(d.attempts.map((x) => x.status_code)).toEqual([503, 503]);
+    const clocks = await Promise.all(orgs.map((o) => emu.control.orgClock(o.org.id)));
+    for (const c of clocks) expect(Date.parse(c.now)).toBe(START.getTime() + FIRST_WAIT_MS);
+  });
+});
