@@ -1,3 +1,5 @@
+// Backends: on PostgreSQL org clock moves keep their lock and transaction, and recorded attempts reach waits
+// through the same engine as on PGlite; both must still answer every org's wait with its own delivery.
 // A wait for a delivery is woken by changes to its own delivery (or event), not by every attempt recorded in the
 // emulator: with a hundred orgs each waiting for its own delivery, each recorded attempt used to make every wait
 // read the database again. The emulator counts the waits its changes woke (engine.changes.wakes), which shows
