@@ -164,7 +164,13 @@ describe('the worker’s timers', () => {
    * that time (at 60x, 600 ms of the clock's: 2% of the 30 s before the first retry); its first attempt (answered
    * 500) is recorded, and the retry is due at `due`.
    */
-  async function scaledAfterFirstAttempt(options: {claimAheadMs?: number} = {}) {
+  async function scaledAfterFirstAttempt(
+    options: {
+      claimAheadMs?: number;
+      /** The worker's chores, given a wait on the fake timers (a chore that takes time without holding the loop). */
+      sweep?: (now: Date, wait: (ms: number) => Promise<void>) => Promise<Date | null>;
+    } = {},
+  ) {
     receiver = await startReceiver(answer(500));
     const orgId = await seedOrg(db, START);
     const endpoint = await seedEndpoint(db, vault, {
@@ -184,6 +190,10 @@ describe('the worker’s timers', () => {
       allowLocalEndpoints: true,
       timers: fake.timers,
       claimAheadMs: options.claimAheadMs,
+      sweep: options.sweep
+        ? (now) =>
+            options.sweep?.(now, (ms) => new Promise((done) => fake.timers.setTimeout(done, ms))) ?? null
+        : undefined,
     });
     worker = running;
     running.start();
@@ -264,5 +274,45 @@ describe('the worker’s timers', () => {
       await db.query<{started_at: Date}>('SELECT started_at FROM delivery_attempts ORDER BY started_at')
     ).rows[1];
     expect(second?.started_at.getTime()).toBeGreaterThan(scaled.due.getTime());
+  });
+
+  it('claims a retry on a scaled clock before its chores, so a slow chore does not hold it back', async () => {
+    // The chores ask to run again as soon as they can until the retry is scheduled, then when the worker wakes to
+    // claim it (100 ms of real time, 6 s of the clock's, before it); that run takes 300 ms of real time.
+    let slowRuns = 0;
+    const scaled = await scaledAfterFirstAttempt({
+      claimAheadMs: 100,
+      async sweep(now, wait) {
+        const retry = (
+          await db.query<{next_attempt_at: Date}>(
+            "SELECT next_attempt_at FROM deliveries WHERE status = 'pending' AND attempts = 1",
+          )
+        ).rows[0]?.next_attempt_at;
+        if (!retry) return new Date(now.getTime() + 60);
+        if (now.getTime() < retry.getTime() - 6_000) return new Date(retry.getTime() - 6_000);
+        slowRuns += 1;
+        await wait(300);
+        return null;
+      },
+    });
+    let arrived = false;
+    void (receiver as Receiver).received(2).then(() => {
+      arrived = true;
+    });
+    await scaled.runUntil(() => arrived);
+    // The slow chores end on the fake time too.
+    let settled = false;
+    void scaled.worker.settled().then(() => {
+      settled = true;
+    });
+    await scaled.runUntil(() => settled);
+    expect(slowRuns).toBe(1);
+    const attempts = await db.query<{started_at: Date}>(
+      'SELECT started_at FROM delivery_attempts ORDER BY started_at',
+    );
+    expect(attempts.rows.map((a) => a.started_at.getTime())).toEqual([
+      expect.any(Number),
+      scaled.due.getTime(),
+    ]);
   });
 });
