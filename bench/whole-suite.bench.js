@@ -26,7 +26,7 @@ function run(args) {
     {
       cwd: root,
       encoding: 'utf8',
-      env: {...process.env, CI: 'true', NO_COLOR: '1'},
+      env: {...process.env, CI: 'true'},
       maxBuffer: 256 * 1024 * 1024,
     },
   );
@@ -41,6 +41,11 @@ function run(args) {
       skipped: json.numPendingTests + json.numTodoTests,
       files: json.numTotalTestSuites === undefined ? json.testResults.length : json.testResults.length,
     };
+    // A failed run is no measure of the suite: say which tests failed, so it can be told apart from a slow one.
+    for (const file of json.testResults)
+      for (const test of file.assertionResults)
+        if (test.status === 'failed')
+          process.stderr.write(`whole-suite: failed: ${file.name.slice(root.length)} > ${test.fullName}\n`);
   } catch {
     process.stderr.write(`whole-suite: no report from vitest (exit ${r.status})\n${r.stderr.slice(-4000)}\n`);
   }

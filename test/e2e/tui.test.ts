@@ -71,7 +71,9 @@ afterAll(async () => {
 
 function startTui(session: string, extraEnv: Record<string, string> = {}) {
   const vars = {...env, ...extraEnv};
-  const command = `${process.execPath} ${BIN} tui; echo "EXITED $?"; sleep 60`;
+  // A session without NO_COLOR of its own must not take one from the shell that runs the tests.
+  const unset = 'NO_COLOR' in vars ? '' : 'env -u NO_COLOR ';
+  const command = `${unset}${process.execPath} ${BIN} tui; echo "EXITED $?"; sleep 60`;
   tmux(
     'new-session',
     '-d',
