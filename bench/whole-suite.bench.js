@@ -55,7 +55,7 @@ function run(args) {
 
 const floor = run(['test/lib/json-text.test.ts']);
 const suite = run(narrowed);
-printTable('the whole suite (CI mode, 2 workers)', [
+printTable('the whole suite (CI mode, as vitest.config.ts sets its workers)', [
   {
     case: "vitest's floor: one small file",
     baseline: BUDGET_S,
