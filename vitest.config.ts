@@ -51,8 +51,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // 2 cores, 3 workers: a third file runs while another waits on a real deadline (the 10 s attempt budget, a
-    // relay lease, a receiver's slow answer); a fourth only fights over CPU. On Node 24, 2 CI-mode runs of the whole
-    // suite took 250 s with 3 workers, 270-278 s with 2 and 265 s with 4.
+    // relay lease, a receiver's slow answer); a fourth only fights over CPU. On Node 24, a CI-mode run of the whole
+    // suite took 250 s with 3 workers, 270-278 s with 2 (two runs) and 265 s with 4.
     maxWorkers: 3,
     // The full mode (CI=true or SVC_TEST_FULL=1) stops here when the machine lacks what a test needs.
     globalSetup: QUICK ? [] : ['test/setup/requirements.ts'],
