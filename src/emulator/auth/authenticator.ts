@@ -36,8 +36,8 @@ export class Authenticator {
     private readonly clock: Clock,
     private readonly log: (line: string) => void = () => undefined,
     /**
-     * trusted: false while another process's revocation could not reach this one (a shared PostgreSQL whose
-     * notification connection is down); then every request reads its key from the database.
+     * trusted: false where another process's revocation may not have reached this one by the next request (a
+     * shared PostgreSQL: start/context.ts); then every request reads its key from the database.
      */
     private readonly options: {
       trusted?: () => boolean;

@@ -3,7 +3,8 @@
 // entry at once: nothing has to remember which write affects which read, and other parts of the
 // emulator (the delivery engine) that write with plain SQL invalidate the cache without knowing it.
 // Writes made by another process sharing a PostgreSQL arrive as notifications (see notify.ts) and call
-// invalidate(); while those notifications cannot arrive, the cache is bypassed rather than trusted.
+// invalidate(), but a request may come before that word does, so there the emulator does not trust the cache at
+// all (`trusted`, start/context.ts) and every read goes to the database.
 import type {Database, Queryable} from './database.js';
 
 export interface WriteTrackedDatabase extends Database {
@@ -128,8 +129,8 @@ export function trackWrites(
 
 export interface ReadCacheOptions {
   /**
-   * False while word of other processes' writes cannot arrive (a shared PostgreSQL whose notification connection
-   * is down): then every read goes to the database. Default: always trusted (the database is this process's own).
+   * False where other processes' writes may not be known here by the next read (a shared PostgreSQL): then every
+   * read goes to the database. Default: always trusted (the database is this process's own).
    */
   trusted?: () => boolean;
   maxEntries?: number;

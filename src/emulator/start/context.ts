@@ -56,9 +56,12 @@ export async function createContext(
 ): Promise<StartingContext> {
   const {db, signals} = stores;
   const clock = await openClock(stores, options, log);
-  // On a shared PostgreSQL the caches hold only while word of other processes' writes can reach this one.
-  const live = signals ? () => signals.live : undefined;
-  const repos = createRepositories(db, new ReadCache(db, {trusted: live}));
+  // On a shared PostgreSQL the caches are not used: another process's write reaches this one as a notification on
+  // a connection of its own, and a request may arrive here before that word does (on a loaded machine it did), so
+  // only the database can say what holds on the next request (a key revoked or an org rewound through another
+  // process). The writer waits until word of its write is sent; this process reads the rows themselves.
+  const trusted = signals ? () => false : undefined;
+  const repos = createRepositories(db, new ReadCache(db, {trusted}));
   if (stores.vaultKey.status === 'rejected') throw stores.vaultKey.reason;
   // A database in memory holds no secret stored under another key, and no later process will open it to check.
   if (stores.vaultKey.value && !stores.throwaway)
@@ -66,7 +69,7 @@ export async function createContext(
   const orgId = await defaultOrg(repos, clock, options.demo ?? false, stores.throwaway);
   const orgClocks = await openOrgClocks(db, clock, signals, log);
   stores.onCleanup(() => orgClocks.close());
-  const auth = new Authenticator(repos.keys, clock, log, {trusted: live, orgNow: orgClocks.now});
+  const auth = new Authenticator(repos.keys, clock, log, {trusted, orgNow: orgClocks.now});
   forgetCachesOnWord(stores, auth);
   const linkTraffic = new LinkTraffic({
     read: (ids) => repos.links.findByIds(ids),

@@ -81,6 +81,30 @@ describeNeeding([POSTGRES], 'emulator processes sharing one PostgreSQL', () => {
     }
   });
 
+  it('read keys and endpoints from the database on every request, so a write no word has reached yet holds', async () => {
+    const key = await a.control.createKey({name: 'silent'});
+    const hook = await a.control.createWebhook({url: `${receiverUrl}?silent`, events: ['sandbox.stopped']});
+    const list = async () =>
+      ((await apiGet(b.apiUrl, '/v1/webhooks', key.secret)).body as {data: {id: string}[]}).data.map(
+        (e) => e.id,
+      );
+    // Read through b twice (the key's first use writes its last_used_at): a cache would now answer from memory.
+    expect(await list()).toContain(hook.id);
+    expect(await list()).toContain(hook.id);
+    // Written in the database with the notifying triggers off: no process hears of it, as when word of another
+    // process's write is still on its way while the next request arrives (under load it arrived later).
+    await schema.admin.query('BEGIN');
+    await schema.admin.query('SET LOCAL session_replication_role = replica');
+    await schema.admin.query('DELETE FROM webhook_endpoints WHERE id = $1', [hook.id]);
+    await schema.admin.query('COMMIT');
+    expect(await list()).not.toContain(hook.id);
+    await schema.admin.query('BEGIN');
+    await schema.admin.query('SET LOCAL session_replication_role = replica');
+    await schema.admin.query('UPDATE api_keys SET revoked_at = now() WHERE id = $1', [key.id]);
+    await schema.admin.query('COMMIT');
+    expect((await apiGet(b.apiUrl, '/v1/org', key.secret)).status).toBe(401);
+  });
+
   it('show an endpoint added or removed through one process in the next list of the other', async () => {
     const key = await a.control.createKey({name: 'lists'});
     const list = async (p: EmulatorProcess) =>
