@@ -7,20 +7,23 @@
 // for this very bundle (trustedCache):
 //   - its folder and the file are the user's own and no one else can write to them (lib/safe-write.ts's rule), the
 //     file opened without following a link and checked as opened (fstat);
-//   - it starts with a header svc wrote with it: a SHA-256 of the bundle source it was compiled from and one of
-//     the cache bytes after the header, both checked before V8 sees a byte (about 2 ms for the 3 MB at start-up).
+//   - it starts with a header svc wrote with it: a CRC-32 of the bundle source it was compiled from and one of the
+//     cache bytes after the header, both checked before V8 sees a byte (under 1 ms for the 2 MB at start-up).
+//     These are checksums, not locks: whoever can write the file could compute any unkeyed digest as well, so what
+//     keeps a planted cache out is the rule above. They tell svc's own cache for this bundle from a stale, torn or
+//     foreign one, and node:zlib's CRC-32 does that without loading node:crypto, which cost more than the check.
 // A cache in the user's folder that fails is ignored and written again, with one warning line; a user cache folder
 // that is shared or open to others is refused for code (one line naming SVC_CACHE_DIR) and svc runs without it.
 // The cache the build ships beside the bundle (dist/cli) is part of the install: it is trusted on the same terms,
 // its folder and file being the user's or root's (a system-wide install) and not writable by others. One that
 // fails is skipped without a word: svc never rewrites its install, anyone able to change that folder could change
 // the bundle itself, and the user cache serves instead.
-import {createHash} from 'node:crypto';
 import {closeSync, constants, fstatSync, mkdirSync, openSync, readFileSync, statSync} from 'node:fs';
 import {createRequire} from 'node:module';
 import {dirname, join} from 'node:path';
 import {fileURLToPath, pathToFileURL} from 'node:url';
 import {Script} from 'node:vm';
+import {crc32} from 'node:zlib';
 import * as trust from '../lib/safe-write.js';
 import type {TrustRule} from '../lib/safe-write.js';
 
@@ -68,26 +71,28 @@ export function bundlePaths(root: URL): {bundle: string; shippedCache: (buildId:
   return {bundle: join(dir, 'bundle.cjs'), shippedCache: (id) => join(dir, cacheFileName(id))};
 }
 
-/** The header of a cache svc wrote: a tag, then SHA-256 of the bundle source, then SHA-256 of the cache after it. */
-const CACHE_TAG = Buffer.from('svcv8c1\n', 'latin1');
-const DIGEST = 32;
+/** The header of a cache svc wrote: a tag, then the CRC-32 of the bundle source, then that of the cache after it. */
+const CACHE_TAG = Buffer.from('svcv8c2\n', 'latin1');
+const DIGEST = 4;
 export const CACHE_HEADER_SIZE = CACHE_TAG.length + 2 * DIGEST;
 
-function sha256(bytes: Uint8Array): Buffer {
-  return createHash('sha256').update(bytes).digest();
+function checksum(bytes: Uint8Array): Buffer {
+  const sum = Buffer.alloc(DIGEST);
+  sum.writeUInt32BE(crc32(bytes));
+  return sum;
 }
 
 /** V8's cache data with svc's header in front, for the bundle source it was compiled from. */
 export function sealCache(data: Uint8Array, source: Uint8Array): Buffer {
-  return Buffer.concat([CACHE_TAG, sha256(source), sha256(data), data]);
+  return Buffer.concat([CACHE_TAG, checksum(source), checksum(data), data]);
 }
 
-/** The bundle's bytes, and their digest when first asked (only a run that meets or writes a cache needs it). */
+/** The bundle's bytes, and their checksum when first asked (only a run that meets or writes a cache needs it). */
 class BundleSource {
   private digestValue: Buffer | undefined;
   constructor(readonly bytes: Buffer) {}
   get digest(): Buffer {
-    this.digestValue ??= sha256(this.bytes);
+    this.digestValue ??= checksum(this.bytes);
     return this.digestValue;
   }
 }
@@ -126,10 +131,10 @@ function trustedCache(file: string, source: BundleSource, rule: TrustRule): Cach
     bytes.length > CACHE_HEADER_SIZE &&
     bytes.subarray(0, CACHE_TAG.length).equals(CACHE_TAG) &&
     bytes.subarray(CACHE_TAG.length, CACHE_TAG.length + DIGEST).equals(source.digest) &&
-    bytes.subarray(CACHE_TAG.length + DIGEST, CACHE_HEADER_SIZE).equals(sha256(data));
+    bytes.subarray(CACHE_TAG.length + DIGEST, CACHE_HEADER_SIZE).equals(checksum(data));
   return sealed
     ? {data}
-    : {problem: 'its content does not match the digests svc writes with a cache of this bundle'};
+    : {problem: 'its content does not match the checksums svc writes with a cache of this bundle'};
 }
 
 /**

@@ -8,6 +8,7 @@ import {ApiError, InvalidRequestError} from './errors.js';
 import {redactKeys} from './redact.js';
 import {type FetchLike, getJson, realSleep, type Sleep, type TransportOptions} from './transport.js';
 import {defaultUserAgent} from './user-agent.js';
+import type {z} from 'zod';
 
 export interface ClientOptions {
   /** Base address; checked against the URL policy (https, or http only to loopback). */
@@ -114,8 +115,10 @@ export function createClient(options: ClientOptions): SvcClient {
     parse: (s: S, body: unknown) => T,
     request?: RequestOptions,
   ): Promise<T> {
-    // zod loads while the request is on the wire, not before it: the two waits overlap.
-    const loading = schemas();
+    // zod loads while the server works on the request, not before the request leaves: the two waits overlap.
+    // A request is written once the event loop next polls, and a setImmediate callback runs right after that
+    // poll (in a runtime without setImmediate, after a timer: still after the request is sent).
+    const loading = afterThisTurn().then(schemas);
     loading.catch(() => {});
     const body = await getJson(transport, path, request?.signal);
     const s = await loading;
@@ -137,23 +140,23 @@ export function createClient(options: ClientOptions): SvcClient {
       return get(
         '/v1/org',
         () => import('../schemas/org.js'),
-        (s, b) => s.OrgSchema.parse(b),
+        (s, b) => s.OrgSchema.parse(b, ONCE),
         request,
       );
     },
     listApiKeys(request) {
       return get(
         '/v1/api-keys',
-        listSchema(() => import('../schemas/api-key.js')),
-        (s, b) => s.listOf(s.ApiKeySchema).parse(b).data,
+        listSchema(async () => (await import('../schemas/api-key.js')).ApiKeySchema),
+        (list, b) => list.parse(b, ONCE).data,
         request,
       );
     },
     listWebhooks(request) {
       return get(
         '/v1/webhooks',
-        listSchema(() => import('../schemas/webhook-endpoint.js')),
-        (s, b) => s.listOf(s.WebhookEndpointSchema).parse(b).data,
+        listSchema(async () => (await import('../schemas/webhook-endpoint.js')).WebhookEndpointSchema),
+        (list, b) => list.parse(b, ONCE).data,
         request,
       );
     },
@@ -166,18 +169,35 @@ export function createClient(options: ClientOptions): SvcClient {
       const path = `/v1/webhooks/${encodeURIComponent(webhookId)}/deliveries`;
       return get(
         path,
-        listSchema(() => import('../schemas/delivery.js')),
-        (s, b) => s.listOf(s.DeliverySchema).parse(b).data,
+        listSchema(async () => (await import('../schemas/delivery.js')).DeliverySchema),
+        (list, b) => list.parse(b, ONCE).data,
         request,
       );
     },
   };
 }
 
-/** A record's schema module with `listOf` beside it, loaded together. */
-function listSchema<M>(record: () => Promise<M>): () => Promise<M & typeof import('../schemas/list.js')> {
+/**
+ * Each answer is parsed once: zod's compiled parsers (made with `new Function` on an object schema's first parse)
+ * cost a short-lived command more to make than they save.
+ */
+const ONCE = {jitless: true} as const;
+
+/**
+ * The list envelope around a record's schema, built with the loading: making a zod schema costs more than a
+ * parse with it, and here it is made while the request is out, not after the answer is in.
+ */
+function listSchema<T extends z.ZodType>(item: () => Promise<T>) {
   return async () => {
-    const [m, list] = await Promise.all([record(), import('../schemas/list.js')]);
-    return {...m, ...list};
+    const [schema, {listOf}] = await Promise.all([item(), import('../schemas/list.js')]);
+    return listOf(schema);
   };
+}
+
+/** Resolves once the event loop has polled for I/O after now. */
+function afterThisTurn(): Promise<void> {
+  const later: (fn: () => void) => unknown = globalThis.setImmediate ?? ((fn) => setTimeout(fn, 0));
+  return new Promise((resolve) => {
+    later(resolve);
+  });
 }

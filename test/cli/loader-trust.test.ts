@@ -1,6 +1,6 @@
 // The CLI bundle's code cache (src/cli/loader.ts) runs the code it holds whenever V8 accepts it, and V8 checks only
 // that the source has the same length. So a cache is used only when svc can tell it wrote it itself, for this very
-// bundle: its folder and the file are the user's own and closed to others, and its content matches the digests
+// bundle: its folder and the file are the user's own and closed to others, and its content matches the checksums
 // svc wrote with it. Each test plants a cache compiled from another source of the same length, one that writes a
 // marker file when it runs, and runs the built CLI (`npm run build` first) from a copy of the package that ships
 // no cache of its own: the marker must never appear, and svc must still answer, with one warning line at most.
@@ -37,6 +37,7 @@ let source: Buffer;
 let buildId: string;
 let loader: {
   cacheFileName: (buildId: string, bundlePath?: string) => string;
+  CACHE_HEADER_SIZE: number;
   sealCache?: (data: Uint8Array, source: Uint8Array) => Buffer;
 };
 /** The evil cache: V8's compiled code of a same-length source that writes `marker` when it runs. */
@@ -156,18 +157,18 @@ describe('the code cache in the user cache folder', {timeout: 120_000}, () => {
     expect(readdirSync(dir)).toEqual([loader.cacheFileName(buildId, bundle)]);
   });
 
-  it('is not used when its digests do not match its content (a header copied onto other code)', () => {
+  it('is not used when its checksums do not match its content (a header copied onto other code)', () => {
     const dir = cacheFolder();
     const file = userCacheFile(dir);
     expectRefused(svc(dir), undefined);
     const good = readFileSync(file);
     // The header of svc's own cache, the planted code after it.
-    const header = good.subarray(0, 72);
+    const header = good.subarray(0, loader.CACHE_HEADER_SIZE);
     writeFileSync(file, Buffer.concat([header, evil]), {mode: 0o600});
-    expectRefused(svc(dir), /^svc: warning: .* was not used: its content does not match/);
+    expectRefused(svc(dir), /^svc: warning: .* was not used: its content does not match the checksums/);
   });
 
-  it.runIf(canChown)('is not used when it belongs to another user, even with the right digests', () => {
+  it.runIf(canChown)('is not used when it belongs to another user, even with the right checksums', () => {
     for (const planted of [evil, forged()]) {
       const dir = cacheFolder();
       const file = userCacheFile(dir);
@@ -181,7 +182,7 @@ describe('the code cache in the user cache folder', {timeout: 120_000}, () => {
     }
   });
 
-  it('is not used when others can write to it, even with the right digests', () => {
+  it('is not used when others can write to it, even with the right checksums', () => {
     const dir = cacheFolder();
     const file = userCacheFile(dir);
     writeFileSync(file, forged(), {mode: 0o600});
