@@ -1,12 +1,21 @@
 // The org checkpoints: org_checkpoints names each (with the org's time then and how many rows of each table it
-// holds), and checkpoint_<table> holds its copies of the org's rows of <table>, every column as it is, after the
-// checkpoint's org and name (so every process sharing a PostgreSQL reads them). Taking copies the rows in one
-// statement inside the database; a rewind writes back only what differs: no row travels to the emulator and back.
+// holds). A checkpoint is kept one of two ways, both in the database (so every process sharing a PostgreSQL reads
+// them):
+//   - as a mark in the journal (where one process writes the database: PGlite). While an org has such a checkpoint,
+//     migration 018's triggers write each row a statement changes to journal_<table> first, as it was; taking the
+//     checkpoint is taking the journal's next number, and a rewind puts back each row changed since as its first
+//     entry after that number holds it. Both cost what changed since, not what the org holds.
+//   - as a copy: checkpoint_<table> holds the org's rows of <table>, every column as it is, after the checkpoint's
+//     org and name, copied in one statement, and a rewind writes back only what differs. On a shared PostgreSQL
+//     another process may be halfway through a transaction of the org's when one is taken, which a copy (one
+//     statement, one snapshot) is safe from; and a checkpoint in the journal that a rewind to an earlier one goes
+//     back through is made a copy then, on the way.
+// No row travels to the emulator and back.
 import {MAX_CHECKPOINTS_PER_ORG} from '../../definitions.js';
 import {CHECKPOINT_TABLES, type CheckpointTable} from '../../schemas/checkpoints.js';
 import type {Database, Queryable} from './database.js';
 import {isoRequired} from './repository-support.js';
-import {checkpointRowsTable} from './tables.js';
+import {checkpointRowsTable, journalTable} from './tables.js';
 
 // The tables are named once (src/schemas/checkpoints.ts), each after those it refers to. Deliveries are found
 // through their endpoints (they keep no index on their org), their attempts through them. The org's clock is
@@ -14,18 +23,37 @@ import {checkpointRowsTable} from './tables.js';
 
 const ENDPOINTS_OF_ORG = 'ARRAY(SELECT w.id FROM webhook_endpoints w WHERE w.org_id = $1)';
 
-/** SQL: the rows of the org $1 in each table. */
-const ROWS_OF: Readonly<Record<CheckpointTable, string>> = {
-  api_keys: 'FROM api_keys t WHERE t.org_id = $1',
-  webhook_endpoints: 'FROM webhook_endpoints t WHERE t.org_id = $1',
-  relay_endpoints: 'FROM relay_endpoints t WHERE t.org_id = $1',
-  sandboxes: 'FROM sandboxes t WHERE t.org_id = $1',
-  sandbox_links: 'FROM sandbox_links t WHERE t.org_id = $1',
-  events: 'FROM events t WHERE t.org_id = $1',
-  deliveries: `FROM deliveries t WHERE t.endpoint_id = ANY(${ENDPOINTS_OF_ORG})`,
-  delivery_attempts: `FROM delivery_attempts t
-    WHERE t.delivery_id IN (SELECT d.id FROM deliveries d WHERE d.endpoint_id = ANY(${ENDPOINTS_OF_ORG}))`,
+/** SQL: which rows `t` of each table are the org $1's. */
+const OF_ORG: Readonly<Record<CheckpointTable, string>> = {
+  api_keys: 't.org_id = $1',
+  webhook_endpoints: 't.org_id = $1',
+  relay_endpoints: 't.org_id = $1',
+  sandboxes: 't.org_id = $1',
+  sandbox_links: 't.org_id = $1',
+  events: 't.org_id = $1',
+  deliveries: `t.endpoint_id = ANY(${ENDPOINTS_OF_ORG})`,
+  delivery_attempts: `t.delivery_id IN (SELECT d.id FROM deliveries d WHERE d.endpoint_id = ANY(${ENDPOINTS_OF_ORG}))`,
 };
+
+/** SQL: the rows of the org $1 in each table. */
+const ROWS_OF = (table: CheckpointTable) => `FROM ${table} t WHERE ${OF_ORG[table]}`;
+
+/**
+ * SQL: the journal entries `j` of the org $1 after the number $2. An attempt deleted with its delivery was written
+ * with no org (migration 018): it is the org's when the org's journal holds that delivery's deletion after $2.
+ */
+const JOURNAL_OF: Readonly<Record<CheckpointTable, string>> = Object.fromEntries(
+  CHECKPOINT_TABLES.map((table) => {
+    const own = 'j.journal_org_id = $1 AND j.journal_seq > $2::bigint';
+    const sql =
+      table === 'delivery_attempts'
+        ? `j.journal_seq > $2::bigint AND (j.journal_org_id = $1 OR (j.journal_org_id IS NULL AND j.delivery_id IN (
+             SELECT jd.id FROM ${journalTable('deliveries')} jd
+              WHERE jd.journal_org_id = $1 AND jd.journal_seq > $2::bigint)))`
+        : own;
+    return [table, sql];
+  }),
+) as Record<CheckpointTable, string>;
 
 /**
  * A delivery's lease is the state of the worker holding it then, not of the org: a rewound delivery is held by
@@ -55,6 +83,26 @@ interface CheckpointStatements {
   short: string;
   /** $1 org, $2 name: each table's rows of the checkpoint the org does not hold, written, parents first. */
   insertMissing: Readonly<Record<CheckpointTable, string>>;
+  /** $1 org, $2 name: counts the org's rows of each table and writes them beside its name. */
+  count: string;
+  /** $1 org, $2 journal number: whether the journal holds entries of each table after it (one column a table). */
+  journaled: string;
+  /** $1 org, $2 journal number: the statements that put one table back as it was at that number (unjournal). */
+  unjournal: Readonly<Record<CheckpointTable, Unjournal>>;
+  /** $1 org: the org's rows as a checkpoint holds them where they hold more (a delivery's lease). */
+  release: readonly string[];
+}
+
+/** Putting one table of an org back as it was at a journal number, in four statements. */
+interface Unjournal {
+  /** The rows made since, deleted (run children first). */
+  deleteMade: string;
+  /** The rows there then and now, each set back to its first entry since. */
+  updateChanged: string;
+  /** The rows there then and gone now, written back (run parents first). */
+  insertGone: string;
+  /** The entries since, which the three statements used (run children first: an attempt's refer to its delivery's). */
+  forget: string;
 }
 
 const statements = new WeakMap<object, Promise<CheckpointStatements>>();
@@ -96,13 +144,12 @@ async function readShapes(db: Queryable): Promise<Record<CheckpointTable, TableS
 }
 
 function makeStatements(shapes: Record<CheckpointTable, TableShape>): CheckpointStatements {
-  const list = (columns: readonly string[], prefix = '') => columns.map((c) => `${prefix}${c}`).join(', ');
   const copies = CHECKPOINT_TABLES.map((table) => {
     const {columns} = shapes[table];
     const values = columns.map((c) => SAVED_AS[table]?.[c] ?? `t.${c}`).join(', ');
     return `copied_${table} AS (
       INSERT INTO ${checkpointRowsTable(table)} (checkpoint_org_id, checkpoint_name, ${list(columns)})
-      SELECT $1, $2, ${values} ${ROWS_OF[table]} RETURNING 1)`;
+      SELECT $1, $2, ${values} ${ROWS_OF(table)} RETURNING 1)`;
   });
   const counts = CHECKPOINT_TABLES.map((t) => `'${t}', (SELECT count(*) FROM copied_${t})`).join(', ');
   const take = `WITH ${copies.join(',\n')}
@@ -116,13 +163,13 @@ function makeStatements(shapes: Record<CheckpointTable, TableShape>): Checkpoint
     const {columns, key} = shapes[table];
     return `DELETE FROM ${table} WHERE (${list(key)}) IN (
       SELECT ${list(key)} FROM (
-        SELECT ${list(columns, 't.')} ${ROWS_OF[table]}
+        SELECT ${list(columns, 't.')} ${ROWS_OF(table)}
         EXCEPT
         SELECT ${list(columns, 'c.')} ${savedRows(table)}) changed)`;
   });
   const sameKey = (key: readonly string[]) => key.map((k) => `t.${k} = c.${k}`).join(' AND ');
   const short = `SELECT ${CHECKPOINT_TABLES.map(
-    (t) => `(SELECT count(*) ${ROWS_OF[t]}) < (SELECT count(*) ${savedRows(t)}) AS ${t}`,
+    (t) => `(SELECT count(*) ${ROWS_OF(t)}) < (SELECT count(*) ${savedRows(t)}) AS ${t}`,
   ).join(', ')}`;
   const insertMissing = Object.fromEntries(
     CHECKPOINT_TABLES.map((table) => {
@@ -133,14 +180,55 @@ function makeStatements(shapes: Record<CheckpointTable, TableShape>): Checkpoint
       return [table, sql];
     }),
   ) as Record<CheckpointTable, string>;
-  return {take, deleteChanged, short, insertMissing};
+  const counted = CHECKPOINT_TABLES.map((t) => `'${t}', (SELECT count(*) ${ROWS_OF(t)})`).join(', ');
+  const count = `UPDATE org_checkpoints SET counts = jsonb_build_object(${counted})
+     WHERE org_id = $1 AND name = $2
+    RETURNING ${RECORD_COLUMNS}`;
+  const journaled = `SELECT ${CHECKPOINT_TABLES.map(
+    (t) => `EXISTS (SELECT 1 FROM ${journalTable(t)} j WHERE ${JOURNAL_OF[t]}) AS ${t}`,
+  ).join(', ')}`;
+  const unjournal = Object.fromEntries(
+    CHECKPOINT_TABLES.map((table) => [table, unjournalStatements(table, shapes[table])]),
+  ) as Record<CheckpointTable, Unjournal>;
+  const release = Object.entries(SAVED_AS).map(([table, saved]) => {
+    const set = Object.entries(saved ?? {});
+    return `UPDATE ${table} t SET ${set.map(([c, v]) => `${c} = ${v}`).join(', ')}
+      WHERE ${OF_ORG[table as CheckpointTable]} AND (${set.map(([c, v]) => `t.${c} IS DISTINCT FROM ${v}`).join(' OR ')})`;
+  });
+  return {take, deleteChanged, short, insertMissing, count, journaled, unjournal, release};
+}
+
+function unjournalStatements(table: CheckpointTable, {columns, key}: TableShape): Unjournal {
+  // Each row's first entry after the number: the row as it was then (none when the entry is its insert).
+  const first = `(SELECT DISTINCT ON (${list(key, 'j.')}) j.* FROM ${journalTable(table)} j
+      WHERE ${JOURNAL_OF[table]} ORDER BY ${list(key, 'j.')}, j.journal_seq) f`;
+  const sameKey = key.map((k) => `t.${k} = f.${k}`).join(' AND ');
+  const value = (c: string) => SAVED_AS[table]?.[c] ?? `f.${c}`;
+  const settable = columns.filter((c) => !key.includes(c));
+  return {
+    deleteMade: `DELETE FROM ${table} t USING ${first} WHERE f.journal_op = 'I' AND ${sameKey}`,
+    updateChanged: `UPDATE ${table} t SET ${settable.map((c) => `${c} = ${value(c)}`).join(', ')}
+      FROM ${first} WHERE f.journal_op <> 'I' AND ${sameKey}`,
+    insertGone: `INSERT INTO ${table} (${list(columns)})
+      SELECT ${columns.map(value).join(', ')} FROM ${first}
+       WHERE f.journal_op <> 'I' AND NOT EXISTS (SELECT 1 FROM ${table} t WHERE ${sameKey})`,
+    forget: `DELETE FROM ${journalTable(table)} j WHERE ${JOURNAL_OF[table]}`,
+  };
+}
+
+function list(columns: readonly string[], prefix = ''): string {
+  return columns.map((c) => `${prefix}${c}`).join(', ');
 }
 
 const RECORD_COLUMNS = 'org_id, name, taken_at, clock_ms::text, own_clock, counts';
 
-/** $1..$5 org, name, taken_at, clock_ms, own_clock: the checkpoint's name, unless taken or one too many. */
-const NAME_SQL = `INSERT INTO org_checkpoints (org_id, name, taken_at, clock_ms, own_clock, counts)
-  SELECT $1::text, $2::text, $3::timestamptz, $4::bigint, $5::boolean, '{}'::jsonb
+/**
+ * $1..$6 org, name, taken_at, clock_ms, own_clock, in the journal: the checkpoint's name (and, for one kept in the
+ * journal, the journal's next number), unless taken or one too many.
+ */
+const NAME_SQL = `INSERT INTO org_checkpoints (org_id, name, taken_at, clock_ms, own_clock, counts, journal_seq)
+  SELECT $1::text, $2::text, $3::timestamptz, $4::bigint, $5::boolean, '{}'::jsonb,
+         CASE WHEN $6::boolean THEN nextval('checkpoint_journal_seq') END
    WHERE (SELECT count(*) FROM org_checkpoints x WHERE x.org_id = $1) < ${MAX_CHECKPOINTS_PER_ORG}
   ON CONFLICT (org_id, name) DO NOTHING
   RETURNING org_id`;
@@ -180,26 +268,49 @@ function toStored(r: CheckpointRow): StoredCheckpoint {
 }
 
 /**
- * Saves every row of the org under `name`, copied in one statement (so at one moment), with the org's time then.
- * Undefined when the org has a checkpoint of that name already, or as many as it may keep.
+ * Saves the org under `name` with its time then: as a mark in the journal (`journaled`), or every row copied in
+ * one statement (so at one moment). Undefined when the org has a checkpoint of that name already, or as many as it
+ * may keep.
  */
 export async function saveCheckpoint(
   db: Database,
-  input: {orgId: string; name: string; takenAt: Date; clockMs: number; ownClock: boolean},
+  input: {orgId: string; name: string; takenAt: Date; clockMs: number; ownClock: boolean; journaled: boolean},
 ): Promise<StoredCheckpoint | undefined> {
-  const {take} = await checkpointStatements(db);
-  return db.transaction(async (tx) => {
+  const {take, count} = await checkpointStatements(db);
+  const saved = await db.transaction(async (tx) => {
+    if (input.journaled) await switchJournalOn(db, tx);
     const named = await tx.query(NAME_SQL, [
       input.orgId,
       input.name,
       input.takenAt,
       input.clockMs,
       input.ownClock,
+      input.journaled,
     ]);
     if (named.rows.length === 0) return undefined;
-    const {rows} = await tx.query<CheckpointRow>(take, [input.orgId, input.name]);
+    const {rows} = await tx.query<CheckpointRow>(input.journaled ? count : take, [input.orgId, input.name]);
     return rows[0] ? toStored(rows[0]) : undefined;
   });
+  // Committed: the triggers are on for good.
+  if (input.journaled) journalOn.add(db);
+  return saved;
+}
+
+/** The databases whose journal triggers this process has seen switched on. */
+const journalOn = new WeakSet<object>();
+
+/** Switches the journal's triggers on (migration 018 made them off), in the caller's transaction. */
+async function switchJournalOn(db: Queryable, tx: Queryable): Promise<void> {
+  if (journalOn.has(db)) return;
+  const {rows} = await tx.query<{table: string; trigger: string}>(
+    `SELECT c.relname::text AS table, t.tgname::text AS trigger FROM pg_trigger t
+       JOIN pg_class c ON c.oid = t.tgrelid
+      WHERE c.oid = ANY($1::regclass[]) AND t.tgname LIKE 'journal\\_%' AND t.tgenabled = 'D'`,
+    [[...CHECKPOINT_TABLES]],
+  );
+  for (const {table, trigger} of rows) {
+    await tx.query(`ALTER TABLE ${table} ENABLE TRIGGER ${trigger}`);
+  }
 }
 
 export async function countCheckpoints(q: Queryable, orgId: string): Promise<number> {
@@ -262,13 +373,28 @@ export async function rewoundEndpoints(
   name: string,
   options: {lock?: boolean} = {},
 ): Promise<RewoundEndpoint[]> {
+  const seq = await journalSeq(q, orgId, name);
+  // In the journal, an endpoint the checkpoint holds is one the org holds now that was not made since, or one whose
+  // first entry since is not its making; as a copy, one the copy holds.
   const {rows} = await q.query<{id: string; current: boolean; kept: boolean}>(
-    `SELECT id, bool_or(current) AS current, bool_or(NOT current) AS kept FROM (
-       SELECT w.id, true AS current FROM webhook_endpoints w WHERE w.org_id = $1
-       UNION ALL
-       SELECT c.id, false ${savedRows('webhook_endpoints')}) ids
-      GROUP BY id ORDER BY id`,
-    [orgId, name],
+    seq === undefined
+      ? `SELECT id, bool_or(current) AS current, bool_or(NOT current) AS kept FROM (
+           SELECT w.id, true AS current FROM webhook_endpoints w WHERE w.org_id = $1
+           UNION ALL
+           SELECT c.id, false ${savedRows('webhook_endpoints')}) ids
+          GROUP BY id ORDER BY id`
+      : `WITH first AS (
+           SELECT DISTINCT ON (j.id) j.id, j.journal_op FROM ${journalTable('webhook_endpoints')} j
+            WHERE ${JOURNAL_OF.webhook_endpoints} ORDER BY j.id, j.journal_seq)
+         SELECT id, bool_or(current) AS current, bool_or(kept) AS kept FROM (
+           SELECT w.id, true AS current, true AS kept FROM webhook_endpoints w
+            WHERE w.org_id = $1 AND w.id NOT IN (SELECT f.id FROM first f)
+           UNION ALL
+           SELECT w.id, true, false FROM webhook_endpoints w JOIN first f USING (id) WHERE w.org_id = $1
+           UNION ALL
+           SELECT f.id, false, f.journal_op <> 'I' FROM first f) ids
+          GROUP BY id ORDER BY id`,
+    seq === undefined ? [orgId, name] : [orgId, seq],
   );
   if (options.lock) {
     await q.query('SELECT id FROM webhook_endpoints WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE', [
@@ -292,11 +418,26 @@ export async function heldDeliveries(
   return rows.map((r) => ({endpointId: r.endpoint_id, holder: r.holder}));
 }
 
+/** The journal number of the org's checkpoint `name`; undefined for one kept as a copy (or none of that name). */
+async function journalSeq(q: Queryable, orgId: string, name: string): Promise<string | undefined> {
+  const {rows} = await q.query<{seq: string | null}>(
+    'SELECT journal_seq::text AS seq FROM org_checkpoints WHERE org_id = $1 AND name = $2',
+    [orgId, name],
+  );
+  return rows[0]?.seq ?? undefined;
+}
+
 /**
- * Puts the org's rows back as the checkpoint holds them, in the caller's transaction: each row of the org that
- * differs from the checkpoint's goes (deliveries and their attempts first), then the checkpoint's rows the org no
- * longer holds are written, each table after those it refers to. Rows the org still holds as saved stay as they
- * are, so a rewind costs what changed since the checkpoint. `db` is the database `tx` is a transaction of.
+ * Puts the org's rows back as the checkpoint holds them, in the caller's transaction (`db` is the database `tx` is
+ * a transaction of).
+ *   - In the journal: each row changed since goes back to its first entry since, and rows made since go, each
+ *     table after those it refers to; the entries used go, and what the rewind writes is not journaled (the org is
+ *     now as it was at that number, which is what the earlier checkpoints' entries start from). A later checkpoint
+ *     in the journal is passed on the way back: the org is put back to it first and copied.
+ *   - As a copy: each row of the org that differs from the checkpoint's goes (deliveries and their attempts first),
+ *     then the checkpoint's rows the org no longer holds are written, parents first. Rows the org still holds as
+ *     saved stay as they are. What this writes is journaled for the org's checkpoints in the journal.
+ * Either way a rewind costs what changed since the checkpoint.
  */
 export async function restoreCheckpointRows(
   db: Queryable,
@@ -304,7 +445,54 @@ export async function restoreCheckpointRows(
   orgId: string,
   name: string,
 ): Promise<void> {
-  const {deleteChanged, short, insertMissing} = await checkpointStatements(db, tx);
+  const statements = await checkpointStatements(db, tx);
+  const seq = await journalSeq(tx, orgId, name);
+  if (seq === undefined) {
+    await restoreCopy(statements, tx, orgId, name);
+    return;
+  }
+  await tx.query(`SELECT set_config('svc.journal_off', 'on', true)`);
+  const later = await tx.query<{name: string; seq: string}>(
+    `SELECT name, journal_seq::text AS seq FROM org_checkpoints
+      WHERE org_id = $1 AND journal_seq > $2::bigint ORDER BY journal_seq DESC`,
+    [orgId, seq],
+  );
+  for (const checkpoint of later.rows) {
+    await unjournal(statements, tx, orgId, checkpoint.seq);
+    // Copied as the org now is, which is that checkpoint; from now on it is a copy (its entries are used).
+    await tx.query(statements.take, [orgId, checkpoint.name]);
+    await tx.query('UPDATE org_checkpoints SET journal_seq = NULL WHERE org_id = $1 AND name = $2', [
+      orgId,
+      checkpoint.name,
+    ]);
+  }
+  await unjournal(statements, tx, orgId, seq);
+  await tx.query(`SELECT set_config('svc.journal_off', '', true)`);
+}
+
+async function unjournal(
+  statements: CheckpointStatements,
+  tx: Queryable,
+  orgId: string,
+  seq: string,
+): Promise<void> {
+  const params = [orgId, seq];
+  const has = (await tx.query<Record<CheckpointTable, boolean>>(statements.journaled, params)).rows[0];
+  const tables = CHECKPOINT_TABLES.filter((t) => has?.[t] === true);
+  const childrenFirst = [...tables].reverse();
+  for (const t of childrenFirst) await tx.query(statements.unjournal[t].deleteMade, params);
+  for (const t of tables) await tx.query(statements.unjournal[t].updateChanged, params);
+  for (const t of tables) await tx.query(statements.unjournal[t].insertGone, params);
+  for (const t of childrenFirst) await tx.query(statements.unjournal[t].forget, params);
+  for (const sql of statements.release) await tx.query(sql, [orgId]);
+}
+
+async function restoreCopy(
+  {deleteChanged, short, insertMissing}: CheckpointStatements,
+  tx: Queryable,
+  orgId: string,
+  name: string,
+): Promise<void> {
   for (const sql of deleteChanged) await tx.query(sql, [orgId, name]);
   // What the org holds now is all the checkpoint's (a delete may have taken rows that were, through a foreign
   // key): a table with as many rows as the checkpoint's misses none, and needs no search for them.

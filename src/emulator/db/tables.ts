@@ -7,10 +7,13 @@ import {SNAPSHOT_TABLES} from '../../schemas/snapshot.js';
 export const checkpointRowsTable = <T extends CheckpointTable>(table: T): `checkpoint_${T}` =>
   `checkpoint_${table}`;
 
+/** The journal of one table: its rows as they were before a change, while their org has a checkpoint kept as a mark. */
+export const journalTable = <T extends CheckpointTable>(table: T): `journal_${T}` => `journal_${table}`;
+
 /**
  * Tables of the state a snapshot does not hold as rows: account-page sign-in links and sessions (left out), and
  * the orgs' own clocks (kept as each org's time, `org_clocks`, and written by the org clocks themselves), and the
- * orgs' checkpoints and their rows (org-checkpoints.ts).
+ * orgs' checkpoints with their rows and journals (org-checkpoints.ts).
  */
 const UNSNAPSHOTTED_TABLES = [
   'sign_in_links',
@@ -18,6 +21,7 @@ const UNSNAPSHOTTED_TABLES = [
   'org_clocks',
   'org_checkpoints',
   ...CHECKPOINT_TABLES.map(checkpointRowsTable),
+  ...CHECKPOINT_TABLES.map(journalTable),
 ] as const;
 
 /** Every table of the emulator's state (not its clock nor its meta rows). */

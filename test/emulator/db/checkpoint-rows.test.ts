@@ -14,7 +14,7 @@ import pg from 'pg';
 import {afterAll, beforeAll, expect, it} from 'vitest';
 import {type Database, migrate, wrapPGlite, wrapPgPool} from '../../../src/emulator/db/database.js';
 import {openPGlite} from '../../../src/emulator/db/pglite.js';
-import {checkpointRowsTable} from '../../../src/emulator/db/tables.js';
+import {checkpointRowsTable, journalTable} from '../../../src/emulator/db/tables.js';
 import {copyTemplate, ensureTemplate} from '../../../src/emulator/db/template.js';
 import {PGDATA} from '../../../src/emulator-layout/runtime.js';
 import {CHECKPOINT_TABLES} from '../../../src/schemas/checkpoints.js';
@@ -164,7 +164,7 @@ async function savedRows(db: Queryable, orgId: string, name: string): Promise<Re
 }
 
 describeEachBackend(backends, 'checkpoint tables on $name', (backend) => {
-  it("hold each table's columns, in its order and of its types, after the two keys", async () => {
+  it("hold each table's columns, in its order and of its types, after their own (copies and journals)", async () => {
     const {db, dispose} = await backend.open();
     try {
       await migrate(db);
@@ -180,6 +180,12 @@ describeEachBackend(backends, 'checkpoint tables on $name', (backend) => {
         expect(await columns(checkpointRowsTable(table)), table).toEqual([
           {name: 'checkpoint_org_id', type: 'text'},
           {name: 'checkpoint_name', type: 'text'},
+          ...(await columns(table)),
+        ]);
+        expect(await columns(journalTable(table)), table).toEqual([
+          {name: 'journal_seq', type: 'bigint'},
+          {name: 'journal_org_id', type: 'text'},
+          {name: 'journal_op', type: '"char"'},
           ...(await columns(table)),
         ]);
       }

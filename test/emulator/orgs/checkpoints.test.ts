@@ -8,7 +8,9 @@ import {afterAll, afterEach, beforeAll, expect, it} from 'vitest';
 import {EmulatorControl, EmulatorControlError} from '../../../src/client/emulator-control.js';
 import {MAX_CHECKPOINTS_PER_ORG, RETRY_WAITS_MS} from '../../../src/definitions.js';
 import type {Database} from '../../../src/emulator/db/database.js';
+import {journalTable} from '../../../src/emulator/db/tables.js';
 import {type RunningEmulator, startEmulator} from '../../../src/emulator/index.js';
+import {CHECKPOINT_TABLES} from '../../../src/schemas/checkpoints.js';
 import {EMULATOR_BACKENDS} from '../../helpers/emulator-backends.js';
 import {describeEachBackend} from '../../helpers/requirements.js';
 import {startHoldReceiver} from '../delivery/hold-receiver.js';
@@ -139,6 +141,57 @@ describeEachBackend(EMULATOR_BACKENDS, 'org checkpoints ($name)', (backend) => {
     await control.rewind(org.id, 'two-attempts');
     expect(await orgRows(emu.db, org.id)).toEqual(saved);
     expect((await control.checkpoints(org.id)).map((c) => c.name)).toEqual(['two-attempts']);
+  });
+
+  it('goes back to an earlier checkpoint and forward to a later one, each row for row, and keeps nothing of a deleted one', async () => {
+    const control = emu.control;
+    const {org, key, hook} = await busyOrg('back and forth');
+    const first = await orgRows(emu.db, org.id);
+    const firstClock = await control.orgClock(org.id);
+    await control.checkpoint(org.id, 'first');
+
+    // Between the two: an attempt, a revoked key, the endpoint deleted (its deliveries and their attempts go
+    // with it) and another made with an event delivered to it, twice over the same rows.
+    await control.advanceClock(`${FIRST_WAIT_S}s`, {org: org.id, settle: true});
+    await control.revokeKey(key.id);
+    await control.deleteWebhook(hook.id);
+    const receiver = await failingReceiver();
+    await control.createWebhook({url: receiver.url, events: ['sandbox.error'], org_id: org.id});
+    const move = await control.trigger({type: 'sandbox.error', org_id: org.id});
+    await control.waitForDelivery({event_id: move.event?.id as string, attempts: 1});
+    await control.advanceClock(`${FIRST_WAIT_S}s`, {org: org.id, settle: true});
+    await control.waitForDelivery({event_id: move.event?.id as string, attempts: 2});
+    const second = await orgRows(emu.db, org.id);
+    const secondClock = await control.orgClock(org.id);
+    await control.checkpoint(org.id, 'second');
+
+    await control.createKey({name: 'after both', org_id: org.id});
+    await control.advanceClock(`${SECOND_WAIT_S}s`, {org: org.id, settle: true});
+    expect(await orgRows(emu.db, org.id)).not.toEqual(second);
+
+    await control.rewind(org.id, 'first');
+    expect(await orgRows(emu.db, org.id)).toEqual(first);
+    expect(await control.orgClock(org.id)).toEqual(firstClock);
+    await control.rewind(org.id, 'second');
+    expect(await orgRows(emu.db, org.id)).toEqual(second);
+    expect(await control.orgClock(org.id)).toEqual(secondClock);
+    await control.createKey({name: 'after the rewinds', org_id: org.id});
+    await control.rewind(org.id, 'first');
+    expect(await orgRows(emu.db, org.id)).toEqual(first);
+    await control.rewind(org.id, 'second');
+    expect(await orgRows(emu.db, org.id)).toEqual(second);
+
+    // With its checkpoints gone, nothing of the org's past is kept.
+    await control.deleteCheckpoint(org.id, 'first');
+    await control.deleteCheckpoint(org.id, 'second');
+    await control.revokeKey((await control.createKey({name: 'unjournaled', org_id: org.id})).id);
+    for (const table of CHECKPOINT_TABLES) {
+      const {rows} = await emu.db.query<{n: number}>(
+        `SELECT count(*)::int AS n FROM ${journalTable(table)} WHERE journal_org_id = $1`,
+        [org.id],
+      );
+      expect(rows[0]?.n, table).toBe(0);
+    }
   });
 
   it('leaves every other org alone while several orgs rewind at once', async () => {
