@@ -114,8 +114,8 @@ const externals = {
  * - oclif's modules require their packages and each other at the top (a glob library, a template engine, a
  *   spinner, help rendering, debug, child_process for Windows' shell…), and a command's run touches few of
  *   them: those requires become lazy (`__svcLazy`, defined in the banner), each module loaded with its first use;
- *   without DEBUG in the environment its logger does without the debug package (DEBUG_OFF); and its WSL check
- *   asks is-wsl alone (IS_WSL).
+ *   without DEBUG in the environment its logger does without the debug package (DEBUG_OFF); its WSL check
+ *   asks is-wsl alone (IS_WSL); and it reads its JSON files without node:fs/promises (READ_JSON_SYNC).
  * - zod's `z.locales` holds every language's messages (a fifth of the bundle, and each one's module was
  *   evaluated with zod's first use); svc speaks English only and never calls `z.config(z.locales.…)`, so the
  *   namespace keeps English alone, the locale zod sets itself.
@@ -145,6 +145,14 @@ const DEBUG_REQUIRE = 'const debug_1 = __importDefault(require("debug"));';
 const DEBUG_OFF =
   'const debug_1 = process.env.DEBUG ? __importDefault(require("debug")) : ' +
   '{default: (namespace) => Object.assign(() => {}, {enabled: false, namespace})};';
+
+/**
+ * oclif reads two small JSON files on every run (the manifest, and a theme the user may have) through
+ * node:fs/promises, and loading that module (readline's modules come with it) costs more than both reads: they are
+ * read synchronously, still inside oclif's async function, so a missing file still rejects its promise.
+ */
+const READ_JSON_ASYNC = "const contents = await (0, promises_1.readFile)(path, 'utf8');";
+const READ_JSON_SYNC = "const contents = (0, node_fs_1.readFileSync)(path, 'utf8');";
 
 /**
  * Every run asks whether it is in WSL, through wsl-utils, which loads child_process and PowerShell's helpers for
@@ -193,6 +201,11 @@ const bundleOnly = {
           return {errors: [{text: `${args.path}: the require of debug to replace is gone`}]};
         source = source.replace(DEBUG_REQUIRE, DEBUG_OFF);
       }
+      if (/[\\/]lib[\\/]util[\\/]fs\.js$/.test(args.path)) {
+        if (!source.includes(READ_JSON_ASYNC))
+          return {errors: [{text: `${args.path}: the JSON file read to replace is gone`}]};
+        source = source.replace(READ_JSON_ASYNC, READ_JSON_SYNC);
+      }
       if (/[\\/]lib[\\/]util[\\/]os\.js$/.test(args.path)) {
         if (!source.includes(WSL_CHECK))
           return {errors: [{text: `${args.path}: the WSL check to replace is gone`}]};
@@ -219,6 +232,26 @@ const bundleOnly = {
  */
 function asciiOnly(code) {
   return code.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/**
+ * svc's modules import a few of Node's modules at their top that a read command never or hardly uses: node:fs/promises
+ * (the credentials file, the emulator's runtime file; readline's modules come with it) and node:dns (looked up only
+ * for a name that is not `*.localhost`, and a local API is an IP address). esbuild's `import_x = require("node:…")`
+ * of each becomes a stand-in that loads the module with its first use (`__svcLazy`, as oclif's requires). Named
+ * imports are all esbuild makes of them there (`(0, import_x.readFile)(…)`).
+ */
+const LAZY_NODE_MODULES = ['node:fs/promises', 'node:dns'];
+
+function lazyNodeModules(code) {
+  let out = code;
+  for (const id of LAZY_NODE_MODULES) {
+    const plain = new RegExp(`\\b(import_\\w+)=require\\(${JSON.stringify(id).replace('/', '\\/')}\\)`, 'g');
+    const next = out.replace(plain, `$1=__svcLazy(()=>require(${JSON.stringify(id)}))`);
+    if (next === out) throw new Error(`bundle-cli: no import of ${id} was left to load lazily`);
+    out = next;
+  }
+  return out;
 }
 
 /**
@@ -291,7 +324,7 @@ async function bundle() {
   const leaked = bundled.filter((f) => [...EXTERNAL_PACKAGES].some((p) => f.includes(`node_modules/${p}/`)));
   if (leaked.length > 0) throw new Error(`bundle-cli: heavy modules were bundled: ${leaked.join(', ')}`);
 
-  const {code} = await routeDynamicImports(asciiOnly(result.outputFiles[0].text));
+  const {code} = await routeDynamicImports(lazyNodeModules(asciiOnly(result.outputFiles[0].text)));
   const body = `(function (${BUNDLE_PARAMETERS.join(', ')}) {\n${code}\n})\n`;
   const buildId = createHash('sha256').update(body).digest('hex').slice(0, 16);
   rmSync(outDir, {recursive: true, force: true});

@@ -40,11 +40,20 @@ const NOT_FOR_A_READ = [
   'tinyglobby',
 ];
 
+/**
+ * Node's own modules a read has no use for, each costing about a millisecond to load: hashing (the code cache is
+ * checked with zlib's CRC-32), promise-based files (readline's modules come with them), and DNS (a local API is an
+ * address).
+ */
+const NODE_MODULES_NOT_FOR_A_READ = ['node:crypto', 'node:fs/promises', 'node:dns'];
+
 interface Loaded extends CliResult {
   /** Modules of the bundle initialised, by their path in the project (`src/…`, `node_modules/…`). */
   bundled: string[];
   /** Scripts outside the bundle that ran, relative to the project (`node:` modules left out). */
   files: string[];
+  /** Node's own modules that ran (`node:fs`, `node:internal/…`). */
+  node: string[];
 }
 
 interface Coverage {
@@ -100,7 +109,13 @@ async function loadedBy(args: string[]): Promise<Loaded> {
     .map((s) => s.url)
     .filter((url) => url.startsWith('file:'))
     .map((url) => (url.startsWith(root) ? url.slice(root.length) : url));
-  return {...result, bundled: [...new Set(bundled)].sort(), files: [...new Set(files)].sort()};
+  const node = scripts.map((s) => s.url).filter((url) => url.startsWith('node:'));
+  return {
+    ...result,
+    bundled: [...new Set(bundled)].sort(),
+    files: [...new Set(files)].sort(),
+    node: [...new Set(node)].sort(),
+  };
 }
 
 const packageOf = (path: string) => {
@@ -138,6 +153,10 @@ describe('the modules a read command loads', () => {
       'node_modules/zod/v4/locales/index.js',
     ]);
     expect(packagesIn([...r.files, ...r.bundled]).filter((p) => NOT_FOR_A_READ.includes(p))).toEqual([]);
+    expect(r.node, 'Node loaded none of its own modules (a build without V8 coverage of them?)').toContain(
+      'node:http',
+    );
+    expect(r.node.filter((m) => NODE_MODULES_NOT_FOR_A_READ.includes(m))).toEqual([]);
   });
 
   it('svc keys list --help: oclif alone, which renders it from the manifest; no command module, no zod', async () => {
