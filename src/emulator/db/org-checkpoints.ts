@@ -13,65 +13,30 @@
 // No row travels to the emulator and back.
 import {MAX_CHECKPOINTS_PER_ORG} from '../../definitions.js';
 import {CHECKPOINT_TABLES, type CheckpointTable} from '../../schemas/checkpoints.js';
+import {
+  JOURNAL_OF,
+  type JournalStatements,
+  journalSeq,
+  journalStatements,
+  markJournalOn,
+  switchJournalOn,
+  unjournal,
+} from './checkpoint-journal.js';
+import {
+  columnList as list,
+  ENDPOINTS_OF_ORG,
+  ROWS_OF,
+  readShapes,
+  SAVED_AS,
+  type TableShape,
+} from './checkpoint-shapes.js';
 import type {Database, Queryable} from './database.js';
 import {isoRequired} from './repository-support.js';
 import {checkpointRowsTable, journalTable} from './tables.js';
 
-// The tables are named once (src/schemas/checkpoints.ts), each after those it refers to. Deliveries are found
-// through their endpoints (they keep no index on their org), their attempts through them. The org's clock is
-// kept beside the rows (org_checkpoints.clock_ms), and its people stay as they are, as a reset leaves them.
-
-const ENDPOINTS_OF_ORG = 'ARRAY(SELECT w.id FROM webhook_endpoints w WHERE w.org_id = $1)';
-
-/** SQL: which rows `t` of each table are the org $1's. */
-const OF_ORG: Readonly<Record<CheckpointTable, string>> = {
-  api_keys: 't.org_id = $1',
-  webhook_endpoints: 't.org_id = $1',
-  relay_endpoints: 't.org_id = $1',
-  sandboxes: 't.org_id = $1',
-  sandbox_links: 't.org_id = $1',
-  events: 't.org_id = $1',
-  deliveries: `t.endpoint_id = ANY(${ENDPOINTS_OF_ORG})`,
-  delivery_attempts: `t.delivery_id IN (SELECT d.id FROM deliveries d WHERE d.endpoint_id = ANY(${ENDPOINTS_OF_ORG}))`,
-};
-
-/** SQL: the rows of the org $1 in each table. */
-const ROWS_OF = (table: CheckpointTable) => `FROM ${table} t WHERE ${OF_ORG[table]}`;
-
-/**
- * SQL: the journal entries `j` of the org $1 after the number $2. An attempt deleted with its delivery was written
- * with no org (migration 018): it is the org's when the org's journal holds that delivery's deletion after $2.
- */
-const JOURNAL_OF: Readonly<Record<CheckpointTable, string>> = Object.fromEntries(
-  CHECKPOINT_TABLES.map((table) => {
-    const own = 'j.journal_org_id = $1 AND j.journal_seq > $2::bigint';
-    const sql =
-      table === 'delivery_attempts'
-        ? `j.journal_seq > $2::bigint AND (j.journal_org_id = $1 OR (j.journal_org_id IS NULL AND j.delivery_id IN (
-             SELECT jd.id FROM ${journalTable('deliveries')} jd
-              WHERE jd.journal_org_id = $1 AND jd.journal_seq > $2::bigint)))`
-        : own;
-    return [table, sql];
-  }),
-) as Record<CheckpointTable, string>;
-
-/**
- * A delivery's lease is the state of the worker holding it then, not of the org: a rewound delivery is held by
- * nobody, so it is due at once when its time has come.
- */
-const SAVED_AS: Readonly<Partial<Record<CheckpointTable, Readonly<Record<string, string>>>>> = {
-  deliveries: {locked_until: 'NULL', locked_by: 'NULL'},
-};
-
 /** SQL: the rows of checkpoint $2 of the org $1 in a checkpoint table, as `c`. */
 const savedRows = (table: CheckpointTable) =>
   `FROM ${checkpointRowsTable(table)} c WHERE c.checkpoint_org_id = $1 AND c.checkpoint_name = $2`;
-
-/** A table's columns in their order, and those of its primary key. */
-interface TableShape {
-  columns: readonly string[];
-  key: readonly string[];
-}
 
 /** The statements of taking and restoring, made from the tables' columns as the database lists them. */
 interface CheckpointStatements {
@@ -85,24 +50,8 @@ interface CheckpointStatements {
   insertMissing: Readonly<Record<CheckpointTable, string>>;
   /** $1 org, $2 name: counts the org's rows of each table and writes them beside its name. */
   count: string;
-  /** $1 org, $2 journal number: whether the journal holds entries of each table after it (one column a table). */
-  journaled: string;
-  /** $1 org, $2 journal number: the statements that put one table back as it was at that number (unjournal). */
-  unjournal: Readonly<Record<CheckpointTable, Unjournal>>;
-  /** $1 org: the org's rows as a checkpoint holds them where they hold more (a delivery's lease). */
-  release: readonly string[];
-}
-
-/** Putting one table of an org back as it was at a journal number, in four statements. */
-interface Unjournal {
-  /** The rows made since, deleted (run children first). */
-  deleteMade: string;
-  /** The rows there then and now, each set back to its first entry since. */
-  updateChanged: string;
-  /** The rows there then and gone now, written back (run parents first). */
-  insertGone: string;
-  /** The entries since, which the three statements used (run children first: an attempt's refer to its delivery's). */
-  forget: string;
+  /** The statements of checkpoints kept in the journal. */
+  journal: JournalStatements;
 }
 
 const statements = new WeakMap<object, Promise<CheckpointStatements>>();
@@ -120,27 +69,6 @@ function checkpointStatements(db: Queryable, via: Queryable = db): Promise<Check
     statements.set(db, made);
   }
   return made;
-}
-
-async function readShapes(db: Queryable): Promise<Record<CheckpointTable, TableShape>> {
-  const {rows} = await db.query<{name: string; columns: string[]; key: string[] | null}>(
-    `SELECT c.relname::text AS name,
-            array_agg(a.attname::text ORDER BY a.attnum) AS columns,
-            array_agg(a.attname::text ORDER BY a.attnum) FILTER (WHERE a.attnum = ANY(i.indkey::int2[])) AS key
-       FROM pg_class c
-       JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
-       LEFT JOIN pg_index i ON i.indrelid = c.oid AND i.indisprimary
-      WHERE c.oid = ANY($1::regclass[])
-      GROUP BY c.relname`,
-    [[...CHECKPOINT_TABLES]],
-  );
-  const shapes: Partial<Record<CheckpointTable, TableShape>> = {};
-  for (const table of CHECKPOINT_TABLES) {
-    const row = rows.find((r) => r.name === table);
-    if (!row?.key?.length) throw new Error(`the table ${table} or its primary key is missing`);
-    shapes[table] = {columns: row.columns, key: row.key};
-  }
-  return shapes as Record<CheckpointTable, TableShape>;
 }
 
 function makeStatements(shapes: Record<CheckpointTable, TableShape>): CheckpointStatements {
@@ -184,40 +112,7 @@ function makeStatements(shapes: Record<CheckpointTable, TableShape>): Checkpoint
   const count = `UPDATE org_checkpoints SET counts = jsonb_build_object(${counted})
      WHERE org_id = $1 AND name = $2
     RETURNING ${RECORD_COLUMNS}`;
-  const journaled = `SELECT ${CHECKPOINT_TABLES.map(
-    (t) => `EXISTS (SELECT 1 FROM ${journalTable(t)} j WHERE ${JOURNAL_OF[t]}) AS ${t}`,
-  ).join(', ')}`;
-  const unjournal = Object.fromEntries(
-    CHECKPOINT_TABLES.map((table) => [table, unjournalStatements(table, shapes[table])]),
-  ) as Record<CheckpointTable, Unjournal>;
-  const release = Object.entries(SAVED_AS).map(([table, saved]) => {
-    const set = Object.entries(saved ?? {});
-    return `UPDATE ${table} t SET ${set.map(([c, v]) => `${c} = ${v}`).join(', ')}
-      WHERE ${OF_ORG[table as CheckpointTable]} AND (${set.map(([c, v]) => `t.${c} IS DISTINCT FROM ${v}`).join(' OR ')})`;
-  });
-  return {take, deleteChanged, short, insertMissing, count, journaled, unjournal, release};
-}
-
-function unjournalStatements(table: CheckpointTable, {columns, key}: TableShape): Unjournal {
-  // Each row's first entry after the number: the row as it was then (none when the entry is its insert).
-  const first = `(SELECT DISTINCT ON (${list(key, 'j.')}) j.* FROM ${journalTable(table)} j
-      WHERE ${JOURNAL_OF[table]} ORDER BY ${list(key, 'j.')}, j.journal_seq) f`;
-  const sameKey = key.map((k) => `t.${k} = f.${k}`).join(' AND ');
-  const value = (c: string) => SAVED_AS[table]?.[c] ?? `f.${c}`;
-  const settable = columns.filter((c) => !key.includes(c));
-  return {
-    deleteMade: `DELETE FROM ${table} t USING ${first} WHERE f.journal_op = 'I' AND ${sameKey}`,
-    updateChanged: `UPDATE ${table} t SET ${settable.map((c) => `${c} = ${value(c)}`).join(', ')}
-      FROM ${first} WHERE f.journal_op <> 'I' AND ${sameKey}`,
-    insertGone: `INSERT INTO ${table} (${list(columns)})
-      SELECT ${columns.map(value).join(', ')} FROM ${first}
-       WHERE f.journal_op <> 'I' AND NOT EXISTS (SELECT 1 FROM ${table} t WHERE ${sameKey})`,
-    forget: `DELETE FROM ${journalTable(table)} j WHERE ${JOURNAL_OF[table]}`,
-  };
-}
-
-function list(columns: readonly string[], prefix = ''): string {
-  return columns.map((c) => `${prefix}${c}`).join(', ');
+  return {take, deleteChanged, short, insertMissing, count, journal: journalStatements(shapes)};
 }
 
 const RECORD_COLUMNS = 'org_id, name, taken_at, clock_ms::text, own_clock, counts';
@@ -292,25 +187,8 @@ export async function saveCheckpoint(
     return rows[0] ? toStored(rows[0]) : undefined;
   });
   // Committed: the triggers are on for good.
-  if (input.journaled) journalOn.add(db);
+  if (input.journaled) markJournalOn(db);
   return saved;
-}
-
-/** The databases whose journal triggers this process has seen switched on. */
-const journalOn = new WeakSet<object>();
-
-/** Switches the journal's triggers on (migration 018 made them off), in the caller's transaction. */
-async function switchJournalOn(db: Queryable, tx: Queryable): Promise<void> {
-  if (journalOn.has(db)) return;
-  const {rows} = await tx.query<{table: string; trigger: string}>(
-    `SELECT c.relname::text AS table, t.tgname::text AS trigger FROM pg_trigger t
-       JOIN pg_class c ON c.oid = t.tgrelid
-      WHERE c.oid = ANY($1::regclass[]) AND t.tgname LIKE 'journal\\_%' AND t.tgenabled = 'D'`,
-    [[...CHECKPOINT_TABLES]],
-  );
-  for (const {table, trigger} of rows) {
-    await tx.query(`ALTER TABLE ${table} ENABLE TRIGGER ${trigger}`);
-  }
 }
 
 export async function countCheckpoints(q: Queryable, orgId: string): Promise<number> {
@@ -418,15 +296,6 @@ export async function heldDeliveries(
   return rows.map((r) => ({endpointId: r.endpoint_id, holder: r.holder}));
 }
 
-/** The journal number of the org's checkpoint `name`; undefined for one kept as a copy (or none of that name). */
-async function journalSeq(q: Queryable, orgId: string, name: string): Promise<string | undefined> {
-  const {rows} = await q.query<{seq: string | null}>(
-    'SELECT journal_seq::text AS seq FROM org_checkpoints WHERE org_id = $1 AND name = $2',
-    [orgId, name],
-  );
-  return rows[0]?.seq ?? undefined;
-}
-
 /**
  * Puts the org's rows back as the checkpoint holds them, in the caller's transaction (`db` is the database `tx` is
  * a transaction of).
@@ -458,7 +327,7 @@ export async function restoreCheckpointRows(
     [orgId, seq],
   );
   for (const checkpoint of later.rows) {
-    await unjournal(statements, tx, orgId, checkpoint.seq);
+    await unjournal(statements.journal, tx, orgId, checkpoint.seq);
     // Copied as the org now is, which is that checkpoint; from now on it is a copy (its entries are used).
     await tx.query(statements.take, [orgId, checkpoint.name]);
     await tx.query('UPDATE org_checkpoints SET journal_seq = NULL WHERE org_id = $1 AND name = $2', [
@@ -466,25 +335,8 @@ export async function restoreCheckpointRows(
       checkpoint.name,
     ]);
   }
-  await unjournal(statements, tx, orgId, seq);
+  await unjournal(statements.journal, tx, orgId, seq);
   await tx.query(`SELECT set_config('svc.journal_off', '', true)`);
-}
-
-async function unjournal(
-  statements: CheckpointStatements,
-  tx: Queryable,
-  orgId: string,
-  seq: string,
-): Promise<void> {
-  const params = [orgId, seq];
-  const has = (await tx.query<Record<CheckpointTable, boolean>>(statements.journaled, params)).rows[0];
-  const tables = CHECKPOINT_TABLES.filter((t) => has?.[t] === true);
-  const childrenFirst = [...tables].reverse();
-  for (const t of childrenFirst) await tx.query(statements.unjournal[t].deleteMade, params);
-  for (const t of tables) await tx.query(statements.unjournal[t].updateChanged, params);
-  for (const t of tables) await tx.query(statements.unjournal[t].insertGone, params);
-  for (const t of childrenFirst) await tx.query(statements.unjournal[t].forget, params);
-  for (const sql of statements.release) await tx.query(sql, [orgId]);
 }
 
 async function restoreCopy(
