@@ -31,6 +31,8 @@ export function createApp(ctx: EmulatorContext, options: CreateAppOptions = {}):
   // First of all, for every route present and to come: a request addressed to a name this emulator does not
   // answer to (DNS rebinding) gets nothing else done.
   app.use(hostCheck(ctx.hosts));
+  // Each request's reads from the caches are as fresh as the database (on a shared PostgreSQL, db/read-barrier.ts).
+  app.use((_c, next) => ctx.reads.run(next));
   if (ctx.clock.mode !== 'real') {
     // Every answer is dated by the emulator's clock, as a server's Date header is by its own, so clients
     // count "expires in 3 days" from the time the emulator lives in.

@@ -6,6 +6,7 @@ import type {AuthFailureLimiter} from './auth/rate-limiter.js';
 import type {Clock} from './clock.js';
 import type {CurrentState} from './current-state.js';
 import type {Database} from './db/database.js';
+import type {ReadBarrier} from './db/read-barrier.js';
 import type {DatabaseSignals} from './db/notify.js';
 import type {Repositories} from './db/repositories.js';
 import type {DeliveryEngine} from './delivery/engine.js';
@@ -45,6 +46,8 @@ export interface EmulatorContext {
   readonly requestLog: RequestLog;
   /** Word of other processes' writes, events and clock moves: only on PostgreSQL (undefined on PGlite). */
   readonly signals: DatabaseSignals | undefined;
+  /** When a request's reads may use the caches (on a shared PostgreSQL, once this process heard every earlier write). */
+  readonly reads: ReadBarrier;
   /** Told of each endpoint deleted through this process (the relay lets its `svc listen` go with a reason). */
   readonly endpointDeletions: Set<(endpointId: string) => void>;
   /** What flows through port sessions now, cut as soon as its link stops working. */

@@ -36,8 +36,9 @@ export class Authenticator {
     private readonly clock: Clock,
     private readonly log: (line: string) => void = () => undefined,
     /**
-     * trusted: false where another process's revocation may not have reached this one by the next request (a
-     * shared PostgreSQL: start/context.ts); then every request reads its key from the database.
+     * trusted: false where another process's revocation may not have reached this one yet (on a shared
+     * PostgreSQL, until this request has heard every earlier write: db/read-barrier.ts); then the request reads
+     * its key from the database.
      */
     private readonly options: {
       trusted?: () => boolean;

@@ -42,9 +42,11 @@ export interface DatabaseSignals {
   notify(channel: SignalChannel, payload?: string): Promise<void>;
   /**
    * Resolves once a notification sent now has come back to this process. Notifications are delivered in commit
-   * order, so by then every process listening has been sent everything committed before the call.
+   * order, so by then every process listening has been sent everything committed before the call, and this one has
+   * heard it. True when it came back; false when it could not (the listening connection is down, or it took longer
+   * than the sync timeout).
    */
-  sync(): Promise<void>;
+  sync(): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -59,6 +61,30 @@ export interface ListenOptions {
   timers?: Timers;
 }
 
+/**
+ * The listening connection's application_name: the one the URL gives (or `svc emulator`), then the process it
+ * belongs to, so that pg_stat_activity tells an operator (or a test) which process listens where.
+ */
+export function signalsConnectionName(base: string | null, pid: number): string {
+  return `${base ?? 'svc emulator'} ${pid} signals`;
+}
+
+/**
+ * The listening connection's settings, named (signalsConnectionName). A URL's own application_name would win over
+ * the one given beside it, so it moves out of the URL into the name; a string that is not a URL keeps its own.
+ */
+function namedForSignals(connectionString: string): {connectionString: string; application_name?: string} {
+  let url: URL;
+  try {
+    url = new URL(connectionString);
+  } catch {
+    return {connectionString};
+  }
+  const base = url.searchParams.get('application_name');
+  url.searchParams.delete('application_name');
+  return {connectionString: url.toString(), application_name: signalsConnectionName(base, process.pid)};
+}
+
 const RECONNECT_FIRST_MS = 50;
 const RECONNECT_MAX_MS = 2_000;
 
@@ -69,7 +95,7 @@ export async function listenToDatabase(options: ListenOptions): Promise<Database
   const timers = options.timers ?? realTimers;
   const hub = new SignalHub(log, timers);
   const connection = new NotificationConnection(
-    () => new pgModule.Client({connectionString: options.connectionString, keepAlive: true}),
+    () => new pgModule.Client({...namedForSignals(options.connectionString), keepAlive: true}),
     hub,
     timers,
     log,
@@ -89,15 +115,16 @@ export async function listenToDatabase(options: ListenOptions): Promise<Database
     async sync() {
       // Its own listening connection is the only way to know the word went out: while it is down (cut, and
       // coming back), wait for it, within the same bound, instead of answering at once that all is said.
-      if (!connection.live && (connection.closed || !(await hub.reconnectWithin(syncTimeoutMs)))) return;
+      if (!connection.live && (connection.closed || !(await hub.reconnectWithin(syncTimeoutMs))))
+        return false;
       const token = randomBytes(9).toString('base64url');
       const echoed = hub.echoOf(token, syncTimeoutMs);
       try {
         await options.send('SELECT pg_notify($1, $2)', [SIGNAL_CHANNELS.sync, token]);
       } catch {
-        hub.echoed(token);
+        hub.echoed(token, false);
       }
-      await echoed;
+      return echoed;
     },
     close: () => connection.close(),
   };
@@ -107,7 +134,7 @@ export async function listenToDatabase(options: ListenOptions): Promise<Database
 class SignalHub {
   readonly #listeners = new Map<string, Set<(payload: string) => void>>();
   readonly #reconnectListeners = new Set<() => void>();
-  readonly #syncWaiters = new Map<string, () => void>();
+  readonly #syncWaiters = new Map<string, (heard: boolean) => void>();
 
   constructor(
     private readonly log: (line: string) => void,
@@ -166,33 +193,33 @@ class SignalHub {
     });
   }
 
-  /** Resolves when `token` comes back, or after `timeoutMs`. */
-  echoOf(token: string, timeoutMs: number): Promise<void> {
-    return new Promise<void>((resolve) => {
+  /** True when `token` comes back; false after `timeoutMs`, or when it cannot come. */
+  echoOf(token: string, timeoutMs: number): Promise<boolean> {
+    return new Promise<boolean>((resolve) => {
       const cancel = this.timers.setTimeout(
         () => {
           this.#syncWaiters.delete(token);
-          resolve();
+          resolve(false);
         },
         timeoutMs,
         {background: true},
       );
-      this.#syncWaiters.set(token, () => {
+      this.#syncWaiters.set(token, (heard) => {
         cancel();
-        resolve();
+        resolve(heard);
       });
     });
   }
 
-  echoed(token: string): void {
+  echoed(token: string, heard = true): void {
     const waiter = this.#syncWaiters.get(token);
     this.#syncWaiters.delete(token);
-    waiter?.();
+    waiter?.(heard);
   }
 
   /** Nobody waits for an echo that cannot come. */
   releaseSyncs(): void {
-    for (const waiter of this.#syncWaiters.values()) waiter();
+    for (const waiter of this.#syncWaiters.values()) waiter(false);
     this.#syncWaiters.clear();
   }
 }

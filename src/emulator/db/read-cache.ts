@@ -3,8 +3,8 @@
 // entry at once: nothing has to remember which write affects which read, and other parts of the
 // emulator (the delivery engine) that write with plain SQL invalidate the cache without knowing it.
 // Writes made by another process sharing a PostgreSQL arrive as notifications (see notify.ts) and call
-// invalidate(), but a request may come before that word does, so there the emulator does not trust the cache at
-// all (`trusted`, start/context.ts) and every read goes to the database.
+// invalidate(); a request may come before that word does, so there a request's reads trust the cache only once
+// this process has heard every write committed before the request began (`trusted`, read-barrier.ts).
 import type {Database, Queryable} from './database.js';
 
 export interface WriteTrackedDatabase extends Database {

@@ -16,6 +16,7 @@ import {type Clock, manualClock, realClock, scaledClock} from '../clock.js';
 import type {EmulatorContext} from '../context.js';
 import {CurrentState} from '../current-state.js';
 import {SIGNAL_CHANNELS} from '../db/notify.js';
+import {OWN_DATABASE, readBarrier} from '../db/read-barrier.js';
 import {ReadCache} from '../db/read-cache.js';
 import {createRepositories, type Repositories} from '../db/repositories.js';
 import {CACHED_TABLES} from '../db/tables.js';
@@ -56,11 +57,10 @@ export async function createContext(
 ): Promise<StartingContext> {
   const {db, signals} = stores;
   const clock = await openClock(stores, options, log);
-  // On a shared PostgreSQL the caches are not used: another process's write reaches this one as a notification on
-  // a connection of its own, and a request may arrive here before that word does (on a loaded machine it did), so
-  // only the database can say what holds on the next request (a key revoked or an org rewound through another
-  // process). The writer waits until word of its write is sent; this process reads the rows themselves.
-  const trusted = signals ? () => false : undefined;
+  // On a shared PostgreSQL a request's reads use the caches only once this process has heard of every write
+  // committed before the request began (db/read-barrier.ts); the writer waits until word of its write is sent.
+  const reads = signals ? readBarrier(signals) : OWN_DATABASE;
+  const trusted = reads.trusted;
   const repos = createRepositories(db, new ReadCache(db, {trusted}));
   if (stores.vaultKey.status === 'rejected') throw stores.vaultKey.reason;
   // A database in memory holds no secret stored under another key, and no later process will open it to check.
@@ -124,6 +124,7 @@ export async function createContext(
     log,
     svc: options.svcCommand ?? 'npx svc',
     signals,
+    reads,
     endpointDeletions,
     linkTraffic,
     engine,

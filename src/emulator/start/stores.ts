@@ -69,7 +69,11 @@ export async function openStores(
   }
   // Every write bumps a generation, so the read cache can never serve what a write changed. On a shared
   // PostgreSQL a write also returns only once the other processes have been sent word of it.
-  const sync = signals ? signals.sync.bind(signals) : undefined;
+  const sync = signals
+    ? async () => {
+        await signals.sync();
+      }
+    : undefined;
   const db = trackWrites(storage.db, CACHED_TABLES, {afterWrite: sync, noticedTables: NOTICED_TABLES});
   const closers: (() => void)[] = [];
   return {

@@ -5,7 +5,8 @@ import {randomBytes} from 'node:crypto';
 import {createServer, type Server} from 'node:http';
 import type {AddressInfo} from 'node:net';
 import {afterAll, beforeAll, expect, it} from 'vitest';
-import {describeNeeding, POSTGRES} from '../../helpers/requirements.js';
+import {signalsConnectionName} from '../../../src/emulator/db/notify.js';
+import {describeNeeding, itNeeding, POSTGRES, ROOT} from '../../helpers/requirements.js';
 import {apiGet, type EmulatorProcess, freshSchema, type Schema, startProcess} from './cluster.js';
 
 interface Arrival {
@@ -81,29 +82,43 @@ describeNeeding([POSTGRES], 'emulator processes sharing one PostgreSQL', () => {
     }
   });
 
-  it('read keys and endpoints from the database on every request, so a write no word has reached yet holds', async () => {
-    const key = await a.control.createKey({name: 'silent'});
-    const hook = await a.control.createWebhook({url: `${receiverUrl}?silent`, events: ['sandbox.stopped']});
-    const list = async () =>
-      ((await apiGet(b.apiUrl, '/v1/webhooks', key.secret)).body as {data: {id: string}[]}).data.map(
-        (e) => e.id,
+  itNeeding(
+    [ROOT],
+    'answer from the database while word of other writes cannot reach them (their listening backend paused)',
+    async () => {
+      const key = await a.control.createKey({name: 'unheard'});
+      const hook = await a.control.createWebhook({
+        url: `${receiverUrl}?unheard`,
+        events: ['sandbox.stopped'],
+      });
+      const list = async () =>
+        ((await apiGet(b.apiUrl, '/v1/webhooks', key.secret)).body as {data: {id: string}[]}).data.map(
+          (e) => e.id,
+        );
+      // Read through b twice (the key's first use writes its last_used_at): its caches now hold both.
+      expect(await list()).toContain(hook.id);
+      expect(await list()).toContain(hook.id);
+      // b's listening connection's backend, stopped: word of a write is sent at its commit and never reaches b,
+      // as when, under load, the next request arrives before it. (Only b's: other files' emulators share the server.)
+      const {rows} = await schema.admin.query(
+        'SELECT pid FROM pg_stat_activity WHERE application_name = $1',
+        [signalsConnectionName(schema.appName, b.child.pid as number)],
       );
-    // Read through b twice (the key's first use writes its last_used_at): a cache would now answer from memory.
-    expect(await list()).toContain(hook.id);
-    expect(await list()).toContain(hook.id);
-    // Written in the database with the notifying triggers off: no process hears of it, as when word of another
-    // process's write is still on its way while the next request arrives (under load it arrived later).
-    await schema.admin.query('BEGIN');
-    await schema.admin.query('SET LOCAL session_replication_role = replica');
-    await schema.admin.query('DELETE FROM webhook_endpoints WHERE id = $1', [hook.id]);
-    await schema.admin.query('COMMIT');
-    expect(await list()).not.toContain(hook.id);
-    await schema.admin.query('BEGIN');
-    await schema.admin.query('SET LOCAL session_replication_role = replica');
-    await schema.admin.query('UPDATE api_keys SET revoked_at = now() WHERE id = $1', [key.id]);
-    await schema.admin.query('COMMIT');
-    expect((await apiGet(b.apiUrl, '/v1/org', key.secret)).status).toBe(401);
-  });
+      expect(rows).toHaveLength(1);
+      const listener = rows[0].pid as number;
+      process.kill(listener, 'SIGSTOP');
+      try {
+        await schema.admin.query('DELETE FROM webhook_endpoints WHERE id = $1', [hook.id]);
+        expect(await list()).not.toContain(hook.id);
+        await schema.admin.query('UPDATE api_keys SET revoked_at = now() WHERE id = $1', [key.id]);
+        expect((await apiGet(b.apiUrl, '/v1/org', key.secret)).status).toBe(401);
+      } finally {
+        process.kill(listener, 'SIGCONT');
+      }
+      // Heard again, and still the database's answer.
+      expect((await apiGet(b.apiUrl, '/v1/org', key.secret)).status).toBe(401);
+    },
+  );
 
   it('show an endpoint added or removed through one process in the next list of the other', async () => {
     const key = await a.control.createKey({name: 'lists'});
@@ -206,7 +221,7 @@ describeNeeding([POSTGRES], 'emulator processes sharing one PostgreSQL', () => {
     // Cut every listening connection of the emulators (each process has one).
     await schema.admin.query(
       `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-        WHERE application_name = $1 AND query LIKE 'LISTEN%' AND datname = current_database()`,
+        WHERE application_name LIKE $1 || ' % signals' AND query LIKE 'LISTEN%' AND datname = current_database()`,
       [schema.appName],
     );
     await b.stderrUntil('lost the database notification connection');
