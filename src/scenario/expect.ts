@@ -8,7 +8,15 @@ import {parseDuration} from '../schemas/duration.js';
 import type {DeliveryAttempt} from '../schemas/emulator.js';
 import type {Delivery} from '../schemas/index.js';
 import type {Expectation} from './types.js';
-import {detailOf, findDelivery, orgNow, passTime, selectorText, type World} from './world.js';
+import {
+  type DeliveryLists,
+  detailOf,
+  findDelivery,
+  orgNow,
+  passTime,
+  selectorText,
+  type World,
+} from './world.js';
 
 export interface Verdict {
   passed: boolean;
@@ -95,9 +103,9 @@ export function durationText(ms: number): string {
 export async function check(world: World, e: Expectation): Promise<Verdict> {
   if ('attempt' in e) {
     const a = e.attempt;
-    const find = () => findDelivery(world, a.endpoint, a);
-    await passTime(world, undefined, async () => {
-      const d = await find();
+    const find = (lists?: DeliveryLists) => findDelivery(world, a.endpoint, a, lists);
+    await passTime(world, undefined, async (lists) => {
+      const d = await find(lists);
       return d === undefined || d.status !== 'pending' || d.attempts >= a.n;
     });
     const d = await find();
@@ -116,7 +124,8 @@ export async function check(world: World, e: Expectation): Promise<Verdict> {
     const a = e.arrives;
     const start = await orgNow(world);
     const by = start + (parseDuration(a.within) as number);
-    const arrived = async () => (await findDelivery(world, a.endpoint, a))?.status === 'succeeded';
+    const arrived = async (lists: DeliveryLists) =>
+      (await findDelivery(world, a.endpoint, a, lists))?.status === 'succeeded';
     await passTime(world, by, arrived);
     const d = await findDelivery(world, a.endpoint, a);
     if (!d)
@@ -129,10 +138,10 @@ export async function check(world: World, e: Expectation): Promise<Verdict> {
   }
   if ('delivery' in e) {
     const x = e.delivery;
-    const find = () => findDelivery(world, x.endpoint, x);
+    const find = (lists?: DeliveryLists) => findDelivery(world, x.endpoint, x, lists);
     // A final state is waited for (the schedule run to its end); `pending` is what is there now.
     if (x.status !== undefined && x.status !== 'pending') {
-      await passTime(world, undefined, async () => (await find())?.status !== 'pending');
+      await passTime(world, undefined, async (lists) => (await find(lists))?.status !== 'pending');
     }
     const d = await find();
     if (!d) return {passed: false, got: `no delivery of ${selectorText(x)} to ${x.endpoint}`};

@@ -69,14 +69,33 @@ export async function settleNow(world: World): Promise<void> {
 }
 
 /** The pending deliveries of every endpoint of the scenario. */
-async function pendingOf(world: World): Promise<Delivery[]> {
-  const lists = await Promise.all([...world.endpoints.keys()].map((e) => deliveriesOf(world, e)));
-  return lists.flat().filter((d) => d.status === 'pending' && d.next_attempt_at);
+async function pendingOf(world: World, lists: DeliveryLists = readLists(world)): Promise<Delivery[]> {
+  const all = await Promise.all([...world.endpoints.keys()].map(lists));
+  return all.flat().filter((d) => d.status === 'pending' && d.next_attempt_at);
 }
 
 /** Every delivery of an endpoint (the API's most recent), newest first. */
 export function deliveriesOf(world: World, endpoint: string): Promise<Delivery[]> {
   return world.client.listDeliveries(endpointId(world, endpoint));
+}
+
+/** An endpoint's deliveries, by its name in the file. */
+export type DeliveryLists = (endpoint: string) => Promise<Delivery[]>;
+
+/**
+ * Lists read once for one look at the org: asked twice for an endpoint's deliveries (whether it is done, then
+ * what is due next), the look makes one request. Many runs side by side share one emulator.
+ */
+export function readLists(world: World): DeliveryLists {
+  const read = new Map<string, Promise<Delivery[]>>();
+  return (endpoint) => {
+    let list = read.get(endpoint);
+    if (!list) {
+      list = deliveriesOf(world, endpoint);
+      read.set(endpoint, list);
+    }
+    return list;
+  };
 }
 
 export function endpointId(world: World, endpoint: string): string {
@@ -93,12 +112,13 @@ export function endpointId(world: World, endpoint: string): string {
 export async function passTime(
   world: World,
   target: number | undefined,
-  done?: () => Promise<boolean>,
+  done?: (lists: DeliveryLists) => Promise<boolean>,
 ): Promise<void> {
   let now = await orgNow(world);
   for (;;) {
-    if (done && (await done())) return;
-    const pending = await pendingOf(world);
+    const lists = readLists(world);
+    if (done && (await done(lists))) return;
+    const pending = await pendingOf(world, lists);
     const attempts = pending.map((d) => Date.parse(d.next_attempt_at as string)).filter((t) => t > now);
     const expiries =
       target === undefined
@@ -123,9 +143,10 @@ export async function findDelivery(
   world: World,
   endpoint: string,
   selector: EventSelector,
+  lists: DeliveryLists = (e) => deliveriesOf(world, e),
 ): Promise<Delivery | undefined> {
   // Oldest first: "the first of a type" is the first that happened.
-  const all = (await deliveriesOf(world, endpoint)).slice().reverse();
+  const all = (await lists(endpoint)).slice().reverse();
   if (selector.event !== undefined) {
     const id = world.events.get(selector.event)?.id;
     return all.find((d) => d.event_id === id);
