@@ -46,6 +46,7 @@ export interface Unjournal {
   forget: string;
 }
 
+/** The journal's statements for the tables as the database lists their columns and keys. */
 export function journalStatements(shapes: Record<CheckpointTable, TableShape>): JournalStatements {
   const journaled = `SELECT ${CHECKPOINT_TABLES.map(
     (t) => `EXISTS (SELECT 1 FROM ${journalTable(t)} j WHERE ${JOURNAL_OF[t]}) AS ${t}`,

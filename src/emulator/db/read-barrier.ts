@@ -16,7 +16,7 @@ export interface ReadBarrier {
 
 /** The barrier of a shared PostgreSQL's process. */
 export function readBarrier(signals: DatabaseSignals): ReadBarrier {
-  const requests = new AsyncLocalStorage<boolean>();
+  const requests = new AsyncLocalStorage<{heard: boolean}>();
   let gathering: Promise<boolean> | undefined;
   /**
    * A sync that starts after now: the requests arriving in this turn of the event loop wait for one together, which
@@ -31,9 +31,15 @@ export function readBarrier(signals: DatabaseSignals): ReadBarrier {
   };
   return {
     async run(work) {
-      return requests.run(await heardAll(), work);
+      const request = {heard: await heardAll()};
+      try {
+        return await requests.run(request, work);
+      } finally {
+        // What the request left running (a stream, a relay's session) reads later than it heard: the database.
+        request.heard = false;
+      }
     },
-    trusted: () => signals.live && requests.getStore() === true,
+    trusted: () => signals.live && requests.getStore()?.heard === true,
   };
 }
 
