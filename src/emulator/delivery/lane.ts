@@ -10,7 +10,8 @@
 // request: the lane stops before its next one.
 //
 // On a scaled clock the worker claims a little ahead (`aheadMs`), and the lane waits on the real timers for each
-// delivery's due instant before its attempt: the attempt is made then, not whenever the claim came back.
+// delivery's due instant before its attempt: the attempt is made then, not whenever the claim came back. While it
+// waits it holds no sending slot (lane-slots.ts), so endpoints due a moment later are claimed ahead too.
 import type {WebhookSigner} from '@svc/webhooks';
 import type {AttemptTrigger} from '../../definitions.js';
 import type {Clock, Timers} from '../clock.js';
@@ -21,6 +22,7 @@ import {type AttemptWriter, attemptRecord} from './attempt-record.js';
 import {type AttemptRecord, postponeFirstAttempt} from './attempt-repository.js';
 import {parseTarget} from './attempt-send.js';
 import type {ChaosPlan} from './chaos.js';
+import type {LaneSlots} from './lane-slots.js';
 import {sendChaosDuplicate} from './chaos-duplicate.js';
 import type {DeliveryCancels} from './cancels.js';
 import {type ClaimedDelivery, claimEndpointAfter, extendLease, releaseLeases} from './claim.js';
@@ -46,6 +48,10 @@ export interface LaneContext {
    * scaled clock's is not 0): the lane waits for such a delivery's instant.
    */
   aheadMs(): number;
+  /** The slots of the lanes sending: a lane waiting for a due instant gives its slot up meanwhile. */
+  slots: LaneSlots;
+  /** A waiting lane gave its slot back: the worker may claim for other endpoints. */
+  slotFreed(): void;
   /** Aborts when the worker stops: a lane waiting for a due instant stops waiting. */
   signal: AbortSignal;
   /**
@@ -113,6 +119,8 @@ class Lane {
       // The item that failed was not recorded: it and the rest of the batch are handed back.
       this.#unsent = this.#rest();
     }
+    // Done sending: its slot goes to a lane waiting for one while the records are written.
+    this.c.slots.give();
     await this.#finish();
     return this.#dueAgain.size > 0;
   }
@@ -146,12 +154,15 @@ class Lane {
     if (left() <= 0) return true;
     const cancelled = this.c.cancels.waiting(this.endpointId);
     const ended = AbortSignal.any([this.c.signal, cancelled.signal, this.c.clockMoved()]);
+    if (this.c.slots.give()) this.c.slotFreed();
     try {
       while (left() > 0 && !ended.aborted)
         await wait(this.c.timers, Math.ceil(left() / this.c.clock.scale), ended);
     } finally {
       cancelled.done();
     }
+    // A lane ends holding a slot, whichever way its wait ended.
+    await this.c.slots.acquire();
     return left() <= 0 && !this.c.stopping() && !this.#cancelled(item);
   }
 
@@ -182,6 +193,9 @@ class Lane {
   /** One delivery through its steps; false when the lane must stop here (stopping, relay gone, cut short). */
   async #attempt(item: ClaimedDelivery): Promise<boolean> {
     if (this.c.stopping() || (item.relay && !this.c.maker.relay?.isConnected(this.endpointId))) return false;
+    // The key and the transport are made ready before any wait for the due instant, not in its first moments.
+    this.#signer ??= endpointSigner(this.c.vault, item.secretCiphertext);
+    await this.#target(item);
     if (!(await this.#untilDue(item))) return false;
     await this.#keepLease();
     if (this.#cancelled(item)) return false;
@@ -195,15 +209,13 @@ class Lane {
       this.#scheduled(item, at + chaos.postponeMs);
       return true;
     }
-    // Sign: one key per lane, the secret decrypted and prepared for HMAC once, not per attempt.
-    this.#signer ??= endpointSigner(this.c.vault, item.secretCiphertext);
+    // Signed with one key per lane, the secret decrypted and prepared for HMAC once, not per attempt.
     if (!this.#signer) {
       // An unreadable secret (the vault key changed) is a failed attempt, so the schedule still ends.
       this.#records.push(this.#record(item, at, UNREADABLE_SECRET, null));
       return true;
     }
     const t = this.c.maker.signatureT(item, at);
-    await this.#target(item);
     // Deleted means gone: checked last, with no wait between the check and the request's start.
     if (this.#cancelled(item)) return false;
     const request = this.c.cancels.sending(this.endpointId);

@@ -11,6 +11,7 @@ import type {Attempter} from './attempter.js';
 import {DeliveryCancels} from './cancels.js';
 import {type ClaimedDelivery, claimDue, nextDueAt, releaseAllLeases, releaseLeases} from './claim.js';
 import {type LaneContext, message, runLane} from './lane.js';
+import {LaneSlots} from './lane-slots.js';
 import {Maintenance} from './maintenance.js';
 import {type AttemptMade, attemptNow, holdEndpoint} from './resend-entry.js';
 import {PreparedStatements} from './statements.js';
@@ -34,6 +35,8 @@ export class DeliveryWorker implements Attempter {
   readonly #o: TunedWorkerOptions;
   readonly #owner = `w_${randomBytes(6).toString('hex')}`;
   readonly #lanes = new Map<string, Promise<void>>();
+  /** The lanes sending (at most maxLanes); lanes waiting for an instant claimed ahead hold none. */
+  readonly #slots: LaneSlots;
   readonly #shutdown = new AbortController();
   readonly #idleWaiters: IdleWaiter[] = [];
   readonly #unsubscribe: (() => void)[] = [];
@@ -69,7 +72,8 @@ export class DeliveryWorker implements Attempter {
     this.#o = o;
     // Every attempt in flight listens to the shutdown signal: one per lane, more than EventTarget's default of
     // ten, which would print a leak warning on the emulator's stderr.
-    setMaxListeners(o.maxLanes + 8, this.#shutdown.signal);
+    setMaxListeners(2 * o.maxLanes + 8, this.#shutdown.signal);
+    this.#slots = new LaneSlots(o.maxLanes);
     this.timers = options.timers ?? realTimers;
     this.#statements = new PreparedStatements(o.db);
     const writer = new AttemptWriter(o.db, this.#statements, this.timers, o.onRecorded);
@@ -87,6 +91,8 @@ export class DeliveryWorker implements Attempter {
       maker: this.#maker,
       timers: this.timers,
       cancels: this.#cancels,
+      slots: this.#slots,
+      slotFreed: () => this.notify(),
       aheadMs: () => this.#aheadMs(),
       signal: this.#shutdown.signal,
       clockMoved: () => this.#clockMoved.signal,
@@ -226,10 +232,10 @@ export class DeliveryWorker implements Attempter {
         this.#claimTookMs = Math.max(tookMs, this.#claimTookMs * 0.95);
         // A full claim suggests more is due for endpoints not served yet; otherwise lanes finishing (or new
         // events) kick the loop, so there is nothing to compute until then.
-        if (this.#kicked || (claimed >= this.#o.claimLimit && this.#lanes.size < this.#o.maxLanes)) continue;
+        if (this.#kicked || (claimed >= this.#o.claimLimit && this.#freeLanes() > 0)) continue;
         // With a lane free, sleep only until something not served here falls due (a retry of another endpoint,
         // or what a process claiming at the same moment left); lanes ending wake the loop for the rest.
-        if (this.#lanes.size < this.#o.maxLanes) delayMs = await this.#sleepBudget();
+        if (this.#freeLanes() > 0) delayMs = await this.#sleepBudget();
       } catch (err) {
         if (this.#stopping) break;
         this.#log(`delivery worker: ${message(err)}`);
@@ -243,7 +249,7 @@ export class DeliveryWorker implements Attempter {
   /** Claims when a lane is free and secrets can be read (deliveries pause without the vault key). */
   async #claimIfSigning(): Promise<number> {
     if (this.#o.vault.available) {
-      return this.#lanes.size < this.#o.maxLanes ? this.#claimAndStart() : 0;
+      return this.#freeLanes() > 0 ? this.#claimAndStart() : 0;
     }
     if (!this.#pausedLogged) {
       this.#pausedLogged = true;
@@ -252,8 +258,17 @@ export class DeliveryWorker implements Attempter {
     return 0;
   }
 
+  /**
+   * Lanes a claim may start: slots free, and no more than twice maxLanes lanes in all (those waiting on a scaled
+   * clock for an instant claimed ahead hold no slot).
+   */
+  #freeLanes(): number {
+    return Math.max(0, Math.min(this.#slots.free(), 2 * this.#o.maxLanes - this.#lanes.size));
+  }
+
   async #claimAndStart(): Promise<number> {
     const realNow = this.timers.now();
+    const freeLanes = this.#freeLanes();
     const fence = this.#cancels.mark();
     const claimed = await claimDue(this.#o.db, this.#statements, {
       // On a scaled clock, also what falls due a moment from now (#aheadMs): its lane waits for the instant.
@@ -264,8 +279,8 @@ export class DeliveryWorker implements Attempter {
       busyEndpoints: [...this.#lanes.keys()],
       connectedRelays: this.#o.relay?.connectedIds() ?? [],
       // Enough rows to fill the free lanes; scanning more would only find rows for endpoints already full.
-      limit: Math.min(this.#o.claimLimit, this.#o.perEndpoint * (this.#o.maxLanes - this.#lanes.size)),
-      lanes: this.#o.maxLanes - this.#lanes.size,
+      limit: Math.min(this.#o.claimLimit, this.#o.perEndpoint * freeLanes),
+      lanes: freeLanes,
       perEndpoint: this.#o.perEndpoint,
       exclusive: Boolean(this.#o.exclusiveDatabase),
     });
@@ -277,15 +292,16 @@ export class DeliveryWorker implements Attempter {
       else byEndpoint.set(d.endpointId, [d]);
     }
     const overflow: string[] = [];
-    const freeLanes = this.#o.maxLanes - this.#lanes.size;
     let started = 0;
     for (const [endpointId, items] of byEndpoint) {
-      if (this.#lanes.size >= this.#o.maxLanes || this.#lanes.has(endpointId)) {
+      if (started >= freeLanes || this.#lanes.has(endpointId)) {
         overflow.push(...items.map((i) => i.id));
         continue;
       }
       started += 1;
       const kicksAtStart = this.#kicks;
+      // The lane gives its slot back once it has sent (lane.ts), before its records are written.
+      this.#slots.take();
       const lane = runLane(this.#lane, endpointId, items).then((dueAgain) => {
         this.#lanes.delete(endpointId);
         // More may be due for this endpoint only if its batch was full, it scheduled something already due (a

@@ -83,6 +83,8 @@ export interface Receiver {
   url: string;
   port: number;
   requests: ReceivedRequest[];
+  /** The most requests it held at once: arrived and not yet answered. */
+  readonly maxInFlight: number;
   /**
    * Resolves once the requests recorded so far satisfy `check`, tried again as each request arrives (pushed, not
    * polled); rejects after `timeoutMs` naming what was received.
@@ -127,7 +129,14 @@ export function changeWaiters<T>(read: () => T) {
 /** A real HTTP server on 127.0.0.1 that records every request before `respond` answers it. */
 export async function startReceiver(respond: Responder = (_q, res) => res.end('ok')): Promise<Receiver> {
   const requests: ReceivedRequest[] = [];
+  let inFlight = 0;
+  let maxInFlight = 0;
   const server = createServer((req, res) => {
+    inFlight += 1;
+    maxInFlight = Math.max(maxInFlight, inFlight);
+    res.once('close', () => {
+      inFlight -= 1;
+    });
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -153,6 +162,9 @@ export async function startReceiver(respond: Responder = (_q, res) => res.end('o
     url: `http://127.0.0.1:${port}`,
     port,
     requests,
+    get maxInFlight() {
+      return maxInFlight;
+    },
     until,
     received: (count, timeoutMs) => until((r) => r.length >= count, timeoutMs),
     receivedEvent: async (eventId, timeoutMs) =>

@@ -13,6 +13,7 @@ import {
   emitReadyEvents,
   openTestDb,
   type Receiver,
+  type Responder,
   resetDb,
   seedEndpoint,
   seedOrg,
@@ -167,18 +168,29 @@ describe('the worker’s timers', () => {
   async function scaledAfterFirstAttempt(
     options: {
       claimAheadMs?: number;
+      /** Endpoints of the org, each with a delivery of the one event (1 unless told). */
+      endpoints?: number;
+      maxLanes?: number;
+      /** How the receiver answers (500 unless told). */
+      respond?: Responder;
       /** The worker's chores, given a wait on the fake timers (a chore that takes time without holding the loop). */
       sweep?: (now: Date, wait: (ms: number) => Promise<void>) => Promise<Date | null>;
     } = {},
   ) {
-    receiver = await startReceiver(answer(500));
+    receiver = await startReceiver(options.respond ?? answer(500));
     const orgId = await seedOrg(db, START);
-    const endpoint = await seedEndpoint(db, vault, {
-      orgId,
-      url: `${receiver.url}/hooks`,
-      events: ['sandbox.ready'],
-      now: START,
-    });
+    const endpoints = [];
+    for (let i = 0; i < (options.endpoints ?? 1); i++) {
+      endpoints.push(
+        await seedEndpoint(db, vault, {
+          orgId,
+          url: `${receiver.url}/hooks`,
+          events: ['sandbox.ready'],
+          now: START,
+        }),
+      );
+    }
+    const endpoint = endpoints[0] as (typeof endpoints)[number];
     await emitReadyEvents(db, {orgId, start: new Date(START.getTime() - 10_000), count: 1});
     const fake = fakeTimers(Date.UTC(2031, 0, 1));
     const slow = slowDatabase(db, 10, (ms) => fake.advance(ms));
@@ -190,6 +202,7 @@ describe('the worker’s timers', () => {
       allowLocalEndpoints: true,
       timers: fake.timers,
       claimAheadMs: options.claimAheadMs,
+      maxLanes: options.maxLanes,
       sweep: options.sweep
         ? (now) =>
             options.sweep?.(now, (ms) => new Promise((done) => fake.timers.setTimeout(done, ms))) ?? null
@@ -197,16 +210,23 @@ describe('the worker’s timers', () => {
     });
     worker = running;
     running.start();
-    await (receiver as Receiver).received(1);
+    await (receiver as Receiver).received(endpoints.length);
     await running.settled();
-    const due = (await db.query<{next_attempt_at: Date}>('SELECT next_attempt_at FROM deliveries')).rows[0]
-      ?.next_attempt_at as Date;
+    const dues = new Map(
+      (
+        await db.query<{endpoint_id: string; next_attempt_at: Date}>(
+          'SELECT endpoint_id, next_attempt_at FROM deliveries',
+        )
+      ).rows.map((r) => [r.endpoint_id, r.next_attempt_at]),
+    );
     return {
       worker: running,
       clock,
       orgId,
       endpointId: endpoint.id,
-      due,
+      due: dues.get(endpoint.id) as Date,
+      /** Each endpoint's retry: when it is due. */
+      dues,
       /**
        * Real time passes a millisecond at a time, and only while no statement runs (a statement moves it itself),
        * until `done` says so; at most 2 s of it.
@@ -240,6 +260,47 @@ describe('the worker’s timers', () => {
     expect(scaled.due.getTime() - (attempts.rows[0]?.started_at.getTime() ?? 0)).toBeGreaterThanOrEqual(
       RETRY_WAITS_MS[0] as number,
     );
+  });
+
+  it('claims every retry due soon on a scaled clock while lanes wait, and sends at most maxLanes at a time', async () => {
+    // One lane may send at a time. Two endpoints' retries fall due a moment apart; claimed 400 ms of real time
+    // ahead, both wait in lanes of their own: the first lane's wait does not keep the second endpoint out. The
+    // receiver holds the first retry until the second is due: the second waits for the one slot meanwhile.
+    let held: (() => void) | undefined;
+    const scaled = await scaledAfterFirstAttempt({
+      endpoints: 2,
+      maxLanes: 1,
+      claimAheadMs: 400,
+      respond: (_q, res, index) => {
+        const end = () => res.writeHead(500).end();
+        if (index === 2) held = end;
+        else end();
+      },
+    });
+    const [first, second] = [...scaled.dues].sort((a, b) => a[1].getTime() - b[1].getTime());
+    const secondDue = second?.[1].getTime() as number;
+    await scaled.runUntil(() => scaled.worker.busyEndpoints().length === 2);
+    expect(scaled.clock.nowMs()).toBeLessThan(first?.[1].getTime() as number);
+    let arrived = false;
+    void (receiver as Receiver).received(4).then(() => {
+      arrived = true;
+    });
+    await scaled.runUntil(() => {
+      if (held && scaled.clock.nowMs() > secondDue) {
+        held();
+        held = undefined;
+      }
+      return arrived;
+    });
+    await scaled.worker.settled();
+    const retries = await db.query<{endpoint_id: string; started_at: Date}>(
+      `SELECT d.endpoint_id, a.started_at FROM delivery_attempts a JOIN deliveries d ON d.id = a.delivery_id
+        WHERE a.attempt = 2 ORDER BY a.started_at`,
+    );
+    expect(retries.rows.map((r) => r.endpoint_id)).toEqual([first?.[0], second?.[0]]);
+    expect(retries.rows[0]?.started_at.getTime()).toBe(first?.[1].getTime());
+    expect(retries.rows[1]?.started_at.getTime()).toBeGreaterThan(secondDue);
+    expect((receiver as Receiver).maxInFlight).toBe(1);
   });
 
   it('lets a lane waiting on a scaled clock for a retry claimed ahead go at once when its endpoint is deleted', async () => {
