@@ -112,19 +112,44 @@ afterEach(() => {
   app = undefined;
 });
 
-function show(source: TuiSource, size = SIZE) {
-  app = render(<App source={source} color={false} size={size} backoff={FAST} />);
+/** Told of each frame Ink writes: a test waits for the frame it expects, never on a timer. */
+const frameWritten = new Set<() => void>();
+
+/** Renders into the test terminal, whose writes tell the frames' waiters. */
+function mount(element: Parameters<typeof render>[0]) {
+  app = render(element);
+  const write = app.stdout.write;
+  app.stdout.write = (frame: string) => {
+    write(frame);
+    for (const told of [...frameWritten]) told();
+  };
   return app;
 }
 
-async function until(check: (frame: string) => boolean, what: string): Promise<string> {
-  const deadline = Date.now() + 5_000;
-  for (;;) {
-    const frame = app?.lastFrame() ?? '';
-    if (check(frame)) return frame;
-    if (Date.now() > deadline) throw new Error(`never saw ${what}; last frame:\n${frame}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
+function show(source: TuiSource, size = SIZE) {
+  return mount(<App source={source} color={false} size={size} backoff={FAST} />);
+}
+
+/** The first frame, this one or one written later, that `check` accepts; fails after 5 s naming the last. */
+function until(check: (frame: string) => boolean, what: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const done = () => {
+      frameWritten.delete(look);
+      clearTimeout(timer);
+    };
+    const look = () => {
+      const frame = app?.lastFrame() ?? '';
+      if (!check(frame)) return;
+      done();
+      resolve(frame);
+    };
+    const timer = setTimeout(() => {
+      done();
+      reject(new Error(`never saw ${what}; last frame:\n${app?.lastFrame() ?? ''}`));
+    }, 5_000);
+    frameWritten.add(look);
+    look();
+  });
 }
 
 const sees = (text: string) => until((f) => f.includes(text), JSON.stringify(text));
@@ -162,9 +187,7 @@ describe('the endpoints screen', () => {
   });
 
   it('fits every line into 80 columns and 24 rows', async () => {
-    app = render(
-      <App source={fakeSource().source} color={false} size={{columns: 80, rows: 24}} backoff={FAST} />,
-    );
+    mount(<App source={fakeSource().source} color={false} size={{columns: 80, rows: 24}} backoff={FAST} />);
     const frame = await sees(endpoint.id);
     const lines = frame.split('\n');
     expect(lines.length).toBeLessThanOrEqual(24);
@@ -404,7 +427,7 @@ describe('the endpoints screen at wide widths', () => {
     const {source, calls} = healthSource(health);
     // Refreshes far apart: only the widening can ask for the health within this test.
     const slow = {minMs: 60_000, idleMaxMs: 60_000, errorMaxMs: 60_000};
-    app = render(<App source={source} color={false} size={{columns: 80, rows: 24}} backoff={slow} />);
+    mount(<App source={source} color={false} size={{columns: 80, rows: 24}} backoff={slow} />);
     await sees(failing.id);
     expect(calls.health).toBe(0);
     app.rerender(<App source={source} color={false} size={{columns: 200, rows: 24}} backoff={slow} />);
