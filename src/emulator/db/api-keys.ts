@@ -10,6 +10,7 @@ import {hashSecret} from '../hash.js';
 import {newApiKeySecret} from '../ids.js';
 import {newId} from '../../ids.js';
 import type {Database} from './database.js';
+import {LEAVES_CACHE} from './read-cache.js';
 import {type CachedRead, LimitError, OrgGoneError, toDate, uncached} from './repository-support.js';
 
 /** A key as the auth layer needs it: enough to decide active/revoked/expired without another query. */
@@ -173,10 +174,13 @@ export class ApiKeyRepository {
     return this.get(orgId, id);
   }
 
-  /** Moves last_used_at forward only, so late or batched writes never move it back. */
+  /**
+   * Moves last_used_at forward only, so late or batched writes never move it back. It leaves the read cache as it
+   * is: what this process reads of a key's last use comes from the authenticator's memory.
+   */
   async touch(id: string, at: Date): Promise<void> {
     await this.db.query(
-      'UPDATE api_keys SET last_used_at = $2 WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $2)',
+      `${LEAVES_CACHE}UPDATE api_keys SET last_used_at = $2 WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $2)`,
       [id, at],
     );
   }

@@ -32,6 +32,14 @@ export interface TrackWritesOptions {
 const READ_ONLY = /^\s*(SELECT|SHOW|EXPLAIN)\b/i;
 
 /**
+ * Begins a statement that writes a watched table without changing anything the cache serves: the stamp of a key's
+ * last use, whose newest value this process keeps in memory and merges into what it reads (authenticator.ts).
+ * Counted as a write, it cost every authenticated request the cached org, keys and endpoints of the one before it.
+ * Other processes sharing a PostgreSQL still hear of it, from the table's trigger.
+ */
+export const LEAVES_CACHE = '/* leaves the read cache */ ';
+
+/**
  * watchedTables: the tables whose rows are cached. Writes elsewhere (deliveries, events: the busy
  * tables of the delivery worker) leave the cache alone. Deleting an org cascades, and its statement
  * writes `orgs`, which is watched.
@@ -55,7 +63,9 @@ export function trackWrites(
     'gi',
   );
   const tablesWritten = (sql: string): string[] =>
-    READ_ONLY.test(sql) ? [] : [...sql.matchAll(target)].map((m) => (m[1] as string).toLowerCase());
+    READ_ONLY.test(sql) || sql.startsWith(LEAVES_CACHE)
+      ? []
+      : [...sql.matchAll(target)].map((m) => (m[1] as string).toLowerCase());
   const track = <F extends (sql: string, ...rest: never[]) => Promise<unknown>>(
     q: F,
     onWrite: (tables: string[]) => void,

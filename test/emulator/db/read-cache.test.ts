@@ -2,6 +2,8 @@
 // statements) as well as through queries, inside a transaction and outside one.
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import type {Database} from '../../../src/emulator/db/database.js';
+import {ApiKeyRepository} from '../../../src/emulator/db/api-keys.js';
+import {OrgRepository} from '../../../src/emulator/db/orgs.js';
 import {trackWrites} from '../../../src/emulator/db/read-cache.js';
 import {openTestDb} from '../delivery/helpers.js';
 
@@ -71,5 +73,21 @@ describe('tracking writes made through scripts', () => {
     stop();
     await tracked.query("UPDATE sandboxes SET name = name WHERE id = 'sbx_none'");
     expect(told).toEqual(['sandboxes', 'orgs']);
+  });
+
+  it('leaves the cache alone for the stamp of a key’s use, and counts every other write of the keys', async () => {
+    const tracked = trackWrites(db, ['orgs', 'api_keys']);
+    const now = new Date('2030-01-01T00:00:00Z');
+    const org = await new OrgRepository(tracked).create('stamps', now);
+    const keys = new ApiKeyRepository(tracked);
+    const {key} = await keys.create({orgId: org.id, name: 'k', createdBy: null, expires: 'never', now});
+    const before = tracked.generation;
+    const used = new Date(now.getTime() + 1_000);
+    await keys.touch(key.id, used);
+    expect(tracked.generation).toBe(before);
+    // Stored all the same.
+    expect((await keys.get(org.id, key.id))?.lastUsedAt).toEqual(used);
+    await keys.revoke(key.id, used, org.id);
+    expect(tracked.generation).toBeGreaterThan(before);
   });
 });
