@@ -76,7 +76,7 @@ function sourceFiles(): string[] {
   return readdirSync(join(ROOT, 'src'), {recursive: true, encoding: 'utf8'})
     .map((name) => `src/${name.split('\\').join('/')}`)
     .filter((file) => /\.tsx?$/.test(file) && !file.endsWith('.d.ts') && !file.includes('/node_modules/'))
-    .filter((file) => file !== 'src/definitions.ts')
+    .filter((file) => file !== 'src/definitions.ts' && !file.startsWith('src/definitions/'))
     .sort();
 }
 

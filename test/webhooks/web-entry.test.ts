@@ -8,8 +8,12 @@ import {describe, expect, it} from 'vitest';
 import * as web from '../../src/webhooks/web.js';
 
 const SRC = resolve(dirname(fileURLToPath(import.meta.url)), '../../src/webhooks');
-/** The service's definitions: a local module that itself imports nothing (its own imports are followed too). */
+/**
+ * The service's definitions: a local module that imports nothing but its own modules in definitions/, which
+ * import nothing (their imports are followed too).
+ */
 const DEFINITIONS = resolve(SRC, '../definitions.ts');
+const DEFINITION_MODULES = `${resolve(SRC, '../definitions')}/`;
 
 /**
  * Every module a file loads at run time, as the compiler sees it: static imports and re-exports, side-effect
@@ -45,7 +49,9 @@ function graph(entry: string): Set<string> {
 describe('@svc/webhooks/web', () => {
   it('imports nothing from node:* or any package, directly or through its modules', () => {
     const modules = [...graph(join(SRC, 'web.ts'))];
-    expect(modules.filter((m) => !m.startsWith(SRC) && m !== DEFINITIONS)).toEqual([]);
+    expect(
+      modules.filter((m) => !m.startsWith(SRC) && m !== DEFINITIONS && !m.startsWith(DEFINITION_MODULES)),
+    ).toEqual([]);
     expect(modules.length).toBeGreaterThan(4);
   });
 
