@@ -1,7 +1,8 @@
 // Wire records of the emulator's control surface (/_emulator), defined once like /v1's: the emulator's routes
 // answer with them, the control client (src/client/emulator-control.ts) parses every answer with them, and the
 // CLI's screens read their types. The rules (allowed values, id shapes) come from the definitions. Both sides
-// are this package, so records are exact objects (fields not named here are dropped when parsed).
+// are this package, so records are exact objects (fields not named here are dropped when parsed). The records of
+// the relay behind `svc listen` (emulator-relay.ts) and of state files (emulator-state.ts) are handed out here too.
 import {z} from 'zod';
 import {
   ATTEMPT_TRIGGERS,
@@ -10,15 +11,9 @@ import {
   DELIVERY_STATUSES,
   ENDPOINT_CHAOS_SOURCES,
   EVENT_TYPES,
-  ID_PATTERNS,
   KEY_EXPIRY_CHOICES,
   LOCAL_URL_KINDS,
   PROBLEM_CODES,
-  RELAY_LISTENER_ID_PATTERN,
-  RELAY_LISTENER_ID_RULE,
-  RELAY_NAME_PATTERN,
-  RELAY_NAME_RULE,
-  RESPONSE_BODY_LIMIT_BYTES,
   SANDBOX_LINK_KINDS,
 } from '../definitions.js';
 import {
@@ -29,7 +24,9 @@ import {
   OrgSchema,
   WebhookEndpointSchema,
 } from './index.js';
-import {SNAPSHOT_TABLES} from './snapshot.js';
+
+export * from './emulator-relay.js';
+export * from './emulator-state.js';
 
 const timestamp = z.string();
 
@@ -109,56 +106,6 @@ export const CreateLinkRequestSchema = z.object({
   port: z.number().int().optional(),
 });
 export type CreateLinkRequest = Exact<z.infer<typeof CreateLinkRequestSchema>>;
-
-/** The one shape of a relay's registration: the emulator checks a request with it, the client's types come from it. */
-export const RegisterRelayRequestSchema = z.strictObject({
-  name: z
-    .string({error: 'name must be a string'})
-    .regex(RELAY_NAME_PATTERN, {error: `name must be ${RELAY_NAME_RULE}`})
-    .optional(),
-  events: z
-    .array(z.enum(EVENT_TYPES, {error: `events must be among ${EVENT_TYPES.join(', ')}`}))
-    .min(1, {error: 'events must name at least one event type'})
-    .optional(),
-  org_id: z
-    .string({error: 'org_id must be a string'})
-    .regex(ID_PATTERNS.org, {error: 'org_id is not an org id'})
-    .optional(),
-  /**
-   * The run about to stream: it holds the relay from now on, or is refused at once when another run holds it
-   * (409 conflict naming that run). `pid` and `host` name it to a later run refused in turn.
-   */
-  listener: z
-    .string()
-    .regex(RELAY_LISTENER_ID_PATTERN, {error: `listener must be ${RELAY_LISTENER_ID_RULE}`})
-    .optional(),
-  pid: z
-    .number({error: 'pid must be a number'})
-    .int()
-    .min(1)
-    .max(2 ** 31 - 1)
-    .optional(),
-  /** The machine's name as the run knows it; one that is no plain host name is left out rather than refused. */
-  host: z.string({error: 'host must be a string'}).max(253).optional(),
-  /** Take the relay from the run holding it (needs `listener`): that run's stream is told by whom, and ends. */
-  take_over: z.boolean({error: 'take_over must be true or false'}).optional(),
-});
-export type RegisterRelayRequest = Exact<z.infer<typeof RegisterRelayRequestSchema>>;
-
-/** What `svc listen` reports of one relayed attempt: the local server's answer, or why there was none. */
-export const RelayReportSchema = z.strictObject({
-  delivery_id: z.string({error: 'delivery_id must be a string'}).max(64),
-  attempt: z.number({error: 'attempt must be a number'}).int().min(1).max(100),
-  status_code: z.number().int().min(100).max(999).nullable(),
-  error: z.string().max(2000).nullable(),
-  duration_ms: z.number().min(0).max(3_600_000),
-  /** The first bytes of the answer, as text (a character may take up to 4 bytes). */
-  body: z
-    .string()
-    .max(RESPONSE_BODY_LIMIT_BYTES * 4)
-    .nullable(),
-});
-export type RelayReport = Exact<z.infer<typeof RelayReportSchema>>;
 
 // ---- Answers --------------------------------------------------------------------------------------------
 
@@ -350,108 +297,7 @@ export const EndpointChaosSchema = z.object({
 });
 export type EndpointChaos = Exact<z.infer<typeof EndpointChaosSchema>>;
 
-/** The `svc listen` run holding a relay, as another run is told of it: its process, machine and start. */
-export const RelayHolderSchema = z.object({
-  pid: z.number().int().nullable(),
-  host: z.string().nullable(),
-  /** ISO time it began to hold the relay. */
-  since: z.string(),
-});
-export type RelayHolder = Exact<z.infer<typeof RelayHolderSchema>>;
-
-/** The relay endpoint `svc listen` receives through; its secret is the same every time. */
-export const RelayRegistrationSchema = z.object({
-  endpoint_id: z.string(),
-  name: z.string(),
-  events: z.array(z.string()),
-  secret: z.string(),
-  /** True when this call made the relay endpoint, and so its signing secret: a receiver needs the new one. */
-  created: z.boolean().optional(),
-  /** With `take_over`: the run that held the relay until this call, told that it was taken over. */
-  took_over_from: RelayHolderSchema.optional(),
-});
-export type RelayRegistration = Exact<z.infer<typeof RelayRegistrationSchema>>;
-
-// ---- The relay stream (NDJSON, one message a line) ------------------------------------------------------
-
-/** One attempt handed to `svc listen`: the exact headers a direct attempt would carry, and the stored bytes. */
-export const RelayDeliverySchema = z.object({
-  type: z.literal('delivery'),
-  delivery_id: z.string(),
-  attempt: z.number().int(),
-  event_id: z.string(),
-  event_type: z.string(),
-  headers: z.record(z.string(), z.string()),
-  body: z.string(),
-});
-export type RelayDelivery = Exact<z.infer<typeof RelayDeliverySchema>>;
-
-export const RelayMessageSchema = z.discriminatedUnion('type', [
-  z.object({type: z.literal('connected'), endpoint_id: z.string()}),
-  z.object({type: z.literal('ping')}),
-  // The relay endpoint was deleted: the stream ends, and its listener with it.
-  z.object({type: z.literal('deleted'), endpoint_id: z.string()}),
-  // Another run took the relay (`svc listen --take-over`): the stream ends, and its listener stops for good.
-  z.object({type: z.literal('taken_over'), endpoint_id: z.string(), by: RelayHolderSchema}),
-  RelayDeliverySchema,
-]);
-export type RelayMessage = Exact<z.infer<typeof RelayMessageSchema>>;
-
-// ---- State files and the request log ------------------------------------------------------------------------
-
-export const ImportStateRequestSchema = z.object({
-  /** The file's name, for every message about it. */
-  source: z.string(),
-  document: z.unknown(),
-  mode: z.enum(['merge', 'replace']),
-});
-export type ImportStateRequest = Exact<z.infer<typeof ImportStateRequestSchema>>;
-
-const SeededKeySchema = z.object({
-  id: z.string(),
-  name: z.string(),
-  prefix: z.string(),
-  expires_at: z.string().nullable(),
-  /** Only for a key the seed gave no secret: made by the emulator, shown this once. */
-  secret: z.string().optional(),
-});
-const SeededWebhookSchema = z.object({id: z.string(), url: z.string(), secret: z.string().optional()});
-
-/** What loading a seed did: each org with what was made in it (secrets only where the seed gave none). */
-export const SeedLoadResultSchema = z.object({
-  kind: z.literal('seed'),
-  default_org_id: z.string(),
-  orgs: z.array(
-    z.object({
-      id: z.string(),
-      name: z.string(),
-      keys: z.array(SeededKeySchema),
-      webhooks: z.array(SeededWebhookSchema),
-      sandboxes: z.array(z.object({id: z.string(), name: z.string(), status: z.string()})),
-      people: z.array(z.object({email: z.string(), role: z.string()})),
-    }),
-  ),
-  warnings: z.array(z.string()),
-});
-export type SeedLoadResult = Exact<z.infer<typeof SeedLoadResultSchema>>;
-
-/** What loading a snapshot did: rows per table, and whether a manual clock was set to the snapshot's time. */
-export const SnapshotLoadResultSchema = z.object({
-  kind: z.literal('snapshot'),
-  default_org_id: z.string(),
-  rows: z.record(z.enum(SNAPSHOT_TABLES), z.number().int()),
-  clock: z.enum(['set', 'kept']),
-});
-export type SnapshotLoadResult = Exact<z.infer<typeof SnapshotLoadResultSchema>>;
-
-export const StateLoadResultSchema = z.discriminatedUnion('kind', [
-  SeedLoadResultSchema,
-  SnapshotLoadResultSchema,
-]);
-export type StateLoadResult = Exact<z.infer<typeof StateLoadResultSchema>>;
-
-export const StateResetSchema = z.object({reset: z.literal(true), default_org_id: z.string()});
-export type StateReset = Exact<z.infer<typeof StateResetSchema>>;
+// ---- The request log ------------------------------------------------------------------------------------
 
 /** One request as the emulator's request log keeps it; `reason` for every refusal. */
 export const RequestLogEntrySchema = z.object({
