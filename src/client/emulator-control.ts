@@ -1,7 +1,6 @@
 // A typed client for the emulator's control surface (/_emulator), used by the CLI's `svc emulator …` commands,
 // `svc listen`, the TUI, MCP and test suites. Every answer is parsed with its schema (src/schemas/emulator.ts),
 // the same one the emulator's routes answer with; one that does not fit is an error, never a cast.
-import type {z} from 'zod';
 import type {
   ChaosSettings,
   ClockState,
@@ -10,9 +9,7 @@ import type {
   CreatedKey,
   CreatedWebhook,
   CreateKeyRequest,
-  CreateLinkRequest,
   CreateOrgRequest,
-  CreateSandboxRequest,
   CreateWebhookRequest,
   DeliveryDetail,
   EndpointChaos,
@@ -31,36 +28,20 @@ import type {
   ResendFailedRequest,
   ResendFailedResult,
   ResentDelivery,
-  SandboxActionRequest,
-  SandboxMove,
-  SandboxRecord,
   ImportStateRequest,
   RequestLogPage,
   StateLoadResult,
   StateReset,
-  TriggerRequest,
 } from '../schemas/emulator.js';
 import type {Snapshot} from '../schemas/snapshot.js';
-import type {Duration, SandboxAction} from '../definitions.js';
+import type {Duration} from '../definitions.js';
 import type {ClockMoveOptions, WaitForDeliveryOptions} from './control-options.js';
-import {
-  CheckpointCalls,
-  type Checkpoint,
-  type CheckpointDeleted,
-  type ControlCall,
-  type RewoundCheckpoint,
-} from './checkpoint-calls.js';
-import {controlErrorOf, isByteStream, ndjsonLines, parseAnswer} from './control-answers.js';
+import type {Checkpoint, CheckpointDeleted, ControlCall, RewoundCheckpoint} from './checkpoint-calls.js';
+import {ControlRequest, NO_CONTENT} from './control-request.js';
 import {EmulatorControlError} from './errors.js';
-import type {CreatedSandboxLink, List, Org, SandboxLink} from '../schemas/index.js';
-import {
-  discard,
-  type FetchLike,
-  isRedirect,
-  NO_REDIRECTS,
-  redirectRefusal,
-  type ResponseLike,
-} from './transport.js';
+import type {List, Org} from '../schemas/index.js';
+import {SandboxCalls} from './sandbox-calls.js';
+import type {FetchLike} from './transport.js';
 
 export type {
   ChaosSettings,
@@ -110,42 +91,25 @@ export interface EmulatorControlOptions {
   fetch?: FetchLike;
 }
 
-type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
-
-type Schemas = typeof import('./control-schemas.js');
-/** Picks the schema an answer is parsed with from the schemas, which load with the first call. */
-type SchemaOf<T> = (s: Schemas) => z.ZodType<T>;
-
-/** An answer with no body to parse. */
-const NO_CONTENT: unique symbol = Symbol('no content');
-
-/**
- * zod and the control surface's schemas load with the first call to the emulator, not with the client: every
- * user of `@svc/client` imports this class, and a read command (or a program that only reads the API) never
- * calls it.
- */
-let loadingSchemas: Promise<Schemas> | undefined;
-function controlSchemas(): Promise<Schemas> {
-  loadingSchemas ??= import('./control-schemas.js');
-  return loadingSchemas;
-}
-
 const segment = encodeURIComponent;
 
-/** The calls of one org's checkpoints (checkpoint, rewind, checkpoints, deleteCheckpoint) are in checkpoint-calls.ts. */
-export class EmulatorControl extends CheckpointCalls {
+/**
+ * The calls of sandboxes and their links (trigger, createSandbox, sandboxAction, listSandboxes, createLink,
+ * listLinks) are in sandbox-calls.ts, those of one org's checkpoints (checkpoint, rewind, checkpoints,
+ * deleteCheckpoint) in checkpoint-calls.ts; how a call reaches the emulator and what its answer becomes, in
+ * control-request.ts.
+ */
+export class EmulatorControl extends SandboxCalls {
   readonly #base: string;
-  readonly #adminToken: string;
-  readonly #fetch: FetchLike;
+  readonly #request: ControlRequest;
 
   protected readonly controlCall: ControlCall = (method, path, pick, body) =>
-    this.#call(method, path, pick, body);
+    this.#request.call(method, path, pick, body);
 
   constructor(options: EmulatorControlOptions) {
     super();
     this.#base = options.url.replace(/\/+$/, '');
-    this.#adminToken = options.adminToken;
-    this.#fetch = options.fetch ?? fetch;
+    this.#request = new ControlRequest(this.#base, options.adminToken, options.fetch ?? fetch);
   }
 
   /** The address of the emulator this client talks to. */
@@ -154,17 +118,17 @@ export class EmulatorControl extends CheckpointCalls {
   }
 
   health(): Promise<Health> {
-    return this.#call('GET', '/_emulator/health', (s) => s.HealthSchema);
+    return this.#request.call('GET', '/_emulator/health', (s) => s.HealthSchema);
   }
 
   /** Answers without the admin token: the emulator is up and serving. */
   ready(): Promise<Ready> {
-    return this.#call('GET', '/_emulator/ready', (s) => s.ReadySchema);
+    return this.#request.call('GET', '/_emulator/ready', (s) => s.ReadySchema);
   }
 
   /** A new, empty org: give each test file its own, with its own keys, endpoints, events and clock. */
   createOrg(input: CreateOrgRequest): Promise<Org> {
-    return this.#call('POST', '/_emulator/orgs', (s) => s.OrgSchema, input);
+    return this.#request.call('POST', '/_emulator/orgs', (s) => s.OrgSchema, input);
   }
 
   /**
@@ -173,22 +137,22 @@ export class EmulatorControl extends CheckpointCalls {
    * what a test run hands its files). A client made with an org's token reaches that org alone.
    */
   createControlToken(input: CreateControlTokenRequest): Promise<ControlToken> {
-    return this.#call('POST', '/_emulator/control-tokens', (s) => s.ControlTokenSchema, input);
+    return this.#request.call('POST', '/_emulator/control-tokens', (s) => s.ControlTokenSchema, input);
   }
 
   /** Empties an org (keys, endpoints, sandboxes, links, events, deliveries) and gives its clock back to the emulator's. */
   resetOrg(orgId: string): Promise<OrgReset> {
-    return this.#call('POST', `/_emulator/orgs/${segment(orgId)}/reset`, (s) => s.OrgResetSchema);
+    return this.#request.call('POST', `/_emulator/orgs/${segment(orgId)}/reset`, (s) => s.OrgResetSchema);
   }
 
   /** Deletes an org and everything of it (the default org can only be reset). */
   deleteOrg(orgId: string): Promise<OrgDeleted> {
-    return this.#call('DELETE', `/_emulator/orgs/${segment(orgId)}`, (s) => s.OrgDeletedSchema);
+    return this.#request.call('DELETE', `/_emulator/orgs/${segment(orgId)}`, (s) => s.OrgDeletedSchema);
   }
 
   /** An org's clock: its own when it has one, else the emulator's time. */
   orgClock(orgId: string): Promise<OrgClockState> {
-    return this.#call('GET', `/_emulator/orgs/${segment(orgId)}/clock`, (s) => s.OrgClockStateSchema);
+    return this.#request.call('GET', `/_emulator/orgs/${segment(orgId)}/clock`, (s) => s.OrgClockStateSchema);
   }
 
   /**
@@ -198,42 +162,46 @@ export class EmulatorControl extends CheckpointCalls {
    */
   waitForDelivery(options: WaitForDeliveryOptions): Promise<DeliveryDetail> {
     const {timeout, ...rest} = options;
-    return this.#call('POST', '/_emulator/delivery-wait', (s) => s.DeliveryDetailSchema, {
+    return this.#request.call('POST', '/_emulator/delivery-wait', (s) => s.DeliveryDetailSchema, {
       ...rest,
       ...(timeout === undefined ? {} : {timeout_ms: timeout}),
     });
   }
 
   createKey(input: CreateKeyRequest): Promise<CreatedKey> {
-    return this.#call('POST', '/_emulator/keys', (s) => s.CreatedKeySchema, input);
+    return this.#request.call('POST', '/_emulator/keys', (s) => s.CreatedKeySchema, input);
   }
 
   revokeKey(id: string): Promise<KeyRecord> {
-    return this.#call('POST', `/_emulator/keys/${segment(id)}/revoke`, (s) => s.KeyRecordSchema);
+    return this.#request.call('POST', `/_emulator/keys/${segment(id)}/revoke`, (s) => s.KeyRecordSchema);
   }
 
   createWebhook(input: CreateWebhookRequest): Promise<CreatedWebhook> {
-    return this.#call('POST', '/_emulator/webhooks', (s) => s.CreatedWebhookSchema, input);
+    return this.#request.call('POST', '/_emulator/webhooks', (s) => s.CreatedWebhookSchema, input);
   }
 
   async deleteWebhook(id: string): Promise<void> {
-    await this.#call('DELETE', `/_emulator/webhooks/${segment(id)}`, NO_CONTENT);
+    await this.#request.call('DELETE', `/_emulator/webhooks/${segment(id)}`, NO_CONTENT);
   }
 
   /** An endpoint's delivery chaos; null settings turn it off for the endpoint. */
   setChaos(webhookId: string, settings: ChaosSettings | null): Promise<EndpointChaos> {
     const path = `/_emulator/webhooks/${segment(webhookId)}/chaos`;
     return settings === null
-      ? this.#call('DELETE', path, (s) => s.EndpointChaosSchema)
-      : this.#call('PUT', path, (s) => s.EndpointChaosSchema, settings);
+      ? this.#request.call('DELETE', path, (s) => s.EndpointChaosSchema)
+      : this.#request.call('PUT', path, (s) => s.EndpointChaosSchema, settings);
   }
 
   getChaos(webhookId: string): Promise<EndpointChaos> {
-    return this.#call('GET', `/_emulator/webhooks/${segment(webhookId)}/chaos`, (s) => s.EndpointChaosSchema);
+    return this.#request.call(
+      'GET',
+      `/_emulator/webhooks/${segment(webhookId)}/chaos`,
+      (s) => s.EndpointChaosSchema,
+    );
   }
 
   clock(): Promise<ClockState> {
-    return this.#call('GET', '/_emulator/clock', (s) => s.ClockStateSchema);
+    return this.#request.call('GET', '/_emulator/clock', (s) => s.ClockStateSchema);
   }
 
   /** Moves a manual clock forward (`90s`, `10m`, `3h`, `31d`); with `org`, that org's own clock instead. */
@@ -256,8 +224,8 @@ export class EmulatorControl extends CheckpointCalls {
   ): Promise<ClockState | OrgClockState> {
     const body = options.settle ? {...move, settle: true} : move;
     return options.org === undefined
-      ? this.#call('POST', '/_emulator/clock', (s) => s.ClockStateSchema, body)
-      : this.#call(
+      ? this.#request.call('POST', '/_emulator/clock', (s) => s.ClockStateSchema, body)
+      : this.#request.call(
           'POST',
           `/_emulator/orgs/${segment(options.org)}/clock`,
           (s) => s.OrgClockStateSchema,
@@ -267,56 +235,12 @@ export class EmulatorControl extends CheckpointCalls {
 
   /** Forgets every address's failed authentications, on /v1 and on the control surface. */
   resetLimiter(): Promise<LimiterReset> {
-    return this.#call('POST', '/_emulator/limiter/reset', (s) => s.LimiterResetSchema);
-  }
-
-  /** Emits one event, creating a sandbox in the implied state when none is named. */
-  trigger(input: TriggerRequest): Promise<SandboxMove> {
-    return this.#call('POST', '/_emulator/trigger', (s) => s.SandboxMoveSchema, input);
-  }
-
-  createSandbox(input: CreateSandboxRequest = {}): Promise<SandboxMove> {
-    return this.#call('POST', '/_emulator/sandboxes', (s) => s.SandboxMoveSchema, input);
-  }
-
-  /** resume, fork, stop, quota-exhausted, disk-limit, crash, fail, standby or wake. */
-  sandboxAction(id: string, action: SandboxAction, input: SandboxActionRequest = {}): Promise<SandboxMove> {
-    return this.#call(
-      'POST',
-      `/_emulator/sandboxes/${segment(id)}/${segment(action)}`,
-      (s) => s.SandboxMoveSchema,
-      input,
-    );
-  }
-
-  listSandboxes(orgId?: string): Promise<List<SandboxRecord>> {
-    const query = orgId ? `?org_id=${segment(orgId)}` : '';
-    return this.#call('GET', `/_emulator/sandboxes${query}`, (s) => s.listOf(s.SandboxRecordSchema));
-  }
-
-  /** Opens a port session, desktop link or browser URL onto a running sandbox on behalf of a key; the URL is shown once. */
-  createLink(sandboxId: string, input: CreateLinkRequest): Promise<CreatedSandboxLink> {
-    return this.#call(
-      'POST',
-      `/_emulator/sandboxes/${segment(sandboxId)}/links`,
-      (s) => s.CreatedSandboxLinkSchema,
-      input,
-    );
-  }
-
-  /** The default org's links (or one sandbox's), newest first, each with its status; never their URLs. */
-  listLinks(filter: {sandbox_id?: string; org_id?: string} = {}): Promise<List<SandboxLink>> {
-    const query = new URLSearchParams(
-      Object.entries(filter).filter((e): e is [string, string] => typeof e[1] === 'string'),
-    ).toString();
-    return this.#call('GET', `/_emulator/links${query ? `?${query}` : ''}`, (s) =>
-      s.listOf(s.SandboxLinkSchema),
-    );
+    return this.#request.call('POST', '/_emulator/limiter/reset', (s) => s.LimiterResetSchema);
   }
 
   /** Finds or creates the relay endpoint `svc listen` receives through; its secret is the same every time. */
   registerRelay(input: RegisterRelayRequest = {}): Promise<RelayRegistration> {
-    return this.#call('POST', '/_emulator/relay', (s) => s.RelayRegistrationSchema, input);
+    return this.#request.call('POST', '/_emulator/relay', (s) => s.RelayRegistrationSchema, input);
   }
 
   /**
@@ -334,35 +258,25 @@ export class EmulatorControl extends CheckpointCalls {
       ? `?${new URLSearchParams({listener: options.listener.id, pid: String(options.listener.pid), host: options.listener.host})}`
       : '';
     const path = `/_emulator/relay/${segment(endpointId)}/stream${who}`;
-    const res = await this.#send('GET', path, undefined, options.signal);
-    if (!res.ok || !res.body) throw await controlErrorOf(res, controlSchemas);
-    if (!isByteStream(res.body)) {
-      throw new EmulatorControlError(
-        'the fetch given to the control client hands over no body to read as it comes: the relay stream needs one',
-        res.status,
-        'invalid_response',
-      );
-    }
-    const {RelayMessageSchema} = await controlSchemas();
-    for await (const line of ndjsonLines(res.body)) {
-      yield parseAnswer(RelayMessageSchema, JSON.parse(line), path, res.status);
-    }
+    yield* this.#request.lines(path, (s) => s.RelayMessageSchema, options.signal);
   }
 
   /** What the local server answered to one relayed attempt, for the delivery's record and its retries. */
   async reportRelayResult(endpointId: string, report: RelayReport): Promise<void> {
-    await this.#call('POST', `/_emulator/relay/${segment(endpointId)}/results`, NO_CONTENT, report);
+    await this.#request.call('POST', `/_emulator/relay/${segment(endpointId)}/results`, NO_CONTENT, report);
   }
 
   /** How each endpoint's recent deliveries are going, for every endpoint of the org (default: the default org). */
   endpointHealth(orgId?: string): Promise<List<EndpointHealth>> {
     const query = orgId ? `?org_id=${segment(orgId)}` : '';
-    return this.#call('GET', `/_emulator/webhook-health${query}`, (s) => s.listOf(s.EndpointHealthSchema));
+    return this.#request.call('GET', `/_emulator/webhook-health${query}`, (s) =>
+      s.listOf(s.EndpointHealthSchema),
+    );
   }
 
   /** One delivery with its event and every attempt, oldest first. */
   delivery(id: string): Promise<DeliveryDetail> {
-    return this.#call('GET', `/_emulator/deliveries/${segment(id)}`, (s) => s.DeliveryDetailSchema);
+    return this.#request.call('GET', `/_emulator/deliveries/${segment(id)}`, (s) => s.DeliveryDetailSchema);
   }
 
   /**
@@ -370,7 +284,11 @@ export class EmulatorControl extends CheckpointCalls {
    * went (its answer, and the delivery's state: succeeded when answered 2xx, else as it was).
    */
   resendDelivery(id: string): Promise<ResentDelivery> {
-    return this.#call('POST', `/_emulator/deliveries/${segment(id)}/resend`, (s) => s.ResentDeliverySchema);
+    return this.#request.call(
+      'POST',
+      `/_emulator/deliveries/${segment(id)}/resend`,
+      (s) => s.ResentDeliverySchema,
+    );
   }
 
   /**
@@ -382,7 +300,7 @@ export class EmulatorControl extends CheckpointCalls {
     input: ResendFailedRequest = {},
     options: {signal?: AbortSignal} = {},
   ): Promise<ResendFailedResult> {
-    return this.#call(
+    return this.#request.call(
       'POST',
       '/_emulator/failed-deliveries/resend',
       (s) => s.ResendFailedResultSchema,
@@ -393,17 +311,17 @@ export class EmulatorControl extends CheckpointCalls {
 
   /** Loads a seed (or snapshot) document: added to the state (merge) or in its place (replace). */
   importState(input: ImportStateRequest): Promise<StateLoadResult> {
-    return this.#call('POST', '/_emulator/state/import', (s) => s.StateLoadResultSchema, input);
+    return this.#request.call('POST', '/_emulator/state/import', (s) => s.StateLoadResultSchema, input);
   }
 
   /** The whole state as a snapshot document (signing secrets in clear text: keep it owner-only). */
   exportState(): Promise<Snapshot> {
-    return this.#call('GET', '/_emulator/state/export', (s) => s.SnapshotSchema);
+    return this.#request.call('GET', '/_emulator/state/export', (s) => s.SnapshotSchema);
   }
 
   /** Empties the state: one empty default org, as a fresh data dir starts; the clock stays. */
   resetState(): Promise<StateReset> {
-    return this.#call('POST', '/_emulator/state/reset', (s) => s.StateResetSchema);
+    return this.#request.call('POST', '/_emulator/state/reset', (s) => s.StateResetSchema);
   }
 
   /** This process's request log: entries after a seq, or since a time or a duration ago; `wait` holds until one comes. */
@@ -413,66 +331,6 @@ export class EmulatorControl extends CheckpointCalls {
     if (query.after !== undefined) params.set('after', String(query.after));
     if (query.wait !== undefined) params.set('wait', String(query.wait));
     const q = params.toString();
-    return this.#call('GET', `/_emulator/logs${q ? `?${q}` : ''}`, (s) => s.RequestLogPageSchema);
-  }
-
-  async #call<T>(
-    method: Method,
-    path: string,
-    pick: SchemaOf<T> | typeof NO_CONTENT,
-    body?: unknown,
-    signal?: AbortSignal,
-  ): Promise<T> {
-    // The schemas load while the request is on the wire.
-    const loading = pick === NO_CONTENT ? undefined : controlSchemas();
-    loading?.catch(() => {});
-    const res = await this.#send(method, path, body, signal);
-    if (!res.ok) throw await controlErrorOf(res, controlSchemas);
-    const text = await res.text();
-    if (pick === NO_CONTENT || !loading) return undefined as T;
-    const schema = pick(await loading);
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch {
-      throw new EmulatorControlError(
-        `the emulator's answer to ${method} ${path} is not JSON`,
-        res.status,
-        'invalid_response',
-      );
-    }
-    return parseAnswer(schema, value, path, res.status);
-  }
-
-  async #send(method: Method, path: string, body?: unknown, signal?: AbortSignal): Promise<ResponseLike> {
-    const headers: Record<string, string> = {authorization: `Bearer ${this.#adminToken}`};
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    let res: ResponseLike;
-    try {
-      res = await this.#fetch(`${this.#base}${path}`, {
-        method,
-        headers,
-        body: body === undefined ? undefined : JSON.stringify(body),
-        // Followed, a 307 or 308 would post the body (a snapshot's secrets, a key's name) and the token elsewhere.
-        ...NO_REDIRECTS,
-        signal,
-      });
-    } catch (err) {
-      if (signal?.aborted) throw err;
-      throw new EmulatorControlError(
-        `could not reach the emulator at ${this.#base} (${(err as Error).message}); is it running?`,
-        0,
-        'unreachable',
-      );
-    }
-    if (isRedirect(res.status)) {
-      await discard(res);
-      throw new EmulatorControlError(
-        `${redirectRefusal(`the emulator at ${this.#base}`, res.status)}; is ${this.#base} the emulator's own address (its emulator.json api_url)?`,
-        res.status,
-        'unexpected_redirect',
-      );
-    }
-    return res;
+    return this.#request.call('GET', `/_emulator/logs${q ? `?${q}` : ''}`, (s) => s.RequestLogPageSchema);
   }
 }
