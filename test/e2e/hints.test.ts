@@ -123,23 +123,40 @@ async function background(
   // Spawned: these run until a signal (the emulator, svc listen), and the line is run as typed.
   const child = spawn('/bin/sh', ['-c', `exec ${line}`], {env: m.env, cwd: m.cwd, detached: true});
   let out = '';
-  await new Promise<void>((resolve, reject) => {
-    const onData = (d: Buffer) => {
-      out += d;
-      if (until.test(out)) resolve();
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    child.on('exit', (code) => reject(new Error(`${line} exited with ${code}:\n${out}`)));
-  });
-  return {out, stop: () => stopGroup(child)};
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const onData = (d: Buffer) => {
+        out += d;
+        if (until.test(out)) resolve();
+      };
+      child.stdout.on('data', onData);
+      child.stderr.on('data', onData);
+      child.on('exit', (code) => reject(new Error(`${line} exited with ${code}:\n${out}`)));
+      // A bound, so a line that never prints what is awaited fails naming it rather than at the test's timeout.
+      setTimeout(() => reject(new Error(`${line} printed no ${until} within 90 s:\n${out}`)), 90_000).unref();
+    });
+  } catch (err) {
+    await stopGroup(child, line, () => out).catch(() => undefined);
+    throw err;
+  }
+  return {out, stop: () => stopGroup(child, line, () => out)};
 }
 
-async function stopGroup(child: ChildProcess): Promise<void> {
+/** SIGTERM to the group; a process still there 15 s later is killed, and the test fails saying so. */
+async function stopGroup(child: ChildProcess, line: string, out: () => string): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
   const closed = new Promise((resolve) => child.once('close', resolve));
   process.kill(-child.pid, 'SIGTERM');
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => {
+    timer = setTimeout(() => resolve('late'), 15_000);
+  });
+  const how = await Promise.race([closed, late]);
+  clearTimeout(timer);
+  if (how !== 'late') return;
+  process.kill(-child.pid, 'SIGKILL');
   await closed;
+  throw new Error(`${line} did not stop within 15 s of SIGTERM:\n${out()}`);
 }
 
 /** The indented lines of the block under `title` in the ready message, comments removed. */
