@@ -292,9 +292,11 @@ export class DeliveryWorker implements Attempter {
       else byEndpoint.set(d.endpointId, [d]);
     }
     const overflow: string[] = [];
+    // Counted again: while the claim ran, a lane waiting for its instant may have taken a slot back.
+    const room = this.#freeLanes();
     let started = 0;
     for (const [endpointId, items] of byEndpoint) {
-      if (started >= freeLanes || this.#lanes.has(endpointId)) {
+      if (started >= room || this.#lanes.has(endpointId)) {
         overflow.push(...items.map((i) => i.id));
         continue;
       }
@@ -322,7 +324,7 @@ export class DeliveryWorker implements Attempter {
       this.#lanes.set(endpointId, lane);
     }
     // A claim serves at most one endpoint per free lane: if it found that many, others may be due as well.
-    this.#lanesFull = (freeLanes > 0 && started >= freeLanes) || overflow.length > 0;
+    this.#lanesFull = (room > 0 && started >= room) || overflow.length > 0;
     if (!this.#o.exclusiveDatabase && overflow.length > 0) {
       await releaseLeases(this.#o.db, overflow, this.#owner);
       this.#o.onHandBack?.();
