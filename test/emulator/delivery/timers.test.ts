@@ -19,7 +19,6 @@ import {
   seedOrg,
   startReceiver,
   testVaultKey,
-  waitFor,
 } from './helpers.js';
 
 const START = new Date('2030-01-01T00:00:00.000Z');
@@ -28,11 +27,15 @@ const START = new Date('2030-01-01T00:00:00.000Z');
 function fakeTimers(startMs: number) {
   let now = startMs;
   const waiting: {at: number; ms: number; fn: () => void; settled: boolean}[] = [];
+  /** Told of each wait asked for. */
+  const askedFor = new Set<(ms: number) => void>();
+  const pending = () => waiting.filter((w) => !w.settled).map((w) => w.ms);
   const timers: Timers = {
     now: () => now,
     setTimeout(fn, ms) {
       const entry = {at: now + ms, ms, fn, settled: false};
       waiting.push(entry);
+      for (const told of [...askedFor]) told(ms);
       return () => {
         entry.settled = true;
       };
@@ -41,7 +44,19 @@ function fakeTimers(startMs: number) {
   return {
     timers,
     /** The waits asked for and neither run nor cancelled. */
-    pending: () => waiting.filter((w) => !w.settled).map((w) => w.ms),
+    pending,
+    /** Resolves once a wait of `ms` is pending: at once, or as it is asked for. */
+    waitingFor(ms: number): Promise<void> {
+      if (pending().includes(ms)) return Promise.resolve();
+      return new Promise((resolve) => {
+        const told = (asked: number) => {
+          if (asked !== ms) return;
+          askedFor.delete(told);
+          resolve();
+        };
+        askedFor.add(told);
+      });
+    },
     advance(ms: number) {
       now += ms;
       for (const w of waiting.filter((x) => !x.settled && x.at <= now)) {
@@ -121,8 +136,7 @@ describe('the worker’s timers', () => {
     });
     worker.start();
     await worker.settled();
-    // Polled: the fake timers' queue is what is under test, and scheduling a timer announces nothing.
-    await waitFor(() => fake.pending().includes(5_000));
+    await fake.waitingFor(5_000);
 
     // Due now on the emulator clock, but nobody tells the worker: it sleeps until its timer fires.
     await emitReadyEvents(db, {orgId, start: new Date(START.getTime() - 10_000), count: 1});
