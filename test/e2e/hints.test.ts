@@ -12,7 +12,9 @@ import {
   mkdirSync,
   mkdtempSync,
   readdirSync,
+  readFileSync,
   rmSync,
+  watch,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
@@ -120,8 +122,14 @@ async function background(
   line: string,
   until: RegExp,
 ): Promise<{out: string; stop(): Promise<void>}> {
-  // Spawned: these run until a signal (the emulator, svc listen), and the line is run as typed.
-  const child = spawn('/bin/sh', ['-c', `exec ${line}`], {env: m.env, cwd: m.cwd, detached: true});
+  // Spawned: these run until a signal (the emulator, svc listen), and the line is run as typed. Node writes a
+  // diagnostic report on SIGUSR2, asked for only when the process outlives SIGTERM (stopGroup).
+  const reports = mkdtempSync(join(base, 'report-'));
+  const env = {
+    ...m.env,
+    NODE_OPTIONS: `--report-on-signal --report-signal=SIGUSR2 --report-directory=${reports}`,
+  };
+  const child = spawn('/bin/sh', ['-c', `exec ${line}`], {env, cwd: m.cwd, detached: true});
   let out = '';
   try {
     await new Promise<void>((resolve, reject) => {
@@ -136,14 +144,22 @@ async function background(
       setTimeout(() => reject(new Error(`${line} printed no ${until} within 90 s:\n${out}`)), 90_000).unref();
     });
   } catch (err) {
-    await stopGroup(child, line, () => out).catch(() => undefined);
+    await stopGroup(child, line, () => out, reports).catch(() => undefined);
     throw err;
   }
-  return {out, stop: () => stopGroup(child, line, () => out)};
+  return {out, stop: () => stopGroup(child, line, () => out, reports)};
 }
 
-/** SIGTERM to the group; a process still there 15 s later is killed, and the test fails saying so. */
-async function stopGroup(child: ChildProcess, line: string, out: () => string): Promise<void> {
+/**
+ * SIGTERM to the group; a process still there 15 s later is killed, and the test fails saying so, with what kept
+ * it alive: the handles and the stack of Node's diagnostic report.
+ */
+async function stopGroup(
+  child: ChildProcess,
+  line: string,
+  out: () => string,
+  reports: string,
+): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
   const closed = new Promise((resolve) => child.once('close', resolve));
   process.kill(-child.pid, 'SIGTERM');
@@ -154,9 +170,42 @@ async function stopGroup(child: ChildProcess, line: string, out: () => string): 
   const how = await Promise.race([closed, late]);
   clearTimeout(timer);
   if (how !== 'late') return;
+  const alive = await aliveReport(child.pid, reports);
   process.kill(-child.pid, 'SIGKILL');
   await closed;
-  throw new Error(`${line} did not stop within 15 s of SIGTERM:\n${out()}`);
+  throw new Error(`${line} did not stop within 15 s of SIGTERM:\n${out()}\n${alive}`);
+}
+
+/** What keeps a process alive, from the diagnostic report it writes on SIGUSR2: its referenced handles and stack. */
+async function aliveReport(pid: number, reports: string): Promise<string> {
+  const read = (): string | undefined => {
+    const file = readdirSync(reports).find((f) => f.endsWith('.json'));
+    if (!file) return undefined;
+    try {
+      const report = JSON.parse(readFileSync(join(reports, file), 'utf8'));
+      const handles = (report.libuv as Array<{is_referenced?: boolean}>).filter((h) => h.is_referenced);
+      return `handles keeping it alive: ${JSON.stringify(handles)}\nstack: ${JSON.stringify(report.javascriptStack)}`;
+    } catch {
+      return undefined; // still being written: the next change to the folder says when to look again
+    }
+  };
+  const watcher = watch(reports);
+  try {
+    process.kill(pid, 'SIGUSR2');
+    return await new Promise<string>((resolve) => {
+      const bound = setTimeout(() => resolve(read() ?? 'it wrote no diagnostic report on SIGUSR2'), 5_000);
+      const look = () => {
+        const found = read();
+        if (found === undefined) return;
+        clearTimeout(bound);
+        resolve(found);
+      };
+      watcher.on('change', look);
+      look();
+    });
+  } finally {
+    watcher.close();
+  }
 }
 
 /** The indented lines of the block under `title` in the ready message, comments removed. */
