@@ -9,6 +9,7 @@ import {randomBytes} from 'node:crypto';
 import {
   chmodSync,
   cpSync,
+  existsSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -74,6 +75,7 @@ function installedProject(dir: string): string {
 afterAll(() => rmSync(base, {recursive: true, force: true}));
 
 const SYSTEM_PATH = '/usr/local/bin:/usr/bin:/bin';
+const TIMER_TRACE = fileURLToPath(new URL('../helpers/timer-trace.cjs', import.meta.url));
 
 /** One person's machine: their own config and data folders, the way into svc they have, the folder they are in. */
 interface Machine {
@@ -122,13 +124,10 @@ async function background(
   line: string,
   until: RegExp,
 ): Promise<{out: string; stop(): Promise<void>}> {
-  // Spawned: these run until a signal (the emulator, svc listen), and the line is run as typed. Node writes a
-  // diagnostic report on SIGUSR2, asked for only when the process outlives SIGTERM (stopGroup).
+  // Spawned: these run until a signal (the emulator, svc listen), and the line is run as typed. Each of its Node
+  // processes tells where its pending timers were set on SIGUSR2, asked for only when it outlives SIGTERM (stopGroup).
   const reports = mkdtempSync(join(base, 'report-'));
-  const env = {
-    ...m.env,
-    NODE_OPTIONS: `--report-on-signal --report-signal=SIGUSR2 --report-directory=${reports}`,
-  };
+  const env = {...m.env, NODE_OPTIONS: `--require ${TIMER_TRACE}`, SVC_TIMER_TRACE_DIR: reports};
   const child = spawn('/bin/sh', ['-c', `exec ${line}`], {env, cwd: m.cwd, detached: true});
   let out = '';
   try {
@@ -176,24 +175,25 @@ async function stopGroup(
   throw new Error(`${line} did not stop within 15 s of SIGTERM:\n${out()}\n${alive}`);
 }
 
-/** What keeps a process alive, from the diagnostic report it writes on SIGUSR2: its referenced handles and stack. */
+/** What keeps a process group alive: where each of its Node processes set the timers still pending, and its handles. */
 async function aliveReport(pid: number, reports: string): Promise<string> {
+  // The group leader's trace, with those of the other processes of the group written by then.
   const read = (): string | undefined => {
-    const file = readdirSync(reports).find((f) => f.endsWith('.json'));
-    if (!file) return undefined;
+    if (!existsSync(join(reports, `${pid}.json`))) return undefined;
     try {
-      const report = JSON.parse(readFileSync(join(reports, file), 'utf8'));
-      const handles = (report.libuv as Array<{is_referenced?: boolean}>).filter((h) => h.is_referenced);
-      return `handles keeping it alive: ${JSON.stringify(handles)}\nstack: ${JSON.stringify(report.javascriptStack)}`;
+      const files = readdirSync(reports).filter((f) => f.endsWith('.json'));
+      return files
+        .map((f) => `${f}: ${JSON.stringify(JSON.parse(readFileSync(join(reports, f), 'utf8')))}`)
+        .join('\n');
     } catch {
       return undefined; // still being written: the next change to the folder says when to look again
     }
   };
   const watcher = watch(reports);
   try {
-    process.kill(pid, 'SIGUSR2');
+    process.kill(-pid, 'SIGUSR2');
     return await new Promise<string>((resolve) => {
-      const bound = setTimeout(() => resolve(read() ?? 'it wrote no diagnostic report on SIGUSR2'), 5_000);
+      const bound = setTimeout(() => resolve(read() ?? 'the process wrote no timer trace on SIGUSR2'), 5_000);
       const look = () => {
         const found = read();
         if (found === undefined) return;
