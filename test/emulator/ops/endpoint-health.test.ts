@@ -4,7 +4,7 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {type RunningEmulator, startEmulator} from '../../../src/emulator/index.js';
 import type {EndpointHealth} from '../../../src/client/emulator-control.js';
-import {type Receiver, startReceiver, waitFor} from '../delivery/helpers.js';
+import {type Receiver, startReceiver} from '../delivery/helpers.js';
 import {EMULATOR_BACKENDS} from '../../helpers/emulator-backends.js';
 import {describeEachBackend} from '../../helpers/requirements.js';
 
@@ -41,16 +41,27 @@ describeEachBackend(EMULATOR_BACKENDS, 'on $name', (backend) => {
         events: ['sandbox.error'],
         org_id: other.id,
       });
-      await e.control.trigger({type: 'sandbox.error', last_error: 'disk full'});
-      await e.control.trigger({type: 'sandbox.error', last_error: 'disk full again'});
+      const first = await e.control.trigger({type: 'sandbox.error', last_error: 'disk full'});
+      const second = await e.control.trigger({type: 'sandbox.error', last_error: 'disk full again'});
 
       const byId = async () =>
         new Map((await e.control.endpointHealth()).data.map((h) => [h.endpoint_id, h] as const));
-      // Polled: the health summary spans endpoints and deliveries, and no wait is pushed for a summary.
-      await waitFor(async () => {
-        const h = await byId();
-        return h.get(ok.id)?.last?.status === 'succeeded' && (h.get(down.id)?.last?.attempts ?? 0) >= 1;
-      });
+      // Each delivery of both events, waited for by id: the one to the healthy endpoint until it succeeds, the one
+      // to the failing endpoint until its first attempt is recorded.
+      const made = await e.db.query<{id: string; endpoint_id: string}>(
+        'SELECT id, endpoint_id FROM deliveries WHERE event_id = ANY($1)',
+        [[first.event?.id, second.event?.id]],
+      );
+      expect(made.rows).toHaveLength(4);
+      await Promise.all(
+        made.rows.map((d) =>
+          e.control.waitForDelivery(
+            d.endpoint_id === ok.id
+              ? {delivery_id: d.id, status: 'succeeded'}
+              : {delivery_id: d.id, attempts: 1},
+          ),
+        ),
+      );
       const health = await byId();
       expect([...health.keys()].sort()).toEqual([ok.id, down.id, quiet.id].sort());
       expect(health.get(ok.id)).toMatchObject({recent: 2, failed: 0, pending: expect.any(Number)});
