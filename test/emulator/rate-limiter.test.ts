@@ -16,8 +16,8 @@ describe('reservations', () => {
       Array.from({length: 50}, async () => {
         try {
           const r = await limiter.reserve('10.0.0.1');
-          // Every lookup takes a moment and fails, as a wrong key does.
-          await new Promise((resolve) => setTimeout(resolve, 5));
+          // Every lookup takes a turn of the event loop and fails, as a wrong key does.
+          await new Promise((resolve) => setImmediate(resolve));
           r.failed();
           return 'failed';
         } catch (err) {
@@ -36,7 +36,8 @@ describe('reservations', () => {
     const outcomes = await Promise.all(
       Array.from({length: 100}, async () => {
         const r = await limiter.reserve('10.0.0.2');
-        await new Promise((resolve) => setTimeout(resolve, 1));
+        // A lookup that takes a turn of the event loop, so the checks overlap.
+        await new Promise((resolve) => setImmediate(resolve));
         r.succeeded();
         return 'ok';
       }),
