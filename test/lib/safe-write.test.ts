@@ -14,6 +14,7 @@ import {
   rmSync,
   statSync,
   symlinkSync,
+  watch,
   writeFileSync,
 } from 'node:fs';
 import {tmpdir} from 'node:os';
@@ -164,23 +165,24 @@ describe.runIf(posix)('writeOwnerOnly', () => {
           child.on('close', resolve);
         }),
     );
+    // Read each time the folder changes (a file renamed into place): every read finds one writer's whole file.
     const seen = new Set<string>();
-    let done = false;
-    const all = Promise.all(writers).finally(() => {
-      done = true;
-    });
-    while (!done) {
+    const problems: string[] = [];
+    const look = () => {
       try {
         const text = readFileSync(file, 'utf8');
-        expect(text.length).toBe(size);
-        expect(new Set(text).size).toBe(1);
-        seen.add(text[0]);
+        if (text.length !== size || new Set(text).size !== 1)
+          problems.push(`a read found ${text.length} of ${size} bytes, from ${new Set(text).size} writers`);
+        else seen.add(text[0] as string);
       } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') problems.push(String(err));
       }
-      await new Promise((resolve) => setTimeout(resolve, 2));
-    }
+    };
+    const watcher = watch(dir, look);
+    const all = Promise.all(writers).finally(() => watcher.close());
     expect(await all).toEqual([0, 0, 0, 0, 0, 0]);
+    expect(problems).toEqual([]);
+    expect(seen.size).toBeGreaterThan(0);
     const last = readFileSync(file, 'utf8');
     expect(last.length).toBe(size);
     expect(new Set(last).size).toBe(1);
