@@ -151,7 +151,7 @@ async function background(
 
 /**
  * SIGTERM to the group; a process still there 15 s later is killed, and the test fails saying so, with what kept
- * it alive: the handles and the stack of Node's diagnostic report.
+ * it alive: where its pending timers were set, and its active handles (aliveReport).
  */
 async function stopGroup(
   child: ChildProcess,
