@@ -131,16 +131,21 @@ function relayStream(
   let cleanup: () => void = () => undefined;
   return new ReadableStream<Uint8Array>({
     start(controller) {
+      // Until the stream ends, whichever way: the client went (abort, cancel), the hub closed it, or a message
+      // could not be queued. Ending stops the pings, detaches it and frees the relay, once.
       let open = true;
       const send = (message: RelayMessage) => {
         if (!open) return;
         try {
           controller.enqueue(encoder.encode(`${JSON.stringify(message)}\n`));
         } catch {
-          open = false;
+          cleanup();
         }
       };
-      const stopPinging = every(engine.timers, RELAY_PING_INTERVAL_MS, () => send({type: 'ping'}));
+      // The connection keeps the process alive while the client is there; a ping never does on its own.
+      const stopPinging = every(engine.timers, RELAY_PING_INTERVAL_MS, () => send({type: 'ping'}), {
+        background: true,
+      });
       let detach: () => void = () => undefined;
       cleanup = () => {
         if (!open) return;
@@ -155,10 +160,17 @@ function relayStream(
           // already closed by the client going away
         }
       };
-      send({type: 'connected', endpoint_id: id});
-      // The lease was taken just before with nothing awaited since.
-      detach = engine.relay.attach(id, {send, close: () => cleanup()}, holder);
+      // A client that went away while its stream was being opened is gone for good: its abort came before anyone
+      // listened for it, and nothing is attached or held for it.
+      if (aborted?.aborted) {
+        cleanup();
+        return;
+      }
       aborted?.addEventListener('abort', () => cleanup(), {once: true});
+      send({type: 'connected', endpoint_id: id});
+      // The lease was taken just before with nothing awaited since. A hub already closed (the emulator stops)
+      // ends the stream at once.
+      detach = engine.relay.attach(id, {send, close: () => cleanup()}, holder);
     },
     cancel() {
       cleanup();

@@ -67,6 +67,8 @@ export class RelayHub {
   readonly #timers: Timers;
 
   readonly #listeners = new Set<() => void>();
+  /** The emulator is stopping: streams that come now end at once (closeAll ran before they were attached). */
+  #closed = false;
 
   /** `timers`: the real time an answer is waited for (tests pass fake ones). */
   constructor(timers: Timers = realTimers) {
@@ -79,6 +81,10 @@ export class RelayHub {
    * back; another run attached here was taken over, and its stream is told by whom before it is let go.
    */
   attach(endpointId: string, connection: RelayConnection, holder: RelayHolder): () => void {
+    if (this.#closed) {
+      connection.close();
+      return () => undefined;
+    }
     const previous = this.#connections.get(endpointId);
     const previousHolder = this.#holders.get(endpointId);
     this.#connections.set(endpointId, connection);
@@ -209,7 +215,9 @@ export class RelayHub {
     return true;
   }
 
+  /** The emulator stops: every stream ends, and one asked for from now on ends as soon as it is attached. */
   closeAll(): void {
+    this.#closed = true;
     for (const [endpointId, connection] of this.#connections) {
       this.#connections.delete(endpointId);
       this.#holders.delete(endpointId);
