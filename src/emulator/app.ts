@@ -33,6 +33,12 @@ export function createApp(ctx: EmulatorContext, options: CreateAppOptions = {}):
   app.use(hostCheck(ctx.hosts));
   // Each request's reads from the caches are as fresh as the database (on a shared PostgreSQL, db/read-barrier.ts).
   app.use((_c, next) => ctx.reads.run(next));
+  // An answer made once the emulator stops (a wait it ended, a log follower it answered) closes its connection:
+  // left idle and kept alive, that connection would hold the server's close up for a second.
+  app.use(async (c, next) => {
+    await next();
+    if (ctx.engine.stopping.aborted) c.header('Connection', 'close');
+  });
   if (ctx.clock.mode !== 'real') {
     // Every answer is dated by the emulator's clock, as a server's Date header is by its own, so clients
     // count "expires in 3 days" from the time the emulator lives in.

@@ -111,9 +111,11 @@ async function streamRelay(
   const holder = holderOf((name) => c.req.query(name), ctx.clock);
   const held = await engine.relayLeases.acquire(id, holder);
   if (!held.held) throw conflict(new RelayBusyError(held.current).message);
+  // Its connection goes with it: a stream ends when its client goes, or when the emulator stops, whose close
+  // would otherwise wait a second for that connection, left idle and kept alive.
   return new Response(relayStream(engine, id, holder, c.req.raw.signal), {
     status: 200,
-    headers: {'content-type': 'application/x-ndjson', 'cache-control': 'no-store'},
+    headers: {'content-type': 'application/x-ndjson', 'cache-control': 'no-store', connection: 'close'},
   });
 }
 

@@ -94,8 +94,13 @@ export interface DeliveryEngine {
   settle(): Promise<void>;
   /** Starts the worker and the relay leases' renewal: once the emulator answers. */
   start(): void;
-  /** The server starts closing: long-lived relay streams end, so the close need not wait for them. */
+  /**
+   * The server starts closing: long-lived relay streams end and `stopping` aborts, so the close need not wait for
+   * them or for the waits on deliveries.
+   */
   closing(): void;
+  /** Aborted once the emulator stops: a wait for a delivery ends then, rather than when its connection is cut. */
+  readonly stopping: AbortSignal;
   /** Finishes in-flight work and lets go of what the engine listens to; before the database closes. */
   stop(): Promise<void>;
 }
@@ -148,6 +153,7 @@ export function createDeliveryEngine(deps: DeliveryEngineDeps): DeliveryEngine {
     log: deps.log,
   });
   const {signals, db, clock} = deps;
+  const stopping = new AbortController();
   const cancels = new CancelWord(signals, db, worker, timers, deps.log);
   const unsubscribe = [
     deps.onOrgClockChange(() => {
@@ -178,8 +184,13 @@ export function createDeliveryEngine(deps: DeliveryEngineDeps): DeliveryEngine {
       relayLeases.start(db.kind === 'pglite');
       worker.start();
     },
-    closing: () => relay.closeAll(),
+    stopping: stopping.signal,
+    closing: () => {
+      stopping.abort();
+      relay.closeAll();
+    },
     stop: async () => {
+      stopping.abort();
       for (const u of unsubscribe.splice(0)) u();
       relay.closeAll();
       await relayLeases.stop();

@@ -10,7 +10,7 @@ import {
 } from '../../definitions.js';
 import type {DeliveryDetail} from '../../schemas/emulator.js';
 import type {EmulatorContext} from '../context.js';
-import {OperationError} from '../operation-error.js';
+import {OperationError, vaultUnavailable} from '../operation-error.js';
 import {getDeliveryDetail} from './delivery-detail.js';
 import {oneOf, Problems} from './validate.js';
 
@@ -79,7 +79,8 @@ async function find(ctx: EmulatorContext, w: Wanted): Promise<string | undefined
 
 /**
  * Resolves with the delivery's detail once it is recorded as wanted; refuses with `timeout` (408) when the time
- * runs out first. Aborting `signal` (the caller went away) ends the wait.
+ * runs out first, and with 503 when the emulator stops first. Aborting `signal` (the caller went away) ends the
+ * wait.
  */
 export async function waitForDelivery(
   ctx: EmulatorContext,
@@ -93,14 +94,16 @@ export async function waitForDelivery(
   // Woken only by changes to this delivery (or this event's), and by those that name nothing: a change of
   // another org's deliveries does not make this wait read again.
   const watch = changes.watch([(w.deliveryId ?? w.eventId) as string]);
+  const stopping = ctx.engine.stopping;
+  const ended = signal ? AbortSignal.any([signal, stopping]) : stopping;
   try {
     for (;;) {
       watch.clear();
       const id = await find(ctx, w);
       if (id) return await getDeliveryDetail(ctx, {deliveryId: id});
       const left = remaining();
-      if (left <= 0 || signal?.aborted) break;
-      await watch.next(left, signal);
+      if (left <= 0 || ended.aborted) break;
+      await watch.next(left, ended);
     }
   } finally {
     watch.close();
@@ -109,6 +112,11 @@ export async function waitForDelivery(
   const how = [w.status ? `status ${w.status}` : '', w.attempts > 0 ? `${w.attempts}+ attempts` : '']
     .filter(Boolean)
     .join(', ');
+  if (stopping.aborted && !signal?.aborted) {
+    throw vaultUnavailable(
+      `the emulator is stopping: the wait ended before ${what}${how ? ` with ${how}` : ''} was recorded`,
+    );
+  }
   throw new OperationError(
     'timeout',
     `no ${what}${how ? ` with ${how}` : ''} was recorded within ${w.timeoutMs} ms`,
