@@ -158,7 +158,8 @@ export class EmulatorControl extends SandboxCalls {
   /**
    * Resolves with the delivery's detail once the emulator has recorded it as asked; the emulator holds the answer
    * and sends it when its delivery engine records the change (nothing is read again and again). Rejects with an
-   * EmulatorControlError of code `timeout` when `timeout` runs out first.
+   * EmulatorControlError of code `timeout` when `timeout` runs out first, and with status 503 when the emulator
+   * stops first.
    */
   waitForDelivery(options: WaitForDeliveryOptions): Promise<DeliveryDetail> {
     const {timeout, ...rest} = options;
