@@ -8,6 +8,7 @@ import type {Dispatcher} from 'undici';
 import type {SignatureClock} from '../../definitions.js';
 import type {Clock} from '../clock.js';
 import type {Database} from '../db/database.js';
+import {vaultUnavailable} from '../operation-error.js';
 import {purgeOlderThan} from '../db/deliveries.js';
 import {type DatabaseSignals, SIGNAL_CHANNELS} from '../db/notify.js';
 import type {Resolver} from '../net/address-policy.js';
@@ -89,7 +90,8 @@ export interface DeliveryEngine {
   rewinding(endpointIds: readonly string[], holders: readonly string[]): Promise<void>;
   /**
    * Resolves once the deliveries due at the clocks' current times have been attempted and recorded (by this
-   * process, or on a shared PostgreSQL by any); never while the engine has not started.
+   * process, or on a shared PostgreSQL by any); never while the engine has not started. Rejects with 503 when the
+   * emulator stops first.
    */
   settle(): Promise<void>;
   /** Starts the worker and the relay leases' renewal: once the emulator answers. */
@@ -179,7 +181,11 @@ export function createDeliveryEngine(deps: DeliveryEngineDeps): DeliveryEngine {
     },
     deleted: (endpointIds, holders) => cancels.deleted(endpointIds, holders),
     rewinding: (endpointIds, holders) => cancels.deleted(endpointIds, holders, {drain: true}),
-    settle: signals ? () => settleEverywhere({worker, db, clock, changes}) : () => worker.settled(),
+    settle: () =>
+      unlessStopping(
+        signals ? settleEverywhere({worker, db, clock, changes}) : worker.settled(),
+        stopping.signal,
+      ),
     start: () => {
       relayLeases.start(db.kind === 'pglite');
       worker.start();
@@ -197,6 +203,24 @@ export function createDeliveryEngine(deps: DeliveryEngineDeps): DeliveryEngine {
       await worker.stop();
     },
   };
+}
+
+/**
+ * A settle, ended when the emulator stops first: what is in flight is cut short then, and is never recorded. The
+ * 503 says the clock did move (the move is made before its settle).
+ */
+function unlessStopping(settling: Promise<void>, stopping: AbortSignal): Promise<void> {
+  const refusal = () =>
+    vaultUnavailable('the emulator is stopping: the clock moved, and what that made due was not waited for');
+  if (stopping.aborted) {
+    settling.catch(() => undefined);
+    return Promise.reject(refusal());
+  }
+  return new Promise((resolve, reject) => {
+    const stop = () => reject(refusal());
+    stopping.addEventListener('abort', stop, {once: true});
+    settling.then(resolve, reject).finally(() => stopping.removeEventListener('abort', stop));
+  });
 }
 
 function listenTo<T>(listeners: Set<(value: T) => void>, listener: (value: T) => void): () => void {

@@ -1,26 +1,31 @@
-// A wait for a delivery ends when the emulator stops, answered 503 with what it waited for: it used to hold the
-// stop until the server dropped its connection (5 s later), and its client was told only that the emulator could
-// not be reached. What stop() does first is engine.closing(); the test calls that alone, so the server is still
-// there to answer.
-import {afterAll, beforeAll, expect, it} from 'vitest';
+// What waits on deliveries ends when the emulator stops, answered 503 with what it waited for: a wait for a
+// delivery, and a clock move waiting for what it made due (settle). Each used to hold the stop until the server
+// dropped its connection, 5 s later, and its client was told only that the emulator could not be reached. What
+// stop() does first is engine.closing(); each test calls that alone, so the server is still there to answer.
+import {afterEach, expect, it} from 'vitest';
 import {type RunningEmulator, startEmulator} from '../../../src/emulator/index.js';
 import {waitForDelivery} from '../../../src/emulator/ops/wait.js';
-import {answer, type Receiver, startReceiver} from '../delivery/helpers.js';
+import {startHoldReceiver} from '../delivery/hold-receiver.js';
+import {answer, startReceiver} from '../delivery/helpers.js';
 
 const LONG_MS = 60_000;
 
-let emu: RunningEmulator;
-let receiver: Receiver;
-beforeAll(async () => {
-  emu = await startEmulator({port: 0, inMemory: true, clock: 'manual', allowLocalEndpoints: true});
-  receiver = await startReceiver(answer(503));
-});
-afterAll(async () => {
-  await receiver?.close();
-  await emu?.stop();
+let cleanups: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.reverse()) await c();
+  cleanups = [];
 });
 
-it('ends the waits held when the emulator stops, and those asked for after, with 503 naming the delivery', async () => {
+async function emulator(): Promise<RunningEmulator> {
+  const emu = await startEmulator({port: 0, inMemory: true, clock: 'manual', allowLocalEndpoints: true});
+  cleanups.push(() => emu.stop());
+  return emu;
+}
+
+it('ends the waits for deliveries held when the emulator stops, and those asked for after, with 503 naming the delivery', async () => {
+  const emu = await emulator();
+  const receiver = await startReceiver(answer(503));
+  cleanups.push(() => receiver.close());
   await emu.control.createWebhook({url: receiver.url, events: ['sandbox.error']});
   const move = await emu.control.trigger({type: 'sandbox.error'});
   const first = await emu.control.waitForDelivery({event_id: move.event?.id as string, attempts: 1});
@@ -51,4 +56,26 @@ it('ends the waits held when the emulator stops, and those asked for after, with
     .catch((err: unknown) => err);
   expect(asked).toMatchObject({status: 503, code: 'vault_unavailable'});
   expect((asked as Error).message).toContain('the emulator is stopping');
+});
+
+it('ends a settle waiting on an attempt in flight when the emulator stops, saying the clock did move', async () => {
+  const emu = await emulator();
+  const receiver = await startHoldReceiver();
+  cleanups.push(() => receiver.close());
+  await emu.control.createWebhook({url: receiver.url, events: ['sandbox.ready']});
+  await emu.control.trigger({type: 'sandbox.ready'});
+  await receiver.arrived(1);
+  // The attempt is held by the receiver: what is due now is not recorded, so the settle waits.
+  const settling = emu.context.engine.settle().catch((err: unknown) => err);
+  emu.context.engine.closing();
+  expect(await settling).toMatchObject({
+    status: 503,
+    code: 'vault_unavailable',
+    message: 'the emulator is stopping: the clock moved, and what that made due was not waited for',
+  });
+
+  const before = Date.parse((await emu.control.clock()).now);
+  const moved = await emu.control.advanceClock('1m', {settle: true}).catch((err: unknown) => err);
+  expect(moved).toMatchObject({status: 503, code: 'vault_unavailable'});
+  expect(Date.parse((await emu.control.clock()).now)).toBe(before + 60_000);
 });
