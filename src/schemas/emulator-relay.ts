@@ -53,15 +53,34 @@ export type RegisterRelayRequest = Exact<z.infer<typeof RegisterRelayRequestSche
 
 /** What `svc listen` reports of one relayed attempt: the local server's answer, or why there was none. */
 export const RelayReportSchema = z.strictObject({
-  delivery_id: z.string({error: 'delivery_id must be a string'}).max(64),
-  attempt: z.number({error: 'attempt must be a number'}).int().min(1).max(100),
-  status_code: z.number().int().min(100).max(999).nullable(),
-  error: z.string().max(2000).nullable(),
-  duration_ms: z.number().min(0).max(3_600_000),
+  delivery_id: z
+    .string({error: 'delivery_id must be a string'})
+    .max(64, {error: 'delivery_id is not a delivery id'}),
+  attempt: z
+    .number({error: 'attempt must be a number'})
+    .int({error: 'attempt must be a whole number'})
+    .min(1, {error: 'attempt must be from 1 to 100'})
+    .max(100, {error: 'attempt must be from 1 to 100'}),
+  status_code: z
+    .number({error: 'status_code must be an HTTP status, or null when nothing answered'})
+    .int({error: 'status_code must be a whole number'})
+    .min(100, {error: 'status_code must be an HTTP status from 100 to 999'})
+    .max(999, {error: 'status_code must be an HTTP status from 100 to 999'})
+    .nullable(),
+  error: z
+    .string({error: 'error must be a string, or null'})
+    .max(2000, {error: 'error must be at most 2000 characters'})
+    .nullable(),
+  duration_ms: z
+    .number({error: 'duration_ms must be a number'})
+    .min(0, {error: 'duration_ms must be from 0 to 3600000'})
+    .max(3_600_000, {error: 'duration_ms must be from 0 to 3600000'}),
   /** The first bytes of the answer, as text (a character may take up to 4 bytes). */
   body: z
-    .string()
-    .max(RESPONSE_BODY_LIMIT_BYTES * 4)
+    .string({error: 'body must be a string, or null'})
+    .max(RESPONSE_BODY_LIMIT_BYTES * 4, {
+      error: `body must be at most ${RESPONSE_BODY_LIMIT_BYTES * 4} characters (the first ${RESPONSE_BODY_LIMIT_BYTES} bytes of the answer)`,
+    })
     .nullable(),
 });
 export type RelayReport = Exact<z.infer<typeof RelayReportSchema>>;

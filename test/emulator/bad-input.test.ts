@@ -155,6 +155,32 @@ describe('bad bodies on the control routes', () => {
     await expectErrorShape(await post('/_emulator/webhooks', body), 400, 'invalid_request');
   });
 
+  it("names every problem of a relay's report at once, each field once", async () => {
+    const relay = await em.control.registerRelay({name: 'reports'});
+    const res = await post(
+      `/_emulator/relay/${relay.endpoint_id}/results`,
+      JSON.stringify({
+        delivery_id: 7,
+        attempt: 0,
+        status_code: 99_999,
+        error: null,
+        duration_ms: -5,
+        body: '',
+        extra: true,
+      }),
+    );
+    expect(res.status).toBe(400);
+    const {error} = (await res.json()) as {error: {code: string; message: string}};
+    expect(error.code).toBe('invalid_request');
+    expect(error.message.split('; ').sort()).toEqual([
+      'attempt must be from 1 to 100',
+      'delivery_id must be a string',
+      'duration_ms must be from 0 to 3600000',
+      'status_code must be an HTTP status from 100 to 999',
+      'unknown field "extra"',
+    ]);
+  });
+
   it('refuses bodies over 64 KB with 413 in the error shape', async () => {
     const body = JSON.stringify({name: 'x'.repeat(70 * 1024)});
     await expectErrorShape(await post('/_emulator/keys', body), 413, 'payload_too_large');

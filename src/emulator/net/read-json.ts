@@ -1,4 +1,4 @@
-// Parses a JSON object body against a zod schema; bad input becomes a 400 that names the first problem.
+// Parses a JSON object body against a zod schema; bad input becomes a 400 that names every problem at once.
 import type {Context} from 'hono';
 import type {z} from 'zod';
 import {invalidRequest} from '../http-error.js';
@@ -18,14 +18,15 @@ export async function readJsonBody<T>(
   const body = await readObject(c, emptyAllowed);
   const parsed = schema.safeParse(body);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const message =
-      issue?.code === 'unrecognized_keys'
-        ? `unknown field ${issue.keys.map((k) => JSON.stringify(k)).join(', ')}`
-        : issue
-          ? `${fieldPaths && issue.path.length ? `${issue.path.join('.')}: ` : ''}${issue.message}`
-          : 'invalid request body';
-    throw invalidRequest(message);
+    const problems = parsed.error.issues.map((issue) => {
+      if (issue.code === 'unrecognized_keys')
+        return `unknown field ${issue.keys.map((k) => JSON.stringify(k)).join(', ')}`;
+      const path = issue.path.join('.');
+      // A message that names its field already is not prefixed with it again.
+      if (!fieldPaths || path === '' || issue.message.startsWith(`${path} `)) return issue.message;
+      return `${path}: ${issue.message}`;
+    });
+    throw invalidRequest(problems.join('; ') || 'invalid request body');
   }
   return parsed.data;
 }
