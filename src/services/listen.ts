@@ -325,7 +325,16 @@ async function handleDelivery(
   out: ListenReport,
 ): Promise<void> {
   out.received(delivery);
-  const result = await forward(delivery, forwardUrl, http, options.forwardTimeoutMs ?? FORWARD_TIMEOUT_MS);
+  const result = await forward(
+    delivery,
+    forwardUrl,
+    http,
+    options.forwardTimeoutMs ?? FORWARD_TIMEOUT_MS,
+    options.signal,
+  );
+  // Stopped (Ctrl+C) while the local server had it: no answer to print or report. The emulator hears the stream
+  // end, records the attempt as failed and retries it on its schedule.
+  if (result.aborted) return;
   out.answered(delivery, forwardUrl, result);
   try {
     await session.control.reportRelayResult(session.relay.endpoint_id, {
@@ -342,20 +351,22 @@ async function handleDelivery(
   }
 }
 
-/** POSTs the stored bytes with the emulator's headers, as the service posts them. */
+/** POSTs the stored bytes with the emulator's headers, as the service posts them; cut short when `signal` aborts. */
 async function forward(
   delivery: RelayDelivery,
   url: URL,
   dispatcher: Dispatcher,
   timeoutMs: number,
-): Promise<ForwardResult> {
-  const r = await postDelivery(url, delivery.headers, delivery.body, {dispatcher, timeoutMs});
+  signal: AbortSignal,
+): Promise<ForwardResult & {aborted: boolean}> {
+  const r = await postDelivery(url, delivery.headers, delivery.body, {dispatcher, timeoutMs, signal});
   return {
     status: r.statusCode,
     error: r.error,
     durationMs: r.durationMs,
     body: r.responseBody,
     refused: r.refused === true,
+    aborted: r.aborted === true,
   };
 }
 

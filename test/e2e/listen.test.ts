@@ -10,6 +10,7 @@ import {EmulatorControl} from '../../src/client/emulator-control.js';
 import {readRuntimeFile} from '../../src/emulator-layout/runtime.js';
 import {verifySignature} from '../../src/webhooks/index.js';
 import {type Receiver, startReceiver} from '../emulator/delivery/helpers.js';
+import {startHoldReceiver} from '../emulator/delivery/hold-receiver.js';
 import {
   type EmulatorProcess,
   type Spawned,
@@ -327,6 +328,31 @@ describe('one svc listen per relay', () => {
 });
 
 describe('svc listen for a person', () => {
+  it('stops at once on Ctrl+C while the local server holds a delivery: the attempt is recorded as failed, to be retried', async () => {
+    await sharedEmulator();
+    const held = await startHoldReceiver();
+    try {
+      const listener = listenProcess(['--forward-to', `${held.url}/hooks`, '--json']);
+      await listener.line((l) => l.includes('"ready"'));
+      const r = await runCommand(['trigger', 'sandbox.ready', '--data-dir', dataDir as string, '--json']);
+      expect(r.code, r.stderr).toBe(0);
+      const eventId = (JSON.parse(r.stdout) as {event: {id: string}}).event.id;
+      await held.arrived(1);
+      listener.child.kill('SIGINT');
+      // The emulator hears the stream end: the attempt is recorded as failed, and is retried on its schedule.
+      const detail = await (await control()).waitForDelivery({event_id: eventId, attempts: 1});
+      expect(detail.delivery.status).toBe('pending');
+      expect(detail.attempts[0]?.error).toBe('relay listener disconnected');
+      // The forward was cut short with the stream: an answer the local server gives now reaches no one.
+      held.release();
+      expect(await listener.exited).toBe(0);
+      expect(listener.stdoutLines.map(parse).filter((l) => l.type === 'response')).toEqual([]);
+      expect(listener.stderr()).not.toContain('could not report');
+    } finally {
+      await held.close();
+    }
+  });
+
   it('prints --> and <-- lines, the secret once on stderr, and a hint when nothing listens locally', async () => {
     receiver = await startReceiver();
     const deadUrl = `${receiver.url}/gone`;
