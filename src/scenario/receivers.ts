@@ -1,10 +1,13 @@
 // The receivers a scenario starts: each its own process (any language), told its port in an environment variable
 // (PORT unless the file names another) with its endpoint's signing secret, and stopped when the scenario ends.
 // Started means accepting connections on that port; a receiver that exits first fails the run with what it wrote.
+// A receiver never outlives the run: in a group of its own, Ctrl+C at a terminal does not reach it, so it is stopped
+// when the process ends or is interrupted before the run stopped it.
 import {type ChildProcess, spawn} from 'node:child_process';
 import {connect, createServer} from 'node:net';
 import {isAbsolute, join} from 'node:path';
 import {setTimeout as sleep} from 'node:timers/promises';
+import {atExit} from '../at-exit.js';
 import {SCENARIO_LIMITS} from '../definitions.js';
 import type {ReceiverSpec} from './types.js';
 
@@ -76,6 +79,8 @@ export async function startReceiver(options: {
   };
   // A group of its own: a shell line's children stop with it.
   const child = spawn(file, args, {cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true});
+  const forget = atExit(() => signalGroup(child, 'SIGTERM'));
+  child.once('exit', forget);
   child.stdout?.on('data', keep);
   child.stderr?.on('data', keep);
   const exited = new Promise<string>((resolve) => {
@@ -121,17 +126,20 @@ function accepts(port: number): Promise<boolean> {
   });
 }
 
+/** Sends `signal` to the receiver's whole group (a shell line and its children). */
+function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.pid === undefined) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    // Gone already.
+  }
+}
+
 async function stopChild(child: ChildProcess, exited: Promise<string>): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
-  const signal = (s: NodeJS.Signals) => {
-    try {
-      process.kill(-(child.pid as number), s);
-    } catch {
-      // Gone already.
-    }
-  };
-  signal('SIGTERM');
-  const timer = setTimeout(() => signal('SIGKILL'), STOP_GRACE_MS);
+  signalGroup(child, 'SIGTERM');
+  const timer = setTimeout(() => signalGroup(child, 'SIGKILL'), STOP_GRACE_MS);
   await exited;
   clearTimeout(timer);
 }

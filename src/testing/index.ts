@@ -7,6 +7,7 @@ import {mkdtempSync, rmSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {EmulatorControl, readRuntimeFile} from '@svc/client';
+import {atExit} from '../at-exit.js';
 import {EVENT_TYPES} from '../definitions.js';
 // The emulator's entry and nothing behind it (loading it defines Symbol.asyncDispose where the runtime has
 // none, for the `await using` of what this entry hands out).
@@ -64,7 +65,7 @@ export async function startTestEmulator(
 ): Promise<TestEmulator> {
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-testing-'));
   const removeSync = () => rmSync(dataDir, {recursive: true, force: true});
-  const forget = cleanUpOnExit(removeSync);
+  const forget = atExit(removeSync);
   let emulator: RunningEmulator;
   try {
     emulator = await startEmulator({
@@ -187,40 +188,4 @@ export async function createOrgFixture(
     await bound.emulator.deleteOrg(org.id).catch(() => undefined);
     throw err;
   }
-}
-
-const exitCleanups = new Set<() => void>();
-let hooked = false;
-
-/**
- * Runs `clean` (synchronous) when the process exits or is interrupted. On SIGINT or SIGTERM with no other
- * listener, the signal is raised again after cleaning, so the process ends as it would have.
- */
-function cleanUpOnExit(clean: () => void): () => void {
-  exitCleanups.add(clean);
-  if (!hooked) {
-    hooked = true;
-    const runAll = () => {
-      for (const c of exitCleanups) {
-        try {
-          c();
-        } catch {
-          // Best effort at exit: nothing to report to.
-        }
-      }
-      exitCleanups.clear();
-    };
-    process.on('exit', runAll);
-    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-      const onSignal = () => {
-        runAll();
-        if (process.listenerCount(signal) === 1) {
-          process.removeListener(signal, onSignal);
-          process.kill(process.pid, signal);
-        }
-      };
-      process.on(signal, onSignal);
-    }
-  }
-  return () => exitCleanups.delete(clean);
 }

@@ -58,6 +58,14 @@ const RULES: ImportRule[] = [
     refused: [...CLI_SIDE, 'src/client', 'src/schemas', 'src/emulator', 'zod'],
   },
   {
+    name: 'the exit hook stands on Node alone',
+    why:
+      'the emulator (its data dir), the testing entry and the scenario runner (its receivers) each leave nothing ' +
+      'behind through src/at-exit.ts, however the process ends: it imports nothing of the project',
+    files: 'src/at-exit.ts',
+    refused: ['src', 'zod'],
+  },
+  {
     name: 'the delivery poster is a library',
     why:
       'the emulator, svc listen and svc webhooks send all post a delivery through src/deliver.ts: it stands on ' +

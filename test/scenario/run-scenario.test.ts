@@ -1,7 +1,9 @@
 // runScenario from a JS suite (`@svc/cli/testing`): the example scenarios run against the examples' Python
 // receiver (standard library only) and Node receiver, each a real process the scenario starts, on a real emulator
 // of this file; each receiver with a seeded bug fails the scenario that covers it, with the expectation named.
+import {once} from 'node:events';
 import {mkdtemp, rm, writeFile} from 'node:fs/promises';
+import {type AddressInfo, createServer, type Socket} from 'node:net';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
@@ -11,6 +13,7 @@ import {
   startTestEmulator,
   type TestEmulator,
 } from '../../src/testing/index.js';
+import {spawnProcess} from '../emulator/delivery/processes.js';
 import {describeNeeding, PYTHON, PYTHON_PATH} from '../helpers/requirements.js';
 
 const EXAMPLES = 'examples/scenarios';
@@ -194,4 +197,59 @@ describe('runScenario', {timeout: 60_000}, () => {
     expect(result.passed).toBe(false);
     expect(result.error?.message).toBe('the receiver app exited with 3; its last output:\nno secret here');
   });
+});
+
+// A suite of its own in a process of its own, interrupted as a person interrupts `npm test` (Ctrl+C) or CI cancels a
+// job (SIGTERM): what is under test is what the signal leaves behind. Its receivers run in groups of their own,
+// which a terminal's Ctrl+C does not reach.
+describe('a run interrupted', {timeout: 60_000}, () => {
+  it.each(['SIGINT', 'SIGTERM'] as const)(
+    'by %s stops the receivers it started: none outlives it',
+    async (signal) => {
+      // The receiver keeps a connection to the test open for as long as it lives, and never answers a delivery.
+      const hello = createServer();
+      hello.listen(0, '127.0.0.1');
+      await once(hello, 'listening');
+      await writeFile(
+        join(folder, 'holder.mjs'),
+        [
+          "import {createServer} from 'node:http';",
+          "import {connect} from 'node:net';",
+          "connect(Number(process.env.HELLO_PORT), '127.0.0.1');",
+          "createServer(() => {}).listen(Number(process.env.PORT), '127.0.0.1');",
+        ].join('\n'),
+      );
+      const file = join(folder, `held-${signal}.yaml`);
+      await writeFile(
+        file,
+        [
+          `name: held ${signal}`,
+          'receivers:',
+          `  app: {command: [${JSON.stringify(process.execPath)}, holder.mjs], env: {HELLO_PORT: "${(hello.address() as AddressInfo).port}"}}`,
+          'endpoints: {main: {receiver: app, path: /hooks}}',
+          'steps:',
+          '  - trigger: {type: sandbox.ready, as: ready}',
+          '  - expect: {delivery: {endpoint: main, event: ready, status: succeeded}}',
+          '',
+        ].join('\n'),
+      );
+      const suite = [
+        `const {runScenario} = await import(${JSON.stringify(new URL('../../dist/src/testing/index.js', import.meta.url).href)});`,
+        `await runScenario({emulator: ${JSON.stringify(em.connection)}, file: ${JSON.stringify(file)}});`,
+      ].join('\n');
+      const run = spawnProcess(process.execPath, ['--input-type=module', '-e', suite]);
+      try {
+        const [socket] = (await once(hello, 'connection')) as [Socket];
+        const gone = once(socket, 'close');
+        run.child.kill(signal);
+        await run.exited;
+        expect(run.child.signalCode, run.stderr()).toBe(signal);
+        // The receiver's process ended with the run: its connection to the test closed.
+        await gone;
+      } finally {
+        if (run.child.exitCode === null && run.child.signalCode === null) run.child.kill('SIGKILL');
+        hello.close();
+      }
+    },
+  );
 });
