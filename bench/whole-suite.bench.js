@@ -44,8 +44,13 @@ function run(args) {
     // A failed run is no measure of the suite: say which tests failed, so it can be told apart from a slow one.
     for (const file of json.testResults)
       for (const test of file.assertionResults)
-        if (test.status === 'failed')
-          process.stderr.write(`whole-suite: failed: ${file.name.slice(root.length)} > ${test.fullName}\n`);
+        if (test.status === 'failed') {
+          // With the first lines of what failed: a failure seen once in a long run is otherwise not seen again.
+          const why = (test.failureMessages?.[0] ?? '').split('\n').slice(0, 6).join('\n  ');
+          process.stderr.write(
+            `whole-suite: failed: ${file.name.slice(root.length)} > ${test.fullName}\n  ${why}\n`,
+          );
+        }
   } catch {
     process.stderr.write(`whole-suite: no report from vitest (exit ${r.status})\n${r.stderr.slice(-4000)}\n`);
   }
