@@ -20,15 +20,18 @@ afterAll(async () => {
   await rm(root, {recursive: true, force: true});
 });
 
-/** Asks for the relay's stream as a run that goes away at once; resolves once its connection is gone. */
-function askAndVanish(url: URL, path: string, token: string): Promise<void> {
+/**
+ * Asks for the relay's stream as a run that goes away at once; resolves once its connection is gone, with false
+ * when the emulator no longer takes connections.
+ */
+function askAndVanish(url: URL, path: string, token: string): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = connect(Number(url.port), url.hostname, () => {
       socket.write(`GET ${path} HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${token}\r\n\r\n`);
       setImmediate(() => socket.destroy());
     });
-    socket.once('close', () => resolve());
-    socket.once('error', () => resolve());
+    socket.once('close', () => resolve(true));
+    socket.once('error', (err: NodeJS.ErrnoException) => resolve(err.code !== 'ECONNREFUSED'));
   });
 }
 
@@ -49,9 +52,9 @@ it('exits after "stopped" while relay streams are asked for and dropped during i
     exited = true;
   });
   let asked = 0;
+  // Until the emulator takes no more connections (or is gone): each run asks again as soon as it has vanished.
   const runs = Array.from({length: 4}, async () => {
-    while (!exited) {
-      await askAndVanish(url, path, token);
+    while (!exited && (await askAndVanish(url, path, token))) {
       asked += 1;
       if (asked === 40) p.child.kill('SIGTERM');
     }
