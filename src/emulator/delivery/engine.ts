@@ -8,7 +8,6 @@ import type {Dispatcher} from 'undici';
 import type {SignatureClock} from '../../definitions.js';
 import type {Clock} from '../clock.js';
 import type {Database} from '../db/database.js';
-import {vaultUnavailable} from '../operation-error.js';
 import {purgeOlderThan} from '../db/deliveries.js';
 import {type DatabaseSignals, SIGNAL_CHANNELS} from '../db/notify.js';
 import type {Resolver} from '../net/address-policy.js';
@@ -20,7 +19,7 @@ import {RelayHub} from './relay-hub.js';
 import {RelayLeases} from './relay-lease.js';
 import {isRelayEndpoint} from './relay-registry.js';
 import {RETENTION_MS} from './retry-policy.js';
-import {settleEverywhere} from './settle.js';
+import {settleEverywhere, unlessStopping} from './settle.js';
 import {realTimers, type Timers} from './timers.js';
 import {DeliveryWorker, type DeliveryWorkerOptions} from './worker.js';
 
@@ -203,24 +202,6 @@ export function createDeliveryEngine(deps: DeliveryEngineDeps): DeliveryEngine {
       await worker.stop();
     },
   };
-}
-
-/**
- * A settle, ended when the emulator stops first: what is in flight is cut short then, and is never recorded. The
- * 503 says the clock did move (the move is made before its settle).
- */
-function unlessStopping(settling: Promise<void>, stopping: AbortSignal): Promise<void> {
-  const refusal = () =>
-    vaultUnavailable('the emulator is stopping: the clock moved, and what that made due was not waited for');
-  if (stopping.aborted) {
-    settling.catch(() => undefined);
-    return Promise.reject(refusal());
-  }
-  return new Promise((resolve, reject) => {
-    const stop = () => reject(refusal());
-    stopping.addEventListener('abort', stop, {once: true});
-    settling.then(resolve, reject).finally(() => stopping.removeEventListener('abort', stop));
-  });
 }
 
 function listenTo<T>(listeners: Set<(value: T) => void>, listener: (value: T) => void): () => void {

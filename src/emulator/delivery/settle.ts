@@ -4,6 +4,7 @@
 // other processes' word that attempts were recorded is waited for until nothing is.
 import type {Clock} from '../clock.js';
 import type {Database} from '../db/database.js';
+import {vaultUnavailable} from '../operation-error.js';
 import type {DeliveryChanges} from './changes.js';
 import {countDueAnywhere} from './claim.js';
 import type {Timers} from './timers.js';
@@ -34,4 +35,22 @@ export async function settleEverywhere(o: SettleOptions): Promise<void> {
     if (await o.changes.after(seen, LOOK_AGAIN_MS)) lastChange = o.worker.timers.now();
     else if (o.worker.timers.now() - lastChange > quietLimitMs) return;
   }
+}
+
+/**
+ * A settle, ended when the emulator stops first: what is in flight is cut short then, and is never recorded. The
+ * 503 says the clock did move (the move is made before its settle).
+ */
+export function unlessStopping(settling: Promise<void>, stopping: AbortSignal): Promise<void> {
+  const refusal = () =>
+    vaultUnavailable('the emulator is stopping: the clock moved, and what that made due was not waited for');
+  if (stopping.aborted) {
+    settling.catch(() => undefined);
+    return Promise.reject(refusal());
+  }
+  return new Promise((resolve, reject) => {
+    const stop = () => reject(refusal());
+    stopping.addEventListener('abort', stop, {once: true});
+    settling.then(resolve, reject).finally(() => stopping.removeEventListener('abort', stop));
+  });
 }
