@@ -3,12 +3,12 @@
 // was opened, attached after the emulator had ended every stream, pinged nobody every 15 s with a timer that kept
 // the stopped process alive for good.
 import {readFile, mkdtemp, rm} from 'node:fs/promises';
-import {connect} from 'node:net';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {afterAll, beforeAll, expect, it} from 'vitest';
 import {EmulatorControl} from '../../src/client/emulator-control.js';
 import {type StartedProcess, spawnEmulator} from '../helpers/emulator-process.js';
+import {askAndVanish} from '../helpers/relay-ghost.js';
 
 let root: string;
 let running: StartedProcess | undefined;
@@ -20,21 +20,6 @@ afterAll(async () => {
   await rm(root, {recursive: true, force: true});
 });
 
-/**
- * Asks for the relay's stream as a run that goes away at once; resolves once its connection is gone, with false
- * when the emulator no longer takes connections.
- */
-function askAndVanish(url: URL, path: string, token: string): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(Number(url.port), url.hostname, () => {
-      socket.write(`GET ${path} HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${token}\r\n\r\n`);
-      setImmediate(() => socket.destroy());
-    });
-    socket.once('close', () => resolve(true));
-    socket.once('error', (err: NodeJS.ErrnoException) => resolve(err.code !== 'ECONNREFUSED'));
-  });
-}
-
 it('exits after "stopped" while relay streams are asked for and dropped during its stop', async () => {
   running = await spawnEmulator(['--in-memory'], {
     SVC_CONFIG_DIR: join(root, 'config'),
@@ -44,7 +29,6 @@ it('exits after "stopped" while relay streams are asked for and dropped during i
   const p = running;
   const token = JSON.parse(await readFile(join(p.ready.data_dir, 'emulator.json'), 'utf8')).admin_token;
   const relay = await new EmulatorControl({url: p.ready.api_url, adminToken: token}).registerRelay({});
-  const url = new URL(p.ready.api_url);
   const path = `/_emulator/relay/${relay.endpoint_id}/stream?listener=reconnecting-run`;
 
   let exited = false;
@@ -54,7 +38,7 @@ it('exits after "stopped" while relay streams are asked for and dropped during i
   let asked = 0;
   // Until the emulator takes no more connections (or is gone): each run asks again as soon as it has vanished.
   const runs = Array.from({length: 4}, async () => {
-    while (!exited && (await askAndVanish(url, path, token))) {
+    while (!exited && (await askAndVanish(p.ready.api_url, path, token))) {
       asked += 1;
       if (asked === 40) p.child.kill('SIGTERM');
     }

@@ -2,9 +2,9 @@
 // stream was being opened leaves the relay free for the next run (no --take-over), and a stream asked for while
 // the emulator stops ends at once instead of pinging a client that will never read it, which kept a stopped
 // emulator's process alive.
-import {connect} from 'node:net';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {type RunningEmulator, startEmulator} from '../../src/emulator/index.js';
+import {askAndVanish} from '../helpers/relay-ghost.js';
 
 let em: RunningEmulator;
 beforeAll(async () => {
@@ -14,22 +14,12 @@ afterAll(() => em?.stop());
 
 const listener = (id: string) => ({id, pid: 4242, host: 'ci-runner'});
 
-/** Asks for the relay's stream as `listenerId` over a raw connection, and drops it before any answer. */
-async function askAndVanish(endpointId: string, listenerId: string): Promise<void> {
-  const url = new URL(em.apiUrl);
+/** A run that asks for the relay's stream as `listenerId` and is gone at once; resolves once its route answered. */
+async function vanishingRun(endpointId: string, listenerId: string): Promise<void> {
   const seen = em.context.requestLog.last;
-  const socket = connect(Number(url.port), url.hostname);
-  await new Promise<void>((resolve, reject) => {
-    socket.once('connect', resolve);
-    socket.once('error', reject);
-  });
-  socket.end(
-    `GET /_emulator/relay/${endpointId}/stream?listener=${listenerId}&pid=4141&host=gone HTTP/1.1\r\n` +
-      `Host: ${url.host}\r\nAuthorization: Bearer ${em.adminToken}\r\n\r\n`,
-  );
-  socket.destroy();
-  // The request log takes the request once its route has answered: the stream was made (or refused) by then.
   const path = `/_emulator/relay/${endpointId}/stream`;
+  await askAndVanish(em.apiUrl, `${path}?listener=${listenerId}&pid=4141&host=gone`, em.adminToken);
+  // The request log takes the request once its route has answered: the stream was made (or refused) by then.
   const answered = () => em.context.requestLog.read({afterSeq: seen}).some((e) => e.path === path);
   while (!answered()) await em.context.requestLog.waitForNew(em.context.requestLog.last, 10_000);
 }
@@ -37,7 +27,7 @@ async function askAndVanish(endpointId: string, listenerId: string): Promise<voi
 describe('a relay stream whose client is gone', () => {
   it('holds nothing for a listener that went away while its stream was opened: the next run takes the relay', async () => {
     const relay = await em.control.registerRelay({name: 'vanishing'});
-    await askAndVanish(relay.endpoint_id, crypto.randomUUID());
+    await vanishingRun(relay.endpoint_id, crypto.randomUUID());
     expect(em.context.engine.relay.holderHere(relay.endpoint_id)).toBeUndefined();
 
     const next = em.control.relayStream(relay.endpoint_id, {listener: listener(crypto.randomUUID())});
