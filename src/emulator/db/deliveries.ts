@@ -12,15 +12,21 @@ export interface FailedPlace {
   id: string;
 }
 
-/** Retention: events older than the cut-off go, and their deliveries and attempts with them. */
+/**
+ * Retention: events older than the cut-off go, and their deliveries and attempts with them. Both tables in one
+ * statement: it runs at every clock move, and a round trip costs more than the range scans when nothing is old.
+ */
 export async function purgeOlderThan(db: Database, cutoff: Date): Promise<number> {
   // An org with a clock of its own keeps what its own time says (the first bound keeps the index range scan).
   const olderThan = (table: string) =>
     `DELETE FROM ${table} WHERE created_at < $1::timestamptz + (SELECT coalesce(max(offset_ms), 0) FROM org_clocks) * interval '1 millisecond'
-        AND created_at < $1::timestamptz + ${orgOffsetSql(`${table}.org_id`)} * interval '1 millisecond'`;
-  const deliveries = await db.query(olderThan('deliveries'), [cutoff]);
-  const events = await db.query(olderThan('events'), [cutoff]);
-  return deliveries.rowCount + events.rowCount;
+        AND created_at < $1::timestamptz + ${orgOffsetSql(`${table}.org_id`)} * interval '1 millisecond' RETURNING 1`;
+  const {rows} = await db.query<{n: number}>(
+    `WITH d AS (${olderThan('deliveries')}), e AS (${olderThan('events')})
+     SELECT ((SELECT count(*) FROM d) + (SELECT count(*) FROM e))::int AS n`,
+    [cutoff],
+  );
+  return rows[0]?.n ?? 0;
 }
 
 /**

@@ -97,25 +97,26 @@ export async function listSandboxes(q: Queryable, orgId: string, limit = 100): P
 }
 
 /** Sandboxes whose expiry has passed and that are not yet being deleted. */
-export async function dueForExpiry(q: Queryable, now: Date, limit: number): Promise<string[]> {
-  const r = await q.query<{id: string}>(
-    `SELECT id FROM sandboxes WHERE expires_at IS NOT NULL AND status <> 'deleting'
-        AND expires_at <= $1::timestamptz + ${orgOffsetSql('sandboxes.org_id')} * interval '1 millisecond'
-      ORDER BY expires_at, id LIMIT $2`,
+/**
+ * The sandboxes whose `expires_at` has passed by their org's time at the emulator's `now` (at most `limit`, soonest
+ * first), and when the next of the others will (emulator-clock time): one statement, run at every clock move.
+ */
+export async function expiryWork(
+  q: Queryable,
+  now: Date,
+  limit: number,
+): Promise<{due: string[]; next: Date | null}> {
+  const r = await q.query<{due: string[] | null; next: Date | string | null}>(
+    `WITH live AS (
+       SELECT id, expires_at, expires_at - ${orgOffsetSql('sandboxes.org_id')} * interval '1 millisecond' AS at
+         FROM sandboxes WHERE expires_at IS NOT NULL AND status <> 'deleting')
+     SELECT (SELECT array_agg(id ORDER BY expires_at, id)
+               FROM (SELECT id, expires_at FROM live WHERE at <= $1 ORDER BY expires_at, id LIMIT $2) due) AS due,
+            (SELECT min(at) FROM live WHERE at > $1) AS next`,
     [now, limit],
   );
-  return r.rows.map((row) => row.id);
-}
-
-export async function nextExpiry(q: Queryable, now: Date): Promise<Date | null> {
-  const r = await q.query<{at: Date | string | null}>(
-    `SELECT min(t.at) AS at FROM (
-       SELECT expires_at - ${orgOffsetSql('sandboxes.org_id')} * interval '1 millisecond' AS at FROM sandboxes
-        WHERE expires_at IS NOT NULL AND status <> 'deleting') t WHERE t.at > $1`,
-    [now],
-  );
-  const at = r.rows[0]?.at;
-  return at ? new Date(at) : null;
+  const row = r.rows[0];
+  return {due: row?.due ?? [], next: row?.next ? new Date(row.next) : null};
 }
 
 export async function orgExists(q: Queryable, orgId: string): Promise<boolean> {

@@ -9,11 +9,10 @@ import {base62, newId} from '../../ids.js';
 import {OperationError} from '../operation-error.js';
 import {PreparedStatements} from '../delivery/statements.js';
 import {
-  dueForExpiry,
+  expiryWork,
   findSandbox,
   insertSandbox,
   listSandboxes,
-  nextExpiry,
   orgExists,
   type SandboxRecord,
   type SandboxRow,
@@ -149,8 +148,9 @@ export class SandboxService {
   /** Moves every sandbox whose `expires_at` has passed on the clock; returns when the next one will. */
   async expireDue(now: Date): Promise<Date | null> {
     for (;;) {
-      const ids = await dueForExpiry(this.#db, now, 100);
-      for (const id of ids) {
+      // `next` leaves out what is due now, so expiring it does not change the answer.
+      const {due, next} = await expiryWork(this.#db, now, 100);
+      for (const id of due) {
         await this.#write(async (tx) => {
           const current = await findSandbox(tx, id, true);
           // Another process (or a trigger) may have moved it since it was listed.
@@ -167,9 +167,8 @@ export class SandboxService {
           return this.#apply(tx, current, move.state, move.event, orgTime);
         });
       }
-      if (ids.length < 100) break;
+      if (due.length < 100) return next;
     }
-    return nextExpiry(this.#db, now);
   }
 
   async #write<T extends MoveResult | null>(
