@@ -96,10 +96,10 @@ export async function listSandboxes(q: Queryable, orgId: string, limit = 100): P
   return r.rows.map(fromRaw);
 }
 
-/** Sandboxes whose expiry has passed and that are not yet being deleted. */
 /**
- * The sandboxes whose `expires_at` has passed by their org's time at the emulator's `now` (at most `limit`, soonest
- * first), and when the next of the others will (emulator-clock time): one statement, run at every clock move.
+ * The sandboxes not yet being deleted whose `expires_at` has passed by their org's time at the emulator's `now` (at
+ * most `limit`, soonest first), and when the next of the others will (emulator-clock time): one statement, run at
+ * every clock move.
  */
 export async function expiryWork(
   q: Queryable,
