@@ -217,6 +217,25 @@ describe('trigger through the control surface', () => {
     expect(event.created_at).toBe(new Date(START.getTime() + 600_000).toISOString());
   });
 
+  it('expires more sandboxes at one move than a sweep reads at once, and each of the rest at its own time', async () => {
+    const e = await start();
+    // The sweep reads due sandboxes 100 at a time: 105 fall due together, 3 later.
+    for (let i = 0; i < 108; i++) await e.control.createSandbox({expires_in: i < 105 ? '1h' : '5h'});
+    const statuses = async () =>
+      (
+        await e.db.query<{status: string; n: number}>(
+          'SELECT status, count(*)::int AS n FROM sandboxes WHERE expires_at IS NOT NULL GROUP BY status ORDER BY status',
+        )
+      ).rows;
+    await e.control.advanceClock('2h', {settle: true});
+    expect(await statuses()).toEqual([
+      {status: 'deleting', n: 105},
+      {status: 'running', n: 3},
+    ]);
+    await e.control.advanceClock('3h', {settle: true});
+    expect(await statuses()).toEqual([{status: 'deleting', n: 108}]);
+  });
+
   it('fans an event out only to endpoints subscribed at that moment and purges after 30 days', async () => {
     receiver = await startReceiver();
     const e = await start();
