@@ -199,6 +199,88 @@ describe('bad bodies on the control routes', () => {
   });
 });
 
+describe('bodies over the real server, read from the socket', () => {
+  /** A POST of `parts` written one after another, with its length declared or (`chunked`) not. */
+  function postInParts(path: string, parts: (string | Buffer)[], chunked = false) {
+    const bytes = parts.map((p) => (typeof p === 'string' ? Buffer.from(p) : p));
+    const length = bytes.reduce((n, b) => n + b.length, 0);
+    return new Promise<{status: number; body: {error?: {code: string; message: string}; id?: string}}>(
+      (resolve, reject) => {
+        const req = httpRequest(
+          `${em.apiUrl}${path}`,
+          {
+            method: 'POST',
+            headers: {
+              authorization: `Bearer ${em.adminToken}`,
+              'content-type': 'application/json',
+              ...(chunked ? {} : {'content-length': String(length)}),
+            },
+          },
+          (res) => {
+            const chunks: Buffer[] = [];
+            res.on('data', (c: Buffer) => chunks.push(c));
+            res.on('end', () =>
+              resolve({
+                status: res.statusCode ?? 0,
+                body: JSON.parse(Buffer.concat(chunks).toString('utf8')),
+              }),
+            );
+          },
+        );
+        req.on('error', reject);
+        for (const b of bytes) req.write(b);
+        req.end();
+      },
+    );
+  }
+
+  it.each([
+    ['invalid JSON', '{"name": '],
+    ['a JSON array', '[]'],
+    ['bytes that are not UTF-8', Buffer.from([0x7b, 0xff, 0xfe, 0x7d])],
+    ['an unknown field', '{"name": "a", "admin": true}'],
+    ['an empty body', ''],
+  ])('refuses %s in the error shape', async (_name, body) => {
+    const res = await postInParts('/_emulator/keys', [body]);
+    expect(res.status).toBe(400);
+    expect(res.body.error?.code).toBe('invalid_request');
+  });
+
+  it('reads a body written in many writes, with its length declared or sent chunked', async () => {
+    const name = `pieces ${'x'.repeat(20_000)}`.slice(0, 100);
+    const json = JSON.stringify({name});
+    const pieces = json.match(/.{1,7}/g) as string[];
+    const declared = await postInParts('/_emulator/keys', pieces);
+    expect(declared.status).toBe(201);
+    const chunked = await postInParts('/_emulator/keys', pieces, true);
+    expect(chunked.status).toBe(201);
+    const {rows} = await em.db.query('SELECT name FROM api_keys WHERE name = $1', [name]);
+    expect(rows).toHaveLength(2);
+  });
+
+  it('reads a body that starts with a UTF-8 byte order mark, as fetch does', async () => {
+    const res = await postInParts('/_emulator/keys', [Buffer.from([0xef, 0xbb, 0xbf]), '{"name": "bom"}']);
+    expect(res.status).toBe(201);
+  });
+
+  it("gives a control token of one org the body both for its scope and for the route's own checks", async () => {
+    const org = await em.control.createOrg({name: 'scoped bodies'});
+    const token = await em.control.createControlToken({org_id: org.id});
+    const scoped = (body: string) =>
+      fetch(`${em.apiUrl}/_emulator/keys`, {
+        method: 'POST',
+        headers: {authorization: `Bearer ${token.token}`, 'content-type': 'application/json'},
+        body,
+      });
+    expect((await scoped(JSON.stringify({name: 'own', org_id: org.id}))).status).toBe(201);
+    await expectErrorShape(
+      await scoped(JSON.stringify({name: 'other', org_id: em.context.current.orgId})),
+      403,
+    );
+    await expectErrorShape(await scoped(JSON.stringify({name: 'own', org_id: org.id, admin: true})), 400);
+  });
+});
+
 describe('rate limiting of failed authentication', () => {
   function getFrom(localAddress: string, path: string, authorization?: string) {
     return rawGet(new URL(path, em.apiUrl), {localAddress, authorization});

@@ -10,6 +10,7 @@ import {orgFor} from '../ops/orgs.js';
 import {resendDelivery} from '../ops/resend.js';
 import {resendFailedDeliveries} from '../ops/resend-failed.js';
 import {waitForDelivery} from '../ops/wait.js';
+import {clientGone} from '../net/body-text.js';
 import {readJsonObject} from '../net/read-json.js';
 import {invalidRequest} from '../http-error.js';
 
@@ -24,7 +25,7 @@ export function registerDeliveryControlRoutes(app: EmulatorApp, ctx: EmulatorCon
   // of changes; the caller reads nothing again and again.
   app.post('/_emulator/delivery-wait', async (c) => {
     const body = await readJsonObject(c, ['event_id', 'delivery_id', 'status', 'attempts', 'timeout_ms']);
-    return c.json(await waitForDelivery(ctx, body, c.req.raw.signal));
+    return c.json(await waitForDelivery(ctx, body, clientGone(c)));
   });
   app.get('/_emulator/deliveries/:id', async (c) =>
     c.json(await getDeliveryDetail(ctx, {deliveryId: c.req.param('id')})),
@@ -45,7 +46,7 @@ export function registerDeliveryControlRoutes(app: EmulatorApp, ctx: EmulatorCon
       limit: body.limit,
       after: body.after,
       attempter: ctx.engine.worker,
-      signal: c.req.raw.signal,
+      signal: clientGone(c),
     });
     return c.json(result);
   });

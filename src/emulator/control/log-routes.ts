@@ -4,6 +4,7 @@
 import {parseDuration} from '../clock.js';
 import type {EmulatorApp, EmulatorContext} from '../context.js';
 import {invalidRequest} from '../http-error.js';
+import {clientGone} from '../net/body-text.js';
 import {REQUEST_LOG_PATH} from '../request-log.js';
 
 /** The longest a follower's request is held. */
@@ -16,7 +17,7 @@ export function registerLogRoutes(app: EmulatorApp, ctx: EmulatorContext): void 
     const wait = Math.min(wholeNumber(c.req.query('wait'), 'wait') ?? 0, MAX_LOG_WAIT_SECONDS);
     let data = ctx.requestLog.read({afterSeq: after, sinceMs: since});
     if (data.length === 0 && wait > 0) {
-      await ctx.requestLog.waitForNew(after, wait * 1000, c.req.raw.signal);
+      await ctx.requestLog.waitForNew(after, wait * 1000, clientGone(c));
       data = ctx.requestLog.read({afterSeq: after, sinceMs: since});
     }
     return c.json({data, last: Math.max(after, ctx.requestLog.last)});

@@ -23,6 +23,7 @@ import {publicHolder, RelayBusyError, type RelayHolder} from '../delivery/relay-
 import {isRelayEndpoint, RelayLimitError, registerRelay} from '../delivery/relay-registry.js';
 import {isSuccessStatus} from '../delivery/retry-policy.js';
 import {every} from '../delivery/timers.js';
+import {clientGone} from '../net/body-text.js';
 import {getOrg} from '../ops/orgs.js';
 
 /** Keeps idle proxies and the listener's stale-connection check satisfied. */
@@ -113,7 +114,7 @@ async function streamRelay(
   if (!held.held) throw conflict(new RelayBusyError(held.current).message);
   // Its connection goes with it: a stream ends when its client goes, or when the emulator stops, whose close
   // would otherwise wait a second for that connection, left idle and kept alive.
-  return new Response(relayStream(engine, id, holder, c.req.raw.signal), {
+  return new Response(relayStream(engine, id, holder, clientGone(c)), {
     status: 200,
     headers: {'content-type': 'application/x-ndjson', 'cache-control': 'no-store', connection: 'close'},
   });

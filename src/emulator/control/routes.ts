@@ -1,9 +1,9 @@
 // The control surface: the emulator's stand-in for the account page, for scripts and CI. Admin token only;
 // each route reads its input and calls an operation (emulator/ops), which enforces the rules.
-import {bodyLimit} from 'hono/body-limit';
 import type {CreatedKey, CreatedWebhook, Health} from '../../schemas/emulator.js';
 import type {EmulatorApp, EmulatorContext} from '../context.js';
 import {HttpError} from '../http-error.js';
+import {limitBody} from '../net/body-text.js';
 import {readJsonObject} from '../net/read-json.js';
 import {moveClock, readClock} from '../ops/clock.js';
 import {createEndpoint, deleteEndpoint} from '../ops/endpoints.js';
@@ -19,15 +19,12 @@ export const MAX_CONTROL_BODY_BYTES = 64 * 1024;
 
 export function registerControlRoutes(app: EmulatorApp, ctx: EmulatorContext): void {
   app.use('/_emulator/*', adminAuth(ctx));
-  const smallBodies = bodyLimit({
-    maxSize: MAX_CONTROL_BODY_BYTES,
-    onError: () => {
-      throw new HttpError(
-        413,
-        'payload_too_large',
-        `request bodies are limited to ${MAX_CONTROL_BODY_BYTES} bytes`,
-      );
-    },
+  const smallBodies = limitBody(MAX_CONTROL_BODY_BYTES, () => {
+    throw new HttpError(
+      413,
+      'payload_too_large',
+      `request bodies are limited to ${MAX_CONTROL_BODY_BYTES} bytes`,
+    );
   });
   // A state file is loaded whole in one request; its route sets a limit of its own.
   app.use('/_emulator/*', (c, next) => (c.req.path === STATE_IMPORT_PATH ? next() : smallBodies(c, next)));

@@ -1,8 +1,8 @@
 // The emulator's state as files: load a seed or snapshot (merge or replace), export a snapshot, reset.
 // Admin token only, like every control route; request bodies here may be as large as a state file.
-import {bodyLimit} from 'hono/body-limit';
 import type {EmulatorApp, EmulatorContext} from '../context.js';
 import {HttpError, invalidRequest} from '../http-error.js';
+import {bodyText, limitBody} from '../net/body-text.js';
 import {MAX_STATE_FILE_BYTES} from '../state/file.js';
 import {loadState} from '../state/load.js';
 import {resetState} from '../state/reset.js';
@@ -13,20 +13,17 @@ export const STATE_IMPORT_PATH = '/_emulator/state/import';
 export function registerStateRoutes(app: EmulatorApp, ctx: EmulatorContext): void {
   app.post(
     STATE_IMPORT_PATH,
-    bodyLimit({
-      maxSize: MAX_STATE_FILE_BYTES,
-      onError: () => {
-        throw new HttpError(
-          413,
-          'payload_too_large',
-          `state files are limited to ${MAX_STATE_FILE_BYTES} bytes`,
-        );
-      },
+    limitBody(MAX_STATE_FILE_BYTES, () => {
+      throw new HttpError(
+        413,
+        'payload_too_large',
+        `state files are limited to ${MAX_STATE_FILE_BYTES} bytes`,
+      );
     }),
     async (c) => {
       let body: unknown;
       try {
-        body = await c.req.json();
+        body = JSON.parse(await bodyText(c));
       } catch {
         throw invalidRequest(
           'the body must be {"source": "<file name>", "document": {…}, "mode": "merge"|"replace"}',

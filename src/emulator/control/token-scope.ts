@@ -9,6 +9,7 @@ import {createMiddleware} from 'hono/factory';
 import type {AppEnv, EmulatorContext} from '../context.js';
 import type {OwnedRecord} from '../db/record-owners.js';
 import {HttpError} from '../http-error.js';
+import {bodyText} from '../net/body-text.js';
 import {orgOfRecord} from '../ops/control-tokens.js';
 
 /** Where a route finds the org it acts on. */
@@ -139,9 +140,9 @@ function decoded(segment: string | undefined): string | undefined {
   }
 }
 
-/** The request's JSON object body (read once: the route reads the same text again), or undefined. */
+/** The request's JSON object body (read once: the route gets the same text), or undefined. */
 async function bodyOf(c: Context<AppEnv>): Promise<Record<string, unknown> | undefined> {
-  const text = await c.req.text();
+  const text = await bodyText(c);
   if (text.trim() === '') return {};
   try {
     const body: unknown = JSON.parse(text);

@@ -2,6 +2,7 @@
 import type {Context} from 'hono';
 import type {z} from 'zod';
 import {invalidRequest} from '../http-error.js';
+import {bodyText} from './body-text.js';
 
 export interface ReadJsonOptions {
   /** An empty body reads as `{}`. */
@@ -45,7 +46,7 @@ export async function readJsonObject(
 }
 
 async function readObject(c: Context, emptyAllowed: boolean): Promise<Record<string, unknown>> {
-  const text = await c.req.text();
+  const text = await bodyText(c);
   if (text.trim() === '' && emptyAllowed) return {};
   let body: unknown;
   try {

@@ -1,7 +1,6 @@
 // The account page: sign-in by email, then the org's API keys, webhook endpoints and deliveries. Served by the
 // emulator itself, server-rendered, with one small script and one stylesheet of its own.
 import {type Context, Hono} from 'hono';
-import {bodyLimit} from 'hono/body-limit';
 import {MAX_ACCOUNT_FORM_BYTES} from '../../definitions.js';
 import type {AppEnv, EmulatorApp, EmulatorContext} from '../context.js';
 import {answerWrongMethods, errorHandler, HttpError, notFound} from '../http-error.js';
@@ -12,6 +11,7 @@ import {registerSignInRoutes} from './routes/sign-in.js';
 import {registerTeamRoutes} from './routes/team.js';
 import {registerWebhookRoutes} from './routes/webhooks.js';
 import {ProblemPage} from './views/pages.js';
+import {limitBody} from '../net/body-text.js';
 import {servedPort} from '../net/request-header.js';
 import {accountHostName, accountOrigin, localAccountUrl} from '@svc/client';
 import {cannotResolveLocalhostNames, ownNamePage} from './own-name-page.js';
@@ -137,17 +137,15 @@ function serveAssets(app: Hono<AppEnv>, kit: PageKit): void {
 
 /** Forms have a size limit; a larger one gets a page that says so. */
 function formSizeLimit(kit: PageKit) {
-  return bodyLimit({
-    maxSize: MAX_ACCOUNT_FORM_BYTES,
-    onError: (c) =>
-      render(
-        c,
-        ProblemPage({
-          assets: kit.assets,
-          title: 'Form too large',
-          message: `A form here is at most ${MAX_ACCOUNT_FORM_BYTES / 1024} kB. Shorten what you entered and try again.`,
-        }),
-        413,
-      ),
-  });
+  return limitBody(MAX_ACCOUNT_FORM_BYTES, (c) =>
+    render(
+      c,
+      ProblemPage({
+        assets: kit.assets,
+        title: 'Form too large',
+        message: `A form here is at most ${MAX_ACCOUNT_FORM_BYTES / 1024} kB. Shorten what you entered and try again.`,
+      }),
+      413,
+    ),
+  );
 }

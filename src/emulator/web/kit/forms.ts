@@ -1,5 +1,6 @@
 // Reading a form post and putting an operation's problems next to the form's fields.
 import type {Context} from 'hono';
+import {bodyText} from '../../net/body-text.js';
 import {OperationError} from '../../operation-error.js';
 import type {FormErrors} from '../views/layout.js';
 
@@ -8,7 +9,7 @@ export async function readForm(c: Context): Promise<URLSearchParams | undefined>
   const type = (c.req.header('content-type') ?? '').split(';')[0]?.trim().toLowerCase();
   if (type !== 'application/x-www-form-urlencoded') return undefined;
   try {
-    return new URLSearchParams(await c.req.text());
+    return new URLSearchParams(await bodyText(c));
   } catch {
     return undefined;
   }
