@@ -1,5 +1,6 @@
-// Authenticated GET /v1/webhooks on the real listening emulator, beside a bare node:http hello-world
-// measured in the same run. Both servers run in their own processes; autocannon drives them from here.
+// Authenticated GET /v1/webhooks on the real listening emulator, and a control call with a JSON body (a wait for a
+// delivery already recorded, as test suites and scenario runs make all the time), each beside a bare node:http
+// hello-world measured in the same run. Both servers run in their own processes; autocannon drives them from here.
 import {spawn} from 'node:child_process';
 import {dirname, join} from 'node:path';
 import {fileURLToPath} from 'node:url';
@@ -34,9 +35,16 @@ const server = http.createServer((req, res) => {
 server.listen(0, '127.0.0.1', () => console.log(server.address().port));
 `;
 
-function run(url, headers) {
+function run(url, headers, post) {
   return new Promise((resolve, reject) => {
-    autocannon({url, headers, connections: CONNECTIONS, duration: SECONDS}, (err, result) => {
+    const request = post
+      ? {
+          method: 'POST',
+          headers: {...headers, 'content-type': 'application/json'},
+          body: JSON.stringify(post),
+        }
+      : {headers};
+    autocannon({url, ...request, connections: CONNECTIONS, duration: SECONDS}, (err, result) => {
       if (err) return reject(err);
       if (result.non2xx > 0 || result.errors > 0)
         return reject(new Error(`${url}: ${result.non2xx} non-2xx answers`));
@@ -95,6 +103,34 @@ try {
       target: 2,
     },
   ]);
+
+  // A control call with a body: the wait for a delivery whose attempt is recorded answers at once with its detail.
+  const moved = await control.trigger({type: 'sandbox.ready'});
+  const {delivery} = await control.waitForDelivery({event_id: moved.event.id, attempts: 1});
+  const wait = {
+    url: `${info.api_url}/_emulator/delivery-wait`,
+    body: {delivery_id: delivery.id, attempts: 1},
+  };
+  const admin = {authorization: `Bearer ${info.admin_token}`};
+  await run(wait.url, admin, wait.body);
+  const bare = [];
+  const waits = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    bare.push(await run(hello.ready, {}, wait.body));
+    waits.push(await run(wait.url, admin, wait.body));
+  }
+  printTable(
+    `POST /_emulator/delivery-wait (a JSON body, answered at once) vs bare node:http, ${CONNECTIONS} connections`,
+    [
+      {
+        case: 'req/s',
+        baseline: median(bare),
+        value: median(waits),
+        unit: 'req/s',
+        ratio: median(bare.map((b, i) => b / waits[i])),
+      },
+    ],
+  );
 } finally {
   hello.child.kill('SIGTERM');
   emulator.child.kill('SIGTERM');
