@@ -1,4 +1,5 @@
 // Errors that render themselves in the service's error shape, and the one last-resort handler for everything else.
+import type {IncomingMessage, ServerResponse} from 'node:http';
 import type {Context} from 'hono';
 import {methodNotAllowed} from 'hono/method-not-allowed';
 import type {ContentfulStatusCode} from 'hono/utils/http-status';
@@ -82,7 +83,20 @@ export function errorHandler(log: (line: string) => void) {
 }
 
 function clientWentAway(err: Error, c: Context): boolean {
-  return (err as NodeJS.ErrnoException).code === 'ECONNRESET' || c.req.raw.signal?.aborted === true;
+  return (err as NodeJS.ErrnoException).code === 'ECONNRESET' || clientHasGone(c);
+}
+
+/**
+ * The client went away before its answer was sent: the connection is closed and the answer unfinished. Read from
+ * Node's response on the real server (asking the fetch Request's signal there would build a Request whose signal
+ * never aborts); from that signal for an in-process request.
+ */
+export function clientHasGone(c: Context): boolean {
+  const env = c.env as {incoming?: IncomingMessage; outgoing?: ServerResponse} | undefined;
+  const outgoing = env?.outgoing;
+  if (typeof outgoing?.once !== 'function') return c.req.raw.signal?.aborted === true;
+  const closed = outgoing.closed || outgoing.destroyed || env?.incoming?.socket?.destroyed === true;
+  return closed && !outgoing.writableFinished;
 }
 
 /** A known path asked with a method it does not answer: 405 with Allow, in the error shape. */

@@ -7,6 +7,7 @@
 import type {IncomingMessage, ServerResponse} from 'node:http';
 import type {Context, MiddlewareHandler} from 'hono';
 import {bodyLimit} from 'hono/body-limit';
+import {clientHasGone} from '../http-error.js';
 import {requestHeader} from './request-header.js';
 
 type NodeEnv = {incoming?: IncomingMessage; outgoing?: ServerResponse} | undefined;
@@ -36,16 +37,15 @@ export function limitBody(
 
 /** Aborts when the client goes away before its answer is sent, as the Request's signal does, without building it. */
 export function clientGone(c: Context): AbortSignal {
-  const node = nodeOf(c);
-  const outgoing = node?.outgoing;
+  const outgoing = nodeOf(c)?.outgoing;
   if (!outgoing) return c.req.raw.signal;
   const gone = new AbortController();
-  const check = () => {
-    if (!outgoing.writableFinished) gone.abort(new Error('the client went away'));
-  };
   // Gone already (before the route asked): its close has been and will not come again.
-  if (outgoing.closed || outgoing.destroyed || node?.incoming?.socket?.destroyed) check();
-  else outgoing.once('close', check);
+  if (clientHasGone(c)) gone.abort(new Error('the client went away'));
+  else
+    outgoing.once('close', () => {
+      if (!outgoing.writableFinished) gone.abort(new Error('the client went away'));
+    });
   return gone.signal;
 }
 
