@@ -24,7 +24,7 @@ const nodeOf = (c: Context) => {
  */
 export function limitBody(
   maxSize: number,
-  onError: Parameters<typeof bodyLimit>[0]['onError'] & {},
+  onError: (c: Context) => Response | Promise<Response>,
 ): MiddlewareHandler {
   const counted = bodyLimit({maxSize, onError});
   return async (c, next) => {
