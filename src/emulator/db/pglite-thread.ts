@@ -17,14 +17,25 @@ interface Reply {
   error?: Record<string, unknown>;
 }
 
+/** How many prepared statements the database thread keeps (the emulator runs about 200 distinct texts). */
+export const STATEMENT_CACHE = 400;
+
 // CommonJS, evaluated by the worker: it loads PGlite from the path the main thread resolved (an evaluated
 // worker has no module of its own to resolve from), opens the database with the module compiled on the main
-// thread, then answers each message in arrival order (PGlite queues statements first come, first served).
+// thread, then answers each message in arrival order, one at a time.
 // The database is a data dir on disk, or, in memory, PGlite's in-memory file system filled from a template the
 // main thread reads while PGlite starts here (its first message, before any statement).
+//
+// A statement with parameters goes in as a named prepared statement, kept for the next time the same text comes:
+// PGlite's own query() parses, plans and describes it again on every call, in six calls into PostgreSQL, where a
+// kept statement takes one (bind, describe, execute and sync in one message). The emulator's statements are a
+// fixed set of texts, so few are kept; the least recently used go past STATEMENT_CACHE. Their parameters are
+// serialized as PGlite's query() does, by the types PostgreSQL described when the statement was prepared.
 const WORKER_SOURCE = `
 const {parentPort, workerData} = require('node:worker_threads');
-const {PGlite} = require(workerData.entry);
+const {PGlite, protocol, parse} = require(workerData.entry);
+const wire = protocol.serialize;
+const STATEMENT_CACHE = ${STATEMENT_CACHE};
 const ERROR_FIELDS = ['code', 'detail', 'hint', 'severity', 'constraint', 'table', 'column', 'schema', 'position', 'routine'];
 const plainError = (err) => {
   const out = {message: err && err.message ? String(err.message) : String(err), name: err && err.name ? String(err.name) : 'Error'};
@@ -73,11 +84,59 @@ opening.then(
   () => parentPort.postMessage({id: 0, ok: true}),
   (err) => parentPort.postMessage({id: 0, ok: false, error: plainError(err)}),
 );
-parentPort.on('message', async (m) => {
-  if (m.op === 'template') {
-    templateArrived(m.template);
-    return;
+// Statement text -> {name, types}, least recently used first.
+const statements = new Map();
+let named = 0;
+const send = (pg, parts) => pg.execProtocol(Buffer.concat(parts), {syncToFs: false, throwOnError: false});
+const failure = (messages) => messages.find((msg) => msg instanceof Error);
+const prepare = async (pg, sql) => {
+  const kept = statements.get(sql);
+  if (kept) {
+    statements.delete(sql);
+    statements.set(sql, kept);
+    return kept;
   }
+  const name = 'svc_' + ++named;
+  const {messages} = await send(pg, [wire.parse({name, text: sql}), wire.describe({type: 'S', name}), wire.sync()]);
+  const err = failure(messages);
+  if (err) throw err;
+  const statement = {name, types: parse.parseDescribeStatementResults(messages)};
+  statements.set(sql, statement);
+  if (statements.size > STATEMENT_CACHE) {
+    const [oldest, old] = statements.entries().next().value;
+    statements.delete(oldest);
+    await send(pg, [wire.close({type: 'S', name: old.name}), wire.sync()]);
+  }
+  return statement;
+};
+const query = async (pg, sql, params, again = true) => {
+  const statement = await prepare(pg, sql);
+  const values = (params || []).map((value, i) => {
+    if (value === null || value === undefined) return null;
+    const serialize = pg.serializers[statement.types[i]];
+    return serialize ? serialize(value) : value.toString();
+  });
+  const {messages} = await send(pg, [
+    wire.bind({statement: statement.name, values}),
+    wire.describe({type: 'P'}),
+    wire.execute({}),
+    wire.sync(),
+  ]);
+  const err = failure(messages);
+  if (err) {
+    // A kept plan whose result type a schema change altered is prepared afresh, and the statement made again
+    // when no transaction was open (one that failed stays failed).
+    if (err.code === '0A000' && statements.get(sql) === statement) {
+      statements.delete(sql);
+      const ready = messages.find((msg) => msg.name === 'readyForQuery');
+      if (again && ready && ready.status === 'I') return query(pg, sql, params, false);
+    }
+    throw err;
+  }
+  const r = parse.parseResults(messages, pg.parsers)[0] || {rows: []};
+  return {rows: r.rows, rowCount: r.affectedRows ?? r.rows.length};
+};
+const answer = async (m) => {
   try {
     const pg = await opening;
     if (m.op === 'close') {
@@ -88,8 +147,7 @@ parentPort.on('message', async (m) => {
     }
     let result;
     if (m.op === 'query') {
-      const r = await pg.query(m.sql, m.params);
-      result = {rows: r.rows, rowCount: r.affectedRows ?? r.rows.length};
+      result = await query(pg, m.sql, m.params);
     } else {
       const all = await pg.exec(m.sql);
       const last = all[all.length - 1] || {rows: []};
@@ -99,6 +157,15 @@ parentPort.on('message', async (m) => {
   } catch (err) {
     parentPort.postMessage({id: m.id, ok: false, error: plainError(err)});
   }
+};
+// One message at a time: a kept statement goes to PostgreSQL past PGlite's own queue, so nothing may run beside it.
+let turn = Promise.resolve();
+parentPort.on('message', (m) => {
+  if (m.op === 'template') {
+    templateArrived(m.template);
+    return;
+  }
+  turn = turn.then(() => answer(m));
 });
 `;
 

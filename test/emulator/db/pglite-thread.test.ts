@@ -9,7 +9,11 @@ import {promisify} from 'node:util';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import type {Database} from '../../../src/emulator/db/database.js';
 import {listMigrations} from '../../../src/emulator/db/database.js';
-import {openPGliteThread, openPGliteThreadInMemory} from '../../../src/emulator/db/pglite-thread.js';
+import {
+  openPGliteThread,
+  openPGliteThreadInMemory,
+  STATEMENT_CACHE,
+} from '../../../src/emulator/db/pglite-thread.js';
 import {copyTemplate, ensureTemplate} from '../../../src/emulator/db/template.js';
 import {PGDATA} from '../../../src/emulator-layout/runtime.js';
 import {assertFreshBuild} from '../../helpers/fresh-build.js';
@@ -97,6 +101,45 @@ describe('PGlite on its own thread', () => {
     ).rejects.toThrow(/rolled back/);
     const r = await db.query<{id: number}>('SELECT id FROM t WHERE id IN (20, 21)');
     expect(r.rows).toEqual([]);
+  });
+
+  it('serializes each parameter by the type PostgreSQL gives it, on the first run of a text and on later ones', async () => {
+    const sql = 'SELECT $1::jsonb AS doc, $2::timestamptz AS at, $3::int[] AS ns, $4::text AS none';
+    for (const doc of [{a: [1, 'x"y']}, {b: null}]) {
+      const at = new Date('2031-05-06T07:08:09.010Z');
+      const r = await db.query(sql, [doc, at, [1, 2], null]);
+      expect(r.rows).toEqual([{doc, at, ns: [1, 2], none: null}]);
+    }
+  });
+
+  it('keeps statements prepared, at most STATEMENT_CACHE of them, and prepares one let go again when it comes back', async () => {
+    const texts = Array.from({length: STATEMENT_CACHE + 20}, (_, i) => `SELECT $1::int + ${i} AS v`);
+    for (const [i, sql] of texts.entries()) expect((await db.query(sql, [1])).rows).toEqual([{v: 1 + i}]);
+    const kept = await db.query<{n: number}>(
+      `SELECT count(*)::int AS n FROM pg_prepared_statements WHERE name LIKE 'svc\\_%'`,
+    );
+    expect(kept.rows[0]?.n).toBeGreaterThan(STATEMENT_CACHE / 2);
+    expect(kept.rows[0]?.n).toBeLessThanOrEqual(STATEMENT_CACHE);
+    expect((await db.query(texts[0] as string, [5])).rows).toEqual([{v: 5}]);
+  });
+
+  it('runs a kept statement again after its table changed shape, with the new columns', async () => {
+    await db.query('CREATE TABLE shape (id int)');
+    await db.query('INSERT INTO shape VALUES (1)');
+    const sql = 'SELECT * FROM shape WHERE id = $1';
+    expect((await db.query(sql, [1])).rows).toEqual([{id: 1}]);
+    await db.script?.(`ALTER TABLE shape ADD COLUMN label text DEFAULT 'x'`);
+    expect((await db.query(sql, [1])).rows).toEqual([{id: 1, label: 'x'}]);
+  });
+
+  it('answers statements sent all at once each with its own result, a failing one among them', async () => {
+    const sql = 'SELECT 10 / $1::int AS v';
+    const all = await Promise.allSettled(Array.from({length: 120}, (_, i) => db.query(sql, [i % 7])));
+    for (const [i, outcome] of all.entries()) {
+      if (i % 7 === 0) expect(outcome).toMatchObject({status: 'rejected', reason: {code: '22012'}});
+      else
+        expect(outcome).toMatchObject({status: 'fulfilled', value: {rows: [{v: Math.trunc(10 / (i % 7))}]}});
+    }
   });
 
   it('refuses statements once closed, and a second close is harmless', async () => {
