@@ -25,6 +25,7 @@ import {
 import {tmpdir} from 'node:os';
 import {delimiter, dirname, join, resolve} from 'node:path';
 import {fileURLToPath} from 'node:url';
+import {CHROMIUM_PATH} from './chromium-path.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
@@ -196,6 +197,8 @@ try {
     HOME: process.env.HOME,
     SVC_SMOKE_NODE: node,
     SVC_SMOKE_TREE: root,
+    // The browser smoke test drives the Chromium the page tests drive.
+    SVC_CHROMIUM_PATH: CHROMIUM_PATH,
     SVC_SMOKE_WORK: work,
     SVC_SMOKE_CLI_TARBALL: tarballs.cli,
     SVC_SMOKE_CLI_APP: cliApp,

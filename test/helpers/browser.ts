@@ -1,4 +1,4 @@
-// Real Chromium for page tests: Debian's /usr/bin/chromium driven by playwright-core, axe-core checks and screenshots.
+// Real Chromium for page tests: Debian's (scripts/chromium-path.js) driven by playwright-core, axe-core checks and screenshots.
 import {mkdir} from 'node:fs/promises';
 import {join} from 'node:path';
 import AxeBuilder from '@axe-core/playwright';

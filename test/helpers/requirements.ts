@@ -5,17 +5,12 @@
 import {execFileSync} from 'node:child_process';
 import {existsSync} from 'node:fs';
 import {describe, it, type TestContext} from 'vitest';
+import {CHROMIUM_PATH} from '../../scripts/chromium-path.js';
 
 /** On in CI and with SVC_TEST_FULL=1: every requirement must be met and nothing is skipped for want of one. */
 export const FULL_MODE = process.env.CI === 'true' || process.env.SVC_TEST_FULL === '1';
 
-/**
- * Debian's headless shell where it is installed (the same Chromium without the desktop browser around it: the page
- * tests take about 40% less CPU with it), else the browser itself.
- */
-const HEADLESS_SHELL = '/usr/bin/chromium-headless-shell';
-export const CHROMIUM_PATH =
-  process.env.SVC_CHROMIUM_PATH ?? (existsSync(HEADLESS_SHELL) ? HEADLESS_SHELL : '/usr/bin/chromium');
+export {CHROMIUM_PATH};
 
 export interface Requirement {
   name: string;

@@ -18,7 +18,8 @@ assert.ok(TREE && CLI_APP && EXPRESS_APP, 'run through scripts/package-smoke.js'
 const INSTALLED = join(APP, 'node_modules', '@svc', 'webhooks');
 const ENTRIES = ['', '/node', '/express', '/fetch', '/web'].map((e) => `@svc/webhooks${e}`);
 const tools = createRequire(join(TREE, 'package.json'));
-const CHROMIUM = process.env.SVC_CHROMIUM_PATH ?? '/usr/bin/chromium';
+// Chosen by scripts/package-smoke.js (scripts/chromium-path.js).
+const CHROMIUM = process.env.SVC_CHROMIUM_PATH;
 
 /** The bad input a receiver hands over by mistake, and the good input in each form, through `verify`. */
 const CASES_SOURCE = `
