@@ -26,11 +26,11 @@ export const STATEMENT_CACHE = 400;
 // The database is a data dir on disk, or, in memory, PGlite's in-memory file system filled from a template the
 // main thread reads while PGlite starts here (its first message, before any statement).
 //
-// A statement with parameters goes in as a named prepared statement, kept for the next time the same text comes:
+// Every statement of query() goes in as a named prepared statement, kept for the next time the same text comes:
 // PGlite's own query() parses, plans and describes it again on every call, in six calls into PostgreSQL, where a
-// kept statement takes one (bind, describe, execute and sync in one message). The emulator's statements are a
-// fixed set of texts, so few are kept; the least recently used go past STATEMENT_CACHE. Their parameters are
-// serialized as PGlite's query() does, by the types PostgreSQL described when the statement was prepared.
+// kept statement takes one (bind, execute and sync in one message; its parameters' types and its columns were
+// described when it was prepared). Its parameters are serialized as PGlite's query() does, by those types. The
+// emulator's statements are a fixed set of texts, so few are kept; past STATEMENT_CACHE the least recently used go.
 const WORKER_SOURCE = `
 const {parentPort, workerData} = require('node:worker_threads');
 const {PGlite, protocol, parse} = require(workerData.entry);
@@ -84,9 +84,12 @@ opening.then(
   () => parentPort.postMessage({id: 0, ok: true}),
   (err) => parentPort.postMessage({id: 0, ok: false, error: plainError(err)}),
 );
-// Statement text -> {name, types}, least recently used first.
+// Statement text -> {name, types, described}, least recently used first: the types of its parameters, and the
+// columns of its rows as PostgreSQL described them when it was prepared (none for a statement without rows).
 const statements = new Map();
 let named = 0;
+// What follows the bind of every statement run, the same bytes each time.
+const RUN = Buffer.concat([wire.execute({}), wire.sync()]);
 const send = (pg, parts) => pg.execProtocol(Buffer.concat(parts), {syncToFs: false, throwOnError: false});
 const failure = (messages) => messages.find((msg) => msg instanceof Error);
 const prepare = async (pg, sql) => {
@@ -100,7 +103,8 @@ const prepare = async (pg, sql) => {
   const {messages} = await send(pg, [wire.parse({name, text: sql}), wire.describe({type: 'S', name}), wire.sync()]);
   const err = failure(messages);
   if (err) throw err;
-  const statement = {name, types: parse.parseDescribeStatementResults(messages)};
+  const columns = messages.find((msg) => msg.name === 'rowDescription');
+  const statement = {name, types: parse.parseDescribeStatementResults(messages), described: columns ? [columns] : []};
   statements.set(sql, statement);
   if (statements.size > STATEMENT_CACHE) {
     const [oldest, old] = statements.entries().next().value;
@@ -116,12 +120,7 @@ const query = async (pg, sql, params, again = true) => {
     const serialize = pg.serializers[statement.types[i]];
     return serialize ? serialize(value) : value.toString();
   });
-  const {messages} = await send(pg, [
-    wire.bind({statement: statement.name, values}),
-    wire.describe({type: 'P'}),
-    wire.execute({}),
-    wire.sync(),
-  ]);
+  const {messages} = await send(pg, [wire.bind({statement: statement.name, values}), RUN]);
   const err = failure(messages);
   if (err) {
     // A kept plan whose result type a schema change altered is prepared afresh, and the statement made again
@@ -133,7 +132,8 @@ const query = async (pg, sql, params, again = true) => {
     }
     throw err;
   }
-  const r = parse.parseResults(messages, pg.parsers)[0] || {rows: []};
+  // The columns come from the description kept at prepare: a change of them fails the run above (0A000).
+  const r = parse.parseResults(statement.described.concat(messages), pg.parsers)[0] || {rows: []};
   return {rows: r.rows, rowCount: r.affectedRows ?? r.rows.length};
 };
 const answer = async (m) => {
