@@ -20,6 +20,16 @@ interface Reply {
 /** How many prepared statements the database thread keeps: the emulator makes about 190 calls of query() (a run of a scenario uses 36 texts), a few of them with texts that vary. */
 export const STATEMENT_CACHE = 400;
 
+/**
+ * A kept statement is planned again on every run, for its parameters, as PGlite's query() plans each statement.
+ * Left to PostgreSQL's default, after five runs a statement may switch to one generic plan and keep it until
+ * something invalidates it; PGlite never runs ANALYZE, so a plan chosen while a table was nearly empty would stay
+ * whatever the table grows to (the trap delivery/statements.ts describes, where it made the attempt record read
+ * every pending delivery). What a kept statement saves is its parse, rewrite and description, and five calls
+ * into PostgreSQL. The delivery engine's own prepared statements choose their plans themselves.
+ */
+const KEPT_PLANS = ['-c', 'plan_cache_mode=force_custom_plan'];
+
 // CommonJS, evaluated by the worker: it loads PGlite from the path the main thread resolved (an evaluated
 // worker has no module of its own to resolve from), opens the database with the module compiled on the main
 // thread, then answers each message in arrival order, one at a time.
@@ -28,7 +38,7 @@ export const STATEMENT_CACHE = 400;
 //
 // Every statement of query() goes in as a named prepared statement, kept for the next time the same text comes:
 // PGlite's own query() parses, plans and describes it again on every call, in six calls into PostgreSQL, where a
-// kept statement takes one (bind, execute and sync in one message; its parameters' types and its columns were
+// kept statement is bound, planned (KEPT_PLANS) and run in one (its parameters' types and its columns were
 // described when it was prepared). Its parameters are serialized as PGlite's query() does, by those types. The
 // emulator's statements are a fixed set of texts, so few are kept; past STATEMENT_CACHE the least recently used go.
 const WORKER_SOURCE = `
@@ -207,7 +217,7 @@ class ThreadDatabase implements Database {
         entry: createRequire(import.meta.url).resolve('@electric-sql/pglite'),
         dataDir,
         module: pgliteWasmModule(),
-        tuning: dataDir === undefined ? [...TUNING, ...IN_MEMORY_TUNING] : TUNING,
+        tuning: [...TUNING, ...(dataDir === undefined ? IN_MEMORY_TUNING : []), ...KEPT_PLANS],
       },
     });
     this.#opened = new Promise<void>((resolve, reject) => {

@@ -123,6 +123,19 @@ describe('PGlite on its own thread', () => {
     expect((await db.query(texts[0] as string, [5])).rows).toEqual([{v: 5}]);
   });
 
+  it('plans a kept statement for its parameters on every run, never with one generic plan made while its table was small', async () => {
+    await db.query('CREATE TABLE grows (id int PRIMARY KEY, note text)');
+    const sql = 'SELECT note FROM grows WHERE id = $1';
+    for (let i = 0; i < 8; i++) expect((await db.query(sql, [i])).rows).toEqual([]);
+    await db.query(`INSERT INTO grows SELECT g, 'n' || g FROM generate_series(1, 20000) g`);
+    expect((await db.query(sql, [12345])).rows).toEqual([{note: 'n12345'}]);
+    const plans = await db.query<{generic: number; custom: number}>(
+      'SELECT generic_plans::int AS generic, custom_plans::int AS custom FROM pg_prepared_statements WHERE statement = $1',
+      [sql],
+    );
+    expect(plans.rows).toEqual([{generic: 0, custom: 9}]);
+  });
+
   it('runs a kept statement again after its table changed shape, with the new columns', async () => {
     await db.query('CREATE TABLE shape (id int)');
     await db.query('INSERT INTO shape VALUES (1)');
