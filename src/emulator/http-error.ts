@@ -86,16 +86,26 @@ function clientWentAway(err: Error, c: Context): boolean {
   return (err as NodeJS.ErrnoException).code === 'ECONNRESET' || clientHasGone(c);
 }
 
+/** Node's request (and its response) behind a request on the real server; undefined for an in-process app.request. */
+export function nodeOf(c: Context): {incoming: IncomingMessage; outgoing?: ServerResponse} | undefined {
+  const env = c.env as {incoming?: IncomingMessage; outgoing?: ServerResponse} | undefined;
+  if (typeof env?.incoming?.on !== 'function') return undefined;
+  return {
+    incoming: env.incoming,
+    outgoing: typeof env.outgoing?.once === 'function' ? env.outgoing : undefined,
+  };
+}
+
 /**
  * The client went away before its answer was sent: the connection is closed and the answer unfinished. Read from
  * Node's response on the real server (asking the fetch Request's signal there would build a Request whose signal
  * never aborts); from that signal for an in-process request.
  */
 export function clientHasGone(c: Context): boolean {
-  const env = c.env as {incoming?: IncomingMessage; outgoing?: ServerResponse} | undefined;
-  const outgoing = env?.outgoing;
-  if (typeof outgoing?.once !== 'function') return c.req.raw.signal?.aborted === true;
-  const closed = outgoing.closed || outgoing.destroyed || env?.incoming?.socket?.destroyed === true;
+  const node = nodeOf(c);
+  const outgoing = node?.outgoing;
+  if (!outgoing) return c.req.raw.signal?.aborted === true;
+  const closed = outgoing.closed || outgoing.destroyed || node?.incoming.socket?.destroyed === true;
   return closed && !outgoing.writableFinished;
 }
 

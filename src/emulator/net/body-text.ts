@@ -4,18 +4,11 @@
 // Three parts: the size limit, checked from the declared length; the text, read once per request whoever asks (a
 // control token's scope check reads it before the route does), straight from Node's request; and the signal that
 // the client went away. Without a Node request (an in-process app.request), each falls back to the Request's.
-import type {IncomingMessage, ServerResponse} from 'node:http';
+import type {IncomingMessage} from 'node:http';
 import type {Context, MiddlewareHandler} from 'hono';
 import {bodyLimit} from 'hono/body-limit';
-import {clientHasGone} from '../http-error.js';
+import {clientHasGone, nodeOf} from '../http-error.js';
 import {requestHeader} from './request-header.js';
-
-type NodeEnv = {incoming?: IncomingMessage; outgoing?: ServerResponse} | undefined;
-
-const nodeOf = (c: Context) => {
-  const env = c.env as NodeEnv;
-  return typeof env?.incoming?.on === 'function' ? env : undefined;
-};
 
 /**
  * Refuses (with `onError`) a body over `maxSize` bytes. A declared length is checked without reading the body (Node's
