@@ -115,33 +115,46 @@ export interface ResendTargetRow {
   offset_ms: string | number;
 }
 
+/** The attempt columns of a delivery's detail, in their order: each its own key of the JSON the detail reads. */
+const ATTEMPT_FIELDS = [
+  'attempt',
+  'started_at',
+  'signature_t',
+  'trigger',
+  'status_code',
+  'error',
+  'duration_ms',
+  'response_body',
+] as const satisfies readonly (keyof AttemptRow)[];
+
+/** The delivery, its event's bytes and its attempts (oldest first), as one statement reads them. */
+export interface DeliveryDetailRow extends DeliveryWithEventRow {
+  /** JSON: a timestamp is text there, and a driver may hand the whole array over unparsed. */
+  attempts_made: AttemptRow[] | string;
+}
+
 /**
- * The delivery and the bytes of its event, if it was created after `since` (emulator-clock time) as its org's
- * clock reads it: an org with a clock of its own keeps what its own time says, as the purge does.
+ * The delivery with the bytes of its event and every attempt, if it was created after `since` (emulator-clock time)
+ * as its org's clock reads it: an org with a clock of its own keeps what its own time says, as the purge does. One
+ * statement, not one for the delivery and one for its attempts: a wait for a delivery (test suites, scenario runs)
+ * ends with this read, and each statement is a trip to the database.
  */
-export async function findDeliveryWithEvent(
+export async function findDeliveryDetail(
   q: Queryable,
   deliveryId: string,
   since: Date,
-): Promise<DeliveryWithEventRow | undefined> {
-  const found = await q.query<DeliveryWithEventRow>(
+): Promise<DeliveryDetailRow | undefined> {
+  const fields = ATTEMPT_FIELDS.map((f) => `'${f}', a.${f}`).join(', ');
+  const found = await q.query<DeliveryDetailRow>(
     `SELECT d.id, d.endpoint_id, d.event_id, d.event_type, d.status, d.attempts, d.created_at, d.last_attempt_at,
-            d.next_attempt_at, d.last_status_code, e.body
+            d.next_attempt_at, d.last_status_code, e.body,
+            (SELECT coalesce(json_agg(json_build_object(${fields}) ORDER BY a.attempt), '[]'::json)
+               FROM delivery_attempts a WHERE a.delivery_id = d.id) AS attempts_made
        FROM deliveries d JOIN events e ON e.id = d.event_id
       WHERE d.id = $1 AND d.created_at > $2::timestamptz + ${orgOffsetSql('d.org_id')} * interval '1 millisecond'`,
     [deliveryId, since],
   );
   return found.rows[0];
-}
-
-/** Oldest first. */
-export async function listAttempts(q: Queryable, deliveryId: string): Promise<AttemptRow[]> {
-  const r = await q.query<AttemptRow>(
-    `SELECT attempt, started_at, signature_t, trigger, status_code, error, duration_ms, response_body
-       FROM delivery_attempts WHERE delivery_id = $1 ORDER BY attempt`,
-    [deliveryId],
-  );
-  return r.rows;
 }
 
 /** What sending the delivery again needs: its event's bytes and its endpoint's address and secret. */

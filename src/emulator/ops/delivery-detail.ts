@@ -4,7 +4,7 @@ import type {DeliveryAttempt, DeliveryDetail} from '../../schemas/emulator.js';
 import type {SvcEvent} from '../../schemas/index.js';
 import type {EmulatorContext} from '../context.js';
 import {isoRequired} from '../db/repository-support.js';
-import {findDeliveryWithEvent, listAttempts} from '../delivery/attempt-repository.js';
+import {type AttemptRow, findDeliveryDetail} from '../delivery/attempt-repository.js';
 import {toDeliveryRecord} from '../db/deliveries.js';
 import {notFound} from '../operation-error.js';
 
@@ -23,10 +23,21 @@ export async function getDeliveryDetail(
   input: {deliveryId: string},
 ): Promise<DeliveryDetail> {
   checkDeliveryId(input.deliveryId);
+  const detail = await readDeliveryDetail(ctx, input.deliveryId);
+  if (!detail) throw notFound('no delivery with this id');
+  return detail;
+}
+
+/** The delivery within the retention window of its org's clock, in one read; undefined when there is none. */
+export async function readDeliveryDetail(
+  ctx: Pick<EmulatorContext, 'db' | 'clock'>,
+  deliveryId: string,
+): Promise<DeliveryDetail | undefined> {
   const since = new Date(ctx.clock.now().getTime() - RETENTION_MS);
-  const row = await findDeliveryWithEvent(ctx.db, input.deliveryId, since);
-  if (!row) throw notFound('no delivery with this id');
-  const attempts = await listAttempts(ctx.db, input.deliveryId);
+  const row = await findDeliveryDetail(ctx.db, deliveryId, since);
+  if (!row) return undefined;
+  const attempts: AttemptRow[] =
+    typeof row.attempts_made === 'string' ? JSON.parse(row.attempts_made) : row.attempts_made;
   return {
     delivery: toDeliveryRecord(row),
     endpoint_id: row.endpoint_id,

@@ -68,7 +68,11 @@ describe('the time in signatures', () => {
     // The event, the schedule and the tables stay on the emulator's clock.
     const event = JSON.parse(req?.body.toString('utf8') ?? '{}') as {created_at: string};
     expect(event.created_at).toBe(new Date(START.getTime() + 86_400_000).toISOString());
-    const detail = await e.control.delivery(String(req?.headers['svc-delivery-id']));
+    // The receiver has the request before the emulator has recorded its answer: waited for, not read at once.
+    const detail = await e.control.waitForDelivery({
+      delivery_id: String(req?.headers['svc-delivery-id']),
+      attempts: 1,
+    });
     expect(detail.attempts[0]).toMatchObject({signature_t: t, started_at: event.created_at});
   });
 

@@ -5,8 +5,12 @@
 // read the database again. The emulator counts the waits its changes woke (engine.changes.wakes), which shows
 // it without timing anything. On a shared PostgreSQL, word from other processes names no delivery and wakes
 // every wait, so the count is checked on PGlite; the waits themselves are checked on both.
+// What a wait answers is the delivery's detail read in one statement (its record, its event and every attempt, the
+// attempts as JSON from the database), checked here against the stored rows; a wait for a delivery past the
+// retention window is refused as not found, as the detail is, and one for an id nothing has runs out of time.
 import {afterAll, beforeAll, expect, it} from 'vitest';
-import {RETRY_WAITS_MS} from '../../../src/definitions.js';
+import {EmulatorControlError} from '../../../src/client/index.js';
+import {RETENTION_MS, RETRY_WAITS_MS} from '../../../src/definitions.js';
 import {type RunningEmulator, startEmulator} from '../../../src/emulator/index.js';
 import {waitForDelivery} from '../../../src/emulator/ops/wait.js';
 import {EMULATOR_BACKENDS} from '../../helpers/emulator-backends.js';
@@ -93,5 +97,97 @@ describeEachBackend(EMULATOR_BACKENDS, 'waits woken by their own changes ($name)
     for (const d of details) expect(d.attempts.map((x) => x.status_code)).toEqual([503, 503]);
     const clocks = await Promise.all(orgs.map((o) => emu.control.orgClock(o.org.id)));
     for (const c of clocks) expect(Date.parse(c.now)).toBe(START.getTime() + FIRST_WAIT_MS);
+  });
+
+  async function refusedWith(made: Promise<unknown>): Promise<{status: number; code: string}> {
+    const err = await made.then(
+      () => expect.unreachable('the wait answered'),
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(EmulatorControlError);
+    const {status, code} = err as EmulatorControlError;
+    return {status, code: code as string};
+  }
+
+  it('answers with every attempt, oldest first, each as the database holds it, once the delivery is as wanted', async () => {
+    const org = await emu.control.createOrg({name: 'waits read'});
+    await emu.control.createWebhook({url: receiver.url, events: ['sandbox.error'], org_id: org.id});
+    const move = await emu.control.trigger({type: 'sandbox.error', org_id: org.id});
+    const first = await emu.control.waitForDelivery({event_id: move.event?.id as string, attempts: 1});
+    const id = first.delivery.id;
+    // Held until the third attempt is recorded, by id.
+    const third = emu.control.waitForDelivery({delivery_id: id, attempts: 3, timeout_ms: LONG_MS});
+    for (const wait of RETRY_WAITS_MS.slice(0, 2))
+      await emu.control.advanceClock(`${wait}ms`, {org: org.id, settle: true});
+    const detail = await third;
+    expect(detail.delivery).toMatchObject({id, status: 'pending', attempts: 3, last_status_code: 503});
+    expect(detail.event.id).toBe(move.event?.id);
+    const {rows} = await emu.db.query<{
+      attempt: number;
+      started_at: Date | string;
+      signature_t: string | number;
+      trigger: string;
+      status_code: number;
+      error: string | null;
+      duration_ms: number;
+      response_body: string;
+    }>('SELECT * FROM delivery_attempts WHERE delivery_id = $1 ORDER BY attempt', [id]);
+    expect(rows).toHaveLength(3);
+    expect(detail.attempts).toEqual(
+      rows.map((r) => ({
+        attempt: r.attempt,
+        started_at: new Date(r.started_at).toISOString(),
+        signature_t: Number(r.signature_t),
+        trigger: r.trigger,
+        status_code: r.status_code,
+        error: r.error,
+        duration_ms: r.duration_ms,
+        response_body: r.response_body,
+      })),
+    );
+    expect(detail.attempts.map((a) => [a.attempt, a.status_code, a.response_body])).toEqual([
+      [1, 503, ''],
+      [2, 503, ''],
+      [3, 503, ''],
+    ]);
+    // The second attempt was made at its scheduled time, which a wait for a status it does not have yet shows.
+    expect(Date.parse(detail.attempts[1]?.started_at as string)).toBe(
+      Date.parse(detail.attempts[0]?.started_at as string) + (RETRY_WAITS_MS[0] as number),
+    );
+    expect(
+      await refusedWith(emu.control.waitForDelivery({delivery_id: id, status: 'failed', timeout_ms: 0})),
+    ).toEqual({status: 408, code: 'timeout'});
+  });
+
+  it('refuses a delivery past the retention window as not found, and runs out of time for an id nothing has', async () => {
+    const org = await emu.control.createOrg({name: 'waits past retention'});
+    const endpoint = await emu.control.createWebhook({
+      url: receiver.url,
+      events: ['sandbox.ready'],
+      org_id: org.id,
+    });
+    // A delivery older than the window that the purge has not taken yet (it runs when the clock moves): written as
+    // rows, since the emulator makes nothing in the past.
+    const old = new Date(START.getTime() - RETENTION_MS - 86_400_000);
+    const eventId = `evt_${'R'.repeat(24)}`;
+    const deliveryId = `dlv_${'R'.repeat(24)}`;
+    await emu.db.query(
+      `INSERT INTO events (id, org_id, type, created_at, body) VALUES ($1, $2, 'sandbox.ready', $3, '{}')`,
+      [eventId, org.id, old],
+    );
+    await emu.db.query(
+      `INSERT INTO deliveries (id, org_id, event_id, endpoint_id, event_type, status, attempts, created_at)
+       VALUES ($1, $2, $3, $4, 'sandbox.ready', 'failed', 9, $5)`,
+      [deliveryId, org.id, eventId, endpoint.id, old],
+    );
+    expect(await refusedWith(emu.control.delivery(deliveryId))).toEqual({status: 404, code: 'not_found'});
+    expect(
+      await refusedWith(emu.control.waitForDelivery({delivery_id: deliveryId, timeout_ms: LONG_MS})),
+    ).toEqual({status: 404, code: 'not_found'});
+    const unknown = `dlv_${'A'.repeat(24)}`;
+    expect(await refusedWith(emu.control.waitForDelivery({delivery_id: unknown, timeout_ms: 50}))).toEqual({
+      status: 408,
+      code: 'timeout',
+    });
   });
 });
