@@ -23,13 +23,13 @@ export async function getDeliveryDetail(
   input: {deliveryId: string},
 ): Promise<DeliveryDetail> {
   checkDeliveryId(input.deliveryId);
-  const detail = await readDeliveryDetail(ctx, input.deliveryId);
+  const detail = await deliveryDetailIfKept(ctx, input.deliveryId);
   if (!detail) throw notFound('no delivery with this id');
   return detail;
 }
 
 /** The delivery within the retention window of its org's clock, in one read; undefined when there is none. */
-export async function readDeliveryDetail(
+export async function deliveryDetailIfKept(
   ctx: Pick<EmulatorContext, 'db' | 'clock'>,
   deliveryId: string,
 ): Promise<DeliveryDetail | undefined> {

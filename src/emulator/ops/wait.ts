@@ -11,7 +11,7 @@ import {
 import type {DeliveryDetail} from '../../schemas/emulator.js';
 import type {EmulatorContext} from '../context.js';
 import {OperationError, vaultUnavailable} from '../operation-error.js';
-import {getDeliveryDetail, readDeliveryDetail} from './delivery-detail.js';
+import {getDeliveryDetail, deliveryDetailIfKept} from './delivery-detail.js';
 import {oneOf, Problems} from './validate.js';
 
 export interface WaitForDeliveryInput {
@@ -85,7 +85,7 @@ async function find(ctx: EmulatorContext, w: Wanted): Promise<string | undefined
  */
 async function recorded(ctx: EmulatorContext, w: Wanted): Promise<DeliveryDetail | undefined> {
   if (w.deliveryId !== null) {
-    const detail = await readDeliveryDetail(ctx, w.deliveryId);
+    const detail = await deliveryDetailIfKept(ctx, w.deliveryId);
     if (detail) {
       const d = detail.delivery;
       const done = (w.status === null || d.status === w.status) && d.attempts >= w.attempts;
