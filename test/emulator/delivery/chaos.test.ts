@@ -63,6 +63,8 @@ async function runWith(options: {global?: ChaosSettings; perEndpoint?: ChaosSett
     // Past the longest delay and hold: everything held back comes due at once, in the order chaos chose.
     await emu.control.advanceClock('20s');
     await (receiver as Receiver).received(expectedRequests);
+    // The receiver has the last requests before the emulator has recorded their answers: settled first.
+    await emu.context.engine.settle();
     const received = receiver.requests.map((r) => ({
       eventId: String(r.headers['svc-event-id']),
       attempt: String(r.headers['svc-delivery-attempt']),
