@@ -1,7 +1,7 @@
 // SQL of attempts: the engine's batched record of scheduled attempts (the record step), one delivery's detail
 // (the delivery with its event, its attempts), and a resend's lease and record.
 import type {AttemptTrigger, DeliveryStatus} from '../../definitions.js';
-import type {DeliveryAttempt} from '../../schemas/emulator.js';
+import {type DeliveryAttempt, DeliveryAttemptSchema} from '../../schemas/emulator.js';
 import type {Database, Queryable} from '../db/database.js';
 import type {DeliveryRow} from '../db/deliveries.js';
 import {orgOffsetSql} from '../db/org-clocks.js';
@@ -115,17 +115,13 @@ export interface ResendTargetRow {
   offset_ms: string | number;
 }
 
-/** The attempt columns of a delivery's detail, in their order: each its own key of the JSON the detail reads. */
-const ATTEMPT_FIELDS = [
-  'attempt',
-  'started_at',
-  'signature_t',
-  'trigger',
-  'status_code',
-  'error',
-  'duration_ms',
-  'response_body',
-] as const satisfies readonly (keyof AttemptRow)[];
+/**
+ * The attempt columns of a delivery's detail: the fields of an attempt's record (src/schemas), which the table's
+ * columns are named after, as one JSON object of each attempt row `a`.
+ */
+const ATTEMPT_JSON = `json_build_object(${Object.keys(DeliveryAttemptSchema.shape)
+  .map((f) => `'${f}', a.${f}`)
+  .join(', ')})`;
 
 /** The delivery, its event's bytes and its attempts (oldest first), as one statement reads them. */
 export interface DeliveryDetailRow extends DeliveryWithEventRow {
@@ -144,11 +140,10 @@ export async function findDeliveryDetail(
   deliveryId: string,
   since: Date,
 ): Promise<DeliveryDetailRow | undefined> {
-  const fields = ATTEMPT_FIELDS.map((f) => `'${f}', a.${f}`).join(', ');
   const found = await q.query<DeliveryDetailRow>(
     `SELECT d.id, d.endpoint_id, d.event_id, d.event_type, d.status, d.attempts, d.created_at, d.last_attempt_at,
             d.next_attempt_at, d.last_status_code, e.body,
-            (SELECT coalesce(json_agg(json_build_object(${fields}) ORDER BY a.attempt), '[]'::json)
+            (SELECT coalesce(json_agg(${ATTEMPT_JSON} ORDER BY a.attempt), '[]'::json)
                FROM delivery_attempts a WHERE a.delivery_id = d.id) AS attempts_made
        FROM deliveries d JOIN events e ON e.id = d.event_id
       WHERE d.id = $1 AND d.created_at > $2::timestamptz + ${orgOffsetSql('d.org_id')} * interval '1 millisecond'`,
