@@ -88,6 +88,33 @@ export function markJournalOn(db: object): void {
   journalOn.add(db);
 }
 
+/**
+ * How long a checkpoint on a shared PostgreSQL waits for the transactions writing the org's tables to end (holdWriters),
+ * how many times it tries, and then it is taken as a copy instead.
+ */
+const WRITERS_WAIT = '100ms';
+export const WRITERS_TRIES = 3;
+
+/**
+ * Readies the caller's transaction to take the journal's next number on a PostgreSQL other processes write too: the
+ * triggers on, and every table a checkpoint holds locked against writes (SHARE) until it commits. The lock waits for
+ * each transaction that wrote one of them to end, and new writes wait for the commit (a few milliseconds: the
+ * number and the counts), so no transaction has journal entries on both sides of the number, and every write after
+ * it sees the checkpoint and is journaled. Tables are locked parents first, the order writes take them in; a wait
+ * that outlasts WRITERS_WAIT (a write holding a child while it waits for a parent, or a long transaction) gives up
+ * with lock_not_available instead of becoming a deadlock whose victim could be a request.
+ */
+export async function holdWriters(db: Queryable, tx: Queryable): Promise<void> {
+  await tx.query(`SELECT set_config('lock_timeout', '${WRITERS_WAIT}', true)`);
+  await switchJournalOn(db, tx);
+  await tx.query(`LOCK TABLE ${CHECKPOINT_TABLES.join(', ')} IN SHARE MODE`);
+}
+
+/** The lock holdWriters asked for was not had in time (SQLSTATE 55P03). */
+export function writersTookTooLong(err: unknown): boolean {
+  return (err as {code?: unknown} | null)?.code === '55P03';
+}
+
 /** Switches the journal's triggers on (migration 018 made them off), in the caller's transaction. */
 export async function switchJournalOn(db: Queryable, tx: Queryable): Promise<void> {
   if (journalOn.has(db)) return;

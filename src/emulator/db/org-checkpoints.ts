@@ -1,19 +1,20 @@
 // The org checkpoints: org_checkpoints names each (with the org's time then and how many rows of each table it
 // holds). A checkpoint is kept one of two ways, both in the database (so every process sharing a PostgreSQL reads
 // them):
-//   - as a mark in the journal (where one process writes the database: PGlite). While an org has such a checkpoint,
-//     migration 018's triggers write each row a statement changes to journal_<table> first, as it was; taking the
-//     checkpoint is taking the journal's next number, and a rewind puts back each row changed since as its first
-//     entry after that number holds it. Both cost what changed since, not what the org holds.
+//   - as a mark in the journal. While an org has such a checkpoint, migration 018's triggers write each row a
+//     statement changes to journal_<table> first, as it was; taking the checkpoint is taking the journal's next
+//     number, and a rewind puts back each row changed since as its first entry after that number holds it. Both
+//     cost what changed since, not what the org holds. On a PostgreSQL other processes write too, the number is
+//     taken while no transaction writes the tables (holdWriters), so none is journaled on both sides of it.
 //   - as a copy: checkpoint_<table> holds the org's rows of <table>, every column as it is, after the checkpoint's
-//     org and name, copied in one statement, and a rewind writes back only what differs. On a shared PostgreSQL
-//     another process may be halfway through a transaction of the org's when one is taken, which a copy (one
-//     statement, one snapshot) is safe from; and a checkpoint in the journal that a rewind to an earlier one goes
-//     back through is made a copy then, on the way.
+//     org and name, copied in one statement (one snapshot), and a rewind writes back only what differs. A
+//     checkpoint is taken as a copy when a PostgreSQL's writes did not pause for it in time, and one in the journal
+//     that a rewind to an earlier one goes back through is made a copy then, on the way.
 // No row travels to the emulator and back.
 import {MAX_CHECKPOINTS_PER_ORG} from '../../definitions.js';
 import {CHECKPOINT_TABLES, type CheckpointTable} from '../../schemas/checkpoints.js';
 import {
+  holdWriters,
   JOURNAL_OF,
   type JournalStatements,
   journalSeq,
@@ -21,6 +22,8 @@ import {
   markJournalOn,
   switchJournalOn,
   unjournal,
+  WRITERS_TRIES,
+  writersTookTooLong,
 } from './checkpoint-journal.js';
 import {
   columnList as list,
@@ -163,31 +166,47 @@ function toStored(r: CheckpointRow): StoredCheckpoint {
 }
 
 /**
- * Saves the org under `name` with its time then: as a mark in the journal (`journaled`), or every row copied in
- * one statement (so at one moment). Undefined when the org has a checkpoint of that name already, or as many as it
- * may keep.
+ * Saves the org under `name` with its time then, as a mark in the journal; on a shared PostgreSQL whose writes did
+ * not pause for it (holdWriters) in WRITERS_TRIES tries, as a copy of every row in one statement (so at one
+ * moment). Undefined when the org has a checkpoint of that name already, or as many as it may keep.
  */
 export async function saveCheckpoint(
   db: Database,
-  input: {orgId: string; name: string; takenAt: Date; clockMs: number; ownClock: boolean; journaled: boolean},
+  input: {orgId: string; name: string; takenAt: Date; clockMs: number; ownClock: boolean},
 ): Promise<StoredCheckpoint | undefined> {
-  const {take, count} = await checkpointStatements(db);
+  const statements = await checkpointStatements(db);
+  for (let tries = 1; ; tries++) {
+    try {
+      return await saveOnce(db, statements, input, true);
+    } catch (err) {
+      if (!writersTookTooLong(err)) throw err;
+      if (tries === WRITERS_TRIES) return saveOnce(db, statements, input, false);
+    }
+  }
+}
+
+async function saveOnce(
+  db: Database,
+  {take, count}: CheckpointStatements,
+  input: {orgId: string; name: string; takenAt: Date; clockMs: number; ownClock: boolean},
+  journaled: boolean,
+): Promise<StoredCheckpoint | undefined> {
   const saved = await db.transaction(async (tx) => {
-    if (input.journaled) await switchJournalOn(db, tx);
+    if (journaled) await (db.kind === 'postgres' ? holdWriters(db, tx) : switchJournalOn(db, tx));
     const named = await tx.query(NAME_SQL, [
       input.orgId,
       input.name,
       input.takenAt,
       input.clockMs,
       input.ownClock,
-      input.journaled,
+      journaled,
     ]);
     if (named.rows.length === 0) return undefined;
-    const {rows} = await tx.query<CheckpointRow>(input.journaled ? count : take, [input.orgId, input.name]);
+    const {rows} = await tx.query<CheckpointRow>(journaled ? count : take, [input.orgId, input.name]);
     return rows[0] ? toStored(rows[0]) : undefined;
   });
   // Committed: the triggers are on for good.
-  if (input.journaled) markJournalOn(db);
+  if (journaled) markJournalOn(db);
   return saved;
 }
 

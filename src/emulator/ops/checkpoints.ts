@@ -57,9 +57,6 @@ export async function takeCheckpoint(
     takenAt: new Date(ctx.engine.timers.now()),
     clockMs: orgNow(ctx, org.id).getTime(),
     ownClock: ctx.orgClocks.offsetMs(org.id) !== 0,
-    // A mark in the journal where this process is the only one writing; a copy on a shared PostgreSQL, where
-    // another process may be halfway through a transaction of the org's (db/org-checkpoints.ts).
-    journaled: ctx.db.kind === 'pglite',
   });
   if (saved) return toRecord(saved);
   if (await findCheckpoint(ctx.db, org.id, name)) {
