@@ -141,21 +141,27 @@ export async function journalSeq(q: Queryable, orgId: string, name: string): Pro
 /**
  * Puts the org back as it was at the journal number `seq`, in the caller's transaction (with the journal off, as
  * restoreCheckpointRows sets it): each table's rows made since go (children first), those changed since are set
- * back, those gone since are written again (parents first), and the entries used are forgotten.
+ * back, those gone since are written again (parents first), and the entries used are forgotten. Resolves to the
+ * count of the org's rows it deleted, changed or wrote.
  */
 export async function unjournal(
   statements: JournalStatements,
   tx: Queryable,
   orgId: string,
   seq: string,
-): Promise<void> {
+): Promise<number> {
   const params = [orgId, seq];
   const has = (await tx.query<Record<CheckpointTable, boolean>>(statements.journaled, params)).rows[0];
   const tables = CHECKPOINT_TABLES.filter((t) => has?.[t] === true);
   const childrenFirst = [...tables].reverse();
-  for (const t of childrenFirst) await tx.query(statements.unjournal[t].deleteMade, params);
-  for (const t of tables) await tx.query(statements.unjournal[t].updateChanged, params);
-  for (const t of tables) await tx.query(statements.unjournal[t].insertGone, params);
+  let rows = 0;
+  const run = async (sql: string, args: unknown[] = params) => {
+    rows += (await tx.query(sql, args)).rowCount;
+  };
+  for (const t of childrenFirst) await run(statements.unjournal[t].deleteMade);
+  for (const t of tables) await run(statements.unjournal[t].updateChanged);
+  for (const t of tables) await run(statements.unjournal[t].insertGone);
   for (const t of childrenFirst) await tx.query(statements.unjournal[t].forget, params);
-  for (const sql of statements.release) await tx.query(sql, [orgId]);
+  for (const sql of statements.release) await run(sql, [orgId]);
+  return rows;
 }

@@ -325,20 +325,19 @@ export async function heldDeliveries(
  *   - As a copy: each row of the org that differs from the checkpoint's goes (deliveries and their attempts first),
  *     then the checkpoint's rows the org no longer holds are written, parents first. Rows the org still holds as
  *     saved stay as they are. What this writes is journaled for the org's checkpoints in the journal.
- * Either way a rewind costs what changed since the checkpoint.
+ * Either way a rewind costs what changed since the checkpoint. Resolves to the count of the org's rows it deleted,
+ * changed or wrote (each leaves a dead row behind, as a recorded attempt does).
  */
 export async function restoreCheckpointRows(
   db: Queryable,
   tx: Queryable,
   orgId: string,
   name: string,
-): Promise<void> {
+): Promise<number> {
   const statements = await checkpointStatements(db, tx);
   const seq = await journalSeq(tx, orgId, name);
-  if (seq === undefined) {
-    await restoreCopy(statements, tx, orgId, name);
-    return;
-  }
+  if (seq === undefined) return restoreCopy(statements, tx, orgId, name);
+  let rows = 0;
   await tx.query(`SELECT set_config('svc.journal_off', 'on', true)`);
   const later = await tx.query<{name: string; seq: string}>(
     `SELECT name, journal_seq::text AS seq FROM org_checkpoints
@@ -346,7 +345,7 @@ export async function restoreCheckpointRows(
     [orgId, seq],
   );
   for (const checkpoint of later.rows) {
-    await unjournal(statements.journal, tx, orgId, checkpoint.seq);
+    rows += await unjournal(statements.journal, tx, orgId, checkpoint.seq);
     // Copied as the org now is, which is that checkpoint; from now on it is a copy (its entries are used).
     await tx.query(statements.take, [orgId, checkpoint.name]);
     await tx.query('UPDATE org_checkpoints SET journal_seq = NULL WHERE org_id = $1 AND name = $2', [
@@ -354,8 +353,9 @@ export async function restoreCheckpointRows(
       checkpoint.name,
     ]);
   }
-  await unjournal(statements.journal, tx, orgId, seq);
+  rows += await unjournal(statements.journal, tx, orgId, seq);
   await tx.query(`SELECT set_config('svc.journal_off', '', true)`);
+  return rows;
 }
 
 async function restoreCopy(
@@ -363,12 +363,14 @@ async function restoreCopy(
   tx: Queryable,
   orgId: string,
   name: string,
-): Promise<void> {
-  for (const sql of deleteChanged) await tx.query(sql, [orgId, name]);
+): Promise<number> {
+  let rows = 0;
+  for (const sql of deleteChanged) rows += (await tx.query(sql, [orgId, name])).rowCount;
   // What the org holds now is all the checkpoint's (a delete may have taken rows that were, through a foreign
   // key): a table with as many rows as the checkpoint's misses none, and needs no search for them.
   const counted = (await tx.query<Record<CheckpointTable, boolean>>(short, [orgId, name])).rows[0];
   for (const table of CHECKPOINT_TABLES) {
-    if (counted?.[table] !== false) await tx.query(insertMissing[table], [orgId, name]);
+    if (counted?.[table] !== false) rows += (await tx.query(insertMissing[table], [orgId, name])).rowCount;
   }
+  return rows;
 }

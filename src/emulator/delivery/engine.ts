@@ -36,7 +36,14 @@ export interface DeliveryEngineOptions {
   /** Passed through to the worker (lanes, batch sizes, idle polling). */
   worker?: Pick<
     DeliveryWorkerOptions,
-    'maxLanes' | 'perEndpoint' | 'claimLimit' | 'idleMs' | 'leaseMs' | 'maxResponseBytes' | 'timers'
+    | 'maxLanes'
+    | 'perEndpoint'
+    | 'claimLimit'
+    | 'idleMs'
+    | 'leaseMs'
+    | 'maxResponseBytes'
+    | 'timers'
+    | 'vacuumEvery'
   >;
   /** Real-time life of a relay holder's lease after its process last renewed it (default: RELAY_LEASE_MS). */
   relayLeaseMs?: number;

@@ -14,7 +14,7 @@ export interface MaintenanceOptions {
   writer: AttemptWriter;
   /** Clock-driven chores; returns when it next needs to run, if known. */
   sweep?: (now: Date) => Promise<Date | null>;
-  /** Attempts recorded between two VACUUM runs; only on a database this process owns. */
+  /** Attempts recorded (and rows written otherwise) between two VACUUM runs; only on a database this process owns. */
   vacuumEvery?: number;
 }
 
@@ -36,6 +36,16 @@ export class Maintenance {
   /** A clock moved: the sweep runs at the next pass. */
   clockMoved(): void {
     this.#sweepDue = true;
+  }
+
+  /**
+   * Rows written other than by the attempts (a rewind puts thousands back at once): each leaves a dead row as an
+   * attempt does, and brings the next VACUUM as near. One they bring due runs before this resolves: the writer
+   * that left the dead rows waits for it, not whichever request comes next.
+   */
+  async rowsWritten(count: number): Promise<void> {
+    this.#o.writer.written += count;
+    await this.#maybeVacuum();
   }
 
   /** The chores that are due, one after another. */

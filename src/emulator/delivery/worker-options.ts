@@ -55,7 +55,8 @@ export interface DeliveryWorkerOptions {
    */
   exclusiveDatabase?: boolean;
   /**
-   * Attempts recorded between two VACUUM (ANALYZE) runs of the delivery tables, on a database this process owns.
+   * Attempts recorded (and rows a rewind wrote back) between two VACUUM (ANALYZE) runs of the delivery tables, on
+   * a database this process owns.
    * PGlite has no autovacuum: without this, every retry and every purge leaves dead rows and index entries
    * behind for good, and the planner never learns how large the tables have grown.
    */

@@ -162,6 +162,11 @@ export class DeliveryWorker implements Attempter {
     this.notify();
   }
 
+  /** Rows of the delivery tables written outside the lanes (a rewind's): they count toward the next VACUUM. */
+  rowsWritten(count: number): Promise<void> {
+    return this.#maintenance.rowsWritten(count);
+  }
+
   /** Something may be due now: a new event, a moved clock, a freed endpoint. */
   notify(): void {
     this.#kicks += 1;

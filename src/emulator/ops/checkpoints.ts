@@ -114,7 +114,7 @@ export async function rewindOrg(
   worker.cancel(before, {abort: true});
   const busyHere = new Set(worker.busyEndpoints());
   const cancelled = new Set(before.filter((id) => busyHere.has(id)));
-  const touched = await holdEndpoints(worker, before, async () => {
+  const {endpoints: touched, rows} = await holdEndpoints(worker, before, async () => {
     if (ctx.clock.mode !== 'real') await ctx.orgClocks.set(org.id, new Date(checkpoint.clockMs));
     return ctx.db.transaction(async (tx) => {
       const endpoints = await rewoundEndpoints(tx, org.id, name, {lock: true});
@@ -127,10 +127,11 @@ export async function rewindOrg(
           held.map((h) => h.holder),
         );
       }
-      await restoreCheckpointRows(ctx.db, tx, org.id, name);
-      return endpoints;
+      return {endpoints, rows: await restoreCheckpointRows(ctx.db, tx, org.id, name)};
     });
   });
+  // What the rewind wrote leaves dead rows behind, as recorded attempts do (PGlite has no autovacuum).
+  await worker.rowsWritten(rows);
   ctx.auth.forgetAll();
   // Endpoints the checkpoint does not hold are gone, as if deleted: a relay holding one lets its listener go.
   for (const e of touched) if (!e.kept) for (const told of ctx.endpointDeletions) told(e.id);
