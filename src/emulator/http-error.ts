@@ -1,10 +1,10 @@
 // Errors that render themselves in the service's error shape, and the one last-resort handler for everything else.
-import type {IncomingMessage, ServerResponse} from 'node:http';
 import type {Context} from 'hono';
 import {methodNotAllowed} from 'hono/method-not-allowed';
 import type {ContentfulStatusCode} from 'hono/utils/http-status';
 import type {ErrorCode} from '../definitions.js';
 import type {EmulatorApp} from './app-env.js';
+import {nodeOf} from './node-binding.js';
 import {OperationError, type Problem} from './operation-error.js';
 import {VaultKeyMismatchError} from './vault.js';
 
@@ -84,16 +84,6 @@ export function errorHandler(log: (line: string) => void) {
 
 function clientWentAway(err: Error, c: Context): boolean {
   return (err as NodeJS.ErrnoException).code === 'ECONNRESET' || clientHasGone(c);
-}
-
-/** Node's request (and its response) behind a request on the real server; undefined for an in-process app.request. */
-export function nodeOf(c: Context): {incoming: IncomingMessage; outgoing?: ServerResponse} | undefined {
-  const env = c.env as {incoming?: IncomingMessage; outgoing?: ServerResponse} | undefined;
-  if (typeof env?.incoming?.on !== 'function') return undefined;
-  return {
-    incoming: env.incoming,
-    outgoing: typeof env.outgoing?.once === 'function' ? env.outgoing : undefined,
-  };
 }
 
 /**

@@ -9,10 +9,11 @@ import {readJsonObject} from '../net/read-json.js';
 import {createLink, LINK_PATH_PREFIX, linkNoun, listLinks, openLink} from '../ops/links.js';
 import {serverOrigin} from '../web/page-kit.js';
 import {LINK_PAGE_HEADERS, linkPage, refusalPage, wantsPage} from './pages.js';
-import {type ForwardInput, FORWARDED_MARK, forward} from './proxy.js';
+import {FORWARDED_MARK, forward} from './proxy.js';
 import type {CutReason} from '../sandboxes/link-traffic.js';
 import {takeUpgrade, tunnel} from './upgrade.js';
 import {isHostOfToken, linkOrigin} from '../net/link-host.js';
+import {nodeOf} from '../node-binding.js';
 import {servedPort} from '../net/request-header.js';
 import type {LinkRefusal, LinkView} from '../db/sandbox-links.js';
 import {MAX_SANDBOX_PORT, MIN_SANDBOX_PORT} from '../../definitions.js';
@@ -128,8 +129,8 @@ function serveLink(ctx: EmulatorContext) {
       traffic.open(link, seen, (why) => cut(cutError(link, why)));
     const by = {clientAddress: clientAddress(c), host, proto: url.protocol.replace(':', '')};
     const answerTimeoutMs = traffic.answerTimeoutMs;
-    const env = c.env as {incoming?: unknown; outgoing?: ForwardInput['outgoing']} | undefined;
-    const upgrade = takeUpgrade(env?.incoming);
+    const node = nodeOf(c);
+    const upgrade = takeUpgrade(node?.incoming);
     if (upgrade) {
       const status = await tunnel({
         ...upgrade,
@@ -152,7 +153,7 @@ function serveLink(ctx: EmulatorContext) {
         by,
         answerTimeoutMs,
         timers: traffic?.timers,
-        outgoing: env?.outgoing,
+        outgoing: node?.outgoing,
         hold,
       });
     } catch (err) {

@@ -7,7 +7,8 @@
 import type {IncomingMessage} from 'node:http';
 import type {Context, MiddlewareHandler} from 'hono';
 import {bodyLimit} from 'hono/body-limit';
-import {clientHasGone, nodeOf} from '../http-error.js';
+import {clientHasGone} from '../http-error.js';
+import {nodeOf} from '../node-binding.js';
 import {requestHeader} from './request-header.js';
 
 /**

@@ -1,9 +1,9 @@
 // The address a request came from: the socket's peer on a real server, a test-provided one in-process.
 import type {Context} from 'hono';
+import {incomingOf} from '../node-binding.js';
 
 export function clientAddress(c: Context): string {
-  const env = c.env as {incoming?: {socket?: {remoteAddress?: string}}} | undefined;
-  return env?.incoming?.socket?.remoteAddress ?? 'unknown';
+  return incomingOf(c)?.socket?.remoteAddress ?? 'unknown';
 }
 
 /** The one name every loopback address is counted under: any process on this machine can use them all. */

@@ -1,5 +1,6 @@
 // Reads a request header the way fetch's Headers would present it, from Node's raw headers when served over HTTP.
 import type {Context} from 'hono';
+import {incomingOf} from '../node-binding.js';
 
 const HTTP_WHITESPACE = /^[\t\n\r ]+|[\t\n\r ]+$/g;
 
@@ -9,7 +10,7 @@ const HTTP_WHITESPACE = /^[\t\n\r ]+|[\t\n\r ]+$/g;
  * memory; the result is the same: values trimmed of HTTP whitespace, repeated headers joined with ", ".
  */
 export function requestHeader(c: Context, lowerName: string): string | undefined {
-  const raw = (c.env as {incoming?: {rawHeaders?: string[]}} | undefined)?.incoming?.rawHeaders;
+  const raw = incomingOf(c)?.rawHeaders;
   if (!raw) return c.req.header(lowerName);
   let value: string | undefined;
   for (let i = 0; i + 1 < raw.length; i += 2) {
@@ -23,6 +24,6 @@ export function requestHeader(c: Context, lowerName: string): string | undefined
 
 /** The port a request reached, from the socket; an in-process request (tests) has none, so its URL's. */
 export function servedPort(c: Context): number {
-  const socket = (c.env as {incoming?: {socket?: {localPort?: number}}} | undefined)?.incoming?.socket;
+  const socket = incomingOf(c)?.socket;
   return socket?.localPort ?? Number(new URL(c.req.url).port || 80);
 }

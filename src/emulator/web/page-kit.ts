@@ -4,6 +4,7 @@
 import type {Context} from 'hono';
 import {accountOrigin, portOfAccountHostName} from '@svc/client';
 import type {EmulatorApp, EmulatorContext} from '../context.js';
+import {incomingOf} from '../node-binding.js';
 import {servedPort} from '../net/request-header.js';
 import {Accounts} from './accounts.js';
 import type {SessionView} from './db/sessions.js';
@@ -163,8 +164,7 @@ export type RegisterRoutes = (app: EmulatorApp, kit: PageKit) => void;
  * person's address that leads to their own server). In-process requests (tests) have no socket.
  */
 export function serverOrigin(c: Context): string {
-  const socket = (c.env as {incoming?: {socket?: {localAddress?: string; localPort?: number}}} | undefined)
-    ?.incoming?.socket;
+  const socket = incomingOf(c)?.socket;
   if (!socket?.localAddress || !socket.localPort) return new URL(c.req.url).origin;
   const address = socket.localAddress.replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/, '$1');
   return `http://${address.includes(':') ? `[${address}]` : address}:${socket.localPort}`;
