@@ -59,7 +59,7 @@ export class DeliveryWorker implements Attempter {
   #stopping = false;
   #pass = 0;
   #pausedLogged = false;
-  /** Counts notify() calls, so a lane knows whether anything arrived for the loop while it ran. */
+  /** Counts notify() calls, so a lane knows whether anything arrived for the loop since its claim began. */
   #kicks = 0;
   /**
    * The last claim filled every free lane, so endpoints may be waiting for one: a lane that ends must wake the
@@ -275,6 +275,9 @@ export class DeliveryWorker implements Attempter {
     const realNow = this.timers.now();
     const freeLanes = this.#freeLanes();
     const fence = this.#cancels.mark();
+    // Counted before the claim: word of new work that comes while its answer is on the way is news to the lanes it
+    // starts (their endpoints are busy to the next pass's claim, which that word makes).
+    const kicksAtClaim = this.#kicks;
     const claimed = await claimDue(this.#o.db, this.#statements, {
       // On a scaled clock, also what falls due a moment from now (#aheadMs): its lane waits for the instant.
       now: new Date(this.#o.clock.nowMs() + this.#aheadMs()),
@@ -306,7 +309,6 @@ export class DeliveryWorker implements Attempter {
         continue;
       }
       started += 1;
-      const kicksAtStart = this.#kicks;
       // The lane gives its slot back once it has sent (lane.ts), before its records are written.
       this.#slots.take();
       const lane = runLane(this.#lane, endpointId, items).then((dueAgain) => {
@@ -320,7 +322,7 @@ export class DeliveryWorker implements Attempter {
           this.#o.clock.mode === 'scaled' ||
           items.length >= this.#o.perEndpoint ||
           this.#lanesFull ||
-          this.#kicks !== kicksAtStart ||
+          this.#kicks !== kicksAtClaim ||
           this.#stopping
         )
           this.notify();

@@ -421,6 +421,31 @@ describe.each([
   });
 });
 
+describe('word of new work while a claim is on its way back', () => {
+  it('on a shared database, is not lost: what it announced goes out once the lane before it ends', async () => {
+    await endpointFor(answer(200));
+    await sandboxes.trigger({orgId, type: 'sandbox.ready'});
+    let claims = 0;
+    // The first claim has read the database when the second event is recorded and announced (onEvent kicks the
+    // worker), before the claim's answer reaches it: the endpoint is busy to the claim that word makes.
+    const racing: Database = {
+      kind: db.kind,
+      transaction: (fn) => db.transaction(fn),
+      close: () => db.close(),
+      async query(sql, params) {
+        const result = await db.query(sql, params);
+        if (sql.includes('svc_delivery_claim(') && ++claims === 1)
+          await sandboxes.trigger({orgId, type: 'sandbox.ready'});
+        return result as never;
+      },
+    };
+    // Its own look for work would come only after the test's bound.
+    startWorker({db: racing, exclusiveDatabase: false, idleMs: 120_000});
+    const requests = await receiver!.received(2, 20_000);
+    expect(new Set(requests.map((r) => r.headers['svc-event-id'])).size).toBe(2);
+  });
+});
+
 describe('upkeep of a database the worker owns', () => {
   const vacuums = async () => {
     const r = await db.query<{n: string | number}>(
