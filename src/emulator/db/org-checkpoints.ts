@@ -165,6 +165,15 @@ function toStored(r: CheckpointRow): StoredCheckpoint {
   };
 }
 
+/** What a checkpoint is taken of: the org, its name, the real time and the org's own time then. */
+interface CheckpointInput {
+  orgId: string;
+  name: string;
+  takenAt: Date;
+  clockMs: number;
+  ownClock: boolean;
+}
+
 /**
  * Saves the org under `name` with its time then, as a mark in the journal; on a shared PostgreSQL whose writes did
  * not pause for it (holdWriters) in WRITERS_TRIES tries, as a copy of every row in one statement (so at one
@@ -172,7 +181,7 @@ function toStored(r: CheckpointRow): StoredCheckpoint {
  */
 export async function saveCheckpoint(
   db: Database,
-  input: {orgId: string; name: string; takenAt: Date; clockMs: number; ownClock: boolean},
+  input: CheckpointInput,
 ): Promise<StoredCheckpoint | undefined> {
   const statements = await checkpointStatements(db);
   for (let tries = 1; ; tries++) {
@@ -188,7 +197,7 @@ export async function saveCheckpoint(
 async function saveOnce(
   db: Database,
   {take, count}: CheckpointStatements,
-  input: {orgId: string; name: string; takenAt: Date; clockMs: number; ownClock: boolean},
+  input: CheckpointInput,
   journaled: boolean,
 ): Promise<StoredCheckpoint | undefined> {
   const saved = await db.transaction(async (tx) => {
