@@ -21,7 +21,8 @@ import {isRelayEndpoint} from './relay-registry.js';
 import {RETENTION_MS} from './retry-policy.js';
 import {settleEverywhere, unlessStopping} from './settle.js';
 import {realTimers, type Timers} from './timers.js';
-import {DeliveryWorker, type DeliveryWorkerOptions} from './worker.js';
+import {DeliveryWorker} from './worker.js';
+import type {WorkerTuning} from './worker-options.js';
 
 /** How the engine is tuned: what startEmulator's `delivery` option takes. */
 export interface DeliveryEngineOptions {
@@ -34,17 +35,7 @@ export interface DeliveryEngineOptions {
   /** Delivery chaos for every endpoint; per-endpoint settings come through the control route. */
   chaos?: ChaosSettings;
   /** Passed through to the worker (lanes, batch sizes, idle polling). */
-  worker?: Pick<
-    DeliveryWorkerOptions,
-    | 'maxLanes'
-    | 'perEndpoint'
-    | 'claimLimit'
-    | 'idleMs'
-    | 'leaseMs'
-    | 'maxResponseBytes'
-    | 'timers'
-    | 'vacuumEvery'
-  >;
+  worker?: WorkerTuning;
   /** Real-time life of a relay holder's lease after its process last renewed it (default: RELAY_LEASE_MS). */
   relayLeaseMs?: number;
 }

@@ -91,6 +91,19 @@ type Tuning = Required<
   >
 >;
 
+/** The worker's options the engine's callers may set (startEmulator's `delivery.worker`). */
+export type WorkerTuning = Pick<
+  DeliveryWorkerOptions,
+  | 'maxLanes'
+  | 'perEndpoint'
+  | 'claimLimit'
+  | 'idleMs'
+  | 'leaseMs'
+  | 'maxResponseBytes'
+  | 'timers'
+  | 'vacuumEvery'
+>;
+
 /** The options with every tuning value set. */
 export type TunedWorkerOptions = Tuning & DeliveryWorkerOptions;
 
