@@ -3,7 +3,7 @@
 // number; a rewind puts back each row changed since as its first entry after that number holds it, deletes the rows
 // made since, and forgets the entries it used. Both cost what the org did since, not what it holds.
 import {CHECKPOINT_TABLES, type CheckpointTable} from '../../schemas/checkpoints.js';
-import {columnList as list, OF_ORG, SAVED_AS, type TableShape} from './checkpoint-shapes.js';
+import {holdsMore, columnList as list, OF_ORG, SAVED_AS, type TableShape} from './checkpoint-shapes.js';
 import type {Queryable} from './database.js';
 import {journalTable} from './tables.js';
 
@@ -30,7 +30,10 @@ export interface JournalStatements {
   journaled: string;
   /** $1 org, $2 journal number: the statements that put one table back as it was at that number (unjournal). */
   unjournal: Readonly<Record<CheckpointTable, Unjournal>>;
-  /** $1 org: the org's rows as a checkpoint holds them where they hold more (a delivery's lease). */
+  /**
+   * $1 org: the org's rows as a checkpoint holds them where they hold more (a delivery's lease); needed only for
+   * rows held so when the checkpoint was taken (its leases_held), as every change since is put back without it.
+   */
   release: readonly string[];
 }
 
@@ -57,7 +60,7 @@ export function journalStatements(shapes: Record<CheckpointTable, TableShape>): 
   const release = Object.entries(SAVED_AS).map(([table, saved]) => {
     const set = Object.entries(saved ?? {});
     return `UPDATE ${table} t SET ${set.map(([c, v]) => `${c} = ${v}`).join(', ')}
-      WHERE ${OF_ORG[table as CheckpointTable]} AND (${set.map(([c, v]) => `t.${c} IS DISTINCT FROM ${v}`).join(' OR ')})`;
+      WHERE ${OF_ORG[table as CheckpointTable]} AND ${holdsMore(table as CheckpointTable)}`;
   });
   return {journaled, unjournal, release};
 }
@@ -129,26 +132,41 @@ export async function switchJournalOn(db: Queryable, tx: Queryable): Promise<voi
   }
 }
 
-/** The journal number of the org's checkpoint `name`; undefined for one kept as a copy (or none of that name). */
-export async function journalSeq(q: Queryable, orgId: string, name: string): Promise<string | undefined> {
-  const {rows} = await q.query<{seq: string | null}>(
-    'SELECT journal_seq::text AS seq FROM org_checkpoints WHERE org_id = $1 AND name = $2',
+/** Where a checkpoint kept in the journal stands in it. */
+export interface JournalMark {
+  /** The journal's number taken for it. */
+  seq: string;
+  /** Some delivery of the org was held under a lease when it was taken (true when that is not known). */
+  leasesHeld: boolean;
+}
+
+/** The journal mark of the org's checkpoint `name`; undefined for one kept as a copy (or none of that name). */
+export async function journalMark(
+  q: Queryable,
+  orgId: string,
+  name: string,
+): Promise<JournalMark | undefined> {
+  const {rows} = await q.query<{seq: string | null; leases_held: boolean | null}>(
+    'SELECT journal_seq::text AS seq, leases_held FROM org_checkpoints WHERE org_id = $1 AND name = $2',
     [orgId, name],
   );
-  return rows[0]?.seq ?? undefined;
+  const seq = rows[0]?.seq;
+  return seq ? {seq, leasesHeld: rows[0]?.leases_held !== false} : undefined;
 }
 
 /**
  * Puts the org back as it was at the journal number `seq`, in the caller's transaction (with the journal off, as
  * restoreCheckpointRows sets it): each table's rows made since go (children first), those changed since are set
- * back, those gone since are written again (parents first), and the entries used are forgotten. Resolves to the
- * count of the org's rows it deleted, changed or wrote.
+ * back, those gone since are written again (parents first), and the entries used are forgotten. With `release`,
+ * the rows the journal holds no change of since are then stripped of what a checkpoint does not keep (leases held
+ * at that number and held still). Resolves to the count of the org's rows it deleted, changed or wrote.
  */
 export async function unjournal(
   statements: JournalStatements,
   tx: Queryable,
   orgId: string,
   seq: string,
+  {release}: {release: boolean},
 ): Promise<number> {
   const params = [orgId, seq];
   const has = (await tx.query<Record<CheckpointTable, boolean>>(statements.journaled, params)).rows[0];
@@ -162,6 +180,6 @@ export async function unjournal(
   for (const t of tables) await run(statements.unjournal[t].updateChanged);
   for (const t of tables) await run(statements.unjournal[t].insertGone);
   for (const t of childrenFirst) await tx.query(statements.unjournal[t].forget, params);
-  for (const sql of statements.release) await run(sql, [orgId]);
+  if (release) for (const sql of statements.release) await run(sql, [orgId]);
   return rows;
 }

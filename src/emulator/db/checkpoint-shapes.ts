@@ -33,6 +33,13 @@ export const SAVED_AS: Readonly<Partial<Record<CheckpointTable, Readonly<Record<
   deliveries: {locked_until: 'NULL', locked_by: 'NULL'},
 };
 
+/** SQL: row `t` of the table holds more than a checkpoint keeps of it (SAVED_AS: a delivery under a lease). */
+export function holdsMore(table: CheckpointTable): string {
+  const saved = Object.entries(SAVED_AS[table] ?? {});
+  if (saved.length === 0) return 'false';
+  return `(${saved.map(([c, v]) => `t.${c} IS DISTINCT FROM ${v}`).join(' OR ')})`;
+}
+
 /** A table's columns in their order, and those of its primary key. */
 export interface TableShape {
   columns: readonly string[];

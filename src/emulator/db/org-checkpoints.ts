@@ -17,7 +17,7 @@ import {
   holdWriters,
   JOURNAL_OF,
   type JournalStatements,
-  journalSeq,
+  journalMark,
   journalStatements,
   markJournalOn,
   switchJournalOn,
@@ -28,6 +28,7 @@ import {
 import {
   columnList as list,
   ENDPOINTS_OF_ORG,
+  holdsMore,
   ROWS_OF,
   readShapes,
   SAVED_AS,
@@ -51,7 +52,10 @@ interface CheckpointStatements {
   short: string;
   /** $1 org, $2 name: each table's rows of the checkpoint the org does not hold, written, parents first. */
   insertMissing: Readonly<Record<CheckpointTable, string>>;
-  /** $1 org, $2 name: counts the org's rows of each table and writes them beside its name. */
+  /**
+   * $1 org, $2 name: counts the org's rows of each table and writes them beside its name, with whether any of its
+   * deliveries is held under a lease (leases_held), in the one pass over them.
+   */
   count: string;
   /** The statements of checkpoints kept in the journal. */
   journal: JournalStatements;
@@ -111,8 +115,13 @@ function makeStatements(shapes: Record<CheckpointTable, TableShape>): Checkpoint
       return [table, sql];
     }),
   ) as Record<CheckpointTable, string>;
-  const counted = CHECKPOINT_TABLES.map((t) => `'${t}', (SELECT count(*) ${ROWS_OF(t)})`).join(', ');
-  const count = `UPDATE org_checkpoints SET counts = jsonb_build_object(${counted})
+  const counted = CHECKPOINT_TABLES.map(
+    (t) => `'${t}', ${t === 'deliveries' ? 'd.n' : `(SELECT count(*) ${ROWS_OF(t)})`}`,
+  ).join(', ');
+  const count = `UPDATE org_checkpoints SET (counts, leases_held) = (
+      SELECT jsonb_build_object(${counted}), d.held
+        FROM (SELECT count(*) AS n, coalesce(bool_or(${holdsMore('deliveries')}), false) AS held
+                ${ROWS_OF('deliveries')}) d)
      WHERE org_id = $1 AND name = $2
     RETURNING ${RECORD_COLUMNS}`;
   return {take, deleteChanged, short, insertMissing, count, journal: journalStatements(shapes)};
@@ -279,7 +288,7 @@ export async function rewoundEndpoints(
   name: string,
   options: {lock?: boolean} = {},
 ): Promise<RewoundEndpoint[]> {
-  const seq = await journalSeq(q, orgId, name);
+  const seq = (await journalMark(q, orgId, name))?.seq;
   // In the journal, an endpoint the checkpoint holds is one the org holds now that was not made since, or one whose
   // first entry since is not its making; as a copy, one the copy holds.
   const {rows} = await q.query<{id: string; current: boolean; kept: boolean}>(
@@ -344,8 +353,9 @@ export async function restoreCheckpointRows(
   name: string,
 ): Promise<number> {
   const statements = await checkpointStatements(db, tx);
-  const seq = await journalSeq(tx, orgId, name);
-  if (seq === undefined) return restoreCopy(statements, tx, orgId, name);
+  const mark = await journalMark(tx, orgId, name);
+  if (mark === undefined) return restoreCopy(statements, tx, orgId, name);
+  const {seq} = mark;
   let rows = 0;
   await tx.query(`SELECT set_config('svc.journal_off', 'on', true)`);
   const later = await tx.query<{name: string; seq: string}>(
@@ -354,7 +364,9 @@ export async function restoreCheckpointRows(
     [orgId, seq],
   );
   for (const checkpoint of later.rows) {
-    rows += await unjournal(statements.journal, tx, orgId, checkpoint.seq);
+    // No lease is handed back on the way: the copy keeps none, and the rewind to `seq` below hands back those held
+    // at that number (and puts back each row changed since without one).
+    rows += await unjournal(statements.journal, tx, orgId, checkpoint.seq, {release: false});
     // Copied as the org now is, which is that checkpoint; from now on it is a copy (its entries are used).
     await tx.query(statements.take, [orgId, checkpoint.name]);
     await tx.query('UPDATE org_checkpoints SET journal_seq = NULL WHERE org_id = $1 AND name = $2', [
@@ -362,7 +374,7 @@ export async function restoreCheckpointRows(
       checkpoint.name,
     ]);
   }
-  rows += await unjournal(statements.journal, tx, orgId, seq);
+  rows += await unjournal(statements.journal, tx, orgId, seq, {release: mark.leasesHeld});
   await tx.query(`SELECT set_config('svc.journal_off', '', true)`);
   return rows;
 }

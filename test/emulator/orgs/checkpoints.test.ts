@@ -222,6 +222,41 @@ describeEachBackend(EMULATOR_BACKENDS, 'org checkpoints ($name)', (backend) => {
     expect((await orgRows(emu.db, org.id)).events).toEqual([]);
   });
 
+  it('hands back every delivery of the org a worker held, whether held when the checkpoint was taken or since', async () => {
+    const control = emu.control;
+    const {org, eventIds} = await busyOrg('leased', 2);
+    const [held, later] = await Promise.all(
+      eventIds.map(async (id) => (await control.waitForDelivery({event_id: id, attempts: 1})).delivery.id),
+    );
+    // As a worker that stopped while it held a delivery leaves it (the worker here leaves these alone: their
+    // retries are not due on the org's clock). A lease that has run out: on PostgreSQL a rewind waits for the word
+    // of each process holding a live one, and this one's holder is nobody.
+    const lease = (id: string | undefined) =>
+      emu.db.query(`UPDATE deliveries SET locked_by = 'a-stopped-process', locked_until = $2 WHERE id = $1`, [
+        id,
+        new Date(Date.now() - 60_000),
+      ]);
+    const leased = async () =>
+      (
+        await emu.db.query<{id: string}>(
+          `SELECT id FROM deliveries WHERE org_id = $1 AND (locked_by IS NOT NULL OR locked_until IS NOT NULL)`,
+          [org.id],
+        )
+      ).rows.map((r) => r.id);
+    // Held while the checkpoint is taken and still held at the rewind: nothing since changed its row.
+    await lease(held);
+    await control.checkpoint(org.id, 'one-held');
+    expect(await leased()).toEqual([held]);
+    await control.rewind(org.id, 'one-held');
+    expect(await leased()).toEqual([]);
+    // None held while the checkpoint is taken; two taken since.
+    await control.checkpoint(org.id, 'none-held');
+    await lease(held);
+    await lease(later);
+    await control.rewind(org.id, 'none-held');
+    expect(await leased()).toEqual([]);
+  });
+
   it('leaves every other org alone while several orgs rewind at once', async () => {
     const control = emu.control;
     const bystander = await busyOrg('bystander', 1);
