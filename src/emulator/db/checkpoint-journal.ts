@@ -159,7 +159,8 @@ export async function journalMark(
  * restoreCheckpointRows sets it): each table's rows made since go (children first), those changed since are set
  * back, those gone since are written again (parents first), and the entries used are forgotten. With `release`,
  * the rows the journal holds no change of since are then stripped of what a checkpoint does not keep (leases held
- * at that number and held still). Resolves to the count of the org's rows it deleted, changed or wrote.
+ * at that number and held still). Resolves to the count of rows it deleted, changed or wrote (the org's and the
+ * journal's).
  */
 export async function unjournal(
   statements: JournalStatements,
@@ -179,7 +180,8 @@ export async function unjournal(
   for (const t of childrenFirst) await run(statements.unjournal[t].deleteMade);
   for (const t of tables) await run(statements.unjournal[t].updateChanged);
   for (const t of tables) await run(statements.unjournal[t].insertGone);
-  for (const t of childrenFirst) await tx.query(statements.unjournal[t].forget, params);
+  // Each entry forgotten is a dead row too, which the next VACUUM takes.
+  for (const t of childrenFirst) await run(statements.unjournal[t].forget);
   if (release) for (const sql of statements.release) await run(sql, [orgId]);
   return rows;
 }

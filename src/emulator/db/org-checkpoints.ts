@@ -343,8 +343,8 @@ export async function heldDeliveries(
  *   - As a copy: each row of the org that differs from the checkpoint's goes (deliveries and their attempts first),
  *     then the checkpoint's rows the org no longer holds are written, parents first. Rows the org still holds as
  *     saved stay as they are. What this writes is journaled for the org's checkpoints in the journal.
- * Either way a rewind costs what changed since the checkpoint. Resolves to the count of the org's rows it deleted,
- * changed or wrote (each leaves a dead row behind, as a recorded attempt does).
+ * Either way a rewind costs what changed since the checkpoint. Resolves to the count of rows it deleted, changed or
+ * wrote, the org's and the journal's (each leaves a dead row behind, as a recorded attempt does).
  */
 export async function restoreCheckpointRows(
   db: Queryable,

@@ -1,11 +1,22 @@
 // The worker's chores between claims: the clock-driven sweep (sandbox expiry, retention), run when a clock moved,
 // when it said it would next be needed, or at least every second of real time; and VACUUM (ANALYZE) of the
-// delivery tables on a database this process owns, which PGlite (without autovacuum) needs to stay fast.
+// delivery tables and the checkpoints' journal on a database this process owns, which PGlite (without autovacuum)
+// needs to stay fast.
+import {CHECKPOINT_TABLES} from '../../schemas/checkpoints.js';
 import type {Clock, Timers} from '../clock.js';
 import type {Database} from '../db/database.js';
+import {journalTable} from '../db/tables.js';
 import type {AttemptWriter} from './attempt-record.js';
 
 const SWEEP_INTERVAL_MS = 1_000;
+
+/** The tables attempts and events are written to, which gather dead rows. */
+const VACUUMED = ['deliveries', 'delivery_attempts', 'events', 'sandboxes'];
+/**
+ * The journal of the orgs' checkpoints, whose entries a rewind forgets once used: left dead, they made each later
+ * rewind of an org look through them (one of an org of 10,000 deliveries went from 12 ms to 35 ms over 40 rounds).
+ */
+const JOURNALS = CHECKPOINT_TABLES.map(journalTable);
 
 export interface MaintenanceOptions {
   db: Database;
@@ -74,6 +85,8 @@ export class Maintenance {
     if (every === undefined || this.#o.writer.written < every) return;
     this.#o.writer.written = 0;
     // Short next to the attempts it follows. The lanes keep sending meanwhile; only their records wait.
-    await this.#o.db.query('VACUUM (ANALYZE) deliveries, delivery_attempts, events, sandboxes');
+    await this.#o.db.query(`VACUUM (ANALYZE) ${VACUUMED.join(', ')}`);
+    // VACUUM alone for the journal, whose rows are read by the org and the number (VACUUM sets the tables' sizes).
+    await this.#o.db.query(`VACUUM ${JOURNALS.join(', ')}`);
   }
 }

@@ -199,14 +199,14 @@ describeEachBackend(EMULATOR_BACKENDS, 'org checkpoints ($name)', (backend) => {
 
   it('vacuums the tables before it answers when it wrote back as many rows as make a VACUUM due (PGlite alone)', async () => {
     const control = emu.control;
+    // The events, and the journal's entries of them, which the rewind forgets.
     const vacuums = async () =>
-      Number(
-        (
-          await emu.db.query<{n: string | number}>(
-            `SELECT vacuum_count AS n FROM pg_stat_user_tables WHERE relname = 'events'`,
-          )
-        ).rows[0]?.n ?? 0,
-      );
+      (
+        await emu.db.query<{n: string | number}>(
+          `SELECT vacuum_count AS n FROM pg_stat_user_tables WHERE relname = ANY($1::text[]) ORDER BY relname`,
+          [['events', journalTable('events')]],
+        )
+      ).rows.map((r) => Number(r.n));
     const org = await control.createOrg({name: 'many rows'});
     await control.checkpoint(org.id, 'empty');
     // As many events as make a VACUUM due, written straight to the table: the rewind deletes each.
@@ -218,7 +218,7 @@ describeEachBackend(EMULATOR_BACKENDS, 'org checkpoints ($name)', (backend) => {
     const before = await vacuums();
     await control.rewind(org.id, 'empty');
     // PostgreSQL vacuums its tables itself (autovacuum, not counted here); an emulator sharing one never does.
-    expect(await vacuums()).toBe(backend.name === 'PGlite' ? before + 1 : before);
+    expect(await vacuums()).toEqual(backend.name === 'PGlite' ? before.map((n) => n + 1) : before);
     expect((await orgRows(emu.db, org.id)).events).toEqual([]);
   });
 
