@@ -1,7 +1,7 @@
 // Checkpoints kept as a mark in the journal (migration 018): while an org has one, the triggers write each row a
 // statement changes to journal_<table> first, as it was. Taking such a checkpoint is taking the journal's next
 // number; a rewind puts back each row changed since as its first entry after that number holds it, deletes the rows
-// made since, and forgets the entries it used. Both cost what the org did since, not what it holds.
+// made since, and forgets the entries it used, which costs what the org did since, not what it holds.
 import {CHECKPOINT_TABLES, type CheckpointTable} from '../../schemas/checkpoints.js';
 import {holdsMore, columnList as list, OF_ORG, SAVED_AS, type TableShape} from './checkpoint-shapes.js';
 import type {Queryable} from './database.js';

@@ -3,8 +3,8 @@
 // them):
 //   - as a mark in the journal. While an org has such a checkpoint, migration 018's triggers write each row a
 //     statement changes to journal_<table> first, as it was; taking the checkpoint is taking the journal's next
-//     number, and a rewind puts back each row changed since as its first entry after that number holds it. Both
-//     cost what changed since, not what the org holds. On a PostgreSQL other processes write too, the number is
+//     number (and counting the org's rows), and a rewind puts back each row changed since as its first entry after
+//     that number holds it, which costs what changed since. On a PostgreSQL other processes write too, the number is
 //     taken while no transaction writes the tables (holdWriters), so none is journaled on both sides of it.
 //   - as a copy: checkpoint_<table> holds the org's rows of <table>, every column as it is, after the checkpoint's
 //     org and name, copied in one statement (one snapshot), and a rewind writes back only what differs. A
