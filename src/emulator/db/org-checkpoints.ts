@@ -16,8 +16,8 @@ import {CHECKPOINT_TABLES, type CheckpointTable} from '../../schemas/checkpoints
 import {
   holdWriters,
   JOURNAL_OF,
+  type JournalMark,
   type JournalStatements,
-  journalMark,
   journalStatements,
   markJournalOn,
   switchJournalOn,
@@ -279,16 +279,18 @@ export interface RewoundEndpoint {
 }
 
 /**
- * The endpoints a rewind touches; with `lock`, locked in the caller's transaction, so that an event recorded
- * meanwhile adds no delivery the rewind would not see.
+ * The endpoints a rewind touches, for the checkpoint's journal mark (`mark`, as journalMark read it; undefined for
+ * a copy); with `lock`, locked in the caller's transaction, so that an event recorded meanwhile adds no delivery
+ * the rewind would not see.
  */
 export async function rewoundEndpoints(
   q: Queryable,
   orgId: string,
   name: string,
+  mark: JournalMark | undefined,
   options: {lock?: boolean} = {},
 ): Promise<RewoundEndpoint[]> {
-  const seq = (await journalMark(q, orgId, name))?.seq;
+  const seq = mark?.seq;
   // In the journal, an endpoint the checkpoint holds is one the org holds now that was not made since, or one whose
   // first entry since is not its making; as a copy, one the copy holds.
   const {rows} = await q.query<{id: string; current: boolean; kept: boolean}>(
@@ -335,7 +337,7 @@ export async function heldDeliveries(
 
 /**
  * Puts the org's rows back as the checkpoint holds them, in the caller's transaction (`db` is the database `tx` is
- * a transaction of).
+ * a transaction of; `mark` the checkpoint's journal mark, read in it).
  *   - In the journal: each row changed since goes back to its first entry since, and rows made since go, each
  *     table after those it refers to; the entries used go, and what the rewind writes is not journaled (the org is
  *     now as it was at that number, which is what the earlier checkpoints' entries start from). A later checkpoint
@@ -351,9 +353,9 @@ export async function restoreCheckpointRows(
   tx: Queryable,
   orgId: string,
   name: string,
+  mark: JournalMark | undefined,
 ): Promise<number> {
   const statements = await checkpointStatements(db, tx);
-  const mark = await journalMark(tx, orgId, name);
   if (mark === undefined) return restoreCopy(statements, tx, orgId, name);
   const {seq} = mark;
   let rows = 0;

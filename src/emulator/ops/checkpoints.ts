@@ -5,6 +5,7 @@
 import {CHECKPOINT_NAME_PATTERN, CHECKPOINT_NAME_RULE, MAX_CHECKPOINTS_PER_ORG} from '../../definitions.js';
 import type {Checkpoint, CheckpointDeleted, RewoundCheckpoint} from '../../schemas/checkpoints.js';
 import {type EmulatorContext, orgNow} from '../context.js';
+import {journalMark} from '../db/checkpoint-journal.js';
 import {
   countCheckpoints,
   deleteCheckpoint as deleteStored,
@@ -109,7 +110,7 @@ export async function rewindOrg(
   if (!checkpoint) throw notFound(noCheckpoint(org.id, name));
   const worker = ctx.engine.worker;
   const ids = (endpoints: RewoundEndpoint[]) => endpoints.map((e) => e.id);
-  const before = ids(await rewoundEndpoints(ctx.db, org.id, name));
+  const before = ids(await rewoundEndpoints(ctx.db, org.id, name, await journalMark(ctx.db, org.id, name)));
   // Nothing of these endpoints read here before now gets a request from now on; requests on the wire are cut.
   worker.cancel(before, {abort: true});
   const busyHere = new Set(worker.busyEndpoints());
@@ -117,7 +118,9 @@ export async function rewindOrg(
   const {endpoints: touched, rows} = await holdEndpoints(worker, before, async () => {
     if (ctx.clock.mode !== 'real') await ctx.orgClocks.set(org.id, new Date(checkpoint.clockMs));
     return ctx.db.transaction(async (tx) => {
-      const endpoints = await rewoundEndpoints(tx, org.id, name, {lock: true});
+      // Read again in the transaction: another rewind may have made the checkpoint a copy meanwhile.
+      const mark = await journalMark(tx, org.id, name);
+      const endpoints = await rewoundEndpoints(tx, org.id, name, mark, {lock: true});
       if (ctx.db.kind === 'postgres') {
         await lockEndpointsAgainstClaims(tx, ids(endpoints));
         const held = await heldDeliveries(tx, org.id, new Date(ctx.engine.timers.now()));
@@ -127,7 +130,7 @@ export async function rewindOrg(
           held.map((h) => h.holder),
         );
       }
-      return {endpoints, rows: await restoreCheckpointRows(ctx.db, tx, org.id, name)};
+      return {endpoints, rows: await restoreCheckpointRows(ctx.db, tx, org.id, name, mark)};
     });
   });
   // What the rewind wrote leaves dead rows behind, as recorded attempts do (PGlite has no autovacuum).
