@@ -12,7 +12,16 @@ export interface Clock {
   nowMs(): number;
   /** Called after a manual clock moves; returns an unsubscribe function. Never called for a real clock. */
   onChange(listener: (now: Date) => void): () => void;
+  /**
+   * A scaled clock's only: it shows no time past `atMs` until the function returned is called (an attempt due at
+   * `atMs` is made at its instant, however late its real timer fires), nor for longer than HOLD_LIMIT_MS of real
+   * time past that instant. Then it shows its time again: it does not fall behind.
+   */
+  hold?(atMs: number): () => void;
 }
+
+/** The most real milliseconds a scaled clock is held past an instant (a pause of the process, not a lane's queue). */
+export const HOLD_LIMIT_MS = 250;
 
 export interface ManualClock extends Clock {
   advance(ms: number): Date;
@@ -166,6 +175,12 @@ export function manualClock(start: Date = new Date()): ManualClock {
  * time of its fake timers): by default the process's monotonic clock, which has sub-millisecond steps and does not
  * jump when the system's time is set. Date.now's whole milliseconds would be 60 ms steps at scaled:60, a fifth of
  * the 1% a 30 s retry may be off by.
+ *
+ * A real timer fires late when the process is busy (a garbage collection, code compiled on first use, a query of
+ * the embedded database): 10 ms late is 600 ms of clock time at scaled:60, 2% of a 30 s retry. So a lane waiting
+ * for an attempt's instant holds the clock there (`hold`): until the attempt is made, the clock shows that
+ * instant at most, and everything recorded meanwhile is at or before it, in the order it happened. Then the clock
+ * shows its time again, so the pause costs no time in the long run.
  */
 export function scaledClock(
   scale: number,
@@ -174,8 +189,29 @@ export function scaledClock(
 ): Clock {
   const startMs = checkClockTime(start.getTime());
   const realStart = realNow();
-  const nowMs = () => Math.min(LATEST_CLOCK_MS, startMs + Math.floor((realNow() - realStart) * scale));
-  return {mode: 'scaled', scale, now: () => new Date(nowMs()), nowMs, onChange: () => () => undefined};
+  // The instants held, each with the real time past which it no longer holds.
+  const holds = new Map<number, {atMs: number; untilReal: number}>();
+  let nextHold = 0;
+  const nowMs = () => {
+    const real = realNow();
+    let ms = startMs + Math.floor((real - realStart) * scale);
+    for (const h of holds.values()) if (h.atMs < ms && real < h.untilReal) ms = h.atMs;
+    return Math.min(LATEST_CLOCK_MS, ms);
+  };
+  return {
+    mode: 'scaled',
+    scale,
+    now: () => new Date(nowMs()),
+    nowMs,
+    onChange: () => () => undefined,
+    hold(atMs) {
+      // Never back: an instant already passed holds nothing.
+      if (!(atMs > nowMs())) return () => undefined;
+      const id = nextHold++;
+      holds.set(id, {atMs, untilReal: realStart + (atMs - startMs) / scale + HOLD_LIMIT_MS});
+      return () => holds.delete(id);
+    },
+  };
 }
 
 export {parseDuration} from '../schemas/duration.js';

@@ -35,10 +35,14 @@ export class LaneSlots {
 
   /** A lane's instant came: it takes a slot, after the lanes already in line when none is free. */
   acquire(): Promise<void> {
-    if (this.#held < this.max && this.#queue.length === 0) {
-      this.#held += 1;
-      return Promise.resolve();
-    }
+    if (this.takeFree()) return Promise.resolve();
     return new Promise((resolve) => this.#queue.push(resolve));
+  }
+
+  /** Takes a slot if one is free and no lane is in line for one; false (nothing taken) otherwise. */
+  takeFree(): boolean {
+    if (this.#held >= this.max || this.#queue.length > 0) return false;
+    this.#held += 1;
+    return true;
   }
 }

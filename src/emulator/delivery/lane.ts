@@ -10,8 +10,10 @@
 // request: the lane stops before its next one.
 //
 // On a scaled clock the worker claims a little ahead (`aheadMs`), and the lane waits on the real timers for each
-// delivery's due instant before its attempt: the attempt is made then, not whenever the claim came back. While it
-// waits it holds no sending slot (lane-slots.ts), so endpoints due a moment later are claimed ahead too.
+// delivery's due instant before its attempt: the attempt is made then, not whenever the claim came back. The clock
+// is held at that instant meanwhile, so a timer that fires late (the process busy) does not make the attempt late
+// by its clock. While it waits it holds no sending slot (lane-slots.ts), so endpoints due a moment later are
+// claimed ahead too.
 import type {WebhookSigner} from '@svc/webhooks';
 import type {AttemptTrigger} from '../../definitions.js';
 import type {Clock, Timers} from '../clock.js';
@@ -145,9 +147,10 @@ class Lane {
   /**
    * Waits on the real timers until the item is due by its org's time, when it was claimed ahead (a scaled clock).
    * False when the wait ended first: the worker stopped, the endpoint was cancelled or a clock moved (the item then
-   * goes back with the rest, to be claimed again).
+   * goes back with the rest, to be claimed again). `release` lets go of the clock's hold at the instant: called when
+   * the lane must wait in line for a sending slot, a queue the clock runs on through.
    */
-  async #untilDue(item: ClaimedDelivery): Promise<boolean> {
+  async #untilDue(item: ClaimedDelivery, release: () => void): Promise<boolean> {
     const dueAt = item.dueAt?.getTime();
     if (this.c.clock.mode !== 'scaled' || dueAt === undefined) return true;
     const left = () => dueAt - this.c.maker.orgNowMs(item);
@@ -162,8 +165,19 @@ class Lane {
       cancelled.done();
     }
     // A lane ends holding a slot, whichever way its wait ended.
-    await this.c.slots.acquire();
+    if (!this.c.slots.takeFree()) {
+      release();
+      await this.c.slots.acquire();
+    }
     return left() <= 0 && !this.c.stopping() && !this.#cancelled(item);
+  }
+
+  /** A scaled clock shows no time past the item's due instant until its attempt is stamped (or the wait ends). */
+  #holdClock(item: ClaimedDelivery): () => void {
+    const dueAt = item.dueAt?.getTime();
+    if (dueAt === undefined || !this.c.clock.hold) return () => undefined;
+    // The clock held is the emulator's; the item is due by its org's, which runs offsetMs ahead of it.
+    return this.c.clock.hold(dueAt - (item.offsetMs ?? 0));
   }
 
   /** Its endpoint was deleted after the item was read: no request may start for it. */
@@ -196,11 +210,18 @@ class Lane {
     // The key and the transport are made ready before any wait for the due instant, not in its first moments.
     this.#signer ??= endpointSigner(this.c.vault, item.secretCiphertext);
     await this.#target(item);
-    if (!(await this.#untilDue(item))) return false;
-    await this.#keepLease();
-    if (this.#cancelled(item)) return false;
-    // The org time the attempt is made at: its scheduled instant on a manual clock.
-    const at = this.c.maker.scheduledAtMs(item);
+    // The org time the attempt is made at: its scheduled instant on a manual clock, and on a scaled one, which is
+    // held there while the lane waits for it (clock.ts).
+    let at: number;
+    const release = this.#holdClock(item);
+    try {
+      if (!(await this.#untilDue(item, release))) return false;
+      await this.#keepLease();
+      if (this.#cancelled(item)) return false;
+      at = this.c.maker.scheduledAtMs(item);
+    } finally {
+      release();
+    }
     // Chaos decides a first attempt's fate once: postponed (it comes back later, marked chaos), or sent now and
     // perhaps once more.
     const chaos = item.scheduledAttempt === 1 ? this.c.chaos?.decide(this.endpointId, item.id) : undefined;

@@ -3,7 +3,7 @@
 // fake time, so how late an attempt is made on it is a fact of the test, not of the machine's load.
 import {afterAll, afterEach, beforeAll, beforeEach, describe, expect, it} from 'vitest';
 import {RETRY_WAITS_MS} from '../../../src/definitions.js';
-import {manualClock, scaledClock} from '../../../src/emulator/clock.js';
+import {HOLD_LIMIT_MS, manualClock, scaledClock} from '../../../src/emulator/clock.js';
 import type {Database} from '../../../src/emulator/db/database.js';
 import type {Timers} from '../../../src/emulator/delivery/timers.js';
 import {DeliveryWorker} from '../../../src/emulator/delivery/worker.js';
@@ -122,6 +122,30 @@ async function seed(respond?: Parameters<typeof startReceiver>[0]) {
   return orgId;
 }
 
+describe('a scaled clock’s hold', () => {
+  it('shows no time past a held instant until let go or past its limit, and never goes back', () => {
+    let real = 1_000;
+    const clock = scaledClock(60, START, () => real);
+    const at = START.getTime() + 6_000;
+    const release = clock.hold?.(at) as () => void;
+    real += 50;
+    expect(clock.nowMs()).toBe(START.getTime() + 3_000);
+    real += 100;
+    expect(clock.nowMs()).toBe(at);
+    release();
+    expect(clock.nowMs()).toBe(START.getTime() + 9_000);
+    // An instant already passed holds nothing.
+    clock.hold?.(START.getTime() + 8_000);
+    expect(clock.nowMs()).toBe(START.getTime() + 9_000);
+    // One never let go holds for HOLD_LIMIT_MS of real time past its instant, no longer.
+    clock.hold?.(START.getTime() + 12_000);
+    real += 50 + HOLD_LIMIT_MS - 1;
+    expect(clock.nowMs()).toBe(START.getTime() + 12_000);
+    real += 1;
+    expect(clock.nowMs()).toBe(START.getTime() + 12_000 + HOLD_LIMIT_MS * 60);
+  });
+});
+
 describe('the worker’s timers', () => {
   it('sleeps on them: work written without a word is taken when the fake sleep ends, not before', async () => {
     const orgId = await seed();
@@ -189,6 +213,8 @@ describe('the worker’s timers', () => {
       respond?: Responder;
       /** The worker's chores, given a wait on the fake timers (a chore that takes time without holding the loop). */
       sweep?: (now: Date, wait: (ms: number) => Promise<void>) => Promise<Date | null>;
+      /** Every wait of the worker's ends this many ms of real time late (a busy process), 0 unless told. */
+      lateMs?: number;
     } = {},
   ) {
     receiver = await startReceiver(options.respond ?? answer(500));
@@ -209,12 +235,13 @@ describe('the worker’s timers', () => {
     const fake = fakeTimers(Date.UTC(2031, 0, 1));
     const slow = slowDatabase(db, 10, (ms) => fake.advance(ms));
     const clock = scaledClock(60, START, fake.timers.now);
+    const lateMs = options.lateMs ?? 0;
     const running = new DeliveryWorker({
       db: slow.db,
       clock,
       vault,
       allowLocalEndpoints: true,
-      timers: fake.timers,
+      timers: {...fake.timers, setTimeout: (fn, ms, o) => fake.timers.setTimeout(fn, ms + lateMs, o)},
       claimAheadMs: options.claimAheadMs,
       maxLanes: options.maxLanes,
       sweep: options.sweep
@@ -241,6 +268,8 @@ describe('the worker’s timers', () => {
       due: dues.get(endpoint.id) as Date,
       /** Each endpoint's retry: when it is due. */
       dues,
+      /** The clock's time now when nothing holds it: 60 times the real time passed since it started. */
+      unheldNowMs: () => START.getTime() + (fake.timers.now() - Date.UTC(2031, 0, 1)) * 60,
       /**
        * Real time passes a millisecond at a time, and only while no statement runs (a statement moves it itself),
        * until `done` says so; at most 2 s of it.
@@ -274,6 +303,31 @@ describe('the worker’s timers', () => {
     expect(scaled.due.getTime() - (attempts.rows[0]?.started_at.getTime() ?? 0)).toBeGreaterThanOrEqual(
       RETRY_WAITS_MS[0] as number,
     );
+  });
+
+  it('holds a scaled clock at a retry’s instant while the lane’s timer fires late, then shows its own time again', async () => {
+    // Every wait of the worker's ends 40 ms of real time late: 2.4 s of the clock's, 8% of the 30 s retry.
+    const scaled = await scaledAfterFirstAttempt({claimAheadMs: 400, lateMs: 40});
+    await scaled.runUntil(() => scaled.worker.busyEndpoints().includes(scaled.endpointId));
+    // Waiting for the instant, the lane holds the clock there: real time runs 20 ms past it, the clock does not.
+    await scaled.runUntil(() => scaled.unheldNowMs() >= scaled.due.getTime() + 20 * 60);
+    expect(scaled.clock.nowMs()).toBe(scaled.due.getTime());
+    let arrived = false;
+    void (receiver as Receiver).received(2).then(() => {
+      arrived = true;
+    });
+    await scaled.runUntil(() => arrived);
+    await scaled.worker.settled();
+    const attempts = await db.query<{started_at: Date}>(
+      'SELECT started_at FROM delivery_attempts ORDER BY started_at',
+    );
+    expect(attempts.rows.map((a) => a.started_at.getTime())).toEqual([
+      expect.any(Number),
+      scaled.due.getTime(),
+    ]);
+    // Made, the retry lets the clock go: it shows 60 times the real time again, having lost none.
+    expect(scaled.clock.nowMs()).toBe(scaled.unheldNowMs());
+    expect(scaled.clock.nowMs()).toBeGreaterThan(scaled.due.getTime() + 40 * 60);
   });
 
   it('claims every retry due soon on a scaled clock while lanes wait, and sends at most maxLanes at a time', async () => {
@@ -314,6 +368,9 @@ describe('the worker’s timers', () => {
     expect(retries.rows.map((r) => r.endpoint_id)).toEqual([first?.[0], second?.[0]]);
     expect(retries.rows[0]?.started_at.getTime()).toBe(first?.[1].getTime());
     expect(retries.rows[1]?.started_at.getTime()).toBeGreaterThan(secondDue);
+    // Waiting in line for the slot is a queue, not the process late: the clock ran on meanwhile, not held at the
+    // second retry's instant until the hold's limit.
+    expect((retries.rows[1]?.started_at.getTime() as number) - secondDue).toBeLessThan(HOLD_LIMIT_MS * 60);
     expect((receiver as Receiver).maxInFlight).toBe(1);
   });
 
