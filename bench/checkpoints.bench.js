@@ -35,9 +35,9 @@ async function orgWithDeliveries(emulator) {
     [org.id, relay.endpoint_id, now, DELIVERIES],
   );
   await emulator.db.query(
-    `INSERT INTO delivery_attempts (delivery_id, attempt, started_at, duration_ms, status_code, response_body)
-     SELECT 'dlv_' || lpad(g::text, 24, '0'), 1, $1, 3, 500, 'no' FROM generate_series(1, $2) g`,
-    [now, DELIVERIES],
+    `INSERT INTO delivery_attempts (delivery_id, attempt, started_at, duration_ms, status_code, response_body, org_id)
+     SELECT 'dlv_' || lpad(g::text, 24, '0'), 1, $1, 3, 500, 'no', $3 FROM generate_series(1, $2) g`,
+    [now, DELIVERIES, org.id],
   );
   return org.id;
 }
@@ -51,8 +51,8 @@ async function moveEveryDeliveryOn(emulator, orgId) {
     [orgId],
   );
   await emulator.db.query(
-    `INSERT INTO delivery_attempts (delivery_id, attempt, started_at, duration_ms, status_code, response_body)
-     SELECT id, 2, last_attempt_at, 3, 500, 'no' FROM deliveries WHERE org_id = $1`,
+    `INSERT INTO delivery_attempts (delivery_id, attempt, started_at, duration_ms, status_code, response_body, org_id)
+     SELECT id, 2, last_attempt_at, 3, 500, 'no', org_id FROM deliveries WHERE org_id = $1`,
     [orgId],
   );
 }

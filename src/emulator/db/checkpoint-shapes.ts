@@ -5,7 +5,8 @@ import {CHECKPOINT_TABLES, type CheckpointTable} from '../../schemas/checkpoints
 import type {Queryable} from './database.js';
 
 // The tables are named once (src/schemas/checkpoints.ts), each after those it refers to. Deliveries are found
-// through their endpoints (they keep no index on their org), their attempts through them. The org's clock is
+// through their endpoints (they keep no index on their org), their attempts by the org they name (migration 020).
+// The org's clock is
 // kept beside the rows (org_checkpoints.clock_ms), and its people stay as they are, as a reset leaves them.
 
 export const ENDPOINTS_OF_ORG = 'ARRAY(SELECT w.id FROM webhook_endpoints w WHERE w.org_id = $1)';
@@ -19,7 +20,7 @@ export const OF_ORG: Readonly<Record<CheckpointTable, string>> = {
   sandbox_links: 't.org_id = $1',
   events: 't.org_id = $1',
   deliveries: `t.endpoint_id = ANY(${ENDPOINTS_OF_ORG})`,
-  delivery_attempts: `t.delivery_id IN (SELECT d.id FROM deliveries d WHERE d.endpoint_id = ANY(${ENDPOINTS_OF_ORG}))`,
+  delivery_attempts: 't.org_id = $1',
 };
 
 /** SQL: the rows of the org $1 in each table. */

@@ -48,10 +48,10 @@ const RECORD: Statement = {
               next_attempt_at, signature_t)
      ), inserted AS (
        INSERT INTO delivery_attempts (delivery_id, attempt, started_at, duration_ms, status_code, error, response_body,
-                                      trigger, signature_t)
+                                      trigger, signature_t, org_id)
        -- A delivery deleted meanwhile (its endpoint removed, retention) is skipped, not a failed batch.
        SELECT v.delivery_id, v.attempt, v.started_at, v.duration_ms, v.status_code, v.error, v.response_body, v.trigger,
-              v.signature_t
+              v.signature_t, kept.org_id
          FROM v JOIN deliveries kept ON kept.id = v.delivery_id
        ON CONFLICT (delivery_id, attempt) DO NOTHING
      )
@@ -232,11 +232,12 @@ export async function recordResend(q: Queryable, r: ResendRecord): Promise<Deliv
               next_attempt_at = CASE WHEN $10::boolean THEN NULL ELSE next_attempt_at END,
               locked_until = NULL, locked_by = NULL
         WHERE id = $1 AND attempts = $2 - 1
-        RETURNING id, status),
+        RETURNING id, status, org_id),
      inserted AS (
        INSERT INTO delivery_attempts
-              (delivery_id, attempt, started_at, duration_ms, status_code, error, response_body, trigger, signature_t)
-       SELECT id, $2, $3, $5, $4, $6, $7, $9, $8 FROM moved)
+              (delivery_id, attempt, started_at, duration_ms, status_code, error, response_body, trigger, signature_t,
+               org_id)
+       SELECT id, $2, $3, $5, $4, $6, $7, $9, $8, org_id FROM moved)
      SELECT status FROM moved`,
     [
       r.deliveryId,

@@ -79,11 +79,11 @@ afterAll(async () => {
   await rm(dir, {recursive: true, force: true});
 });
 
-/** A folder with the shipped migrations before the checkpoint tables. */
-async function migrationsBefore(): Promise<URL> {
+/** A folder with the shipped migrations before `migration` (the checkpoint tables unless told). */
+async function migrationsBefore(migration = ROWS_MIGRATION): Promise<URL> {
   const sub = await mkdtemp(join(dir, 'before-'));
   for (const file of await readdir(MIGRATIONS)) {
-    if (file < ROWS_MIGRATION) await cp(fileURLToPath(new URL(file, MIGRATIONS)), join(sub, file));
+    if (file < migration) await cp(fileURLToPath(new URL(file, MIGRATIONS)), join(sub, file));
   }
   return pathToFileURL(`${sub}/`);
 }
@@ -194,6 +194,34 @@ describeEachBackend(backends, 'checkpoint tables on $name', (backend) => {
     }
   });
 
+  it('name each attempt’s org: those there before by the migration, one written without it by its delivery', async () => {
+    const {db, dispose} = await backend.open();
+    try {
+      await migrate(db, {dir: await migrationsBefore('020_attempt_org.sql')});
+      await seedOrg(db, 'org_a');
+      await seedOrg(db, 'org_b');
+      expect(await migrate(db)).toContain('020_attempt_org');
+      const orgs = async () =>
+        (
+          await db.query<{attempt: number; org_id: string; delivery_org: string}>(
+            `SELECT a.attempt, a.org_id, d.org_id AS delivery_org FROM delivery_attempts a
+               JOIN deliveries d ON d.id = a.delivery_id ORDER BY a.delivery_id, a.attempt`,
+          )
+        ).rows;
+      expect(await orgs()).toEqual([
+        {attempt: 1, org_id: 'org_a', delivery_org: 'org_a'},
+        {attempt: 1, org_id: 'org_b', delivery_org: 'org_b'},
+      ]);
+      // As a state loaded from a file writes them: no org named.
+      await db.query(
+        `INSERT INTO delivery_attempts (delivery_id, attempt, started_at, duration_ms) VALUES ('org_b_dlv', 2, now(), 1)`,
+      );
+      expect((await orgs()).at(-1)).toEqual({attempt: 2, org_id: 'org_b', delivery_org: 'org_b'});
+    } finally {
+      await dispose();
+    }
+  });
+
   it('take over the checkpoints kept as JSON before them, row for row', async () => {
     const {db, dispose} = await backend.open();
     try {
@@ -216,7 +244,14 @@ describeEachBackend(backends, 'checkpoint tables on $name', (backend) => {
       );
 
       expect(await migrate(db)).toContain(ROWS_MIGRATION.replace(/\.sql$/, ''));
-      expect(await savedRows(db, 'org_old', 'before')).toEqual(live);
+      // A later migration names each attempt's org (020): the rows are the same but for that column, in the
+      // checkpoint as in the table.
+      const liveNow = await liveRows(db, 'org_old');
+      expect(await savedRows(db, 'org_old', 'before')).toEqual(liveNow);
+      expect(liveNow.delivery_attempts).toEqual(
+        (live.delivery_attempts as object[]).map((a) => ({...a, org_id: 'org_old'})),
+      );
+      expect({...liveNow, delivery_attempts: live.delivery_attempts}).toEqual(live);
       expect(live.deliveries).toHaveLength(1);
       expect(live.delivery_attempts).toHaveLength(1);
       const kept = await db.query<{name: string}>(
