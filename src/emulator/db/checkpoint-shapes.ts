@@ -6,8 +6,8 @@ import type {Queryable} from './database.js';
 
 // The tables are named once (src/schemas/checkpoints.ts), each after those it refers to. Deliveries are found
 // through their endpoints (they keep no index on their org), their attempts by the org they name (migration 020).
-// The org's clock is
-// kept beside the rows (org_checkpoints.clock_ms), and its people stay as they are, as a reset leaves them.
+// The org's clock is kept beside the rows (org_checkpoints.clock_ms), and its people stay as they are, as a reset
+// leaves them.
 
 export const ENDPOINTS_OF_ORG = 'ARRAY(SELECT w.id FROM webhook_endpoints w WHERE w.org_id = $1)';
 
