@@ -449,7 +449,7 @@ describe('word of new work while a claim is on its way back', () => {
 describe('upkeep of a database the worker owns', () => {
   const vacuums = async () => {
     const r = await db.query<{n: string | number}>(
-      `SELECT vacuum_count AS n FROM pg_stat_user_tables WHERE relname = 'deliveries'`,
+      `SELECT vacuum_count AS n FROM pg_stat_user_tables WHERE schemaname = current_schema() AND relname = 'deliveries'`,
     );
     return Number(r.rows[0]?.n ?? 0);
   };

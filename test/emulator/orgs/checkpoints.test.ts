@@ -203,7 +203,9 @@ describeEachBackend(EMULATOR_BACKENDS, 'org checkpoints ($name)', (backend) => {
     const vacuums = async () =>
       (
         await emu.db.query<{n: string | number}>(
-          `SELECT vacuum_count AS n FROM pg_stat_user_tables WHERE relname = ANY($1::text[]) ORDER BY relname`,
+          // This schema's: test files sharing a PostgreSQL each have their own tables of the same names.
+          `SELECT vacuum_count AS n FROM pg_stat_user_tables
+            WHERE schemaname = current_schema() AND relname = ANY($1::text[]) ORDER BY relname`,
           [['events', journalTable('events')]],
         )
       ).rows.map((r) => Number(r.n));
