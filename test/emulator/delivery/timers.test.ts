@@ -281,28 +281,33 @@ describe('the worker’s timers', () => {
           await new Promise((resolve) => setImmediate(resolve));
         }
       },
+      /** Real time passes (as runUntil) until the receiver has had `n` requests. */
+      async untilReceived(n: number) {
+        let arrived = false;
+        void (receiver as Receiver).received(n).then(() => {
+          arrived = true;
+        });
+        await this.runUntil(() => arrived);
+      },
     };
+  }
+
+  /** When each recorded attempt started, in clock milliseconds, earliest first. */
+  async function attemptStarts(): Promise<number[]> {
+    const {rows} = await db.query<{started_at: Date}>(
+      'SELECT started_at FROM delivery_attempts ORDER BY started_at',
+    );
+    return rows.map((a) => a.started_at.getTime());
   }
 
   it('makes a retry on a scaled clock at its due instant, however long looking for it takes', async () => {
     const scaled = await scaledAfterFirstAttempt();
-    let arrived = false;
-    void (receiver as Receiver).received(2).then(() => {
-      arrived = true;
-    });
-    await scaled.runUntil(() => arrived);
+    await scaled.untilReceived(2);
     await scaled.worker.settled();
-    const attempts = await db.query<{started_at: Date}>(
-      'SELECT started_at FROM delivery_attempts ORDER BY started_at',
-    );
+    const starts = await attemptStarts();
     // Claimed ahead, and made when its lane's wait for the due instant ended: not a statement's time later.
-    expect(attempts.rows.map((a) => a.started_at.getTime())).toEqual([
-      expect.any(Number),
-      scaled.due.getTime(),
-    ]);
-    expect(scaled.due.getTime() - (attempts.rows[0]?.started_at.getTime() ?? 0)).toBeGreaterThanOrEqual(
-      RETRY_WAITS_MS[0] as number,
-    );
+    expect(starts).toEqual([expect.any(Number), scaled.due.getTime()]);
+    expect(scaled.due.getTime() - (starts[0] ?? 0)).toBeGreaterThanOrEqual(RETRY_WAITS_MS[0] as number);
   });
 
   it('holds a scaled clock at a retry’s instant while the lane’s timer fires late, then shows its own time again', async () => {
@@ -312,19 +317,9 @@ describe('the worker’s timers', () => {
     // Waiting for the instant, the lane holds the clock there: real time runs 20 ms past it, the clock does not.
     await scaled.runUntil(() => scaled.unheldNowMs() >= scaled.due.getTime() + 20 * 60);
     expect(scaled.clock.nowMs()).toBe(scaled.due.getTime());
-    let arrived = false;
-    void (receiver as Receiver).received(2).then(() => {
-      arrived = true;
-    });
-    await scaled.runUntil(() => arrived);
+    await scaled.untilReceived(2);
     await scaled.worker.settled();
-    const attempts = await db.query<{started_at: Date}>(
-      'SELECT started_at FROM delivery_attempts ORDER BY started_at',
-    );
-    expect(attempts.rows.map((a) => a.started_at.getTime())).toEqual([
-      expect.any(Number),
-      scaled.due.getTime(),
-    ]);
+    expect(await attemptStarts()).toEqual([expect.any(Number), scaled.due.getTime()]);
     // Made, the retry lets the clock go: it shows 60 times the real time again, having lost none.
     expect(scaled.clock.nowMs()).toBe(scaled.unheldNowMs());
     expect(scaled.clock.nowMs()).toBeGreaterThan(scaled.due.getTime() + 40 * 60);
@@ -394,18 +389,11 @@ describe('the worker’s timers', () => {
     // The org's own clock moves an hour on (as `clock advance 1h --org` stores it), with word to the worker.
     await db.query('INSERT INTO org_clocks (org_id, offset_ms) VALUES ($1, $2)', [scaled.orgId, 3_600_000]);
     scaled.worker.timeMoved();
-    let arrived = false;
-    void (receiver as Receiver).received(2).then(() => {
-      arrived = true;
-    });
-    await scaled.runUntil(() => arrived);
+    await scaled.untilReceived(2);
     // Made at once by the org's time, before the emulator's own clock reached the retry's old instant.
     expect(scaled.clock.nowMs()).toBeLessThan(scaled.due.getTime());
     await scaled.worker.settled();
-    const second = (
-      await db.query<{started_at: Date}>('SELECT started_at FROM delivery_attempts ORDER BY started_at')
-    ).rows[1];
-    expect(second?.started_at.getTime()).toBeGreaterThan(scaled.due.getTime());
+    expect((await attemptStarts())[1]).toBeGreaterThan(scaled.due.getTime());
   });
 
   it('claims a retry on a scaled clock before its chores, so a slow chore does not hold it back', async () => {
@@ -427,11 +415,7 @@ describe('the worker’s timers', () => {
         return null;
       },
     });
-    let arrived = false;
-    void (receiver as Receiver).received(2).then(() => {
-      arrived = true;
-    });
-    await scaled.runUntil(() => arrived);
+    await scaled.untilReceived(2);
     // The slow chores end on the fake time too.
     let settled = false;
     void scaled.worker.settled().then(() => {
@@ -439,12 +423,6 @@ describe('the worker’s timers', () => {
     });
     await scaled.runUntil(() => settled);
     expect(slowRuns).toBe(1);
-    const attempts = await db.query<{started_at: Date}>(
-      'SELECT started_at FROM delivery_attempts ORDER BY started_at',
-    );
-    expect(attempts.rows.map((a) => a.started_at.getTime())).toEqual([
-      expect.any(Number),
-      scaled.due.getTime(),
-    ]);
+    expect(await attemptStarts()).toEqual([expect.any(Number), scaled.due.getTime()]);
   });
 });
