@@ -5,7 +5,10 @@
 //
 //   npm run test:package                       on this Node
 //   npm run test:package -- --node /path/node  the installed packages and the tests run on that Node (npm
-//                                              itself stays this machine's); CI passes each tested version
+//                                              itself stays this machine's); given several times, the packages
+//                                              are checked and installed once and the tests run on each Node in
+//                                              turn (what npm installs does not depend on the Node that runs it:
+//                                              CI passes every tested version to one run)
 //   --keep                                     keep the work folder and say where it is
 //   --packed DIR                               reuse the three tarballs of an earlier run (from --keep or
 //                                              --pack-only)
@@ -39,8 +42,22 @@ function option(name) {
   }
   return value;
 }
+/** Every value of an option that may be given more than once. */
+function options(name) {
+  const values = [];
+  args.forEach((arg, at) => {
+    if (arg !== name) return;
+    const value = args[at + 1];
+    if (!value) {
+      console.error(`package-smoke: ${name} needs a value`);
+      process.exit(2);
+    }
+    values.push(value);
+  });
+  return values;
+}
 const keep = args.includes('--keep');
-const node = resolve(option('--node') ?? process.execPath);
+const nodes = (options('--node').length > 0 ? options('--node') : [process.execPath]).map((n) => resolve(n));
 const packed = option('--packed');
 const work = realpathSync(mkdtempSync(join(tmpdir(), 'svc-package-')));
 
@@ -131,10 +148,10 @@ function project(name, extra = {}) {
   return dir;
 }
 
-/** Runs test files from `app` with node --test on the chosen Node; true when they pass. */
-function smoke(app, files, env) {
+/** Runs test files from `app` with node --test on one of the chosen Nodes; true when they pass. */
+function smoke(node, app, files, env) {
   for (const file of files) copyFileSync(join(root, 'test', 'package', file), join(app, file));
-  log(`node --test ${files.join(' ')} (in ${app}, Node ${nodeVersion})`);
+  log(`node --test ${files.join(' ')} (in ${app}, Node ${versions.get(node)})`);
   const r = run(node, ['--test', '--test-concurrency=1', '--test-reporter=spec', ...files], {
     cwd: app,
     env,
@@ -152,10 +169,12 @@ if (packOnly) {
   process.exit(0);
 }
 
-const nodeVersion = run(node, ['--version']).stdout.trim();
-if (!nodeVersion) {
-  log(`${node} does not run`);
-  process.exit(2);
+const versions = new Map(nodes.map((node) => [node, run(node, ['--version']).stdout.trim()]));
+for (const [node, version] of versions) {
+  if (!version) {
+    log(`${node} does not run`);
+    process.exit(2);
+  }
 }
 
 let status = 1;
@@ -189,7 +208,8 @@ try {
     ),
   );
   network.npm_config_userconfig = userconfig;
-  const env = {
+  /** What the tests get on one Node: that Node first on the PATH, and everything the installs made. */
+  const envFor = (node) => ({
     ...network,
     SVC_SMOKE_NETWORK_VARS: Object.keys(network).join(','),
     // The chosen Node first on the PATH: `svc`'s shebang, npx and the tests' own children all run on it.
@@ -207,15 +227,23 @@ try {
     SVC_SMOKE_CLIENT_APP: clientApp,
     SVC_SMOKE_EXPRESS_APP: expressApp,
     npm_config_cache: cache,
-  };
-  const passed = [
-    smoke(webhooksApp, ['webhooks.smoke.mjs'], env),
-    smoke(clientApp, ['client.smoke.mjs'], env),
-    smoke(cliApp, ['installed.smoke.mjs', 'template.smoke.mjs'], env),
-  ];
-  if (passed.includes(false)) failures.push('smoke tests');
-  if (failures.length > 0) log(`FAILED on Node ${nodeVersion}: ${failures.join(', ')}`);
-  else log(`all packages pass on Node ${nodeVersion}`);
+  });
+  const failedOn = [];
+  for (const node of nodes) {
+    const env = envFor(node);
+    const passed = [
+      smoke(node, webhooksApp, ['webhooks.smoke.mjs'], env),
+      smoke(node, clientApp, ['client.smoke.mjs'], env),
+      smoke(node, cliApp, ['installed.smoke.mjs', 'template.smoke.mjs'], env),
+    ];
+    const version = versions.get(node);
+    if (passed.includes(false)) failedOn.push(version);
+    log(passed.includes(false) ? `smoke tests FAILED on Node ${version}` : `smoke tests pass on Node ${version}`);
+  }
+  if (failedOn.length > 0) failures.push(`smoke tests on Node ${failedOn.join(', ')}`);
+  const all = [...versions.values()].join(', ');
+  if (failures.length > 0) log(`FAILED: ${failures.join('; ')}`);
+  else log(`all packages pass on Node ${all}`);
   status = failures.length > 0 ? 1 : 0;
 } finally {
   if (keep) log(`kept ${work}`);
