@@ -32,17 +32,7 @@ import {CHROMIUM_PATH} from './chromium-path.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
-function option(name) {
-  const at = args.indexOf(name);
-  if (at < 0) return undefined;
-  const value = args[at + 1];
-  if (!value) {
-    console.error(`package-smoke: ${name} needs a value`);
-    process.exit(2);
-  }
-  return value;
-}
-/** Every value of an option that may be given more than once. */
+/** Every value an option is given (`--node` may be given more than once). */
 function options(name) {
   const values = [];
   args.forEach((arg, at) => {
@@ -56,8 +46,10 @@ function options(name) {
   });
   return values;
 }
+const option = (name) => options(name)[0];
 const keep = args.includes('--keep');
-const nodes = (options('--node').length > 0 ? options('--node') : [process.execPath]).map((n) => resolve(n));
+const given = options('--node');
+const nodes = (given.length > 0 ? given : [process.execPath]).map((n) => resolve(n));
 const packed = option('--packed');
 const work = realpathSync(mkdtempSync(join(tmpdir(), 'svc-package-')));
 
@@ -173,6 +165,7 @@ const versions = new Map(nodes.map((node) => [node, run(node, ['--version']).std
 for (const [node, version] of versions) {
   if (!version) {
     log(`${node} does not run`);
+    rmSync(work, {recursive: true, force: true});
     process.exit(2);
   }
 }
