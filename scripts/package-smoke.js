@@ -231,7 +231,11 @@ try {
     ];
     const version = versions.get(node);
     if (passed.includes(false)) failedOn.push(version);
-    log(passed.includes(false) ? `smoke tests FAILED on Node ${version}` : `smoke tests pass on Node ${version}`);
+    log(
+      passed.includes(false)
+        ? `smoke tests FAILED on Node ${version}`
+        : `smoke tests pass on Node ${version}`,
+    );
   }
   if (failedOn.length > 0) failures.push(`smoke tests on Node ${failedOn.join(', ')}`);
   const all = [...versions.values()].join(', ');
