@@ -20,7 +20,7 @@ import {startEmulator} from '../dist/src/emulator/index.js';
 import {SandboxService} from '../dist/src/emulator/sandboxes/service.js';
 import {createVault} from '../dist/src/emulator/vault.js';
 import {newId, newSigningSecret} from '../dist/src/emulator/ids.js';
-import {percentile, printTable} from './lib.js';
+import {cpuMs, percentile, printTable} from './lib.js';
 
 const EVENTS = Number(process.env.BENCH_DELIVERY_EVENTS ?? 500);
 const ENDPOINTS = Number(process.env.BENCH_DELIVERY_ENDPOINTS ?? 8);
@@ -99,11 +99,6 @@ async function emit(count) {
     }),
   );
 }
-
-const cpuMs = () => {
-  const {user, system} = process.cpuUsage();
-  return (user + system) / 1000;
-};
 
 async function plainPosts(lanes, perLane) {
   const start = performance.now();

@@ -15,6 +15,7 @@
 //   measureCommand(argv, {runs})     median wall time of spawning a process to completion
 //   compareCommands({name: argv}, o) the same for several commands, runs interleaved; pairedTimeRatio()
 //                                    turns it into a ratio, run by run
+//   cpuMs()                          this process's CPU time so far, in ms (every thread)
 //   percentile(values, p)            p in [0, 100], linear interpolation
 //   printTable(title, rows)          rows {case, baseline, value, unit, ratio, target}; ratio and target
 //                                    print as "1.07x (target <= 1.10x) ok" or "… OVER". With
@@ -74,13 +75,13 @@ async function prepare(fn, warmupMs) {
 // 'wall' is elapsed time. 'cpu' is this process's CPU time (all its threads, so WebCrypto's thread
 // pool and the GC helpers count): on a machine shared with other work, time spent waiting for a core
 // is not charged to the code under test. Use 'cpu' for CPU-bound code, 'wall' for anything that waits.
-const clocks = {
-  wall: () => performance.now(),
-  cpu: () => {
-    const {user, system} = process.cpuUsage();
-    return (user + system) / 1000;
-  },
-};
+/** This process's CPU time so far, in ms (every thread). */
+export function cpuMs() {
+  const {user, system} = process.cpuUsage();
+  return (user + system) / 1000;
+}
+
+const clocks = {wall: () => performance.now(), cpu: cpuMs};
 
 function clockOf(name) {
   const clock = clocks[name];

@@ -13,7 +13,7 @@ import {join} from 'node:path';
 import {startEmulator} from '../dist/src/emulator/index.js';
 import {readScenarioFile, runScenario} from '../dist/src/scenario/run.js';
 import {scenarioJunitXml} from '../dist/src/services/scenario/junit.js';
-import {median, printTable} from './lib.js';
+import {cpuMs, median, printTable} from './lib.js';
 
 const SCHEDULE = [
   'name: whole schedule',
@@ -37,16 +37,12 @@ try {
   const file = join(folder, 'schedule.yaml');
   await writeFile(file, SCHEDULE);
   const scenario = await readScenarioFile(file);
-  const cpuMs = (since) => {
-    const {user, system} = process.cpuUsage(since);
-    return (user + system) / 1000;
-  };
   const once = async () => {
     const started = performance.now();
-    const cpu = process.cpuUsage();
+    const cpu = cpuMs();
     const result = await runScenario({emulator: emulator.control, scenario});
     if (!result.passed) throw new Error(`the schedule scenario failed: ${JSON.stringify(result)}`);
-    return {wall: performance.now() - started, cpu: cpuMs(cpu)};
+    return {wall: performance.now() - started, cpu: cpuMs() - cpu};
   };
   await once();
   const singles = [];
@@ -55,13 +51,13 @@ try {
   const coresOfOne = median(singles.map((s) => s.cpu / s.wall));
 
   const started = performance.now();
-  const cpuBefore = process.cpuUsage();
+  const cpuBefore = cpuMs();
   const all = await Promise.all(
     Array.from({length: 100}, () => runScenario({emulator: emulator.control, scenario})),
   );
   const hundred = performance.now() - started;
   const cores = availableParallelism();
-  const floor = cpuMs(cpuBefore) / cores;
+  const floor = (cpuMs() - cpuBefore) / cores;
   if (all.some((r) => !r.passed)) throw new Error('a parallel run failed');
 
   const example = await readScenarioFile('examples/scenarios/retry-schedule.yaml');
